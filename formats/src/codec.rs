@@ -1,0 +1,616 @@
+//! Record encoding shared by the per-rank log and the compact trace.
+//!
+//! Each record starts with one header byte: the low 5 bits are the *wire code* (the kind, or
+//! for sends in a non-standard mode a separate code followed by a mode byte), the high 3 bits
+//! are kind-specific flags. Point-to-point records use the flags to say "peer and communicator,
+//! tag, byte count are the same as in the previous point-to-point record", which is what makes
+//! a typical record cost 3–6 bytes. That context ([`Ctx`]) lives per stream: per block in the
+//! log (so each block decodes on its own) and per task in the compact trace.
+
+use crate::record::*;
+use crate::varint::{get_i64, get_u64, put_i64, put_u64, zigzag, VarintError};
+
+/// Delta context carried from record to record within one stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ctx {
+    peer: i32,
+    comm: u32,
+    tag: i32,
+    bytes: u64,
+    req: u32,
+    instance: u32,
+}
+
+/// Why a record could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The buffer ends inside the record: more input is needed (or the stream is truncated).
+    Incomplete,
+    /// The bytes cannot be a record; the text says which field.
+    Invalid(String),
+}
+
+impl From<VarintError> for DecodeError {
+    fn from(e: VarintError) -> Self {
+        match e {
+            VarintError::Incomplete => DecodeError::Incomplete,
+            VarintError::Overflow => DecodeError::Invalid("varint longer than 64 bits".into()),
+        }
+    }
+}
+
+const SAME_PEER: u8 = 0x20;
+const SAME_TAG: u8 = 0x40;
+const SAME_BYTES: u8 = 0x80;
+/// Step records: gap and dur are both zero and omitted.
+const STEP_NO_TIME: u8 = 0x80;
+/// Wait completions: the low bit of the request delta says "full receive info follows".
+const COMPLETION_FULL: u64 = 1;
+
+/// Wire codes 21..=23: send kinds in a non-standard mode (a mode byte follows the header).
+const MODE_BASE: u8 = Kind::COUNT as u8;
+
+fn wire_code(op: &Op) -> u8 {
+    let k = op.kind() as u8;
+    match *op {
+        Op::Send { mode, .. } if mode != SendMode::Standard => MODE_BASE,
+        Op::Isend { mode, .. } if mode != SendMode::Standard => MODE_BASE + 1,
+        Op::SendInit { mode, .. } if mode != SendMode::Standard => MODE_BASE + 2,
+        _ => k,
+    }
+}
+
+/// Appends `rec` to `out`, updating `ctx`.
+pub fn encode(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) {
+    let at = out.len();
+    let code = wire_code(&rec.op);
+    out.push(code);
+    if code >= MODE_BASE {
+        if let Op::Send { mode, .. } | Op::Isend { mode, .. } | Op::SendInit { mode, .. } = rec.op {
+            out.push(mode.code());
+        }
+    }
+    let mut flags = 0u8;
+    let timed = !(matches!(rec.op, Op::Step { .. }) && rec.gap_ns == 0 && rec.dur_ns == 0);
+    if timed {
+        put_u64(out, rec.gap_ns);
+        put_u64(out, rec.dur_ns);
+    } else {
+        flags |= STEP_NO_TIME;
+    }
+    match rec.op {
+        Op::Init { thread_level } => out.push(thread_level),
+        Op::Finalize => {}
+        Op::Abort { code } => put_i64(out, code as i64),
+        Op::Send {
+            peer,
+            tag,
+            bytes,
+            comm,
+            ..
+        } => flags |= put_p2p(out, ctx, peer, tag, bytes, comm),
+        Op::Isend {
+            peer,
+            tag,
+            bytes,
+            comm,
+            req,
+            ..
+        }
+        | Op::SendInit {
+            peer,
+            tag,
+            bytes,
+            comm,
+            req,
+            ..
+        } => {
+            flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
+            put_req(out, ctx, req);
+        }
+        Op::Recv {
+            peer,
+            tag,
+            bytes,
+            comm,
+        } => flags |= put_p2p(out, ctx, peer, tag, bytes, comm),
+        Op::Irecv {
+            peer,
+            tag,
+            bytes,
+            comm,
+            req,
+        }
+        | Op::RecvInit {
+            peer,
+            tag,
+            bytes,
+            comm,
+            req,
+        } => {
+            flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
+            put_req(out, ctx, req);
+        }
+        Op::Probe {
+            peer,
+            tag,
+            bytes,
+            comm,
+            flags: pf,
+        } => {
+            flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
+            out.push(pf);
+        }
+        Op::Sendrecv {
+            peer,
+            tag,
+            bytes,
+            src,
+            rtag,
+            rbytes,
+            comm,
+            replace,
+        } => {
+            flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
+            put_i64(out, src as i64);
+            put_i64(out, rtag as i64);
+            put_u64(out, rbytes);
+            if replace {
+                out.push(1);
+            } else {
+                out.push(0);
+            }
+        }
+        Op::Start { req } | Op::RequestFree { req } | Op::Cancel { req } => put_req(out, ctx, req),
+        Op::Startall => put_list(out, &rec.list),
+        Op::Wait { func, count } => {
+            flags |= func.code() << 5;
+            put_u64(out, count as u64);
+            put_completions(out, ctx, &rec.list);
+        }
+        Op::Coll {
+            coll,
+            comm,
+            root,
+            send_bytes,
+            recv_bytes,
+            count,
+            flags: cf,
+            req,
+            instance,
+        } => {
+            out.push(coll.code());
+            out.push(cf);
+            put_u64(out, comm as u64);
+            put_i64(out, root as i64);
+            put_u64(out, send_bytes);
+            put_u64(out, recv_bytes);
+            put_u64(out, count);
+            put_u64(out, req as u64);
+            put_i64(out, instance as i64 - ctx.instance as i64);
+            ctx.instance = instance;
+            put_list(out, &rec.list);
+        }
+        Op::Step {
+            instance,
+            op,
+            peer,
+            bytes,
+            peer2,
+            bytes2,
+        } => {
+            flags |= op.code() << 5;
+            put_i64(out, instance as i64 - ctx.instance as i64);
+            put_i64(out, peer as i64);
+            put_u64(out, bytes);
+            if op == StepOp::SendRecv {
+                put_i64(out, peer2 as i64);
+                put_u64(out, bytes2);
+            }
+        }
+        Op::CommCreate { func, parent, comm } => {
+            out.push(func.code());
+            put_u64(out, parent as u64);
+            put_u64(out, comm as u64);
+            put_delta_list(out, &rec.list);
+        }
+        Op::CommFree { comm } => put_u64(out, comm as u64),
+        Op::Other { func } => put_u64(out, func as u64),
+    }
+    out[at] |= flags;
+}
+
+fn put_p2p(out: &mut Vec<u8>, ctx: &mut Ctx, peer: i32, tag: i32, bytes: u64, comm: u32) -> u8 {
+    let mut flags = 0;
+    if peer == ctx.peer && comm == ctx.comm {
+        flags |= SAME_PEER;
+    } else {
+        put_i64(out, peer as i64);
+        put_u64(out, comm as u64);
+    }
+    if tag == ctx.tag {
+        flags |= SAME_TAG;
+    } else {
+        put_i64(out, tag as i64);
+    }
+    if bytes == ctx.bytes {
+        flags |= SAME_BYTES;
+    } else {
+        put_u64(out, bytes);
+    }
+    ctx.peer = peer;
+    ctx.comm = comm;
+    ctx.tag = tag;
+    ctx.bytes = bytes;
+    flags
+}
+
+fn put_req(out: &mut Vec<u8>, ctx: &mut Ctx, req: u32) {
+    put_i64(out, req as i64 - ctx.req as i64);
+    ctx.req = req;
+}
+
+fn put_list(out: &mut Vec<u8>, list: &[i64]) {
+    put_u64(out, list.len() as u64);
+    for &v in list {
+        put_i64(out, v);
+    }
+}
+
+/// Member lists are mostly runs of consecutive ranks: store differences.
+fn put_delta_list(out: &mut Vec<u8>, list: &[i64]) {
+    put_u64(out, list.len() as u64);
+    let mut prev = -1i64;
+    for &v in list {
+        put_i64(out, v.wrapping_sub(prev));
+        prev = v;
+    }
+}
+
+/// Completed sends (`[req, NO_RANK, 0, 0]`) cost only their request delta.
+fn put_completions(out: &mut Vec<u8>, ctx: &mut Ctx, list: &[i64]) {
+    put_u64(out, list.len() as u64);
+    let mut quads = list.chunks_exact(4);
+    for q in &mut quads {
+        let delta = zigzag(q[0].wrapping_sub(ctx.req as i64));
+        ctx.req = q[0] as u32;
+        if q[1] == NO_RANK as i64 && q[2] == 0 && q[3] == 0 {
+            put_u64(out, delta << 1);
+        } else {
+            put_u64(out, (delta << 1) | COMPLETION_FULL);
+            put_i64(out, q[1]);
+            put_i64(out, q[2]);
+            put_i64(out, q[3]);
+        }
+    }
+    for &v in quads.remainder() {
+        put_i64(out, v);
+    }
+}
+
+/// Decodes one record from the start of `buf` into `rec` (its list buffer is reused).
+/// Returns the bytes consumed. On any error `ctx` is left unchanged.
+pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, DecodeError> {
+    let mut c = *ctx;
+    let mut r = Reader { buf, pos: 1 };
+    let head = *buf.first().ok_or(DecodeError::Incomplete)?;
+    let (code, flags) = (head & 0x1f, head & 0xe0);
+    let (kind, mode) = if code >= MODE_BASE {
+        let kind = match code - MODE_BASE {
+            0 => Kind::Send,
+            1 => Kind::Isend,
+            2 => Kind::SendInit,
+            _ => return Err(invalid(format!("unknown record code {code}"))),
+        };
+        let m = r.byte()?;
+        let mode = SendMode::from_code(m).filter(|m| *m != SendMode::Standard);
+        (
+            kind,
+            Some(mode.ok_or_else(|| invalid(format!("bad send mode {m}")))?),
+        )
+    } else {
+        let kind =
+            Kind::from_code(code).ok_or_else(|| invalid(format!("unknown record code {code}")))?;
+        (kind, None)
+    };
+    let mode = mode.unwrap_or(SendMode::Standard);
+    let timed = !(kind == Kind::Step && flags & STEP_NO_TIME != 0);
+    let (gap_ns, dur_ns) = if timed { (r.u64()?, r.u64()?) } else { (0, 0) };
+    rec.list.clear();
+    let op = match kind {
+        Kind::Init => Op::Init {
+            thread_level: r.byte()?,
+        },
+        Kind::Finalize => Op::Finalize,
+        Kind::Abort => Op::Abort { code: r.i32()? },
+        Kind::Send => {
+            let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
+            Op::Send {
+                mode,
+                peer,
+                tag,
+                bytes,
+                comm,
+            }
+        }
+        Kind::Isend | Kind::SendInit => {
+            let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
+            let req = r.req(&mut c)?;
+            if kind == Kind::Isend {
+                Op::Isend {
+                    mode,
+                    peer,
+                    tag,
+                    bytes,
+                    comm,
+                    req,
+                }
+            } else {
+                Op::SendInit {
+                    mode,
+                    peer,
+                    tag,
+                    bytes,
+                    comm,
+                    req,
+                }
+            }
+        }
+        Kind::Recv => {
+            let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
+            Op::Recv {
+                peer,
+                tag,
+                bytes,
+                comm,
+            }
+        }
+        Kind::Irecv | Kind::RecvInit => {
+            let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
+            let req = r.req(&mut c)?;
+            if kind == Kind::Irecv {
+                Op::Irecv {
+                    peer,
+                    tag,
+                    bytes,
+                    comm,
+                    req,
+                }
+            } else {
+                Op::RecvInit {
+                    peer,
+                    tag,
+                    bytes,
+                    comm,
+                    req,
+                }
+            }
+        }
+        Kind::Probe => {
+            let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
+            let pf = r.byte()?;
+            if pf & !ProbeFlags::ALL != 0 {
+                return Err(invalid(format!("bad probe flags {pf:#x}")));
+            }
+            Op::Probe {
+                peer,
+                tag,
+                bytes,
+                comm,
+                flags: pf,
+            }
+        }
+        Kind::Sendrecv => {
+            let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
+            let (src, rtag, rbytes) = (r.i32()?, r.i32()?, r.u64()?);
+            let replace = match r.byte()? {
+                0 => false,
+                1 => true,
+                b => return Err(invalid(format!("bad sendrecv replace flag {b}"))),
+            };
+            Op::Sendrecv {
+                peer,
+                tag,
+                bytes,
+                src,
+                rtag,
+                rbytes,
+                comm,
+                replace,
+            }
+        }
+        Kind::Start => Op::Start {
+            req: r.req(&mut c)?,
+        },
+        Kind::RequestFree => Op::RequestFree {
+            req: r.req(&mut c)?,
+        },
+        Kind::Cancel => Op::Cancel {
+            req: r.req(&mut c)?,
+        },
+        Kind::Startall => {
+            r.list(&mut rec.list)?;
+            Op::Startall
+        }
+        Kind::Wait => {
+            let func = WaitFn::from_code(flags >> 5).expect("3-bit code covers all WaitFn");
+            let count = r.u32()?;
+            r.completions(&mut c, &mut rec.list)?;
+            Op::Wait { func, count }
+        }
+        Kind::Coll => {
+            let cc = r.byte()?;
+            let coll =
+                Coll::from_code(cc).ok_or_else(|| invalid(format!("unknown collective {cc}")))?;
+            let cf = r.byte()?;
+            if cf & !CollFlags::ALL != 0 {
+                return Err(invalid(format!("bad collective flags {cf:#x}")));
+            }
+            let (comm, root, send_bytes, recv_bytes) = (r.u32()?, r.i32()?, r.u64()?, r.u64()?);
+            let (count, req) = (r.u64()?, r.u32()?);
+            let instance = r.instance(&mut c)?;
+            r.list(&mut rec.list)?;
+            Op::Coll {
+                coll,
+                comm,
+                root,
+                send_bytes,
+                recv_bytes,
+                count,
+                flags: cf,
+                req,
+                instance,
+            }
+        }
+        Kind::Step => {
+            let sc = (flags >> 5) & 3;
+            let op =
+                StepOp::from_code(sc).ok_or_else(|| invalid(format!("unknown step op {sc}")))?;
+            let instance = r.instance_peek(&c)?;
+            let (peer, bytes) = (r.i32()?, r.u64()?);
+            let (peer2, bytes2) = if op == StepOp::SendRecv {
+                (r.i32()?, r.u64()?)
+            } else {
+                (NO_RANK, 0)
+            };
+            Op::Step {
+                instance,
+                op,
+                peer,
+                bytes,
+                peer2,
+                bytes2,
+            }
+        }
+        Kind::CommCreate => {
+            let fc = r.byte()?;
+            let func = CommFn::from_code(fc)
+                .ok_or_else(|| invalid(format!("unknown comm constructor {fc}")))?;
+            let (parent, comm) = (r.u32()?, r.u32()?);
+            r.delta_list(&mut rec.list)?;
+            Op::CommCreate { func, parent, comm }
+        }
+        Kind::CommFree => Op::CommFree { comm: r.u32()? },
+        Kind::Other => Op::Other { func: r.u32()? },
+    };
+    rec.gap_ns = gap_ns;
+    rec.dur_ns = dur_ns;
+    rec.op = op;
+    *ctx = c;
+    Ok(r.pos)
+}
+
+fn invalid(msg: String) -> DecodeError {
+    DecodeError::Invalid(msg)
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    #[inline]
+    fn byte(&mut self) -> Result<u8, DecodeError> {
+        let b = *self.buf.get(self.pos).ok_or(DecodeError::Incomplete)?;
+        self.pos += 1;
+        Ok(b)
+    }
+    #[inline]
+    fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(get_u64(self.buf, &mut self.pos)?)
+    }
+    #[inline]
+    fn i64(&mut self) -> Result<i64, DecodeError> {
+        Ok(get_i64(self.buf, &mut self.pos)?)
+    }
+    #[inline]
+    fn u32(&mut self) -> Result<u32, DecodeError> {
+        let v = self.u64()?;
+        u32::try_from(v).map_err(|_| invalid(format!("value {v} does not fit 32 bits")))
+    }
+    #[inline]
+    fn i32(&mut self) -> Result<i32, DecodeError> {
+        let v = self.i64()?;
+        i32::try_from(v).map_err(|_| invalid(format!("value {v} does not fit 32 bits")))
+    }
+    fn delta_u32(&mut self, base: u32) -> Result<u32, DecodeError> {
+        let v = (base as i64).wrapping_add(self.i64()?);
+        u32::try_from(v).map_err(|_| invalid(format!("id {v} out of range")))
+    }
+    #[inline]
+    fn req(&mut self, c: &mut Ctx) -> Result<u32, DecodeError> {
+        c.req = self.delta_u32(c.req)?;
+        Ok(c.req)
+    }
+    fn instance(&mut self, c: &mut Ctx) -> Result<u32, DecodeError> {
+        c.instance = self.delta_u32(c.instance)?;
+        Ok(c.instance)
+    }
+    fn instance_peek(&mut self, c: &Ctx) -> Result<u32, DecodeError> {
+        self.delta_u32(c.instance)
+    }
+    #[inline]
+    fn p2p(&mut self, c: &mut Ctx, flags: u8) -> Result<(i32, i32, u64, u32), DecodeError> {
+        if flags & SAME_PEER == 0 {
+            c.peer = self.i32()?;
+            c.comm = self.u32()?;
+        }
+        if flags & SAME_TAG == 0 {
+            c.tag = self.i32()?;
+        }
+        if flags & SAME_BYTES == 0 {
+            c.bytes = self.u64()?;
+        }
+        Ok((c.peer, c.tag, c.bytes, c.comm))
+    }
+    /// A list length, checked against the bytes left so hostile input cannot make us allocate.
+    fn list_len(&mut self) -> Result<usize, DecodeError> {
+        let n = self.u64()?;
+        let left = (self.buf.len() - self.pos) as u64;
+        if n > left {
+            return if n > (1 << 32) {
+                Err(invalid(format!("list length {n} is implausible")))
+            } else {
+                Err(DecodeError::Incomplete)
+            };
+        }
+        Ok(n as usize)
+    }
+    fn list(&mut self, out: &mut Vec<i64>) -> Result<(), DecodeError> {
+        let n = self.list_len()?;
+        for _ in 0..n {
+            out.push(self.i64()?);
+        }
+        Ok(())
+    }
+    fn delta_list(&mut self, out: &mut Vec<i64>) -> Result<(), DecodeError> {
+        let n = self.list_len()?;
+        let mut prev = -1i64;
+        for _ in 0..n {
+            prev = prev.wrapping_add(self.i64()?);
+            out.push(prev);
+        }
+        Ok(())
+    }
+    fn completions(&mut self, c: &mut Ctx, out: &mut Vec<i64>) -> Result<(), DecodeError> {
+        let n = self.list_len()?;
+        for _ in 0..n / 4 {
+            let v = self.u64()?;
+            let req = (c.req as i64).wrapping_add(crate::varint::unzigzag(v >> 1));
+            c.req = u32::try_from(req)
+                .map_err(|_| invalid(format!("request id {req} out of range")))?;
+            out.push(req);
+            if v & COMPLETION_FULL != 0 {
+                let (s, t, b) = (self.i64()?, self.i64()?, self.i64()?);
+                out.extend_from_slice(&[s, t, b]);
+            } else {
+                out.extend_from_slice(&[NO_RANK as i64, 0, 0]);
+            }
+        }
+        for _ in 0..n % 4 {
+            out.push(self.i64()?);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,18 @@
+//! psins file formats: the event vocabulary, the varint codec, the per-rank log written by the
+//! tracer and the compact trace written by `psins-consolidate`. See `docs/format.md`.
+//!
+//! No MPI and no simulator here: this crate is what writers and readers share, so that a
+//! record means the same thing at every stage.
+pub mod codec;
+pub mod error;
+pub mod log;
+pub mod magic;
+pub mod record;
+pub mod trace;
+pub mod varint;
+
+pub use error::{Error, Result};
+pub use log::{LogEncoder, LogEnd, LogHeader, LogReader};
+pub use magic::{sniff, FileKind};
+pub use record::*;
+pub use trace::{CommDef, TaskCursor, TaskEntry, TraceHeader, TraceReader, TraceWriter};

@@ -1,0 +1,92 @@
+//! File kinds and versions: the first 10 bytes of every psins file say what it is, so a
+//! reader handed the wrong file says what it got instead of misreading it.
+
+use crate::error::{Error, Result};
+use std::path::Path;
+
+pub const LOG_MAGIC: &[u8; 8] = b"PSINSLOG";
+pub const TRACE_MAGIC: &[u8; 8] = b"PSINSTRC";
+pub const LOG_VERSION: u16 = 1;
+pub const TRACE_VERSION: u16 = 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    Log,
+    Trace,
+}
+
+impl FileKind {
+    fn describe(self) -> &'static str {
+        match self {
+            FileKind::Log => "a psins per-rank log (rank-*.bin, written by libpsinstrace.so)",
+            FileKind::Trace => "a psins compact trace (.psins, written by psins-consolidate)",
+        }
+    }
+    fn magic(self) -> &'static [u8; 8] {
+        match self {
+            FileKind::Log => LOG_MAGIC,
+            FileKind::Trace => TRACE_MAGIC,
+        }
+    }
+    fn version(self) -> u16 {
+        match self {
+            FileKind::Log => LOG_VERSION,
+            FileKind::Trace => TRACE_VERSION,
+        }
+    }
+}
+
+/// Says which kind of psins file `head` (its first bytes) starts, if any.
+pub fn sniff(head: &[u8]) -> Option<FileKind> {
+    [FileKind::Log, FileKind::Trace]
+        .into_iter()
+        .find(|k| head.starts_with(k.magic()))
+}
+
+/// Checks the 10-byte prefix (magic + version) against what the caller expects.
+pub fn check(path: &Path, head: &[u8], want: FileKind) -> Result<()> {
+    if head.len() < 10 {
+        return Err(Error::new(
+            path,
+            format!(
+                "file is {} bytes long, too short to be {}",
+                head.len(),
+                want.describe()
+            ),
+        ));
+    }
+    match sniff(head) {
+        Some(k) if k == want => {}
+        Some(k) => {
+            return Err(Error::new(
+                path,
+                format!("this is {}, expected {}", k.describe(), want.describe()),
+            ));
+        }
+        None => {
+            let shown: String = head[..8]
+                .iter()
+                .map(|&b| if b.is_ascii_graphic() { b as char } else { '.' })
+                .collect();
+            return Err(Error::new(
+                path,
+                format!(
+                    "not a psins file (starts with {shown:?}), expected {}",
+                    want.describe()
+                ),
+            ));
+        }
+    }
+    let v = u16::from_le_bytes([head[8], head[9]]);
+    if v != want.version() {
+        return Err(Error::new(
+            path,
+            format!(
+                "{} of format version {v}; this build reads version {} only",
+                want.describe(),
+                want.version()
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,408 @@
+//! The event vocabulary: one [`Record`] per MPI call (plus expansion sub-records).
+//!
+//! A record is a fixed-size [`Op`] (cheap to copy, no heap) and a side list of integers for
+//! the few kinds whose payload has variable length (request lists, member lists, per-peer
+//! byte counts). Keeping the list outside the enum lets readers decode millions of records
+//! into one reused `Record` without allocating, and lets the tracer build records on its
+//! intercepted path without touching the allocator once the list has grown to its working size.
+
+/// Communicator-local rank sentinels (the tracer maps MPI's own constants to these).
+pub const ANY_SOURCE: i32 = -1;
+pub const PROC_NULL: i32 = -2;
+/// "No rank applies", e.g. the source of a completed send request.
+pub const NO_RANK: i32 = -3;
+pub const ANY_TAG: i32 = -1;
+
+/// Communicator ids 0 and 1 are fixed in every file; others are assigned by the writer.
+pub const COMM_WORLD: u32 = 0;
+pub const COMM_SELF: u32 = 1;
+/// Request id 0 means "no request" (blocking call).
+pub const NO_REQUEST: u32 = 0;
+
+macro_rules! code_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $val:expr),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum $name { $($(#[$vm])* $var = $val),+ }
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$var),+];
+            pub fn from_code(c: u8) -> Option<Self> {
+                match c { $($val => Some($name::$var),)+ _ => None }
+            }
+            pub fn code(self) -> u8 { self as u8 }
+            pub fn name(self) -> &'static str {
+                match self { $($name::$var => stringify!($var)),+ }
+            }
+        }
+    };
+}
+
+code_enum!(
+    /// Send mode of a send-type call.
+    SendMode { Standard = 0, Synchronous = 1, Ready = 2, Buffered = 3 }
+);
+
+code_enum!(
+    /// The completion calls.
+    WaitFn { Wait = 0, Waitall = 1, Waitany = 2, Waitsome = 3, Test = 4, Testall = 5, Testany = 6, Testsome = 7 }
+);
+
+code_enum!(
+    /// Collective operations (blocking; the nonblocking twin sets [`CollFlags::NONBLOCKING`]).
+    Coll {
+        Barrier = 0, Bcast = 1, Reduce = 2, Allreduce = 3, Gather = 4, Gatherv = 5,
+        Scatter = 6, Scatterv = 7, Allgather = 8, Allgatherv = 9, Alltoall = 10,
+        Alltoallv = 11, Alltoallw = 12, ReduceScatter = 13, ReduceScatterBlock = 14,
+        Scan = 15, Exscan = 16, NeighborAllgather = 17, NeighborAllgatherv = 18,
+        NeighborAlltoall = 19, NeighborAlltoallv = 20, NeighborAlltoallw = 21,
+    }
+);
+
+code_enum!(
+    /// Communicator constructors.
+    CommFn {
+        Dup = 0, Split = 1, SplitType = 2, Create = 3, CreateGroup = 4, CartCreate = 5,
+        CartSub = 6, GraphCreate = 7, DistGraphCreate = 8, DistGraphCreateAdjacent = 9,
+        IntercommCreate = 10, IntercommMerge = 11, Idup = 12, Other = 13,
+    }
+);
+
+code_enum!(
+    /// What one expansion step does.
+    StepOp { Send = 0, Recv = 1, SendRecv = 2 }
+);
+
+/// Bits of [`Op::Coll::flags`].
+pub struct CollFlags;
+impl CollFlags {
+    pub const NONBLOCKING: u8 = 1;
+    pub const IN_PLACE: u8 = 2;
+    pub const OP_BUILTIN: u8 = 4;
+    pub const OP_COMMUTATIVE: u8 = 8;
+    pub const ALL: u8 = 15;
+}
+
+/// Bits of [`Op::Probe::flags`].
+pub struct ProbeFlags;
+impl ProbeFlags {
+    /// MPI_Probe / MPI_Mprobe (as opposed to the I-variants).
+    pub const BLOCKING: u8 = 1;
+    /// A message was found (always set for blocking probes); peer/tag/bytes are then actual.
+    pub const FOUND: u8 = 2;
+    /// A matched probe (MPI_Mprobe/Improbe): the message is removed from the queue.
+    pub const MATCHED: u8 = 4;
+    pub const ALL: u8 = 7;
+}
+
+/// One MPI call (or one step of a collective's expansion).
+///
+/// Peers are communicator-local ranks in `comm`; `bytes` are real byte counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Init {
+        thread_level: u8,
+    },
+    Finalize,
+    Abort {
+        code: i32,
+    },
+    /// Blocking send of any mode.
+    Send {
+        mode: SendMode,
+        peer: i32,
+        tag: i32,
+        bytes: u64,
+        comm: u32,
+    },
+    Isend {
+        mode: SendMode,
+        peer: i32,
+        tag: i32,
+        bytes: u64,
+        comm: u32,
+        req: u32,
+    },
+    SendInit {
+        mode: SendMode,
+        peer: i32,
+        tag: i32,
+        bytes: u64,
+        comm: u32,
+        req: u32,
+    },
+    /// Blocking receive (also MPI_Mrecv): the **actual** source, tag and byte count.
+    Recv {
+        peer: i32,
+        tag: i32,
+        bytes: u64,
+        comm: u32,
+    },
+    /// Nonblocking receive as posted (wildcards allowed; `bytes` = buffer capacity);
+    /// the actual source/tag/bytes come with its completion in [`Op::Wait`].
+    Irecv {
+        peer: i32,
+        tag: i32,
+        bytes: u64,
+        comm: u32,
+        req: u32,
+    },
+    RecvInit {
+        peer: i32,
+        tag: i32,
+        bytes: u64,
+        comm: u32,
+        req: u32,
+    },
+    /// Sendrecv(_replace): destination side, then the actual source side.
+    Sendrecv {
+        peer: i32,
+        tag: i32,
+        bytes: u64,
+        src: i32,
+        rtag: i32,
+        rbytes: u64,
+        comm: u32,
+        replace: bool,
+    },
+    /// Probe/Iprobe/Mprobe/Improbe; see [`ProbeFlags`].
+    Probe {
+        peer: i32,
+        tag: i32,
+        bytes: u64,
+        comm: u32,
+        flags: u8,
+    },
+    /// Start of one persistent request.
+    Start {
+        req: u32,
+    },
+    /// Startall: the requests are in the record's list.
+    Startall,
+    RequestFree {
+        req: u32,
+    },
+    Cancel {
+        req: u32,
+    },
+    /// Completion call over `count` requests. The list holds one quadruple
+    /// `[req, source, tag, bytes]` per completed request, in completion order
+    /// (`source` = [`NO_RANK`] for sends and nonblocking collectives).
+    Wait {
+        func: WaitFn,
+        count: u32,
+    },
+    /// Collective. `root` is comm-local ([`NO_RANK`] where none). The list holds per-peer byte
+    /// counts for the v/w variants: gatherv/scatterv/allgatherv/reduce_scatter one per rank;
+    /// alltoallv/w the send counts then the receive counts (2 × size). `count` is the element
+    /// count of reductions (the algorithm choice depends on it); `instance` numbers this
+    /// rank's collectives from 1 so that expansion steps can name theirs.
+    Coll {
+        coll: Coll,
+        comm: u32,
+        root: i32,
+        send_bytes: u64,
+        recv_bytes: u64,
+        count: u64,
+        flags: u8,
+        req: u32,
+        instance: u32,
+    },
+    /// One point-to-point step of collective `instance`'s expansion (peers comm-local in that
+    /// collective's communicator). `peer2`/`bytes2` are the receive side of a SendRecv step.
+    Step {
+        instance: u32,
+        op: StepOp,
+        peer: i32,
+        bytes: u64,
+        peer2: i32,
+        bytes2: u64,
+    },
+    /// A new communicator `comm` made from `parent`; the list holds its members as world
+    /// ranks, in comm-rank order.
+    CommCreate {
+        func: CommFn,
+        parent: u32,
+        comm: u32,
+    },
+    CommFree {
+        comm: u32,
+    },
+    /// Any other MPI function that can take time, by its id in `docs/coverage.md`.
+    Other {
+        func: u32,
+    },
+}
+
+/// The record kinds, one code each in both file formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Kind {
+    Init = 0,
+    Finalize = 1,
+    Abort = 2,
+    Send = 3,
+    Isend = 4,
+    SendInit = 5,
+    Recv = 6,
+    Irecv = 7,
+    RecvInit = 8,
+    Sendrecv = 9,
+    Probe = 10,
+    Start = 11,
+    Startall = 12,
+    RequestFree = 13,
+    Cancel = 14,
+    Wait = 15,
+    Coll = 16,
+    Step = 17,
+    CommCreate = 18,
+    CommFree = 19,
+    Other = 20,
+}
+
+impl Kind {
+    pub const COUNT: usize = 21;
+    pub const ALL: [Kind; Kind::COUNT] = [
+        Kind::Init,
+        Kind::Finalize,
+        Kind::Abort,
+        Kind::Send,
+        Kind::Isend,
+        Kind::SendInit,
+        Kind::Recv,
+        Kind::Irecv,
+        Kind::RecvInit,
+        Kind::Sendrecv,
+        Kind::Probe,
+        Kind::Start,
+        Kind::Startall,
+        Kind::RequestFree,
+        Kind::Cancel,
+        Kind::Wait,
+        Kind::Coll,
+        Kind::Step,
+        Kind::CommCreate,
+        Kind::CommFree,
+        Kind::Other,
+    ];
+    pub fn from_code(c: u8) -> Option<Kind> {
+        Kind::ALL.get(c as usize).copied()
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Init => "init",
+            Kind::Finalize => "finalize",
+            Kind::Abort => "abort",
+            Kind::Send => "send",
+            Kind::Isend => "isend",
+            Kind::SendInit => "send_init",
+            Kind::Recv => "recv",
+            Kind::Irecv => "irecv",
+            Kind::RecvInit => "recv_init",
+            Kind::Sendrecv => "sendrecv",
+            Kind::Probe => "probe",
+            Kind::Start => "start",
+            Kind::Startall => "startall",
+            Kind::RequestFree => "request_free",
+            Kind::Cancel => "cancel",
+            Kind::Wait => "wait",
+            Kind::Coll => "coll",
+            Kind::Step => "step",
+            Kind::CommCreate => "comm_create",
+            Kind::CommFree => "comm_free",
+            Kind::Other => "other",
+        }
+    }
+    /// Whether records of this kind carry a list.
+    pub fn has_list(self) -> bool {
+        matches!(
+            self,
+            Kind::Startall | Kind::Wait | Kind::Coll | Kind::CommCreate
+        )
+    }
+}
+
+impl Op {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Op::Init { .. } => Kind::Init,
+            Op::Finalize => Kind::Finalize,
+            Op::Abort { .. } => Kind::Abort,
+            Op::Send { .. } => Kind::Send,
+            Op::Isend { .. } => Kind::Isend,
+            Op::SendInit { .. } => Kind::SendInit,
+            Op::Recv { .. } => Kind::Recv,
+            Op::Irecv { .. } => Kind::Irecv,
+            Op::RecvInit { .. } => Kind::RecvInit,
+            Op::Sendrecv { .. } => Kind::Sendrecv,
+            Op::Probe { .. } => Kind::Probe,
+            Op::Start { .. } => Kind::Start,
+            Op::Startall => Kind::Startall,
+            Op::RequestFree { .. } => Kind::RequestFree,
+            Op::Cancel { .. } => Kind::Cancel,
+            Op::Wait { .. } => Kind::Wait,
+            Op::Coll { .. } => Kind::Coll,
+            Op::Step { .. } => Kind::Step,
+            Op::CommCreate { .. } => Kind::CommCreate,
+            Op::CommFree { .. } => Kind::CommFree,
+            Op::Other { .. } => Kind::Other,
+        }
+    }
+
+    /// The communicator a record's peers are relative to, if it has peers.
+    pub fn comm(&self) -> Option<u32> {
+        match *self {
+            Op::Send { comm, .. }
+            | Op::Isend { comm, .. }
+            | Op::SendInit { comm, .. }
+            | Op::Recv { comm, .. }
+            | Op::Irecv { comm, .. }
+            | Op::RecvInit { comm, .. }
+            | Op::Sendrecv { comm, .. }
+            | Op::Probe { comm, .. }
+            | Op::Coll { comm, .. } => Some(comm),
+            _ => None,
+        }
+    }
+}
+
+/// One record: the call, its timing, and its list (empty for kinds without one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// CPU burst: ns since the previous MPI call of this rank returned.
+    pub gap_ns: u64,
+    /// ns spent inside the call (0 for expansion steps).
+    pub dur_ns: u64,
+    pub op: Op,
+    pub list: Vec<i64>,
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Record {
+            gap_ns: 0,
+            dur_ns: 0,
+            op: Op::Finalize,
+            list: Vec::new(),
+        }
+    }
+}
+
+impl Record {
+    pub fn new(gap_ns: u64, dur_ns: u64, op: Op) -> Record {
+        Record {
+            gap_ns,
+            dur_ns,
+            op,
+            list: Vec::new(),
+        }
+    }
+    pub fn with_list(mut self, list: Vec<i64>) -> Record {
+        self.list = list;
+        self
+    }
+    pub fn kind(&self) -> Kind {
+        self.op.kind()
+    }
+}

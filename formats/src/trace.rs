@@ -1,0 +1,642 @@
+//! The compact trace (`.psins`) written by `psins-consolidate`: one file, a header with an
+//! offset index, then each task's record stream in rank order.
+//!
+//! ```text
+//! preamble (32 bytes): magic "PSINSTRC" | version u16 | flags u16 | tasks u32 |
+//!                      meta_len u32 | comms_len u32 | reserved u64
+//! meta   (meta_len bytes):  varint n, then n × (key string, value string)
+//! comms  (comms_len bytes): varint n, then n × (id, size, members as zig-zag deltas)
+//! index  (tasks × 40 bytes): offset u64 | stored_len u64 | records u64 | raw_len u64 |
+//!                            crc32(stored bytes) u32 | reserved u32
+//! crc32 of everything above u32
+//! task streams, rank order
+//! ```
+//! With flag bit 0 each stream is one zstd frame; random access per task is kept because the
+//! index points at frames. Each stream is coded with one [`Ctx`] from its first record.
+
+use crate::codec::{self, Ctx, DecodeError};
+use crate::error::{Error, Result};
+use crate::magic::{self, FileKind, TRACE_MAGIC, TRACE_VERSION};
+use crate::record::Record;
+use crate::varint::{get_i64, get_str, get_u64, put_i64, put_str, put_u64};
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub const FLAG_ZSTD: u16 = 1;
+const PREAMBLE_LEN: usize = 32;
+const INDEX_ENTRY_LEN: usize = 40;
+
+/// A communicator of the trace: its id and its members as world ranks, in comm-rank order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommDef {
+    pub id: u32,
+    pub members: Vec<u32>,
+}
+
+/// Where one task's stream is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskEntry {
+    pub offset: u64,
+    pub stored_len: u64,
+    pub records: u64,
+    pub raw_len: u64,
+    pub crc: u32,
+}
+
+/// Everything before the task streams.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceHeader {
+    pub flags: u16,
+    pub meta: Vec<(String, String)>,
+    pub comms: Vec<CommDef>,
+    pub tasks: Vec<TaskEntry>,
+}
+
+impl TraceHeader {
+    pub fn compressed(&self) -> bool {
+        self.flags & FLAG_ZSTD != 0
+    }
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.meta
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+    pub fn total_records(&self) -> u64 {
+        self.tasks.iter().map(|t| t.records).sum()
+    }
+    pub fn comm(&self, id: u32) -> Option<&CommDef> {
+        self.comms.iter().find(|c| c.id == id)
+    }
+}
+
+fn encode_meta(meta: &[(String, String)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_u64(&mut out, meta.len() as u64);
+    for (k, v) in meta {
+        put_str(&mut out, k);
+        put_str(&mut out, v);
+    }
+    out
+}
+
+fn encode_comms(comms: &[CommDef]) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_u64(&mut out, comms.len() as u64);
+    for c in comms {
+        put_u64(&mut out, c.id as u64);
+        put_u64(&mut out, c.members.len() as u64);
+        let mut prev = -1i64;
+        for &m in &c.members {
+            put_i64(&mut out, m as i64 - prev);
+            prev = m as i64;
+        }
+    }
+    out
+}
+
+fn decode_meta(b: &[u8]) -> Option<Vec<(String, String)>> {
+    let mut p = 0;
+    let n = get_u64(b, &mut p).ok()?;
+    let mut meta = Vec::new();
+    for _ in 0..n {
+        meta.push((get_str(b, &mut p)?, get_str(b, &mut p)?));
+    }
+    (p == b.len()).then_some(meta)
+}
+
+fn decode_comms(b: &[u8]) -> Option<Vec<CommDef>> {
+    let mut p = 0;
+    let n = get_u64(b, &mut p).ok()?;
+    let mut comms = Vec::new();
+    for _ in 0..n {
+        let id = u32::try_from(get_u64(b, &mut p).ok()?).ok()?;
+        let size = get_u64(b, &mut p).ok()?;
+        if size > (b.len() - p) as u64 {
+            return None;
+        }
+        let mut prev = -1i64;
+        let mut members = Vec::with_capacity(size as usize);
+        for _ in 0..size {
+            prev = prev.checked_add(get_i64(b, &mut p).ok()?)?;
+            members.push(u32::try_from(prev).ok()?);
+        }
+        comms.push(CommDef { id, members });
+    }
+    (p == b.len()).then_some(comms)
+}
+
+/// Counts and checksums what passes through, so the writer knows each stream's length and
+/// crc without seeking.
+struct Counted<W> {
+    inner: W,
+    pos: u64,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.pos += n as u64;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+enum Sink {
+    Plain(Counted<BufWriter<File>>),
+    Zstd(zstd::stream::write::Encoder<'static, Counted<BufWriter<File>>>),
+    Taken,
+}
+
+/// Writes a compact trace: create, then for each task in rank order `begin_task`, `push`…,
+/// `end_task`, then `finish`. Memory stays at one 64 KiB scratch buffer whatever the trace size.
+pub struct TraceWriter {
+    path: PathBuf,
+    sink: Sink,
+    level: Option<i32>,
+    header: TraceHeader,
+    index_at: u64,
+    scratch: Vec<u8>,
+    ctx: Ctx,
+    current: Option<u32>,
+    next_task: u32,
+    raw_len: u64,
+    records: u64,
+    stream_start: u64,
+}
+
+const SCRATCH_FLUSH: usize = 1 << 16;
+
+impl TraceWriter {
+    /// Creates `path` and writes the header with a blank index. `zstd_level` compresses
+    /// each task stream.
+    pub fn create(
+        path: &Path,
+        tasks: u32,
+        meta: Vec<(String, String)>,
+        comms: Vec<CommDef>,
+        zstd_level: Option<i32>,
+    ) -> Result<TraceWriter> {
+        let io_err = |e| Error::io(path, "cannot write", e);
+        // Read access too: `finish` reads the header back to checksum it.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path);
+        let file = file.map_err(|e| Error::io(path, "cannot create", e))?;
+        let mut w = Counted {
+            inner: BufWriter::with_capacity(1 << 20, file),
+            pos: 0,
+            crc: crc32fast::Hasher::new(),
+        };
+        let flags = if zstd_level.is_some() { FLAG_ZSTD } else { 0 };
+        let (m, c) = (encode_meta(&meta), encode_comms(&comms));
+        let mut pre = Vec::with_capacity(PREAMBLE_LEN);
+        pre.extend_from_slice(TRACE_MAGIC);
+        pre.extend_from_slice(&TRACE_VERSION.to_le_bytes());
+        pre.extend_from_slice(&flags.to_le_bytes());
+        pre.extend_from_slice(&tasks.to_le_bytes());
+        pre.extend_from_slice(&(m.len() as u32).to_le_bytes());
+        pre.extend_from_slice(&(c.len() as u32).to_le_bytes());
+        pre.extend_from_slice(&0u64.to_le_bytes());
+        for part in [&pre, &m, &c] {
+            w.write_all(part).map_err(io_err)?;
+        }
+        let index_at = w.pos;
+        let blank = vec![0u8; INDEX_ENTRY_LEN * tasks as usize + 4];
+        w.write_all(&blank).map_err(io_err)?;
+        let header = TraceHeader {
+            flags,
+            meta,
+            comms,
+            tasks: vec![TaskEntry::default(); tasks as usize],
+        };
+        Ok(TraceWriter {
+            path: path.to_path_buf(),
+            sink: Sink::Plain(w),
+            level: zstd_level,
+            header,
+            index_at,
+            scratch: Vec::with_capacity(SCRATCH_FLUSH + 4096),
+            ctx: Ctx::default(),
+            current: None,
+            next_task: 0,
+            raw_len: 0,
+            records: 0,
+            stream_start: 0,
+        })
+    }
+
+    fn io(&self, e: io::Error) -> Error {
+        Error::io(&self.path, "cannot write", e)
+    }
+
+    pub fn begin_task(&mut self, task: u32) -> Result<()> {
+        if self.current.is_some()
+            || task != self.next_task
+            || task as usize >= self.header.tasks.len()
+        {
+            return Err(Error::new(
+                &self.path,
+                format!(
+                    "tasks must be written once each in rank order; got {task}, expected {}",
+                    self.next_task
+                ),
+            ));
+        }
+        let Sink::Plain(mut w) = std::mem::replace(&mut self.sink, Sink::Taken) else {
+            unreachable!("sink is plain between tasks")
+        };
+        w.crc = crc32fast::Hasher::new();
+        self.stream_start = w.pos;
+        self.sink = match self.level {
+            Some(l) => Sink::Zstd(zstd::stream::write::Encoder::new(w, l).map_err(|e| self.io(e))?),
+            None => Sink::Plain(w),
+        };
+        self.current = Some(task);
+        self.ctx = Ctx::default();
+        self.raw_len = 0;
+        self.records = 0;
+        Ok(())
+    }
+
+    pub fn push(&mut self, rec: &Record) -> Result<()> {
+        debug_assert!(self.current.is_some(), "push outside begin_task/end_task");
+        codec::encode(&mut self.scratch, &mut self.ctx, rec);
+        self.records += 1;
+        if self.scratch.len() >= SCRATCH_FLUSH {
+            self.flush_scratch()?;
+        }
+        Ok(())
+    }
+
+    fn flush_scratch(&mut self) -> Result<()> {
+        self.raw_len += self.scratch.len() as u64;
+        let r = match &mut self.sink {
+            Sink::Plain(w) => w.write_all(&self.scratch),
+            Sink::Zstd(z) => z.write_all(&self.scratch),
+            Sink::Taken => unreachable!("sink always restored"),
+        };
+        self.scratch.clear();
+        r.map_err(|e| self.io(e))
+    }
+
+    pub fn end_task(&mut self) -> Result<()> {
+        let Some(task) = self.current.take() else {
+            return Err(Error::new(&self.path, "end_task without begin_task"));
+        };
+        self.flush_scratch()?;
+        let w = match std::mem::replace(&mut self.sink, Sink::Taken) {
+            Sink::Plain(w) => w,
+            Sink::Zstd(z) => z.finish().map_err(|e| self.io(e))?,
+            Sink::Taken => unreachable!("sink always restored"),
+        };
+        self.header.tasks[task as usize] = TaskEntry {
+            offset: self.stream_start,
+            stored_len: w.pos - self.stream_start,
+            records: self.records,
+            raw_len: self.raw_len,
+            crc: w.crc.clone().finalize(),
+        };
+        self.sink = Sink::Plain(w);
+        self.next_task += 1;
+        Ok(())
+    }
+
+    /// Writes the index and its checksum, flushes, and returns the header as written.
+    pub fn finish(mut self) -> Result<TraceHeader> {
+        if self.current.is_some() || self.next_task as usize != self.header.tasks.len() {
+            return Err(Error::new(
+                &self.path,
+                format!(
+                    "finish after {} of {} tasks",
+                    self.next_task,
+                    self.header.tasks.len()
+                ),
+            ));
+        }
+        let Sink::Plain(w) = std::mem::replace(&mut self.sink, Sink::Taken) else {
+            unreachable!("sink is plain between tasks")
+        };
+        let mut file = w.inner.into_inner().map_err(|e| self.io(e.into_error()))?;
+        let mut index = Vec::with_capacity(INDEX_ENTRY_LEN * self.header.tasks.len());
+        for t in &self.header.tasks {
+            for v in [t.offset, t.stored_len, t.records, t.raw_len] {
+                index.extend_from_slice(&v.to_le_bytes());
+            }
+            index.extend_from_slice(&t.crc.to_le_bytes());
+            index.extend_from_slice(&0u32.to_le_bytes());
+        }
+        let mut head = vec![0u8; self.index_at as usize];
+        file.read_exact_at(&mut head, 0).map_err(|e| self.io(e))?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&head);
+        crc.update(&index);
+        index.extend_from_slice(&crc.finalize().to_le_bytes());
+        file.seek(SeekFrom::Start(self.index_at))
+            .map_err(|e| self.io(e))?;
+        file.write_all(&index).map_err(|e| self.io(e))?;
+        file.sync_all().map_err(|e| self.io(e))?;
+        Ok(self.header)
+    }
+}
+
+/// An open compact trace: the header in memory, task streams read on demand.
+#[derive(Clone)]
+pub struct TraceReader {
+    path: PathBuf,
+    file: Arc<File>,
+    pub header: TraceHeader,
+}
+
+impl TraceReader {
+    pub fn open(path: &Path) -> Result<TraceReader> {
+        let file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| Error::io(path, "cannot stat", e))?
+            .len();
+        let mut pre = [0u8; PREAMBLE_LEN];
+        let got = crate::log::read_up_to(&mut &file, &mut pre)
+            .map_err(|e| Error::io(path, "cannot read", e))?;
+        magic::check(path, &pre[..got], FileKind::Trace)?;
+        if got < PREAMBLE_LEN {
+            return Err(Error::new(path, "truncated inside the header").at(got as u64));
+        }
+        let u16_at = |i: usize| u16::from_le_bytes([pre[i], pre[i + 1]]);
+        let u32_at = |i: usize| u32::from_le_bytes(pre[i..i + 4].try_into().unwrap()) as u64;
+        let (flags, tasks, mlen, clen) = (u16_at(10), u32_at(12), u32_at(16), u32_at(20));
+        if flags & !FLAG_ZSTD != 0 {
+            return Err(Error::new(path, format!("unknown header flags {flags:#x}")).at(10));
+        }
+        let hlen = PREAMBLE_LEN as u64 + mlen + clen + tasks * INDEX_ENTRY_LEN as u64 + 4;
+        if hlen > len {
+            return Err(Error::new(
+                path,
+                format!("header of {hlen} bytes is longer than the file ({len} bytes): truncated"),
+            )
+            .at(0));
+        }
+        let mut head = vec![0u8; hlen as usize];
+        file.read_exact_at(&mut head, 0)
+            .map_err(|e| Error::io(path, "cannot read header", e))?;
+        let (body, crc) = head.split_at(hlen as usize - 4);
+        if crc32fast::hash(body).to_le_bytes() != crc {
+            return Err(Error::new(
+                path,
+                "header checksum mismatch: the header or index is corrupt",
+            )
+            .at(0));
+        }
+        let m_at = PREAMBLE_LEN;
+        let c_at = m_at + mlen as usize;
+        let i_at = c_at + clen as usize;
+        let meta = decode_meta(&body[m_at..c_at])
+            .ok_or_else(|| Error::new(path, "malformed metadata").at(m_at as u64))?;
+        let comms = decode_comms(&body[c_at..i_at])
+            .ok_or_else(|| Error::new(path, "malformed communicator table").at(c_at as u64))?;
+        let mut entries = Vec::with_capacity(tasks as usize);
+        for (t, e) in body[i_at..].chunks_exact(INDEX_ENTRY_LEN).enumerate() {
+            let q = |i: usize| u64::from_le_bytes(e[i * 8..i * 8 + 8].try_into().unwrap());
+            let entry = TaskEntry {
+                offset: q(0),
+                stored_len: q(1),
+                records: q(2),
+                raw_len: q(3),
+                crc: u32::from_le_bytes(e[32..36].try_into().unwrap()),
+            };
+            if entry.offset < hlen
+                || entry
+                    .offset
+                    .checked_add(entry.stored_len)
+                    .map_or(true, |end| end > len)
+            {
+                return Err(Error::new(
+                    path,
+                    "index entry points outside the file (truncated trace?)",
+                )
+                .task(t as u32)
+                .at((i_at + t * INDEX_ENTRY_LEN) as u64));
+            }
+            entries.push(entry);
+        }
+        Ok(TraceReader {
+            path: path.to_path_buf(),
+            file: Arc::new(file),
+            header: TraceHeader {
+                flags,
+                meta,
+                comms,
+                tasks: entries,
+            },
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn tasks(&self) -> u32 {
+        self.header.tasks.len() as u32
+    }
+
+    /// A cursor over one task's records, reading through a window of `window` bytes (a few
+    /// hundred bytes keeps a million simultaneous cursors small; 64 KiB is fastest for a scan).
+    pub fn task(&self, task: u32, window: usize) -> Result<TaskCursor> {
+        let entry = *self.header.tasks.get(task as usize).ok_or_else(|| {
+            Error::new(
+                &self.path,
+                format!("no task {task}: the trace has {} tasks", self.tasks()),
+            )
+        })?;
+        let src = Slice {
+            file: self.file.clone(),
+            pos: entry.offset,
+            end: entry.offset + entry.stored_len,
+            crc: crc32fast::Hasher::new(),
+        };
+        let source = if self.header.compressed() {
+            Source::Zstd(Box::new(
+                zstd::stream::read::Decoder::new(src)
+                    .map_err(|e| Error::io(&self.path, "cannot start zstd", e))?,
+            ))
+        } else {
+            Source::Plain(src)
+        };
+        Ok(TaskCursor {
+            path: self.path.clone(),
+            task,
+            entry,
+            source,
+            buf: vec![0u8; window.max(64)],
+            start: 0,
+            end: 0,
+            eof: false,
+            ctx: Ctx::default(),
+            index: 0,
+            consumed: 0,
+        })
+    }
+}
+
+/// Reads one stream's stored bytes with positioned reads (no shared file offset) and checksums them.
+struct Slice {
+    file: Arc<File>,
+    pos: u64,
+    end: u64,
+    crc: crc32fast::Hasher,
+}
+
+impl Read for Slice {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let want = buf.len().min((self.end - self.pos) as usize);
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = self.file.read_at(&mut buf[..want], self.pos)?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "file shorter than its index says",
+            ));
+        }
+        self.crc.update(&buf[..n]);
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+enum Source {
+    Plain(Slice),
+    Zstd(Box<zstd::stream::read::Decoder<'static, io::BufReader<Slice>>>),
+}
+
+impl Source {
+    fn slice(&self) -> &Slice {
+        match self {
+            Source::Plain(s) => s,
+            Source::Zstd(z) => z.get_ref().get_ref(),
+        }
+    }
+}
+
+/// Streams one task's records.
+pub struct TaskCursor {
+    path: PathBuf,
+    task: u32,
+    entry: TaskEntry,
+    source: Source,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    ctx: Ctx,
+    index: u64,
+    consumed: u64,
+}
+
+impl TaskCursor {
+    pub fn task(&self) -> u32 {
+        self.task
+    }
+    /// Index of the next record.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+    pub fn records(&self) -> u64 {
+        self.entry.records
+    }
+    /// True once every record of the task has been returned.
+    pub fn is_done(&self) -> bool {
+        self.index >= self.entry.records
+    }
+
+    fn err(&self, msg: impl Into<String>) -> Error {
+        Error::new(&self.path, msg)
+            .task(self.task)
+            .record(self.index)
+            .at(self.entry.offset + self.consumed)
+    }
+
+    /// Decodes the next record into `rec`; `Ok(false)` after the last one.
+    #[inline]
+    pub fn next(&mut self, rec: &mut Record) -> Result<bool> {
+        if self.index >= self.entry.records {
+            return self.finish();
+        }
+        loop {
+            match codec::decode(&self.buf[self.start..self.end], &mut self.ctx, rec) {
+                Ok(n) => {
+                    self.start += n;
+                    self.consumed += n as u64;
+                    self.index += 1;
+                    return Ok(true);
+                }
+                Err(DecodeError::Incomplete) if !self.eof => self.refill()?,
+                Err(DecodeError::Incomplete) => return Err(self.err("stream ends inside a record")),
+                Err(DecodeError::Invalid(m)) => return Err(self.err(m)),
+            }
+        }
+    }
+
+    #[cold]
+    fn refill(&mut self) -> Result<()> {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            // One record larger than the window (a long member list): grow.
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        let r = match &mut self.source {
+            Source::Plain(s) => s.read(&mut self.buf[self.end..]),
+            Source::Zstd(z) => z.read(&mut self.buf[self.end..]),
+        };
+        let n = r.map_err(|e| {
+            let mut err = self.err("cannot read task stream");
+            err.source = Some(e);
+            err
+        })?;
+        if n == 0 {
+            self.eof = true;
+        }
+        self.end += n;
+        Ok(())
+    }
+
+    /// At the last record: the stream must end here and its checksum must match.
+    fn finish(&mut self) -> Result<bool> {
+        if self.start < self.end {
+            return Err(self.err(format!(
+                "{} bytes after the last record",
+                self.end - self.start
+            )));
+        }
+        if !self.eof {
+            self.refill()?;
+            if self.end > 0 {
+                return Err(self.err("bytes after the last record"));
+            }
+        }
+        if self.slice_done_crc() != Some(self.entry.crc) {
+            return Err(self.err("task stream checksum mismatch (corrupt trace)"));
+        }
+        Ok(false)
+    }
+
+    fn slice_done_crc(&self) -> Option<u32> {
+        let s = self.source.slice();
+        (s.pos == s.end).then(|| s.crc.clone().finalize())
+    }
+}

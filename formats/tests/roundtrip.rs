@@ -1,0 +1,130 @@
+//! Any sequence of records survives both formats unchanged.
+mod common;
+use common::*;
+use proptest::prelude::*;
+use psins_formats::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn codec_round_trips(recs in records(40)) {
+        let mut out = Vec::new();
+        let mut ctx = codec::Ctx::default();
+        for r in &recs { codec::encode(&mut out, &mut ctx, r); }
+        let mut ctx = codec::Ctx::default();
+        let (mut pos, mut rec) = (0, Record::default());
+        for r in &recs {
+            pos += codec::decode(&out[pos..], &mut ctx, &mut rec).unwrap();
+            prop_assert_eq!(&rec, r);
+        }
+        prop_assert_eq!(pos, out.len());
+    }
+
+    #[test]
+    fn log_round_trips(recs in records(60), per_block in 1usize..20) {
+        let dir = tempdir();
+        let path = dir.join("rank-000000.bin");
+        std::fs::write(&path, log_image(&recs, per_block, true)).unwrap();
+        let (got, end) = read_log(&path);
+        prop_assert_eq!(end, LogEnd::Complete);
+        prop_assert_eq!(got, recs);
+    }
+
+    #[test]
+    fn trace_round_trips(tasks in prop::collection::vec(records(30), 1..5), zstd in any::<bool>(), window in 16usize..300) {
+        let dir = tempdir();
+        let path = dir.join("t.psins");
+        write_trace(&path, &tasks, zstd.then_some(3));
+        let tr = TraceReader::open(&path).unwrap();
+        prop_assert_eq!(tr.tasks() as usize, tasks.len());
+        prop_assert_eq!(tr.header.compressed(), zstd);
+        prop_assert_eq!(tr.header.meta("app"), Some("test"));
+        prop_assert_eq!(&tr.header.comm(5).unwrap().members, &vec![3, 1, 2]);
+        // Tasks in reverse order: the index gives random access.
+        for t in (0..tasks.len()).rev() {
+            prop_assert_eq!(tr.header.tasks[t].records as usize, tasks[t].len());
+            prop_assert_eq!(&read_task(&tr, t as u32, window), &tasks[t]);
+        }
+    }
+}
+
+pub fn tempdir() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "psins-fmt-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn truncated_log_keeps_whole_blocks() {
+    let recs: Vec<Record> = (0..100)
+        .map(|i| Record::new(i, 2 * i, Op::Other { func: i as u32 }))
+        .collect();
+    let img = log_image(&recs, 10, true);
+    let dir = tempdir();
+    let path = dir.join("cut.bin");
+    // Cut inside the 8th block: 7 whole blocks survive.
+    let full = dir.join("full.bin");
+    std::fs::write(&full, &img).unwrap();
+    let seven_blocks = log_image(&recs[..70], 10, false).len();
+    let cut = seven_blocks + 20;
+    std::fs::write(&path, &img[..cut]).unwrap();
+    let (got, end) = read_log(&path);
+    assert_eq!(got, recs[..70]);
+    match end {
+        LogEnd::Truncated {
+            offset,
+            unusable_bytes,
+            ..
+        } => {
+            assert_eq!(offset as usize, seven_blocks);
+            assert_eq!(unusable_bytes as usize, cut - offset as usize);
+        }
+        other => panic!("expected truncation, got {other:?}"),
+    }
+}
+
+#[test]
+fn wrong_kind_and_version_are_named() {
+    let dir = tempdir();
+    let log = dir.join("rank-000000.bin");
+    std::fs::write(&log, log_image(&[], 1, true)).unwrap();
+    let e = TraceReader::open(&log)
+        .err()
+        .expect("a log is not a trace")
+        .to_string();
+    assert!(
+        e.contains("per-rank log") && e.contains("expected a psins compact trace"),
+        "{e}"
+    );
+
+    let trace = dir.join("t.psins");
+    write_trace(&trace, &[vec![]], None);
+    let e = LogReader::open(&trace)
+        .err()
+        .expect("a trace is not a log")
+        .to_string();
+    assert!(
+        e.contains("compact trace") && e.contains("expected a psins per-rank log"),
+        "{e}"
+    );
+
+    let mut img = std::fs::read(&trace).unwrap();
+    img[8] = 9;
+    std::fs::write(&trace, &img).unwrap();
+    let e = TraceReader::open(&trace).err().unwrap().to_string();
+    assert!(
+        e.contains("format version 9") && e.contains("reads version 1"),
+        "{e}"
+    );
+
+    std::fs::write(&trace, b"hello world, not psins").unwrap();
+    let e = TraceReader::open(&trace).err().unwrap().to_string();
+    assert!(e.contains("not a psins file"), "{e}");
+}

@@ -290,6 +290,7 @@ fn put_completions(out: &mut Vec<u8>, ctx: &mut Ctx, list: &[i64]) {
 
 /// Decodes one record from the start of `buf` into `rec` (its list buffer is reused).
 /// Returns the bytes consumed. On any error `ctx` is left unchanged.
+#[inline]
 pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, DecodeError> {
     let mut c = *ctx;
     let mut r = Reader { buf, pos: 1 };
@@ -510,17 +511,17 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    #[inline]
+    #[inline(always)]
     fn byte(&mut self) -> Result<u8, DecodeError> {
         let b = *self.buf.get(self.pos).ok_or(DecodeError::Incomplete)?;
         self.pos += 1;
         Ok(b)
     }
-    #[inline]
+    #[inline(always)]
     fn u64(&mut self) -> Result<u64, DecodeError> {
         Ok(get_u64(self.buf, &mut self.pos)?)
     }
-    #[inline]
+    #[inline(always)]
     fn i64(&mut self) -> Result<i64, DecodeError> {
         Ok(get_i64(self.buf, &mut self.pos)?)
     }
@@ -534,11 +535,12 @@ impl Reader<'_> {
         let v = self.i64()?;
         i32::try_from(v).map_err(|_| invalid(format!("value {v} does not fit 32 bits")))
     }
+    #[inline(always)]
     fn delta_u32(&mut self, base: u32) -> Result<u32, DecodeError> {
         let v = (base as i64).wrapping_add(self.i64()?);
         u32::try_from(v).map_err(|_| invalid(format!("id {v} out of range")))
     }
-    #[inline]
+    #[inline(always)]
     fn req(&mut self, c: &mut Ctx) -> Result<u32, DecodeError> {
         c.req = self.delta_u32(c.req)?;
         Ok(c.req)
@@ -550,7 +552,7 @@ impl Reader<'_> {
     fn instance_peek(&mut self, c: &Ctx) -> Result<u32, DecodeError> {
         self.delta_u32(c.instance)
     }
-    #[inline]
+    #[inline(always)]
     fn p2p(&mut self, c: &mut Ctx, flags: u8) -> Result<(i32, i32, u64, u32), DecodeError> {
         if flags & SAME_PEER == 0 {
             c.peer = self.i32()?;

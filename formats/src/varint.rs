@@ -38,12 +38,23 @@ pub fn unzigzag(v: u64) -> i64 {
 }
 
 /// Reads one varint at `*pos`, advancing it.
-#[inline]
+#[inline(always)]
 pub fn get_u64(buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
-    let b = *buf.get(*pos).ok_or(VarintError::Incomplete)?;
-    if b < 0x80 {
-        *pos += 1;
-        return Ok(b as u64);
+    // With 10 bytes in hand no step needs a bounds check; only the tail of a buffer
+    // takes the careful path.
+    if let Some(chunk) = buf.get(*pos..).and_then(|s| s.first_chunk::<10>()) {
+        let mut v = 0u64;
+        for (i, &b) in chunk.iter().enumerate() {
+            v |= ((b & 0x7f) as u64) << (7 * i);
+            if b < 0x80 {
+                if i == 9 && b > 1 {
+                    return Err(VarintError::Overflow);
+                }
+                *pos += i + 1;
+                return Ok(v);
+            }
+        }
+        return Err(VarintError::Overflow);
     }
     get_u64_slow(buf, pos)
 }
@@ -53,11 +64,10 @@ fn get_u64_slow(buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
     let mut v = 0u64;
     for i in 0..10 {
         let b = *buf.get(*pos + i).ok_or(VarintError::Incomplete)?;
-        let bits = (b & 0x7f) as u64;
         if i == 9 && b > 1 {
             return Err(VarintError::Overflow);
         }
-        v |= bits << (7 * i);
+        v |= ((b & 0x7f) as u64) << (7 * i);
         if b < 0x80 {
             *pos += i + 1;
             return Ok(v);

@@ -1,0 +1,148 @@
+//! Communicator ids across ranks.
+//!
+//! Each rank's tracer numbers the communicators it creates with its own counter, so the same
+//! communicator can have different ids on different ranks. A communicator is identified
+//! globally by its member list and by how many communicators with that same member list the
+//! rank had created before it (MPI's collective creation order makes that count agree on every
+//! member). Ids 0 (world) and 1 (each task's own self) keep their meaning.
+
+use psins_formats::{CommDef, COMM_SELF, COMM_WORLD};
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Default)]
+pub struct Comms {
+    /// (members, occurrence) → global id and the ranks that created it.
+    global: BTreeMap<(Vec<u32>, u32), (u32, Vec<u32>)>,
+    /// Per rank: local id → global id.
+    local: Vec<HashMap<u32, u32>>,
+    /// Per rank: how many comms with these members it has created so far.
+    seen: Vec<HashMap<Vec<u32>, u32>>,
+    next: u32,
+}
+
+impl Comms {
+    pub fn new(world_size: u32) -> Comms {
+        let fixed = || HashMap::from([(COMM_WORLD, COMM_WORLD), (COMM_SELF, COMM_SELF)]);
+        Comms {
+            global: BTreeMap::new(),
+            local: (0..world_size).map(|_| fixed()).collect(),
+            seen: (0..world_size).map(|_| HashMap::new()).collect(),
+            next: 2,
+        }
+    }
+
+    /// Registers rank `rank`'s creation of local communicator `local` with `members`.
+    pub fn created(&mut self, rank: u32, local: u32, members: &[u32]) -> Result<(), String> {
+        if !members.contains(&rank) {
+            return Err(format!("communicator {local} does not contain the rank that created it (members {members:?})"));
+        }
+        let n = self.seen[rank as usize]
+            .entry(members.to_vec())
+            .or_insert(0);
+        let key = (members.to_vec(), *n);
+        *n += 1;
+        let next = &mut self.next;
+        let entry = self.global.entry(key).or_insert_with(|| {
+            *next += 1;
+            (*next - 1, Vec::new())
+        });
+        entry.1.push(rank);
+        if self.local[rank as usize].insert(local, entry.0).is_some() {
+            return Err(format!(
+                "communicator id {local} created twice without being freed"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Rank `rank` freed its local communicator `local`: the local id may be reused.
+    pub fn freed(&mut self, rank: u32, local: u32) {
+        if local > COMM_SELF {
+            self.local[rank as usize].remove(&local);
+        }
+    }
+
+    pub fn to_global(&self, rank: u32, local: u32) -> Option<u32> {
+        self.local[rank as usize].get(&local).copied()
+    }
+
+    /// Every member of every communicator must have created it; ranks in `excused`
+    /// (truncated logs) may lack the creations after their cut.
+    pub fn check(&self, excused: &[bool]) -> Result<(), String> {
+        for ((members, _), (id, creators)) in &self.global {
+            let missing: Vec<u32> = members
+                .iter()
+                .copied()
+                .filter(|m| !creators.contains(m) && !excused[*m as usize])
+                .collect();
+            if !missing.is_empty() {
+                return Err(format!(
+                    "communicator definitions disagree: communicator {id} with members {members:?} was created by ranks {creators:?} but never by {missing:?}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The table written into the trace (world included; self is per task and implicit).
+    pub fn table(&self, world_size: u32) -> Vec<CommDef> {
+        let mut t = vec![CommDef {
+            id: COMM_WORLD,
+            members: (0..world_size).collect(),
+        }];
+        let mut rest: Vec<CommDef> = self
+            .global
+            .iter()
+            .map(|((m, _), (id, _))| CommDef {
+                id: *id,
+                members: m.clone(),
+            })
+            .collect();
+        rest.sort_by_key(|c| c.id);
+        t.extend(rest);
+        t
+    }
+
+    /// Forget the per-rank local maps (pass 2 replays the creations to rebuild them).
+    pub fn reset_locals(&mut self) {
+        for (l, s) in self.local.iter_mut().zip(&mut self.seen) {
+            l.retain(|&k, _| k <= COMM_SELF);
+            s.clear();
+        }
+    }
+
+    /// Pass 2: the global id of rank's `local` created with `members` (already registered).
+    pub fn recreate(&mut self, rank: u32, local: u32, members: &[u32]) -> Option<u32> {
+        let n = self.seen[rank as usize]
+            .entry(members.to_vec())
+            .or_insert(0);
+        let id = self.global.get(&(members.to_vec(), *n))?.0;
+        *n += 1;
+        self.local[rank as usize].insert(local, id);
+        Some(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_members_same_order_same_id() {
+        let mut c = Comms::new(4);
+        // Rank 0 numbers its split 2, rank 2 numbers it 7: they are one communicator.
+        c.created(0, 2, &[0, 2]).unwrap();
+        c.created(2, 7, &[0, 2]).unwrap();
+        c.created(1, 2, &[1, 3]).unwrap();
+        c.created(3, 2, &[1, 3]).unwrap();
+        assert_eq!(c.to_global(0, 2), c.to_global(2, 7));
+        assert_ne!(c.to_global(0, 2), c.to_global(1, 2));
+        c.check(&[false; 4]).unwrap();
+        // A dup of the same group is a different communicator.
+        c.created(0, 3, &[0, 2]).unwrap();
+        assert_ne!(c.to_global(0, 3), c.to_global(0, 2));
+        let e = c.check(&[false; 4]).unwrap_err();
+        assert!(e.contains("never by [2]"), "{e}");
+        c.check(&[false, false, true, false]).unwrap();
+    }
+}

@@ -1,0 +1,53 @@
+//! psins-dump: print the records of a per-rank log or a compact trace, one per line.
+
+mod fields;
+mod sources;
+
+use clap::Parser;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Print the records of a psins per-rank log (rank-*.bin) or compact trace (.psins).
+///
+/// Peers are printed as world ranks (translated through the communicator's members);
+/// `comm` is the communicator id. Exit status: 0 ok, 1 the file cannot be read or is damaged
+/// (the message names the file, rank, record and byte offset), 2 bad arguments.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// A per-rank log or a compact trace; the kind is read from the file itself.
+    file: PathBuf,
+    /// Only this task (rank).
+    #[arg(long)]
+    task: Option<u32>,
+    /// One JSON object per line (fields task, kind, gap_ns, dur_ns and, where they apply,
+    /// peer, comm, tag, bytes, root, request, ...).
+    #[arg(long)]
+    json: bool,
+    /// Record counts by kind and bytes per record instead of the records.
+    #[arg(long)]
+    stats: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match sources::run(
+        &args.file,
+        args.task,
+        if args.stats {
+            sources::Mode::Stats
+        } else if args.json {
+            sources::Mode::Json
+        } else {
+            sources::Mode::Text
+        },
+    ) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = std::io::stdout().flush();
+            eprintln!("psins-dump: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,116 @@
+! stencil_f: Jacobi on a 2-D grid cut into strips of columns, one strip per
+! rank (non-periodic), through the Fortran 77 binding: include 'mpif.h', so
+! the calls reach the mpi_xxx_ symbols. Each iteration: halo exchange of whole
+! columns with MPI_Irecv/MPI_Isend/MPI_Waitall, a local 5-point sweep (the CPU
+! burst), and an MPI_Allreduce of the residual. Prints the same PSINS_COUNTS /
+! PSINS_P2P lines as the C apps (via psins_fcount).
+!
+! usage: stencil_f [iterations=20] [nx=256] [local columns=64]
+program stencil_f
+  use psins_fcount
+  implicit none
+  include 'mpif.h'
+  integer, parameter :: tag = 5
+  integer :: rank, nprocs, ierr, iters, nx, ny, it
+  double precision, allocatable, asynchronous :: u(:, :)
+  double precision, allocatable :: v(:, :)
+  double precision :: local, global
+
+  call count_call('MPI_Init')
+  call MPI_Init(ierr)
+  call count_call('MPI_Comm_rank')
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call count_call('MPI_Comm_size')
+  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  iters = int_arg(1, 20)
+  nx = int_arg(2, 256)
+  ny = int_arg(3, 64)
+
+  allocate (u(0:nx + 1, 0:ny + 1), v(0:nx + 1, 0:ny + 1))
+  u = 0
+  v = 0
+  ! A hot left edge of the global domain gives the sweep something to do.
+  if (rank == 0) then
+    u(:, 0) = 1
+    v(:, 0) = 1
+  end if
+
+  global = 0
+  do it = 1, iters
+    call halo_exchange(u)
+    call sweep(u, v, local)
+    call count_call('MPI_Allreduce')
+    call MPI_Allreduce(local, global, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  end do
+  if (rank == 0) write (*, '(a, i0, a, es13.6)') 'stencil_f iterations=', iters, ' residual=', global
+
+  call count_call('MPI_Finalize')
+  call MPI_Finalize(ierr)
+  call report(rank)
+
+contains
+
+  integer function int_arg(i, dflt)
+    integer, intent(in) :: i, dflt
+    character(len=32) :: s
+    int_arg = dflt
+    if (command_argument_count() >= i) then
+      call get_command_argument(i, s)
+      read (s, *) int_arg
+    end if
+  end function int_arg
+
+  ! Columns 0 and ny+1 are halos; columns 1 and ny go to the neighbours.
+  subroutine halo_exchange(u)
+    double precision, intent(inout), asynchronous :: u(0:nx + 1, 0:ny + 1)
+    integer :: reqs(4), stats(MPI_STATUS_SIZE, 4), nreq, nrecv, k, nbytes
+    nreq = 0
+    if (rank > 0) call post_recv(u(1, 0), rank - 1, reqs, nreq)
+    if (rank < nprocs - 1) call post_recv(u(1, ny + 1), rank + 1, reqs, nreq)
+    nrecv = nreq
+    if (rank > 0) call post_send(u(1, 1), rank - 1, reqs, nreq)
+    if (rank < nprocs - 1) call post_send(u(1, ny), rank + 1, reqs, nreq)
+    call count_call('MPI_Waitall')
+    call MPI_Waitall(nreq, reqs, stats, ierr)
+    do k = 1, nrecv
+      call count_call('MPI_Get_count')
+      call MPI_Get_count(stats(:, k), MPI_BYTE, nbytes, ierr)
+      call count_received(nbytes)
+    end do
+  end subroutine halo_exchange
+
+  ! F77 style: the first element stands for the nx contiguous values of a column.
+  subroutine post_recv(first, peer, reqs, nreq)
+    double precision, asynchronous :: first
+    integer, intent(in) :: peer
+    integer, intent(inout) :: reqs(*), nreq
+    nreq = nreq + 1
+    call count_call('MPI_Irecv')
+    call MPI_Irecv(first, nx, MPI_DOUBLE_PRECISION, peer, tag, MPI_COMM_WORLD, reqs(nreq), ierr)
+  end subroutine post_recv
+
+  subroutine post_send(first, peer, reqs, nreq)
+    double precision, asynchronous :: first
+    integer, intent(in) :: peer
+    integer, intent(inout) :: reqs(*), nreq
+    nreq = nreq + 1
+    call count_call('MPI_Isend')
+    call MPI_Isend(first, nx, MPI_DOUBLE_PRECISION, peer, tag, MPI_COMM_WORLD, reqs(nreq), ierr)
+    call count_sent(nx * storage_size(first) / 8)
+  end subroutine post_send
+
+  subroutine sweep(u, v, res)
+    double precision, intent(inout) :: u(0:nx + 1, 0:ny + 1), v(0:nx + 1, 0:ny + 1)
+    double precision, intent(out) :: res
+    integer :: i, j
+    res = 0
+    do j = 1, ny
+      do i = 1, nx
+        v(i, j) = 0.25d0 * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1))
+        res = res + (v(i, j) - u(i, j))**2
+      end do
+    end do
+    u(1:nx, 1:ny) = v(1:nx, 1:ny)
+  end subroutine sweep
+
+end program stencil_f

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! magic "PSINSLOG" | version u16 | reserved u16 | header_len u32 | header | crc32(header) u32
-//! block*:  payload_len u32 | record_count u32 | crc32(payload) u32 | payload (records)
+//! block*:  payload_len u32 | record_count u32 | crc32(record_count ‖ payload) u32 | payload
 //! footer:  0xFFFF_FFFF u32 | total_records u64 | crc32(total_records bytes) u32
 //! ```
 //! All fixed-width integers are little-endian. Each block's records are coded with a fresh
@@ -126,7 +126,7 @@ impl LogEncoder {
             return;
         };
         let payload = &out[at + BLOCK_HEADER_LEN..];
-        let (len, crc) = (payload.len() as u32, crc32fast::hash(payload));
+        let (len, crc) = (payload.len() as u32, block_crc(self.block_records, payload));
         out[at..at + 4].copy_from_slice(&len.to_le_bytes());
         out[at + 4..at + 8].copy_from_slice(&self.block_records.to_le_bytes());
         out[at + 8..at + 12].copy_from_slice(&crc.to_le_bytes());
@@ -243,6 +243,17 @@ impl LogReader {
     /// passed its checksum but holds a record that cannot be decoded: a writer bug, not damage.
     pub fn next(&mut self, rec: &mut Record) -> Result<bool> {
         while self.block_left == 0 {
+            if self.block_pos != self.block.len() {
+                let extra = self.block.len() - self.block_pos;
+                let e = Error::new(
+                    &self.path,
+                    format!("block has {extra} bytes after its last record"),
+                );
+                return Err(e
+                    .task(self.header.rank)
+                    .record(self.records)
+                    .at(self.block_offset));
+            }
             if self.end != LogEnd::Open || !self.next_block()? {
                 return Ok(false);
             }
@@ -308,7 +319,7 @@ impl LogReader {
         self.file
             .read_exact(&mut self.block)
             .map_err(|e| Error::io(&self.path, "cannot read", e))?;
-        if crc32fast::hash(&self.block) != crc {
+        if block_crc(count, &self.block) != crc {
             return self.stop("block checksum mismatch (corrupt data)");
         }
         if count == 0 || count > len {
@@ -349,6 +360,14 @@ impl LogReader {
         self.end = LogEnd::Complete;
         Ok(false)
     }
+}
+
+/// The count is covered too: a flipped count would otherwise drop records silently.
+fn block_crc(count: u32, payload: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&count.to_le_bytes());
+    h.update(payload);
+    h.finalize()
 }
 
 /// Fills as much of `buf` as the reader has; returns how much.

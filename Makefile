@@ -6,9 +6,12 @@ RELEASE := target/release
 APPS := mpi-test-apps/bin
 DEMO := build/demo
 
-.PHONY: all build apps test bench overhead demo clean help fmt lint
+.PHONY: all setup build apps test bench overhead demo clean help fmt lint
 
 all: build apps ## release build of everything: libpsinstrace.so, the tools, the test apps
+
+setup: ## install MPICH and gfortran from Debian's packages if missing
+	bash scripts/setup.sh
 
 build:
 	$(CARGO) build --release --workspace
@@ -16,7 +19,7 @@ build:
 apps:
 	$(MAKE) -C mpi-test-apps
 
-test: build apps ## every test: unit, property, fuzz-style, end to end under real mpirun
+test: setup build apps ## every test: unit, property, fuzz-style, end to end under real mpirun
 	$(CARGO) test --release --workspace
 
 bench: build ## speed benchmarks; figures go to docs/performance.md
@@ -27,7 +30,7 @@ bench: build ## speed benchmarks; figures go to docs/performance.md
 overhead: build apps ## tracer overhead: traced vs untraced runs, added ns per call
 	bash tracer-cdylib/overhead.sh
 
-demo: build apps ## the README's first command: trace, consolidate, simulate, compare
+demo: setup build apps ## the README's first command: trace, consolidate, simulate, compare
 	bash scripts/demo.sh
 
 fmt:

@@ -7,7 +7,8 @@
 //! member). Ids 0 (world) and 1 (each task's own self) keep their meaning.
 
 use psins_formats::{CommDef, COMM_SELF, COMM_WORLD};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 #[derive(Default)]
 pub struct Comms {
@@ -22,23 +23,24 @@ pub struct Comms {
 
 impl Comms {
     pub fn new(world_size: u32) -> Comms {
-        let fixed = || HashMap::from([(COMM_WORLD, COMM_WORLD), (COMM_SELF, COMM_SELF)]);
+        let fixed = || HashMap::from_iter([(COMM_WORLD, COMM_WORLD), (COMM_SELF, COMM_SELF)]);
         Comms {
             global: BTreeMap::new(),
             local: (0..world_size).map(|_| fixed()).collect(),
-            seen: (0..world_size).map(|_| HashMap::new()).collect(),
+            seen: (0..world_size).map(|_| HashMap::default()).collect(),
             next: 2,
         }
     }
 
-    /// Registers rank `rank`'s creation of local communicator `local` with `members`.
-    pub fn created(&mut self, rank: u32, local: u32, members: &[u32]) -> Result<(), String> {
+    /// Registers rank `rank`'s creation of local communicator `local` with `members` and
+    /// returns its global id. Idempotent across passes once [`Comms::reset_locals`] ran.
+    pub fn created(&mut self, rank: u32, local: u32, members: &[u32]) -> Result<u32, String> {
         if !members.contains(&rank) {
-            return Err(format!("communicator {local} does not contain the rank that created it (members {members:?})"));
+            return Err(format!(
+                "communicator {local} does not contain the rank that created it (members {members:?})"
+            ));
         }
-        let n = self.seen[rank as usize]
-            .entry(members.to_vec())
-            .or_insert(0);
+        let n = self.seen[rank as usize].entry(members.to_vec()).or_insert(0);
         let key = (members.to_vec(), *n);
         *n += 1;
         let next = &mut self.next;
@@ -46,13 +48,14 @@ impl Comms {
             *next += 1;
             (*next - 1, Vec::new())
         });
-        entry.1.push(rank);
-        if self.local[rank as usize].insert(local, entry.0).is_some() {
-            return Err(format!(
-                "communicator id {local} created twice without being freed"
-            ));
+        if !entry.1.contains(&rank) {
+            entry.1.push(rank);
         }
-        Ok(())
+        let id = entry.0;
+        if self.local[rank as usize].insert(local, id).is_some() {
+            return Err(format!("communicator id {local} created twice without being freed"));
+        }
+        Ok(id)
     }
 
     /// Rank `rank` freed its local communicator `local`: the local id may be reused.
@@ -62,7 +65,11 @@ impl Comms {
         }
     }
 
+    #[inline]
     pub fn to_global(&self, rank: u32, local: u32) -> Option<u32> {
+        if local == COMM_WORLD {
+            return Some(COMM_WORLD);
+        }
         self.local[rank as usize].get(&local).copied()
     }
 
@@ -70,11 +77,8 @@ impl Comms {
     /// (truncated logs) may lack the creations after their cut.
     pub fn check(&self, excused: &[bool]) -> Result<(), String> {
         for ((members, _), (id, creators)) in &self.global {
-            let missing: Vec<u32> = members
-                .iter()
-                .copied()
-                .filter(|m| !creators.contains(m) && !excused[*m as usize])
-                .collect();
+            let missing: Vec<u32> =
+                members.iter().copied().filter(|m| !creators.contains(m) && !excused[*m as usize]).collect();
             if !missing.is_empty() {
                 return Err(format!(
                     "communicator definitions disagree: communicator {id} with members {members:?} was created by ranks {creators:?} but never by {missing:?}"
@@ -86,18 +90,9 @@ impl Comms {
 
     /// The table written into the trace (world included; self is per task and implicit).
     pub fn table(&self, world_size: u32) -> Vec<CommDef> {
-        let mut t = vec![CommDef {
-            id: COMM_WORLD,
-            members: (0..world_size).collect(),
-        }];
-        let mut rest: Vec<CommDef> = self
-            .global
-            .iter()
-            .map(|((m, _), (id, _))| CommDef {
-                id: *id,
-                members: m.clone(),
-            })
-            .collect();
+        let mut t = vec![CommDef { id: COMM_WORLD, members: (0..world_size).collect() }];
+        let mut rest: Vec<CommDef> =
+            self.global.iter().map(|((m, _), (id, _))| CommDef { id: *id, members: m.clone() }).collect();
         rest.sort_by_key(|c| c.id);
         t.extend(rest);
         t
@@ -109,17 +104,6 @@ impl Comms {
             l.retain(|&k, _| k <= COMM_SELF);
             s.clear();
         }
-    }
-
-    /// Pass 2: the global id of rank's `local` created with `members` (already registered).
-    pub fn recreate(&mut self, rank: u32, local: u32, members: &[u32]) -> Option<u32> {
-        let n = self.seen[rank as usize]
-            .entry(members.to_vec())
-            .or_insert(0);
-        let id = self.global.get(&(members.to_vec(), *n))?.0;
-        *n += 1;
-        self.local[rank as usize].insert(local, id);
-        Some(id)
     }
 }
 

@@ -15,8 +15,7 @@ pub fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for a in args {
         if a.is_dir() {
-            let rd =
-                std::fs::read_dir(a).map_err(|e| format!("{}: cannot list: {e}", a.display()))?;
+            let rd = std::fs::read_dir(a).map_err(|e| format!("{}: cannot list: {e}", a.display()))?;
             let mut found: Vec<PathBuf> = rd
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| {
@@ -26,10 +25,7 @@ pub fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 })
                 .collect();
             if found.is_empty() {
-                return Err(format!(
-                    "{}: directory holds no rank-*.bin logs",
-                    a.display()
-                ));
+                return Err(format!("{}: directory holds no rank-*.bin logs", a.display()));
             }
             found.sort();
             files.extend(found);
@@ -48,14 +44,8 @@ pub fn open_all(files: &[PathBuf]) -> Result<Vec<Input>, Error> {
     let mut inputs = Vec::with_capacity(files.len());
     for f in files {
         let rd = LogReader::open(f)?;
-        let bytes = std::fs::metadata(f)
-            .map_err(|e| Error::io(f, "cannot stat", e))?
-            .len();
-        inputs.push(Input {
-            path: f.clone(),
-            header: rd.header.clone(),
-            bytes,
-        });
+        let bytes = std::fs::metadata(f).map_err(|e| Error::io(f, "cannot stat", e))?.len();
+        inputs.push(Input { path: f.clone(), header: rd.header.clone(), bytes });
     }
     let first = &inputs[0];
     for i in &inputs[1..] {
@@ -66,34 +56,18 @@ pub fn open_all(files: &[PathBuf]) -> Result<Vec<Input>, Error> {
     for i in inputs {
         let r = i.header.rank;
         if r >= n {
-            return Err(Error::new(
-                &i.path,
-                format!("rank {r} is outside the world size {n}"),
-            ));
+            return Err(Error::new(&i.path, format!("rank {r} is outside the world size {n}")));
         }
         if let Some(prev) = &by_rank[r as usize] {
-            return Err(Error::new(
-                &i.path,
-                format!("rank {r} is given twice: also {}", prev.path.display()),
-            ));
+            return Err(Error::new(&i.path, format!("rank {r} is given twice: also {}", prev.path.display())));
         }
         by_rank[r as usize] = Some(i);
     }
     let missing: Vec<u32> = (0..n).filter(|&r| by_rank[r as usize].is_none()).collect();
     if !missing.is_empty() {
-        return Err(Error::new(
-            dir_of(files),
-            format!(
-                "{} of {n} ranks missing: {}",
-                missing.len(),
-                ranges(&missing)
-            ),
-        ));
+        return Err(Error::new(dir_of(files), format!("{} of {n} ranks missing: {}", missing.len(), ranges(&missing))));
     }
-    Ok(by_rank
-        .into_iter()
-        .map(|i| i.expect("checked above"))
-        .collect())
+    Ok(by_rank.into_iter().map(|i| i.expect("checked above")).collect())
 }
 
 fn check_same_run(a: &Input, b: &Input) -> Result<(), Error> {
@@ -112,22 +86,14 @@ fn check_same_run(a: &Input, b: &Input) -> Result<(), Error> {
     if ha.world_size != hb.world_size {
         return Err(Error::new(
             &b.path,
-            format!(
-                "world size {} here, {} in {}",
-                hb.world_size,
-                ha.world_size,
-                a.path.display()
-            ),
+            format!("world size {} here, {} in {}", hb.world_size, ha.world_size, a.path.display()),
         ));
     }
     Ok(())
 }
 
 fn dir_of(files: &[PathBuf]) -> &Path {
-    files[0]
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
+    files[0].parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
 /// `[0, 1, 2, 5, 7, 8]` → `0-2, 5, 7-8`.
@@ -139,11 +105,7 @@ pub fn ranges(v: &[u32]) -> String {
         while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
             j += 1;
         }
-        out.push(if i == j {
-            v[i].to_string()
-        } else {
-            format!("{}-{}", v[i], v[j])
-        });
+        out.push(if i == j { v[i].to_string() } else { format!("{}-{}", v[i], v[j]) });
         i = j + 1;
     }
     out.join(", ")

@@ -3,9 +3,9 @@
 
 mod comms;
 mod inputs;
+mod normalise;
+mod passes;
 mod requests;
-mod scan;
-mod write;
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -73,70 +73,36 @@ fn input(e: Error) -> Failure {
 fn run(args: &Args, started: Instant) -> Result<(), Failure> {
     let files = inputs::expand(&args.logs).map_err(Failure::Input)?;
     let inputs = inputs::open_all(&files).map_err(input)?;
-    let n = inputs[0].header.world_size;
     let in_bytes: u64 = inputs.iter().map(|i| i.bytes).sum();
-    let bar = progress(2 * in_bytes);
-
-    let mut comms = comms::Comms::new(n);
-    let mut scans = Vec::with_capacity(inputs.len());
+    let mut footers = Vec::with_capacity(inputs.len());
     for i in &inputs {
-        scans.push(scan::scan(i, &mut comms, &mut |b| bar.inc(b)).map_err(input)?);
+        footers.push(psins_formats::has_footer(&i.path).map_err(input)?);
     }
-    let truncated: Vec<bool> = scans.iter().map(|s| s.end != LogEnd::Complete).collect();
-    if !args.allow_partial {
-        if let Some((i, s)) = inputs
-            .iter()
-            .zip(&scans)
-            .find(|(_, s)| s.end != LogEnd::Complete)
-        {
-            let LogEnd::Truncated {
-                offset,
-                unusable_bytes,
-                reason,
-            } = &s.end
-            else {
-                unreachable!()
-            };
-            let e = Error::new(&i.path, format!("{reason}; {} records readable, {unusable_bytes} bytes unusable (use --allow-partial to build a trace cut at a consistent point)", s.records));
-            return Err(input(e.task(i.header.rank).at(*offset)));
-        }
-        if let Some(e) = scan::pending_error(&inputs, &scans) {
-            return Err(input(e));
-        }
-    }
-    comms
-        .check(&truncated)
-        .map_err(|m| input(Error::new(&inputs[0].path, m)))?;
-    let keep = scan::cut_points(&scans);
-
     let tmp = temp_name(&args.output);
-    let result = write_trace(args, &inputs, &mut comms, &keep, &tmp, &bar);
-    bar.finish_and_clear();
-    let written = match result {
-        Ok(w) => w,
-        Err(f) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(f);
+    let bar = progress(in_bytes);
+    // A finished run needs one pass; a crashed one needs a scan first to find the cut.
+    let result = if footers.iter().all(|&f| f) { one_pass(args, &inputs, &tmp, &bar) } else { Err(Retry) };
+    let result = match result {
+        Err(Retry) => {
+            bar.set_position(0);
+            bar.set_length(2 * in_bytes);
+            two_passes(args, &inputs, &tmp, &bar)
         }
+        Ok(r) => r,
     };
+    bar.finish_and_clear();
+    let written = result.inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })?;
     std::fs::rename(&tmp, &args.output).map_err(|e| {
-        Failure::Output(format!(
-            "{}: cannot rename from {}: {e}",
-            args.output.display(),
-            tmp.display()
-        ))
+        Failure::Output(format!("{}: cannot rename from {}: {e}", args.output.display(), tmp.display()))
     })?;
     if !args.quiet {
-        if args.allow_partial {
-            report_losses(&inputs, &scans, &written);
-        }
-        let out_bytes = std::fs::metadata(&args.output)
-            .map(|m| m.len())
-            .unwrap_or(0);
+        let out_bytes = std::fs::metadata(&args.output).map(|m| m.len()).unwrap_or(0);
         let records: u64 = written.iter().map(|w| w.records).sum();
         eprintln!(
             "psins-consolidate: {} ranks, {records} records, input {in_bytes} bytes, output {out_bytes} bytes ({:.2} bytes/record), {:.2} s -> {}",
-            n,
+            inputs.len(),
             out_bytes as f64 / records.max(1) as f64,
             started.elapsed().as_secs_f64(),
             args.output.display()
@@ -145,17 +111,78 @@ fn run(args: &Args, started: Instant) -> Result<(), Failure> {
     Ok(())
 }
 
-fn write_trace(
+/// The one-pass path found a damaged log: go the careful way.
+struct Retry;
+
+type Written = Vec<passes::RankResult>;
+
+fn one_pass(
     args: &Args,
     inputs: &[inputs::Input],
-    comms: &mut comms::Comms,
-    keep: &[u64],
     tmp: &Path,
     bar: &ProgressBar,
-) -> Result<Vec<write::Written>, Failure> {
-    let out_err = |e: Error| Failure::Output(e.to_string());
+) -> Result<Result<Written, Failure>, Retry> {
+    let n = inputs[0].header.world_size;
+    let mut comms = comms::Comms::new(n);
+    let mut w = match create(args, inputs, tmp, false) {
+        Ok(w) => w,
+        Err(f) => return Ok(Err(f)),
+    };
+    let mut results = Vec::with_capacity(inputs.len());
+    for i in inputs {
+        match passes::read_rank(i, u64::MAX, &mut comms, Some(&mut w)) {
+            Ok(r) if r.end != LogEnd::Complete => {
+                return if args.allow_partial { Err(Retry) } else { Ok(Err(truncated(i, &r))) };
+            }
+            Ok(r) => results.push(r),
+            Err(e) => return Ok(Err(classify(e, tmp))),
+        }
+        bar.inc(i.bytes);
+    }
+    if !args.allow_partial {
+        if let Some(e) = pending_error(inputs, &results) {
+            return Ok(Err(input(e)));
+        }
+    }
+    if let Err(m) = comms.check(&vec![false; n as usize]) {
+        return Ok(Err(input(Error::new(&inputs[0].path, m))));
+    }
+    w.set_comms(comms.table(n));
+    Ok(w.finish().map(|_| results).map_err(|e| Failure::Output(e.to_string())))
+}
+
+fn two_passes(args: &Args, inputs: &[inputs::Input], tmp: &Path, bar: &ProgressBar) -> Result<Written, Failure> {
+    let n = inputs[0].header.world_size;
+    let mut comms = comms::Comms::new(n);
+    let mut scans = Vec::with_capacity(inputs.len());
+    for i in inputs {
+        let r = passes::read_rank(i, u64::MAX, &mut comms, None).map_err(input)?;
+        if r.end != LogEnd::Complete && !args.allow_partial {
+            return Err(truncated(i, &r));
+        }
+        scans.push(r);
+        bar.inc(i.bytes);
+    }
+    let excused: Vec<bool> = scans.iter().map(|s| s.end != LogEnd::Complete).collect();
+    comms.check(&excused).map_err(|m| input(Error::new(&inputs[0].path, m)))?;
+    let keep = passes::cut_points(&scans);
+    comms.reset_locals();
+    let mut w = create(args, inputs, tmp, true)?;
+    let mut written = Vec::with_capacity(inputs.len());
+    for (i, &k) in inputs.iter().zip(&keep) {
+        written.push(passes::read_rank(i, k, &mut comms, Some(&mut w)).map_err(|e| classify(e, tmp))?);
+        bar.inc(i.bytes);
+    }
+    w.set_comms(comms.table(n));
+    w.finish().map_err(|e| Failure::Output(e.to_string()))?;
+    if !args.quiet {
+        report_losses(inputs, &scans, &written);
+    }
+    Ok(written)
+}
+
+fn create(args: &Args, inputs: &[inputs::Input], tmp: &Path, partial: bool) -> Result<TraceWriter, Failure> {
     let h = &inputs[0].header;
-    let partial = keep.iter().zip(inputs).any(|(&k, _)| k == 0) || args.allow_partial;
     let meta = vec![
         ("job_id".to_string(), format!("{:#x}", h.job_id)),
         ("world_size".to_string(), h.world_size.to_string()),
@@ -164,47 +191,52 @@ fn write_trace(
         ("tracer_version".to_string(), h.tracer_version.clone()),
         ("tracer_settings".to_string(), h.settings.clone()),
         ("host".to_string(), h.host.clone()),
-        (
-            "consolidated_by".to_string(),
-            format!("psins-consolidate {}", env!("CARGO_PKG_VERSION")),
-        ),
+        ("consolidated_by".to_string(), format!("psins-consolidate {}", env!("CARGO_PKG_VERSION"))),
         ("partial".to_string(), partial.to_string()),
     ];
-    comms.reset_locals();
-    let mut w = TraceWriter::create(
-        tmp,
-        h.world_size,
-        meta,
-        comms.table(h.world_size),
-        args.compress,
-    )
-    .map_err(out_err)?;
-    let mut written = Vec::with_capacity(inputs.len());
-    for (i, &k) in inputs.iter().zip(keep) {
-        // Read errors name the input; write errors name the output.
-        let r = write::write_rank(i, k, comms, &mut w).map_err(|e| {
-            if e.path == tmp {
-                out_err(e)
-            } else {
-                input(e)
-            }
-        })?;
-        written.push(r);
-        bar.inc(i.bytes);
-    }
-    w.finish().map_err(out_err)?;
-    Ok(written)
+    TraceWriter::create(tmp, h.world_size, meta, Vec::new(), args.compress).map_err(|e| Failure::Output(e.to_string()))
 }
 
-fn report_losses(inputs: &[inputs::Input], scans: &[scan::Scan], written: &[write::Written]) {
+/// Errors about the temporary output are output failures; the rest name an input.
+fn classify(e: Error, tmp: &Path) -> Failure {
+    if e.path == tmp {
+        Failure::Output(e.to_string())
+    } else {
+        input(e)
+    }
+}
+
+fn truncated(i: &inputs::Input, r: &passes::RankResult) -> Failure {
+    let LogEnd::Truncated { offset, unusable_bytes, reason } = &r.end else {
+        return input(Error::new(&i.path, "log not read to its end"));
+    };
+    let msg = format!(
+        "{reason}; {} records readable, {unusable_bytes} bytes unusable (use --allow-partial to build a trace cut at a consistent point)",
+        r.records
+    );
+    input(Error::new(&i.path, msg).task(i.header.rank).at(*offset))
+}
+
+/// Requests started and never completed, every rank listed in one error.
+fn pending_error(inputs: &[inputs::Input], results: &[passes::RankResult]) -> Option<Error> {
+    let bad: Vec<String> = inputs
+        .iter()
+        .zip(results)
+        .filter(|(_, r)| !r.pending.is_empty())
+        .map(|(i, r)| {
+            let ids = inputs::ranges(&r.pending);
+            format!("rank {} ({}): requests {ids} started and never completed", i.header.rank, i.path.display())
+        })
+        .collect();
+    (!bad.is_empty()).then(|| Error::new(&inputs[0].path, format!("unfinished requests:\n  {}", bad.join("\n  "))))
+}
+
+fn report_losses(inputs: &[inputs::Input], scans: &[passes::RankResult], written: &[passes::RankResult]) {
     for ((i, s), w) in inputs.iter().zip(scans).zip(written) {
-        let lost = s.records - w.records;
         let tail = match &s.end {
-            LogEnd::Truncated {
-                unusable_bytes,
-                reason,
-                ..
-            } => format!("; log damaged: {reason}, {unusable_bytes} bytes unusable"),
+            LogEnd::Truncated { unusable_bytes, reason, .. } => {
+                format!("; log damaged: {reason}, {unusable_bytes} bytes unusable")
+            }
             _ => String::new(),
         };
         let pend = if w.pending.is_empty() {
@@ -212,7 +244,7 @@ fn report_losses(inputs: &[inputs::Input], scans: &[scan::Scan], written: &[writ
         } else {
             format!("; {} requests pending at the cut", w.pending.len())
         };
-        if lost > 0 || !tail.is_empty() || !pend.is_empty() {
+        if w.records < s.records || !tail.is_empty() || !pend.is_empty() {
             eprintln!(
                 "psins-consolidate: rank {}: kept {} of {} readable records{tail}{pend}",
                 i.header.rank, w.records, s.records
@@ -222,10 +254,7 @@ fn report_losses(inputs: &[inputs::Input], scans: &[scan::Scan], written: &[writ
 }
 
 fn temp_name(out: &Path) -> PathBuf {
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "trace".into());
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "trace".into());
     out.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 

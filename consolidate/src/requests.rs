@@ -5,7 +5,9 @@
 //! array) and their deltas small.
 
 use psins_formats::{CollFlags, Op, NO_REQUEST};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 #[derive(Clone, Copy, Debug)]
 struct Live {
@@ -17,7 +19,7 @@ struct Live {
 #[derive(Default)]
 pub struct Requests {
     live: HashMap<u32, Live>,
-    free: BTreeSet<u32>,
+    free: BinaryHeap<Reverse<u32>>,
     next: u32,
 }
 
@@ -38,17 +40,14 @@ impl std::fmt::Display for Misuse {
             Misuse::ReusedWhileLive(r) => {
                 write!(f, "request id {r} started again while still live")
             }
-            Misuse::UnknownPersistent(r) => write!(
-                f,
-                "persistent request {r} started or freed but never created"
-            ),
+            Misuse::UnknownPersistent(r) => write!(f, "persistent request {r} started or freed but never created"),
         }
     }
 }
 
 impl Requests {
     fn alloc(&mut self) -> u32 {
-        if let Some(id) = self.free.pop_first() {
+        if let Some(Reverse(id)) = self.free.pop() {
             return id;
         }
         self.next += 1;
@@ -60,44 +59,28 @@ impl Requests {
             return Err(Misuse::ReusedWhileLive(req));
         }
         let id = self.alloc();
-        self.live.insert(
-            req,
-            Live {
-                id,
-                persistent,
-                active: !persistent,
-            },
-        );
+        self.live.insert(req, Live { id, persistent, active: !persistent });
         Ok(id)
     }
 
     fn release(&mut self, req: u32) -> Option<u32> {
         let l = self.live.remove(&req)?;
-        self.free.insert(l.id);
+        self.free.push(Reverse(l.id));
         Some(l.id)
     }
 
     fn lookup(&self, req: u32) -> Result<u32, Misuse> {
-        self.live
-            .get(&req)
-            .map(|l| l.id)
-            .ok_or(Misuse::UnknownPersistent(req))
+        self.live.get(&req).map(|l| l.id).ok_or(Misuse::UnknownPersistent(req))
     }
 
     fn start(&mut self, req: u32) -> Result<u32, Misuse> {
-        let l = self
-            .live
-            .get_mut(&req)
-            .ok_or(Misuse::UnknownPersistent(req))?;
+        let l = self.live.get_mut(&req).ok_or(Misuse::UnknownPersistent(req))?;
         l.active = true;
         Ok(l.id)
     }
 
     fn complete(&mut self, req: u32) -> Result<u32, Misuse> {
-        let l = self
-            .live
-            .get_mut(&req)
-            .ok_or(Misuse::CompletedNeverStarted(req))?;
+        let l = self.live.get_mut(&req).ok_or(Misuse::CompletedNeverStarted(req))?;
         if !l.active && !l.persistent {
             return Err(Misuse::CompletedNeverStarted(req));
         }
@@ -113,12 +96,8 @@ impl Requests {
     pub fn apply(&mut self, op: &mut Op, list: &mut [i64]) -> Result<(), Misuse> {
         match op {
             Op::Isend { req, .. } | Op::Irecv { req, .. } => *req = self.create(*req, false)?,
-            Op::SendInit { req, .. } | Op::RecvInit { req, .. } => {
-                *req = self.create(*req, true)?
-            }
-            Op::Coll { req, flags, .. }
-                if *flags & CollFlags::NONBLOCKING != 0 && *req != NO_REQUEST =>
-            {
+            Op::SendInit { req, .. } | Op::RecvInit { req, .. } => *req = self.create(*req, true)?,
+            Op::Coll { req, flags, .. } if *flags & CollFlags::NONBLOCKING != 0 && *req != NO_REQUEST => {
                 *req = self.create(*req, false)?
             }
             Op::Start { req } => *req = self.start(*req)?,
@@ -133,9 +112,7 @@ impl Requests {
                 }
             }
             // Freeing an active request is legal MPI: it completes in the background.
-            Op::RequestFree { req } => {
-                *req = self.release(*req).ok_or(Misuse::UnknownPersistent(*req))?
-            }
+            Op::RequestFree { req } => *req = self.release(*req).ok_or(Misuse::UnknownPersistent(*req))?,
             Op::Cancel { req } => *req = self.lookup(*req)?,
             _ => {}
         }
@@ -144,12 +121,7 @@ impl Requests {
 
     /// Tracer ids of requests started and never completed (persistent ones only if active).
     pub fn pending(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = self
-            .live
-            .iter()
-            .filter(|(_, l)| l.active)
-            .map(|(&r, _)| r)
-            .collect();
+        let mut v: Vec<u32> = self.live.iter().filter(|(_, l)| l.active).map(|(&r, _)| r).collect();
         v.sort_unstable();
         v
     }
@@ -161,14 +133,7 @@ mod tests {
     use psins_formats::{SendMode, WaitFn};
 
     fn isend(req: u32) -> Op {
-        Op::Isend {
-            mode: SendMode::Standard,
-            peer: 1,
-            tag: 0,
-            bytes: 8,
-            comm: 0,
-            req,
-        }
+        Op::Isend { mode: SendMode::Standard, peer: 1, tag: 0, bytes: 8, comm: 0, req }
     }
 
     #[test]
@@ -180,14 +145,7 @@ mod tests {
         r.apply(&mut b, &mut []).unwrap();
         assert_eq!((a, b), (isend(1), isend(2)));
         let mut done = [900, -3, 0, 0];
-        r.apply(
-            &mut Op::Wait {
-                func: WaitFn::Wait,
-                count: 1,
-            },
-            &mut done,
-        )
-        .unwrap();
+        r.apply(&mut Op::Wait { func: WaitFn::Wait, count: 1 }, &mut done).unwrap();
         assert_eq!(done[0], 1);
         let mut c = isend(905);
         r.apply(&mut c, &mut []).unwrap();
@@ -200,23 +158,11 @@ mod tests {
         let mut r = Requests::default();
         let mut done = [7, -3, 0, 0];
         assert_eq!(
-            r.apply(
-                &mut Op::Wait {
-                    func: WaitFn::Wait,
-                    count: 1
-                },
-                &mut done
-            ),
+            r.apply(&mut Op::Wait { func: WaitFn::Wait, count: 1 }, &mut done),
             Err(Misuse::CompletedNeverStarted(7))
         );
         r.apply(&mut isend(3), &mut []).unwrap();
-        assert_eq!(
-            r.apply(&mut isend(3), &mut []),
-            Err(Misuse::ReusedWhileLive(3))
-        );
-        assert_eq!(
-            r.apply(&mut Op::Start { req: 9 }, &mut []),
-            Err(Misuse::UnknownPersistent(9))
-        );
+        assert_eq!(r.apply(&mut isend(3), &mut []), Err(Misuse::ReusedWhileLive(3)));
+        assert_eq!(r.apply(&mut Op::Start { req: 9 }, &mut []), Err(Misuse::UnknownPersistent(9)));
     }
 }

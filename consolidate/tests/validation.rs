@@ -14,13 +14,7 @@ fn dir(name: &str) -> PathBuf {
 }
 
 fn header(rank: u32, size: u32, job: u64) -> LogHeader {
-    LogHeader {
-        rank,
-        world_size: size,
-        job_id: job,
-        clock: "test".into(),
-        ..Default::default()
-    }
+    LogHeader { rank, world_size: size, job_id: job, clock: "test".into(), ..Default::default() }
 }
 
 fn write_log(d: &Path, h: &LogHeader, recs: &[Record], footer: bool) -> PathBuf {
@@ -70,48 +64,11 @@ fn program(rank: u32) -> Vec<Record> {
     let (sreq, rreq) = (100 + rank, 200 + rank);
     vec![
         Record::new(0, 5, Op::Init { thread_level: 0 }),
-        Record::new(
-            1,
-            2,
-            Op::CommCreate {
-                func: CommFn::Split,
-                parent: COMM_WORLD,
-                comm: local,
-            },
-        )
-        .with_list(vec![0, 1]),
-        Record::new(
-            3,
-            4,
-            Op::Irecv {
-                peer,
-                tag: 1,
-                bytes: 64,
-                comm: local,
-                req: rreq,
-            },
-        ),
-        Record::new(
-            3,
-            4,
-            Op::Isend {
-                mode: SendMode::Standard,
-                peer,
-                tag: 1,
-                bytes: 64,
-                comm: local,
-                req: sreq,
-            },
-        ),
-        Record::new(
-            5,
-            9,
-            Op::Wait {
-                func: WaitFn::Waitall,
-                count: 2,
-            },
-        )
-        .with_list(vec![
+        Record::new(1, 2, Op::CommCreate { func: CommFn::Split, parent: COMM_WORLD, comm: local })
+            .with_list(vec![0, 1]),
+        Record::new(3, 4, Op::Irecv { peer, tag: 1, bytes: 64, comm: local, req: rreq }),
+        Record::new(3, 4, Op::Isend { mode: SendMode::Standard, peer, tag: 1, bytes: 64, comm: local, req: sreq }),
+        Record::new(5, 9, Op::Wait { func: WaitFn::Waitall, count: 2 }).with_list(vec![
             rreq as i64,
             peer as i64,
             1,
@@ -122,41 +79,16 @@ fn program(rank: u32) -> Vec<Record> {
             0,
         ]),
         allreduce(1),
-        Record::new(
-            0,
-            0,
-            Op::Step {
-                instance: 1,
-                op: StepOp::SendRecv,
-                peer,
-                bytes: 8,
-                peer2: peer,
-                bytes2: 8,
-            },
-        ),
+        Record::new(0, 0, Op::Step { instance: 1, op: StepOp::SendRecv, peer, bytes: 8, peer2: peer, bytes2: 8 }),
         allreduce(2),
-        Record::new(
-            0,
-            0,
-            Op::Step {
-                instance: 2,
-                op: StepOp::SendRecv,
-                peer,
-                bytes: 8,
-                peer2: peer,
-                bytes2: 8,
-            },
-        ),
+        Record::new(0, 0, Op::Step { instance: 2, op: StepOp::SendRecv, peer, bytes: 8, peer2: peer, bytes2: 8 }),
         Record::new(1, 1, Op::CommFree { comm: local }),
         Record::new(1, 3, Op::Finalize),
     ]
 }
 
 fn consolidate(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_psins-consolidate"))
-        .args(args)
-        .output()
-        .unwrap()
+    Command::new(env!("CARGO_BIN_EXE_psins-consolidate")).args(args).output().unwrap()
 }
 
 fn run(d: &Path, extra: &[&str]) -> (Output, PathBuf) {
@@ -237,11 +169,7 @@ fn missing_ranks_are_listed() {
     }
     let (o, out) = run(&d, &[]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("3 of 6 ranks missing: 1, 4-5"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("3 of 6 ranks missing: 1, 4-5"), "{}", stderr(&o));
     assert!(!out.exists());
 }
 
@@ -253,10 +181,7 @@ fn two_runs_are_not_merged() {
     let (o, _) = run(&d, &[]);
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
-    assert!(
-        e.contains(&p.display().to_string()) && e.contains("two different runs"),
-        "{e}"
-    );
+    assert!(e.contains(&p.display().to_string()) && e.contains("two different runs"), "{e}");
 }
 
 #[test]
@@ -275,11 +200,7 @@ fn duplicate_rank_is_an_error() {
         out.as_os_str(),
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("rank 0 is given twice"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("rank 0 is given twice"), "{}", stderr(&o));
 }
 
 #[test]
@@ -291,12 +212,7 @@ fn truncated_log_needs_allow_partial_and_is_cut_consistently() {
     let (o, out) = run(&d, &[]);
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
-    assert!(
-        e.contains(&p.display().to_string())
-            && e.contains("rank 1")
-            && e.contains("--allow-partial"),
-        "{e}"
-    );
+    assert!(e.contains(&p.display().to_string()) && e.contains("rank 1") && e.contains("--allow-partial"), "{e}");
     assert!(!out.exists());
 
     let (o, out) = run(&d, &["--allow-partial"]);
@@ -322,10 +238,7 @@ fn flipped_byte_is_caught_by_the_checksum() {
     let (o, _) = run(&d, &[]);
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
-    assert!(
-        e.contains(&p.display().to_string()) && e.contains("checksum"),
-        "{e}"
-    );
+    assert!(e.contains(&p.display().to_string()) && e.contains("checksum"), "{e}");
 }
 
 #[test]
@@ -338,8 +251,7 @@ fn request_misuse_is_reported_per_rank() {
     let (o, _) = run(&d, &[]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("rank 0 (")
-            && stderr(&o).contains("requests 100, 200 started and never completed"),
+        stderr(&o).contains("rank 0 (") && stderr(&o).contains("requests 100, 200 started and never completed"),
         "{}",
         stderr(&o)
     );
@@ -375,8 +287,7 @@ fn disagreeing_communicators_are_an_error() {
     let (o, _) = run(&d, &[]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("communicator definitions disagree")
-            && stderr(&o).contains("never by [1]"),
+        stderr(&o).contains("communicator definitions disagree") && stderr(&o).contains("never by [1]"),
         "{}",
         stderr(&o)
     );
@@ -386,16 +297,12 @@ fn disagreeing_communicators_are_an_error() {
 fn a_trace_is_not_a_log() {
     let d = dir("kind");
     let t = d.join("t.psins");
-    TraceWriter::create(&t, 0, vec![], vec![], None)
-        .unwrap()
-        .finish()
-        .unwrap();
+    TraceWriter::create(&t, 0, vec![], vec![], None).unwrap().finish().unwrap();
     let out = d.join("o.psins");
     let o = consolidate(&[t.as_os_str(), "-o".as_ref(), out.as_os_str()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("this is a psins compact trace")
-            && stderr(&o).contains("expected a psins per-rank log"),
+        stderr(&o).contains("this is a psins compact trace") && stderr(&o).contains("expected a psins per-rank log"),
         "{}",
         stderr(&o)
     );

@@ -16,11 +16,8 @@ pub trait Comms {
 
 pub fn fields(rec: &Record, comms: &dyn Comms, step_comm: u32) -> Vec<(&'static str, Val)> {
     use Val::*;
-    let mut f = vec![
-        ("kind", Str(rec.kind().name())),
-        ("gap_ns", Int(rec.gap_ns as i64)),
-        ("dur_ns", Int(rec.dur_ns as i64)),
-    ];
+    let mut f =
+        vec![("kind", Str(rec.kind().name())), ("gap_ns", Int(rec.gap_ns as i64)), ("dur_ns", Int(rec.dur_ns as i64))];
     let peer = |f: &mut Vec<_>, key: &'static str, comm: u32, p: i32| {
         let w = if p >= 0 { comms.world(comm, p) } else { None };
         f.push((key, Int(w.unwrap_or(p as i64))));
@@ -29,105 +26,39 @@ pub fn fields(rec: &Record, comms: &dyn Comms, step_comm: u32) -> Vec<(&'static 
         Op::Init { thread_level } => f.push(("thread_level", Int(thread_level as i64))),
         Op::Finalize => {}
         Op::Abort { code } => f.push(("code", Int(code as i64))),
-        Op::Send {
-            mode,
-            peer: p,
-            tag,
-            bytes,
-            comm,
-        } => {
+        Op::Send { mode, peer: p, tag, bytes, comm } => {
             f.push(("mode", Str(mode.name())));
             p2p(&mut f, &peer, p, tag, bytes, comm);
         }
-        Op::Isend {
-            mode,
-            peer: p,
-            tag,
-            bytes,
-            comm,
-            req,
-        }
-        | Op::SendInit {
-            mode,
-            peer: p,
-            tag,
-            bytes,
-            comm,
-            req,
-        } => {
+        Op::Isend { mode, peer: p, tag, bytes, comm, req } | Op::SendInit { mode, peer: p, tag, bytes, comm, req } => {
             f.push(("mode", Str(mode.name())));
             p2p(&mut f, &peer, p, tag, bytes, comm);
             f.push(("request", Int(req as i64)));
         }
-        Op::Recv {
-            peer: p,
-            tag,
-            bytes,
-            comm,
-        } => p2p(&mut f, &peer, p, tag, bytes, comm),
-        Op::Irecv {
-            peer: p,
-            tag,
-            bytes,
-            comm,
-            req,
-        }
-        | Op::RecvInit {
-            peer: p,
-            tag,
-            bytes,
-            comm,
-            req,
-        } => {
+        Op::Recv { peer: p, tag, bytes, comm } => p2p(&mut f, &peer, p, tag, bytes, comm),
+        Op::Irecv { peer: p, tag, bytes, comm, req } | Op::RecvInit { peer: p, tag, bytes, comm, req } => {
             p2p(&mut f, &peer, p, tag, bytes, comm);
             f.push(("request", Int(req as i64)));
         }
-        Op::Sendrecv {
-            peer: p,
-            tag,
-            bytes,
-            src,
-            rtag,
-            rbytes,
-            comm,
-            replace,
-        } => {
+        Op::Sendrecv { peer: p, tag, bytes, src, rtag, rbytes, comm, replace } => {
             p2p(&mut f, &peer, p, tag, bytes, comm);
             peer(&mut f, "src", comm, src);
             f.push(("rtag", Int(rtag as i64)));
             f.push(("rbytes", Int(rbytes as i64)));
             f.push(("replace", Int(replace as i64)));
         }
-        Op::Probe {
-            peer: p,
-            tag,
-            bytes,
-            comm,
-            flags,
-        } => {
+        Op::Probe { peer: p, tag, bytes, comm, flags } => {
             p2p(&mut f, &peer, p, tag, bytes, comm);
             f.push(("probe_flags", Int(flags as i64)));
         }
-        Op::Start { req } | Op::RequestFree { req } | Op::Cancel { req } => {
-            f.push(("request", Int(req as i64)))
-        }
+        Op::Start { req } | Op::RequestFree { req } | Op::Cancel { req } => f.push(("request", Int(req as i64))),
         Op::Startall => f.push(("requests", List(rec.list.clone()))),
         Op::Wait { func, count } => {
             f.push(("func", Str(func.name())));
             f.push(("count", Int(count as i64)));
             f.push(("completed", List(rec.list.clone())));
         }
-        Op::Coll {
-            coll,
-            comm,
-            root,
-            send_bytes,
-            recv_bytes,
-            count,
-            flags,
-            req,
-            instance,
-        } => {
+        Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags, req, instance } => {
             f.push(("coll", Str(coll.name())));
             f.push(("comm", Int(comm as i64)));
             peer(&mut f, "root", comm, root);
@@ -141,14 +72,7 @@ pub fn fields(rec: &Record, comms: &dyn Comms, step_comm: u32) -> Vec<(&'static 
                 f.push(("counts", List(rec.list.clone())));
             }
         }
-        Op::Step {
-            instance,
-            op,
-            peer: p,
-            bytes,
-            peer2,
-            bytes2,
-        } => {
+        Op::Step { instance, op, peer: p, bytes, peer2, bytes2 } => {
             f.push(("step", Str(op.name())));
             f.push(("instance", Int(instance as i64)));
             f.push(("comm", Int(step_comm as i64)));

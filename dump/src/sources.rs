@@ -1,9 +1,7 @@
 //! Walks either kind of file and hands each record to the chosen printer.
 
 use crate::fields::{fields, json_line, text_line, Comms};
-use psins_formats::{
-    codec, sniff, Error, FileKind, Kind, LogEnd, LogReader, Op, Record, TraceReader,
-};
+use psins_formats::{codec, sniff, Error, FileKind, Kind, LogEnd, LogReader, Op, Record, TraceReader};
 use std::collections::HashMap;
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
@@ -50,9 +48,7 @@ impl Printer {
             return Ok(());
         }
         let step_comm = match rec.op {
-            Op::Step { instance, .. } => {
-                self.coll_comm.get(&(task, instance)).copied().unwrap_or(0)
-            }
+            Op::Step { instance, .. } => self.coll_comm.get(&(task, instance)).copied().unwrap_or(0),
             _ => 0,
         };
         let f = fields(rec, comms, step_comm);
@@ -72,28 +68,14 @@ impl Printer {
 
     fn stats(&mut self, file_bytes: u64) -> std::io::Result<()> {
         let total: u64 = self.counts.iter().sum();
-        writeln!(
-            self.out,
-            "{:<14} {:>12} {:>14}",
-            "kind", "records", "bytes/record"
-        )?;
+        writeln!(self.out, "{:<14} {:>12} {:>14}", "kind", "records", "bytes/record")?;
         for k in Kind::ALL {
             let n = self.counts[k as usize];
             if n > 0 {
-                writeln!(
-                    self.out,
-                    "{:<14} {:>12} {:>14.2}",
-                    k.name(),
-                    n,
-                    self.bytes[k as usize] as f64 / n as f64
-                )?;
+                writeln!(self.out, "{:<14} {:>12} {:>14.2}", k.name(), n, self.bytes[k as usize] as f64 / n as f64)?;
             }
         }
-        let per = if total > 0 {
-            file_bytes as f64 / total as f64
-        } else {
-            0.0
-        };
+        let per = if total > 0 { file_bytes as f64 / total as f64 } else { 0.0 };
         writeln!(
             self.out,
             "{:<14} {:>12} {:>14.2}",
@@ -101,18 +83,14 @@ impl Printer {
             total,
             self.bytes.iter().sum::<u64>() as f64 / total.max(1) as f64
         )?;
-        writeln!(
-            self.out,
-            "file: {file_bytes} bytes, {per:.2} bytes per record including headers and index"
-        )
+        writeln!(self.out, "file: {file_bytes} bytes, {per:.2} bytes per record including headers and index")
     }
 }
 
 pub fn run(path: &Path, task: Option<u32>, mode: Mode) -> Result<(), Box<dyn std::error::Error>> {
     let mut head = [0u8; 8];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .map_err(|e| Error::io(path, "cannot read", e))?;
+    let n =
+        std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).map_err(|e| Error::io(path, "cannot read", e))?;
     let file_bytes = std::fs::metadata(path)?.len();
     let mut p = Printer {
         mode,
@@ -129,13 +107,7 @@ pub fn run(path: &Path, task: Option<u32>, mode: Mode) -> Result<(), Box<dyn std
         // Unknown files go to the trace reader, whose error says what the file is not.
         _ => dump_trace(path, task, &mut p),
     };
-    let r = r.and_then(|()| {
-        if mode == Mode::Stats {
-            p.stats(file_bytes).map_err(Into::into)
-        } else {
-            Ok(())
-        }
-    });
+    let r = r.and_then(|()| if mode == Mode::Stats { p.stats(file_bytes).map_err(Into::into) } else { Ok(()) });
     match r.and_then(|()| p.out.flush().map_err(Into::into)) {
         Err(e) if is_broken_pipe(e.as_ref()) => Ok(()),
         other => other,
@@ -143,47 +115,30 @@ pub fn run(path: &Path, task: Option<u32>, mode: Mode) -> Result<(), Box<dyn std
 }
 
 fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
-    e.downcast_ref::<std::io::Error>()
-        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
-fn dump_log(
-    path: &Path,
-    task: Option<u32>,
-    p: &mut Printer,
-) -> Result<(), Box<dyn std::error::Error>> {
+fn dump_log(path: &Path, task: Option<u32>, p: &mut Printer) -> Result<(), Box<dyn std::error::Error>> {
     let mut rd = LogReader::open(path)?;
     let (rank, size) = (rd.header.rank, rd.header.world_size);
     if task.is_some_and(|t| t != rank) {
         return Err(Error::new(path, format!("this log holds rank {rank} only")).into());
     }
     let mut comms = CommMap::default();
-    comms
-        .0
-        .insert(psins_formats::COMM_WORLD, (0..size).collect());
+    comms.0.insert(psins_formats::COMM_WORLD, (0..size).collect());
     comms.0.insert(psins_formats::COMM_SELF, vec![rank]);
     let mut rec = Record::default();
     while rd.next(&mut rec)? {
         if let Op::CommCreate { comm, .. } = rec.op {
-            comms
-                .0
-                .insert(comm, rec.list.iter().map(|&m| m as u32).collect());
+            comms.0.insert(comm, rec.list.iter().map(|&m| m as u32).collect());
         }
         p.record(rank, &rec, &comms)?;
     }
-    if let LogEnd::Truncated {
-        offset,
-        unusable_bytes,
-        reason,
-    } = rd.end().clone()
-    {
+    if let LogEnd::Truncated { offset, unusable_bytes, reason } = rd.end().clone() {
         p.out.flush()?;
         return Err(Error::new(
             path,
-            format!(
-                "{reason}; {} records read, {unusable_bytes} bytes unusable",
-                rd.records()
-            ),
+            format!("{reason}; {} records read, {unusable_bytes} bytes unusable", rd.records()),
         )
         .task(rank)
         .at(offset)
@@ -192,26 +147,12 @@ fn dump_log(
     Ok(())
 }
 
-fn dump_trace(
-    path: &Path,
-    task: Option<u32>,
-    p: &mut Printer,
-) -> Result<(), Box<dyn std::error::Error>> {
+fn dump_trace(path: &Path, task: Option<u32>, p: &mut Printer) -> Result<(), Box<dyn std::error::Error>> {
     let tr = TraceReader::open(path)?;
-    let comms = CommMap(
-        tr.header
-            .comms
-            .iter()
-            .map(|c| (c.id, c.members.clone()))
-            .collect(),
-    );
+    let comms = CommMap(tr.header.comms.iter().map(|c| (c.id, c.members.clone())).collect());
     let tasks: Vec<u32> = match task {
         Some(t) if t >= tr.tasks() => {
-            return Err(Error::new(
-                path,
-                format!("no task {t}: the trace has {} tasks", tr.tasks()),
-            )
-            .into())
+            return Err(Error::new(path, format!("no task {t}: the trace has {} tasks", tr.tasks())).into())
         }
         Some(t) => vec![t],
         None => (0..tr.tasks()).collect(),

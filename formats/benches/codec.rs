@@ -14,13 +14,7 @@ fn mix(iter: u64, out: &mut Vec<Record>) {
         out.push(Record::new(
             200 + (iter * 7 + i as u64) % 300,
             400,
-            Op::Irecv {
-                peer: p,
-                tag: 0,
-                bytes: 8192,
-                comm: 0,
-                req,
-            },
+            Op::Irecv { peer: p, tag: 0, bytes: 8192, comm: 0, req },
         ));
         req += 1;
     }
@@ -28,14 +22,7 @@ fn mix(iter: u64, out: &mut Vec<Record>) {
         out.push(Record::new(
             150,
             900 + iter % 500,
-            Op::Isend {
-                mode: SendMode::Standard,
-                peer: p,
-                tag: 0,
-                bytes: 8192,
-                comm: 0,
-                req,
-            },
+            Op::Isend { mode: SendMode::Standard, peer: p, tag: 0, bytes: 8192, comm: 0, req },
         ));
         req += 1;
     }
@@ -46,17 +33,7 @@ fn mix(iter: u64, out: &mut Vec<Record>) {
     for r in 5..=8 {
         done.extend_from_slice(&[r, NO_RANK as i64, 0, 0]);
     }
-    out.push(
-        Record::new(
-            100,
-            12_000 + iter % 3000,
-            Op::Wait {
-                func: WaitFn::Waitall,
-                count: 8,
-            },
-        )
-        .with_list(done),
-    );
+    out.push(Record::new(100, 12_000 + iter % 3000, Op::Wait { func: WaitFn::Waitall, count: 8 }).with_list(done));
     let instance = iter as u32 + 1;
     let flags = CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE;
     out.push(Record::new(
@@ -78,14 +55,7 @@ fn mix(iter: u64, out: &mut Vec<Record>) {
         out.push(Record::new(
             0,
             0,
-            Op::Step {
-                instance,
-                op: StepOp::SendRecv,
-                peer: k,
-                bytes: 8,
-                peer2: k,
-                bytes2: 8,
-            },
+            Op::Step { instance, op: StepOp::SendRecv, peer: k, bytes: 8, peer2: k, bytes2: 8 },
         ));
     }
 }
@@ -95,24 +65,9 @@ fn pingpong(iter: u64, out: &mut Vec<Record>) {
     out.push(Record::new(
         300 + iter % 200,
         2_000,
-        Op::Send {
-            mode: SendMode::Standard,
-            peer: 1,
-            tag: 5,
-            bytes: 1024,
-            comm: 0,
-        },
+        Op::Send { mode: SendMode::Standard, peer: 1, tag: 5, bytes: 1024, comm: 0 },
     ));
-    out.push(Record::new(
-        150,
-        2_500 + iter % 700,
-        Op::Recv {
-            peer: 1,
-            tag: 5,
-            bytes: 1024,
-            comm: 0,
-        },
-    ));
+    out.push(Record::new(150, 2_500 + iter % 700, Op::Recv { peer: 1, tag: 5, bytes: 1024, comm: 0 }));
 }
 
 fn main() {

@@ -82,75 +82,21 @@ pub fn encode(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) {
         Op::Init { thread_level } => out.push(thread_level),
         Op::Finalize => {}
         Op::Abort { code } => put_i64(out, code as i64),
-        Op::Send {
-            peer,
-            tag,
-            bytes,
-            comm,
-            ..
-        } => flags |= put_p2p(out, ctx, peer, tag, bytes, comm),
-        Op::Isend {
-            peer,
-            tag,
-            bytes,
-            comm,
-            req,
-            ..
-        }
-        | Op::SendInit {
-            peer,
-            tag,
-            bytes,
-            comm,
-            req,
-            ..
-        } => {
+        Op::Send { peer, tag, bytes, comm, .. } => flags |= put_p2p(out, ctx, peer, tag, bytes, comm),
+        Op::Isend { peer, tag, bytes, comm, req, .. } | Op::SendInit { peer, tag, bytes, comm, req, .. } => {
             flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
             put_req(out, ctx, req);
         }
-        Op::Recv {
-            peer,
-            tag,
-            bytes,
-            comm,
-        } => flags |= put_p2p(out, ctx, peer, tag, bytes, comm),
-        Op::Irecv {
-            peer,
-            tag,
-            bytes,
-            comm,
-            req,
-        }
-        | Op::RecvInit {
-            peer,
-            tag,
-            bytes,
-            comm,
-            req,
-        } => {
+        Op::Recv { peer, tag, bytes, comm } => flags |= put_p2p(out, ctx, peer, tag, bytes, comm),
+        Op::Irecv { peer, tag, bytes, comm, req } | Op::RecvInit { peer, tag, bytes, comm, req } => {
             flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
             put_req(out, ctx, req);
         }
-        Op::Probe {
-            peer,
-            tag,
-            bytes,
-            comm,
-            flags: pf,
-        } => {
+        Op::Probe { peer, tag, bytes, comm, flags: pf } => {
             flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
             out.push(pf);
         }
-        Op::Sendrecv {
-            peer,
-            tag,
-            bytes,
-            src,
-            rtag,
-            rbytes,
-            comm,
-            replace,
-        } => {
+        Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace } => {
             flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
             put_i64(out, src as i64);
             put_i64(out, rtag as i64);
@@ -168,17 +114,7 @@ pub fn encode(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) {
             put_u64(out, count as u64);
             put_completions(out, ctx, &rec.list);
         }
-        Op::Coll {
-            coll,
-            comm,
-            root,
-            send_bytes,
-            recv_bytes,
-            count,
-            flags: cf,
-            req,
-            instance,
-        } => {
+        Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags: cf, req, instance } => {
             out.push(coll.code());
             out.push(cf);
             put_u64(out, comm as u64);
@@ -191,14 +127,7 @@ pub fn encode(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) {
             ctx.instance = instance;
             put_list(out, &rec.list);
         }
-        Op::Step {
-            instance,
-            op,
-            peer,
-            bytes,
-            peer2,
-            bytes2,
-        } => {
+        Op::Step { instance, op, peer, bytes, peer2, bytes2 } => {
             flags |= op.code() << 5;
             put_i64(out, instance as i64 - ctx.instance as i64);
             put_i64(out, peer as i64);
@@ -305,13 +234,9 @@ pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, Deco
         };
         let m = r.byte()?;
         let mode = SendMode::from_code(m).filter(|m| *m != SendMode::Standard);
-        (
-            kind,
-            Some(mode.ok_or_else(|| invalid(format!("bad send mode {m}")))?),
-        )
+        (kind, Some(mode.ok_or_else(|| invalid(format!("bad send mode {m}")))?))
     } else {
-        let kind =
-            Kind::from_code(code).ok_or_else(|| invalid(format!("unknown record code {code}")))?;
+        let kind = Kind::from_code(code).ok_or_else(|| invalid(format!("unknown record code {code}")))?;
         (kind, None)
     };
     let mode = mode.unwrap_or(SendMode::Standard);
@@ -319,72 +244,33 @@ pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, Deco
     let (gap_ns, dur_ns) = if timed { (r.u64()?, r.u64()?) } else { (0, 0) };
     rec.list.clear();
     let op = match kind {
-        Kind::Init => Op::Init {
-            thread_level: r.byte()?,
-        },
+        Kind::Init => Op::Init { thread_level: r.byte()? },
         Kind::Finalize => Op::Finalize,
         Kind::Abort => Op::Abort { code: r.i32()? },
         Kind::Send => {
             let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
-            Op::Send {
-                mode,
-                peer,
-                tag,
-                bytes,
-                comm,
-            }
+            Op::Send { mode, peer, tag, bytes, comm }
         }
         Kind::Isend | Kind::SendInit => {
             let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
             let req = r.req(&mut c)?;
             if kind == Kind::Isend {
-                Op::Isend {
-                    mode,
-                    peer,
-                    tag,
-                    bytes,
-                    comm,
-                    req,
-                }
+                Op::Isend { mode, peer, tag, bytes, comm, req }
             } else {
-                Op::SendInit {
-                    mode,
-                    peer,
-                    tag,
-                    bytes,
-                    comm,
-                    req,
-                }
+                Op::SendInit { mode, peer, tag, bytes, comm, req }
             }
         }
         Kind::Recv => {
             let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
-            Op::Recv {
-                peer,
-                tag,
-                bytes,
-                comm,
-            }
+            Op::Recv { peer, tag, bytes, comm }
         }
         Kind::Irecv | Kind::RecvInit => {
             let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
             let req = r.req(&mut c)?;
             if kind == Kind::Irecv {
-                Op::Irecv {
-                    peer,
-                    tag,
-                    bytes,
-                    comm,
-                    req,
-                }
+                Op::Irecv { peer, tag, bytes, comm, req }
             } else {
-                Op::RecvInit {
-                    peer,
-                    tag,
-                    bytes,
-                    comm,
-                    req,
-                }
+                Op::RecvInit { peer, tag, bytes, comm, req }
             }
         }
         Kind::Probe => {
@@ -393,13 +279,7 @@ pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, Deco
             if pf & !ProbeFlags::ALL != 0 {
                 return Err(invalid(format!("bad probe flags {pf:#x}")));
             }
-            Op::Probe {
-                peer,
-                tag,
-                bytes,
-                comm,
-                flags: pf,
-            }
+            Op::Probe { peer, tag, bytes, comm, flags: pf }
         }
         Kind::Sendrecv => {
             let (peer, tag, bytes, comm) = r.p2p(&mut c, flags)?;
@@ -409,26 +289,11 @@ pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, Deco
                 1 => true,
                 b => return Err(invalid(format!("bad sendrecv replace flag {b}"))),
             };
-            Op::Sendrecv {
-                peer,
-                tag,
-                bytes,
-                src,
-                rtag,
-                rbytes,
-                comm,
-                replace,
-            }
+            Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace }
         }
-        Kind::Start => Op::Start {
-            req: r.req(&mut c)?,
-        },
-        Kind::RequestFree => Op::RequestFree {
-            req: r.req(&mut c)?,
-        },
-        Kind::Cancel => Op::Cancel {
-            req: r.req(&mut c)?,
-        },
+        Kind::Start => Op::Start { req: r.req(&mut c)? },
+        Kind::RequestFree => Op::RequestFree { req: r.req(&mut c)? },
+        Kind::Cancel => Op::Cancel { req: r.req(&mut c)? },
         Kind::Startall => {
             r.list(&mut rec.list)?;
             Op::Startall
@@ -441,8 +306,7 @@ pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, Deco
         }
         Kind::Coll => {
             let cc = r.byte()?;
-            let coll =
-                Coll::from_code(cc).ok_or_else(|| invalid(format!("unknown collective {cc}")))?;
+            let coll = Coll::from_code(cc).ok_or_else(|| invalid(format!("unknown collective {cc}")))?;
             let cf = r.byte()?;
             if cf & !CollFlags::ALL != 0 {
                 return Err(invalid(format!("bad collective flags {cf:#x}")));
@@ -451,42 +315,19 @@ pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, Deco
             let (count, req) = (r.u64()?, r.u32()?);
             let instance = r.instance(&mut c)?;
             r.list(&mut rec.list)?;
-            Op::Coll {
-                coll,
-                comm,
-                root,
-                send_bytes,
-                recv_bytes,
-                count,
-                flags: cf,
-                req,
-                instance,
-            }
+            Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags: cf, req, instance }
         }
         Kind::Step => {
             let sc = (flags >> 5) & 3;
-            let op =
-                StepOp::from_code(sc).ok_or_else(|| invalid(format!("unknown step op {sc}")))?;
+            let op = StepOp::from_code(sc).ok_or_else(|| invalid(format!("unknown step op {sc}")))?;
             let instance = r.instance_peek(&c)?;
             let (peer, bytes) = (r.i32()?, r.u64()?);
-            let (peer2, bytes2) = if op == StepOp::SendRecv {
-                (r.i32()?, r.u64()?)
-            } else {
-                (NO_RANK, 0)
-            };
-            Op::Step {
-                instance,
-                op,
-                peer,
-                bytes,
-                peer2,
-                bytes2,
-            }
+            let (peer2, bytes2) = if op == StepOp::SendRecv { (r.i32()?, r.u64()?) } else { (NO_RANK, 0) };
+            Op::Step { instance, op, peer, bytes, peer2, bytes2 }
         }
         Kind::CommCreate => {
             let fc = r.byte()?;
-            let func = CommFn::from_code(fc)
-                .ok_or_else(|| invalid(format!("unknown comm constructor {fc}")))?;
+            let func = CommFn::from_code(fc).ok_or_else(|| invalid(format!("unknown comm constructor {fc}")))?;
             let (parent, comm) = (r.u32()?, r.u32()?);
             r.delta_list(&mut rec.list)?;
             Op::CommCreate { func, parent, comm }
@@ -600,8 +441,7 @@ impl Reader<'_> {
         for _ in 0..n / 4 {
             let v = self.u64()?;
             let req = (c.req as i64).wrapping_add(crate::varint::unzigzag(v >> 1));
-            c.req = u32::try_from(req)
-                .map_err(|_| invalid(format!("request id {req} out of range")))?;
+            c.req = u32::try_from(req).map_err(|_| invalid(format!("request id {req} out of range")))?;
             out.push(req);
             if v & COMPLETION_FULL != 0 {
                 let (s, t, b) = (self.i64()?, self.i64()?, self.i64()?);

@@ -18,14 +18,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     pub fn new(path: &Path, msg: impl Into<String>) -> Error {
-        Error {
-            path: path.to_path_buf(),
-            task: None,
-            record: None,
-            offset: None,
-            msg: msg.into(),
-            source: None,
-        }
+        Error { path: path.to_path_buf(), task: None, record: None, offset: None, msg: msg.into(), source: None }
     }
     pub fn io(path: &Path, what: &str, e: std::io::Error) -> Error {
         let mut err = Error::new(path, what);

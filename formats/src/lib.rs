@@ -12,7 +12,7 @@ pub mod trace;
 pub mod varint;
 
 pub use error::{Error, Result};
-pub use log::{LogEncoder, LogEnd, LogHeader, LogReader};
+pub use log::{has_footer, LogEncoder, LogEnd, LogHeader, LogReader};
 pub use magic::{sniff, FileKind};
 pub use record::*;
 pub use trace::{CommDef, TaskCursor, TaskEntry, TraceHeader, TraceReader, TraceWriter};

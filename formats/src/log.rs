@@ -45,22 +45,10 @@ impl LogHeader {
     /// Appends the file header (magic through header checksum) to `out`.
     pub fn write(&self, out: &mut Vec<u8>) {
         let mut body = Vec::with_capacity(128);
-        for v in [
-            self.rank as u64,
-            self.world_size as u64,
-            self.job_id,
-            self.pid as u64,
-            self.start_unix_ns,
-        ] {
+        for v in [self.rank as u64, self.world_size as u64, self.job_id, self.pid as u64, self.start_unix_ns] {
             put_u64(&mut body, v);
         }
-        for s in [
-            &self.clock,
-            &self.host,
-            &self.mpi_version,
-            &self.settings,
-            &self.tracer_version,
-        ] {
+        for s in [&self.clock, &self.host, &self.mpi_version, &self.settings, &self.tracer_version] {
             put_str(&mut body, s);
         }
         out.extend_from_slice(LOG_MAGIC);
@@ -151,11 +139,7 @@ pub enum LogEnd {
     Complete,
     /// No footer: the run died or the file was cut. `unusable_bytes` after `offset` were
     /// ignored; `reason` says why reading stopped there.
-    Truncated {
-        offset: u64,
-        unusable_bytes: u64,
-        reason: String,
-    },
+    Truncated { offset: u64, unusable_bytes: u64, reason: String },
 }
 
 /// Streams the records of one per-rank log, block by block.
@@ -178,10 +162,7 @@ pub struct LogReader {
 impl LogReader {
     pub fn open(path: &Path) -> Result<LogReader> {
         let file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
-        let file_len = file
-            .metadata()
-            .map_err(|e| Error::io(path, "cannot stat", e))?
-            .len();
+        let file_len = file.metadata().map_err(|e| Error::io(path, "cannot stat", e))?.len();
         let mut file = BufReader::with_capacity(1 << 16, file);
         let mut pre = [0u8; 16];
         let got = read_up_to(&mut file, &mut pre).map_err(|e| Error::io(path, "cannot read", e))?;
@@ -191,23 +172,15 @@ impl LogReader {
         }
         let hlen = u32::from_le_bytes(pre[12..16].try_into().unwrap()) as u64;
         if hlen + 20 > file_len {
-            return Err(Error::new(
-                path,
-                format!("header length {hlen} runs past the end of the file"),
-            )
-            .at(12));
+            return Err(Error::new(path, format!("header length {hlen} runs past the end of the file")).at(12));
         }
         let mut body = vec![0u8; hlen as usize + 4];
-        file.read_exact(&mut body)
-            .map_err(|e| Error::io(path, "cannot read header", e))?;
+        file.read_exact(&mut body).map_err(|e| Error::io(path, "cannot read header", e))?;
         let (body, crc) = body.split_at(hlen as usize);
         if crc32fast::hash(body).to_le_bytes() != crc {
-            return Err(
-                Error::new(path, "header checksum mismatch: the file header is corrupt").at(16),
-            );
+            return Err(Error::new(path, "header checksum mismatch: the file header is corrupt").at(16));
         }
-        let header = LogHeader::parse(body)
-            .ok_or_else(|| Error::new(path, "malformed header fields").at(16))?;
+        let header = LogHeader::parse(body).ok_or_else(|| Error::new(path, "malformed header fields").at(16))?;
         Ok(LogReader {
             path: path.to_path_buf(),
             file,
@@ -245,14 +218,8 @@ impl LogReader {
         while self.block_left == 0 {
             if self.block_pos != self.block.len() {
                 let extra = self.block.len() - self.block_pos;
-                let e = Error::new(
-                    &self.path,
-                    format!("block has {extra} bytes after its last record"),
-                );
-                return Err(e
-                    .task(self.header.rank)
-                    .record(self.records)
-                    .at(self.block_offset));
+                let e = Error::new(&self.path, format!("block has {extra} bytes after its last record"));
+                return Err(e.task(self.header.rank).record(self.records).at(self.block_offset));
             }
             if self.end != LogEnd::Open || !self.next_block()? {
                 return Ok(false);
@@ -290,12 +257,9 @@ impl LogReader {
     /// Loads the next block; `Ok(false)` at the footer or at damage.
     fn next_block(&mut self) -> Result<bool> {
         let mut head = [0u8; BLOCK_HEADER_LEN];
-        let got = read_up_to(&mut self.file, &mut head)
-            .map_err(|e| Error::io(&self.path, "cannot read", e))?;
+        let got = read_up_to(&mut self.file, &mut head).map_err(|e| Error::io(&self.path, "cannot read", e))?;
         if got == 0 {
-            return self.stop(
-                "no footer: the log ends after the last whole block (the run did not finish)",
-            );
+            return self.stop("no footer: the log ends after the last whole block (the run did not finish)");
         }
         if got < 4 {
             return self.stop("file ends inside a block header");
@@ -308,17 +272,11 @@ impl LogReader {
             return self.stop("file ends inside a block header");
         }
         let (len, count, crc) = (word(0), word(4), word(8));
-        if len > MAX_BLOCK_LEN
-            || self.offset + (BLOCK_HEADER_LEN as u64) + len as u64 > self.file_len
-        {
-            return self.stop(format!(
-                "block of {len} bytes runs past the end of the file"
-            ));
+        if len > MAX_BLOCK_LEN || self.offset + (BLOCK_HEADER_LEN as u64) + len as u64 > self.file_len {
+            return self.stop(format!("block of {len} bytes runs past the end of the file"));
         }
         self.block.resize(len as usize, 0);
-        self.file
-            .read_exact(&mut self.block)
-            .map_err(|e| Error::io(&self.path, "cannot read", e))?;
+        self.file.read_exact(&mut self.block).map_err(|e| Error::io(&self.path, "cannot read", e))?;
         if block_crc(count, &self.block) != crc {
             return self.stop("block checksum mismatch (corrupt data)");
         }
@@ -336,8 +294,8 @@ impl LogReader {
     fn read_footer(&mut self, head: &[u8]) -> Result<bool> {
         let mut rest = [0u8; 16];
         rest[..head.len()].copy_from_slice(head);
-        let more = read_up_to(&mut self.file, &mut rest[head.len()..])
-            .map_err(|e| Error::io(&self.path, "cannot read", e))?;
+        let more =
+            read_up_to(&mut self.file, &mut rest[head.len()..]).map_err(|e| Error::io(&self.path, "cannot read", e))?;
         if head.len() + more < 16 {
             return self.stop("file ends inside the footer");
         }
@@ -347,10 +305,7 @@ impl LogReader {
         }
         let total = u64::from_le_bytes(total.try_into().unwrap());
         if total != self.records {
-            return self.stop(format!(
-                "footer says {total} records, the blocks hold {}",
-                self.records
-            ));
+            return self.stop(format!("footer says {total} records, the blocks hold {}", self.records));
         }
         let trailing = self.file_len - self.offset - 16;
         if trailing != 0 {
@@ -360,6 +315,21 @@ impl LogReader {
         self.end = LogEnd::Complete;
         Ok(false)
     }
+}
+
+/// True when the file ends with a valid footer: the cheap test for "the run finished" that
+/// lets a consumer choose a one-pass strategy before reading any block.
+pub fn has_footer(path: &Path) -> Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, "cannot stat", e))?.len();
+    if len < 16 {
+        return Ok(false);
+    }
+    let mut tail = [0u8; 16];
+    file.read_exact_at(&mut tail, len - 16).map_err(|e| Error::io(path, "cannot read", e))?;
+    let mark = u32::from_le_bytes(tail[..4].try_into().unwrap());
+    Ok(mark == FOOTER_MARK && crc32fast::hash(&tail[4..12]).to_le_bytes() == tail[12..16])
 }
 
 /// The count is covered too: a flipped count would otherwise drop records silently.

@@ -38,9 +38,7 @@ impl FileKind {
 
 /// Says which kind of psins file `head` (its first bytes) starts, if any.
 pub fn sniff(head: &[u8]) -> Option<FileKind> {
-    [FileKind::Log, FileKind::Trace]
-        .into_iter()
-        .find(|k| head.starts_with(k.magic()))
+    [FileKind::Log, FileKind::Trace].into_iter().find(|k| head.starts_with(k.magic()))
 }
 
 /// Checks the 10-byte prefix (magic + version) against what the caller expects.
@@ -48,32 +46,19 @@ pub fn check(path: &Path, head: &[u8], want: FileKind) -> Result<()> {
     if head.len() < 10 {
         return Err(Error::new(
             path,
-            format!(
-                "file is {} bytes long, too short to be {}",
-                head.len(),
-                want.describe()
-            ),
+            format!("file is {} bytes long, too short to be {}", head.len(), want.describe()),
         ));
     }
     match sniff(head) {
         Some(k) if k == want => {}
         Some(k) => {
-            return Err(Error::new(
-                path,
-                format!("this is {}, expected {}", k.describe(), want.describe()),
-            ));
+            return Err(Error::new(path, format!("this is {}, expected {}", k.describe(), want.describe())));
         }
         None => {
-            let shown: String = head[..8]
-                .iter()
-                .map(|&b| if b.is_ascii_graphic() { b as char } else { '.' })
-                .collect();
+            let shown: String = head[..8].iter().map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();
             return Err(Error::new(
                 path,
-                format!(
-                    "not a psins file (starts with {shown:?}), expected {}",
-                    want.describe()
-                ),
+                format!("not a psins file (starts with {shown:?}), expected {}", want.describe()),
             ));
         }
     }
@@ -81,11 +66,7 @@ pub fn check(path: &Path, head: &[u8], want: FileKind) -> Result<()> {
     if v != want.version() {
         return Err(Error::new(
             path,
-            format!(
-                "{} of format version {v}; this build reads version {} only",
-                want.describe(),
-                want.version()
-            ),
+            format!("{} of format version {v}; this build reads version {} only", want.describe(), want.version()),
         ));
     }
     Ok(())

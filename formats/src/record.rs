@@ -316,10 +316,7 @@ impl Kind {
     }
     /// Whether records of this kind carry a list.
     pub fn has_list(self) -> bool {
-        matches!(
-            self,
-            Kind::Startall | Kind::Wait | Kind::Coll | Kind::CommCreate
-        )
+        matches!(self, Kind::Startall | Kind::Wait | Kind::Coll | Kind::CommCreate)
     }
 }
 
@@ -380,23 +377,13 @@ pub struct Record {
 
 impl Default for Record {
     fn default() -> Self {
-        Record {
-            gap_ns: 0,
-            dur_ns: 0,
-            op: Op::Finalize,
-            list: Vec::new(),
-        }
+        Record { gap_ns: 0, dur_ns: 0, op: Op::Finalize, list: Vec::new() }
     }
 }
 
 impl Record {
     pub fn new(gap_ns: u64, dur_ns: u64, op: Op) -> Record {
-        Record {
-            gap_ns,
-            dur_ns,
-            op,
-            list: Vec::new(),
-        }
+        Record { gap_ns, dur_ns, op, list: Vec::new() }
     }
     pub fn with_list(mut self, list: Vec<i64>) -> Record {
         self.list = list;

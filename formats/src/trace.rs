@@ -3,14 +3,17 @@
 //!
 //! ```text
 //! preamble (32 bytes): magic "PSINSTRC" | version u16 | flags u16 | tasks u32 |
-//!                      meta_len u32 | comms_len u32 | reserved u64
+//!                      meta_len u32 | comms_len u32 | comms_offset u64
 //! meta   (meta_len bytes):  varint n, then n × (key string, value string)
-//! comms  (comms_len bytes): varint n, then n × (id, size, members as zig-zag deltas)
 //! index  (tasks × 40 bytes): offset u64 | stored_len u64 | records u64 | raw_len u64 |
 //!                            crc32(stored bytes) u32 | reserved u32
 //! crc32 of everything above u32
 //! task streams, rank order
+//! comms  (comms_len bytes at comms_offset): varint n, then n × (id, size, member deltas)
+//! crc32 of the comms bytes u32
 //! ```
+//! The communicator table comes last so that a writer can learn it while streaming the tasks
+//! (psins-consolidate does, in one pass over the logs).
 //! With flag bit 0 each stream is one zstd frame; random access per task is kept because the
 //! index points at frames. Each stream is coded with one [`Ctx`] from its first record.
 
@@ -60,10 +63,7 @@ impl TraceHeader {
         self.flags & FLAG_ZSTD != 0
     }
     pub fn meta(&self, key: &str) -> Option<&str> {
-        self.meta
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
     pub fn total_records(&self) -> u64 {
         self.tasks.iter().map(|t| t.records).sum()
@@ -162,6 +162,7 @@ pub struct TraceWriter {
     sink: Sink,
     level: Option<i32>,
     header: TraceHeader,
+    meta_bytes: Vec<u8>,
     index_at: u64,
     scratch: Vec<u8>,
     ctx: Ctx,
@@ -186,45 +187,24 @@ impl TraceWriter {
     ) -> Result<TraceWriter> {
         let io_err = |e| Error::io(path, "cannot write", e);
         // Read access too: `finish` reads the header back to checksum it.
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(path);
+        let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path);
         let file = file.map_err(|e| Error::io(path, "cannot create", e))?;
-        let mut w = Counted {
-            inner: BufWriter::with_capacity(1 << 20, file),
-            pos: 0,
-            crc: crc32fast::Hasher::new(),
-        };
+        let mut w = Counted { inner: BufWriter::with_capacity(1 << 20, file), pos: 0, crc: crc32fast::Hasher::new() };
         let flags = if zstd_level.is_some() { FLAG_ZSTD } else { 0 };
-        let (m, c) = (encode_meta(&meta), encode_comms(&comms));
-        let mut pre = Vec::with_capacity(PREAMBLE_LEN);
-        pre.extend_from_slice(TRACE_MAGIC);
-        pre.extend_from_slice(&TRACE_VERSION.to_le_bytes());
-        pre.extend_from_slice(&flags.to_le_bytes());
-        pre.extend_from_slice(&tasks.to_le_bytes());
-        pre.extend_from_slice(&(m.len() as u32).to_le_bytes());
-        pre.extend_from_slice(&(c.len() as u32).to_le_bytes());
-        pre.extend_from_slice(&0u64.to_le_bytes());
-        for part in [&pre, &m, &c] {
-            w.write_all(part).map_err(io_err)?;
-        }
+        let m = encode_meta(&meta);
+        // `finish` rewrites the preamble once it knows where the communicator table went.
+        w.write_all(&[0u8; PREAMBLE_LEN]).map_err(io_err)?;
+        w.write_all(&m).map_err(io_err)?;
         let index_at = w.pos;
         let blank = vec![0u8; INDEX_ENTRY_LEN * tasks as usize + 4];
         w.write_all(&blank).map_err(io_err)?;
-        let header = TraceHeader {
-            flags,
-            meta,
-            comms,
-            tasks: vec![TaskEntry::default(); tasks as usize],
-        };
+        let header = TraceHeader { flags, meta, comms, tasks: vec![TaskEntry::default(); tasks as usize] };
         Ok(TraceWriter {
             path: path.to_path_buf(),
             sink: Sink::Plain(w),
             level: zstd_level,
             header,
+            meta_bytes: m,
             index_at,
             scratch: Vec::with_capacity(SCRATCH_FLUSH + 4096),
             ctx: Ctx::default(),
@@ -236,21 +216,20 @@ impl TraceWriter {
         })
     }
 
+    /// Replaces the communicator table given to `create`; `finish` writes it.
+    pub fn set_comms(&mut self, comms: Vec<CommDef>) {
+        self.header.comms = comms;
+    }
+
     fn io(&self, e: io::Error) -> Error {
         Error::io(&self.path, "cannot write", e)
     }
 
     pub fn begin_task(&mut self, task: u32) -> Result<()> {
-        if self.current.is_some()
-            || task != self.next_task
-            || task as usize >= self.header.tasks.len()
-        {
+        if self.current.is_some() || task != self.next_task || task as usize >= self.header.tasks.len() {
             return Err(Error::new(
                 &self.path,
-                format!(
-                    "tasks must be written once each in rank order; got {task}, expected {}",
-                    self.next_task
-                ),
+                format!("tasks must be written once each in rank order; got {task}, expected {}", self.next_task),
             ));
         }
         let Sink::Plain(mut w) = std::mem::replace(&mut self.sink, Sink::Taken) else {
@@ -317,34 +296,37 @@ impl TraceWriter {
         if self.current.is_some() || self.next_task as usize != self.header.tasks.len() {
             return Err(Error::new(
                 &self.path,
-                format!(
-                    "finish after {} of {} tasks",
-                    self.next_task,
-                    self.header.tasks.len()
-                ),
+                format!("finish after {} of {} tasks", self.next_task, self.header.tasks.len()),
             ));
         }
-        let Sink::Plain(w) = std::mem::replace(&mut self.sink, Sink::Taken) else {
+        let Sink::Plain(mut w) = std::mem::replace(&mut self.sink, Sink::Taken) else {
             unreachable!("sink is plain between tasks")
         };
+        let comms = encode_comms(&self.header.comms);
+        let comms_at = w.pos;
+        w.write_all(&comms).map_err(|e| self.io(e))?;
+        w.write_all(&crc32fast::hash(&comms).to_le_bytes()).map_err(|e| self.io(e))?;
         let mut file = w.inner.into_inner().map_err(|e| self.io(e.into_error()))?;
-        let mut index = Vec::with_capacity(INDEX_ENTRY_LEN * self.header.tasks.len());
+        let mut head = Vec::with_capacity(self.index_at as usize + INDEX_ENTRY_LEN * self.header.tasks.len() + 4);
+        head.extend_from_slice(TRACE_MAGIC);
+        head.extend_from_slice(&TRACE_VERSION.to_le_bytes());
+        head.extend_from_slice(&self.header.flags.to_le_bytes());
+        head.extend_from_slice(&(self.header.tasks.len() as u32).to_le_bytes());
+        head.extend_from_slice(&(self.meta_bytes.len() as u32).to_le_bytes());
+        head.extend_from_slice(&(comms.len() as u32).to_le_bytes());
+        head.extend_from_slice(&comms_at.to_le_bytes());
+        head.extend_from_slice(&self.meta_bytes);
         for t in &self.header.tasks {
             for v in [t.offset, t.stored_len, t.records, t.raw_len] {
-                index.extend_from_slice(&v.to_le_bytes());
+                head.extend_from_slice(&v.to_le_bytes());
             }
-            index.extend_from_slice(&t.crc.to_le_bytes());
-            index.extend_from_slice(&0u32.to_le_bytes());
+            head.extend_from_slice(&t.crc.to_le_bytes());
+            head.extend_from_slice(&0u32.to_le_bytes());
         }
-        let mut head = vec![0u8; self.index_at as usize];
-        file.read_exact_at(&mut head, 0).map_err(|e| self.io(e))?;
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&head);
-        crc.update(&index);
-        index.extend_from_slice(&crc.finalize().to_le_bytes());
-        file.seek(SeekFrom::Start(self.index_at))
-            .map_err(|e| self.io(e))?;
-        file.write_all(&index).map_err(|e| self.io(e))?;
+        let crc = crc32fast::hash(&head);
+        head.extend_from_slice(&crc.to_le_bytes());
+        file.seek(SeekFrom::Start(0)).map_err(|e| self.io(e))?;
+        file.write_all(&head).map_err(|e| self.io(e))?;
         file.sync_all().map_err(|e| self.io(e))?;
         Ok(self.header)
     }
@@ -361,13 +343,9 @@ pub struct TraceReader {
 impl TraceReader {
     pub fn open(path: &Path) -> Result<TraceReader> {
         let file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
-        let len = file
-            .metadata()
-            .map_err(|e| Error::io(path, "cannot stat", e))?
-            .len();
+        let len = file.metadata().map_err(|e| Error::io(path, "cannot stat", e))?.len();
         let mut pre = [0u8; PREAMBLE_LEN];
-        let got = crate::log::read_up_to(&mut &file, &mut pre)
-            .map_err(|e| Error::io(path, "cannot read", e))?;
+        let got = crate::log::read_up_to(&mut &file, &mut pre).map_err(|e| Error::io(path, "cannot read", e))?;
         magic::check(path, &pre[..got], FileKind::Trace)?;
         if got < PREAMBLE_LEN {
             return Err(Error::new(path, "truncated inside the header").at(got as u64));
@@ -375,35 +353,27 @@ impl TraceReader {
         let u16_at = |i: usize| u16::from_le_bytes([pre[i], pre[i + 1]]);
         let u32_at = |i: usize| u32::from_le_bytes(pre[i..i + 4].try_into().unwrap()) as u64;
         let (flags, tasks, mlen, clen) = (u16_at(10), u32_at(12), u32_at(16), u32_at(20));
+        let comms_at = u64::from_le_bytes(pre[24..32].try_into().unwrap());
         if flags & !FLAG_ZSTD != 0 {
             return Err(Error::new(path, format!("unknown header flags {flags:#x}")).at(10));
         }
-        let hlen = PREAMBLE_LEN as u64 + mlen + clen + tasks * INDEX_ENTRY_LEN as u64 + 4;
+        let hlen = PREAMBLE_LEN as u64 + mlen + tasks * INDEX_ENTRY_LEN as u64 + 4;
         if hlen > len {
-            return Err(Error::new(
-                path,
-                format!("header of {hlen} bytes is longer than the file ({len} bytes): truncated"),
-            )
-            .at(0));
+            let msg = format!("header of {hlen} bytes is longer than the file ({len} bytes): truncated");
+            return Err(Error::new(path, msg).at(0));
         }
         let mut head = vec![0u8; hlen as usize];
-        file.read_exact_at(&mut head, 0)
-            .map_err(|e| Error::io(path, "cannot read header", e))?;
+        file.read_exact_at(&mut head, 0).map_err(|e| Error::io(path, "cannot read header", e))?;
         let (body, crc) = head.split_at(hlen as usize - 4);
         if crc32fast::hash(body).to_le_bytes() != crc {
-            return Err(Error::new(
-                path,
-                "header checksum mismatch: the header or index is corrupt",
-            )
-            .at(0));
+            let msg = "header checksum mismatch: the header or index is corrupt, or the file was never finished";
+            return Err(Error::new(path, msg).at(0));
         }
         let m_at = PREAMBLE_LEN;
-        let c_at = m_at + mlen as usize;
-        let i_at = c_at + clen as usize;
-        let meta = decode_meta(&body[m_at..c_at])
-            .ok_or_else(|| Error::new(path, "malformed metadata").at(m_at as u64))?;
-        let comms = decode_comms(&body[c_at..i_at])
-            .ok_or_else(|| Error::new(path, "malformed communicator table").at(c_at as u64))?;
+        let i_at = m_at + mlen as usize;
+        let meta =
+            decode_meta(&body[m_at..i_at]).ok_or_else(|| Error::new(path, "malformed metadata").at(m_at as u64))?;
+        let comms = read_comms(path, &file, comms_at, clen, hlen, len)?;
         let mut entries = Vec::with_capacity(tasks as usize);
         for (t, e) in body[i_at..].chunks_exact(INDEX_ENTRY_LEN).enumerate() {
             let q = |i: usize| u64::from_le_bytes(e[i * 8..i * 8 + 8].try_into().unwrap());
@@ -414,30 +384,17 @@ impl TraceReader {
                 raw_len: q(3),
                 crc: u32::from_le_bytes(e[32..36].try_into().unwrap()),
             };
-            if entry.offset < hlen
-                || entry
-                    .offset
-                    .checked_add(entry.stored_len)
-                    .map_or(true, |end| end > len)
-            {
-                return Err(Error::new(
-                    path,
-                    "index entry points outside the file (truncated trace?)",
-                )
-                .task(t as u32)
-                .at((i_at + t * INDEX_ENTRY_LEN) as u64));
+            if entry.offset < hlen || entry.offset.checked_add(entry.stored_len).map_or(true, |end| end > len) {
+                return Err(Error::new(path, "index entry points outside the file (truncated trace?)")
+                    .task(t as u32)
+                    .at((i_at + t * INDEX_ENTRY_LEN) as u64));
             }
             entries.push(entry);
         }
         Ok(TraceReader {
             path: path.to_path_buf(),
             file: Arc::new(file),
-            header: TraceHeader {
-                flags,
-                meta,
-                comms,
-                tasks: entries,
-            },
+            header: TraceHeader { flags, meta, comms, tasks: entries },
         })
     }
 
@@ -452,12 +409,10 @@ impl TraceReader {
     /// A cursor over one task's records, reading through a window of `window` bytes (a few
     /// hundred bytes keeps a million simultaneous cursors small; 64 KiB is fastest for a scan).
     pub fn task(&self, task: u32, window: usize) -> Result<TaskCursor> {
-        let entry = *self.header.tasks.get(task as usize).ok_or_else(|| {
-            Error::new(
-                &self.path,
-                format!("no task {task}: the trace has {} tasks", self.tasks()),
-            )
-        })?;
+        let entry =
+            *self.header.tasks.get(task as usize).ok_or_else(|| {
+                Error::new(&self.path, format!("no task {task}: the trace has {} tasks", self.tasks()))
+            })?;
         let src = Slice {
             file: self.file.clone(),
             pos: entry.offset,
@@ -466,8 +421,7 @@ impl TraceReader {
         };
         let source = if self.header.compressed() {
             Source::Zstd(Box::new(
-                zstd::stream::read::Decoder::new(src)
-                    .map_err(|e| Error::io(&self.path, "cannot start zstd", e))?,
+                zstd::stream::read::Decoder::new(src).map_err(|e| Error::io(&self.path, "cannot start zstd", e))?,
             ))
         } else {
             Source::Plain(src)
@@ -488,6 +442,19 @@ impl TraceReader {
     }
 }
 
+fn read_comms(path: &Path, file: &File, at: u64, clen: u64, hlen: u64, len: u64) -> Result<Vec<CommDef>> {
+    if at < hlen || at.saturating_add(clen + 4) > len {
+        return Err(Error::new(path, "communicator table lies outside the file (truncated trace?)").at(24));
+    }
+    let mut bytes = vec![0u8; clen as usize + 4];
+    file.read_exact_at(&mut bytes, at).map_err(|e| Error::io(path, "cannot read communicator table", e))?;
+    let (b, crc) = bytes.split_at(clen as usize);
+    if crc32fast::hash(b).to_le_bytes() != crc {
+        return Err(Error::new(path, "communicator table checksum mismatch").at(at));
+    }
+    decode_comms(b).ok_or_else(|| Error::new(path, "malformed communicator table").at(at))
+}
+
 /// Reads one stream's stored bytes with positioned reads (no shared file offset) and checksums them.
 struct Slice {
     file: Arc<File>,
@@ -504,10 +471,7 @@ impl Read for Slice {
         }
         let n = self.file.read_at(&mut buf[..want], self.pos)?;
         if n == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "file shorter than its index says",
-            ));
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "file shorter than its index says"));
         }
         self.crc.update(&buf[..n]);
         self.pos += n as u64;
@@ -561,10 +525,7 @@ impl TaskCursor {
     }
 
     fn err(&self, msg: impl Into<String>) -> Error {
-        Error::new(&self.path, msg)
-            .task(self.task)
-            .record(self.index)
-            .at(self.entry.offset + self.consumed)
+        Error::new(&self.path, msg).task(self.task).record(self.index).at(self.entry.offset + self.consumed)
     }
 
     /// Decodes the next record into `rec`; `Ok(false)` after the last one.
@@ -618,10 +579,7 @@ impl TaskCursor {
     /// At the last record: the stream must end here and its checksum must match.
     fn finish(&mut self) -> Result<bool> {
         if self.start < self.end {
-            return Err(self.err(format!(
-                "{} bytes after the last record",
-                self.end - self.start
-            )));
+            return Err(self.err(format!("{} bytes after the last record", self.end - self.start)));
         }
         if !self.eof {
             self.refill()?;

@@ -92,17 +92,7 @@ mod tests {
 
     #[test]
     fn edges_round_trip() {
-        for v in [
-            0,
-            1,
-            127,
-            128,
-            16383,
-            16384,
-            u32::MAX as u64,
-            u64::MAX - 1,
-            u64::MAX,
-        ] {
+        for v in [0, 1, 127, 128, 16383, 16384, u32::MAX as u64, u64::MAX - 1, u64::MAX] {
             let mut out = Vec::new();
             put_u64(&mut out, v);
             assert_eq!(out.len(), len_u64(v));
@@ -118,10 +108,7 @@ mod tests {
     #[test]
     fn truncated_and_overlong_are_errors() {
         let mut pos = 0;
-        assert_eq!(
-            get_u64(&[0x80, 0x80], &mut pos),
-            Err(VarintError::Incomplete)
-        );
+        assert_eq!(get_u64(&[0x80, 0x80], &mut pos), Err(VarintError::Incomplete));
         assert_eq!(pos, 0);
         let eleven = [0xffu8; 11];
         assert_eq!(get_u64(&eleven, &mut pos), Err(VarintError::Overflow));

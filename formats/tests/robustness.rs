@@ -37,13 +37,7 @@ fn sample_log() -> Vec<u8> {
             Record::new(
                 i * 100,
                 40,
-                Op::Send {
-                    mode: SendMode::Standard,
-                    peer: (i % 3) as i32,
-                    tag: 7,
-                    bytes: 64,
-                    comm: 0,
-                },
+                Op::Send { mode: SendMode::Standard, peer: (i % 3) as i32, tag: 7, bytes: 64, comm: 0 },
             )
         })
         .collect();
@@ -52,20 +46,8 @@ fn sample_log() -> Vec<u8> {
 
 fn sample_trace(zstd: bool) -> Vec<u8> {
     let p = scratch("sample");
-    let recs: Vec<Record> = (0..40u64)
-        .map(|i| {
-            Record::new(
-                i,
-                3,
-                Op::Recv {
-                    peer: 1,
-                    tag: i as i32,
-                    bytes: 8,
-                    comm: 0,
-                },
-            )
-        })
-        .collect();
+    let recs: Vec<Record> =
+        (0..40u64).map(|i| Record::new(i, 3, Op::Recv { peer: 1, tag: i as i32, bytes: 8, comm: 0 })).collect();
     write_trace(&p, &[recs.clone(), recs], zstd.then_some(1));
     std::fs::read(&p).unwrap()
 }

@@ -52,20 +52,15 @@ proptest! {
 pub fn tempdir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "psins-fmt-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
+    let d =
+        std::env::temp_dir().join(format!("psins-fmt-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
 #[test]
 fn truncated_log_keeps_whole_blocks() {
-    let recs: Vec<Record> = (0..100)
-        .map(|i| Record::new(i, 2 * i, Op::Other { func: i as u32 }))
-        .collect();
+    let recs: Vec<Record> = (0..100).map(|i| Record::new(i, 2 * i, Op::Other { func: i as u32 })).collect();
     let img = log_image(&recs, 10, true);
     let dir = tempdir();
     let path = dir.join("cut.bin");
@@ -78,11 +73,7 @@ fn truncated_log_keeps_whole_blocks() {
     let (got, end) = read_log(&path);
     assert_eq!(got, recs[..70]);
     match end {
-        LogEnd::Truncated {
-            offset,
-            unusable_bytes,
-            ..
-        } => {
+        LogEnd::Truncated { offset, unusable_bytes, .. } => {
             assert_eq!(offset as usize, seven_blocks);
             assert_eq!(unusable_bytes as usize, cut - offset as usize);
         }
@@ -95,34 +86,19 @@ fn wrong_kind_and_version_are_named() {
     let dir = tempdir();
     let log = dir.join("rank-000000.bin");
     std::fs::write(&log, log_image(&[], 1, true)).unwrap();
-    let e = TraceReader::open(&log)
-        .err()
-        .expect("a log is not a trace")
-        .to_string();
-    assert!(
-        e.contains("per-rank log") && e.contains("expected a psins compact trace"),
-        "{e}"
-    );
+    let e = TraceReader::open(&log).err().expect("a log is not a trace").to_string();
+    assert!(e.contains("per-rank log") && e.contains("expected a psins compact trace"), "{e}");
 
     let trace = dir.join("t.psins");
     write_trace(&trace, &[vec![]], None);
-    let e = LogReader::open(&trace)
-        .err()
-        .expect("a trace is not a log")
-        .to_string();
-    assert!(
-        e.contains("compact trace") && e.contains("expected a psins per-rank log"),
-        "{e}"
-    );
+    let e = LogReader::open(&trace).err().expect("a trace is not a log").to_string();
+    assert!(e.contains("compact trace") && e.contains("expected a psins per-rank log"), "{e}");
 
     let mut img = std::fs::read(&trace).unwrap();
     img[8] = 9;
     std::fs::write(&trace, &img).unwrap();
     let e = TraceReader::open(&trace).err().unwrap().to_string();
-    assert!(
-        e.contains("format version 9") && e.contains("reads version 1"),
-        "{e}"
-    );
+    assert!(e.contains("format version 9") && e.contains("reads version 1"), "{e}");
 
     std::fs::write(&trace, b"hello world, not psins").unwrap();
     let e = TraceReader::open(&trace).err().unwrap().to_string();

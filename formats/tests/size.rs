@@ -15,22 +15,10 @@ fn encoded_len(recs: &[Record]) -> Vec<usize> {
 /// Repeated peer, tag and size; gap and duration below 16 µs (two varint bytes each).
 #[test]
 fn typical_point_to_point_costs_at_most_5_bytes() {
-    let send = Op::Send {
-        mode: SendMode::Standard,
-        peer: 3,
-        tag: 9,
-        bytes: 4096,
-        comm: 0,
-    };
-    let recv = Op::Recv {
-        peer: 3,
-        tag: 9,
-        bytes: 4096,
-        comm: 0,
-    };
-    let recs: Vec<Record> = (0..10)
-        .map(|i| Record::new(1500 + i, 9000, if i % 2 == 0 { send } else { recv }))
-        .collect();
+    let send = Op::Send { mode: SendMode::Standard, peer: 3, tag: 9, bytes: 4096, comm: 0 };
+    let recv = Op::Recv { peer: 3, tag: 9, bytes: 4096, comm: 0 };
+    let recs: Vec<Record> =
+        (0..10).map(|i| Record::new(1500 + i, 9000, if i % 2 == 0 { send } else { recv })).collect();
     let lens = encoded_len(&recs);
     assert_eq!(lens[0], 10, "first record carries peer, comm, tag, bytes");
     assert!(lens[1..].iter().all(|&n| n == 5), "{lens:?}");
@@ -43,14 +31,7 @@ fn typical_nonblocking_costs_at_most_6_bytes() {
             Record::new(
                 300,
                 700,
-                Op::Isend {
-                    mode: SendMode::Standard,
-                    peer: 1,
-                    tag: 0,
-                    bytes: 8,
-                    comm: 0,
-                    req: 1 + i % 2,
-                },
+                Op::Isend { mode: SendMode::Standard, peer: 1, tag: 0, bytes: 8, comm: 0, req: 1 + i % 2 },
             )
         })
         .collect();
@@ -65,14 +46,7 @@ fn expansion_steps_are_small() {
             Record::new(
                 0,
                 0,
-                Op::Step {
-                    instance: 4,
-                    op: StepOp::Send,
-                    peer: 1 << i,
-                    bytes: 8,
-                    peer2: NO_RANK,
-                    bytes2: 0,
-                },
+                Op::Step { instance: 4, op: StepOp::Send, peer: 1 << i, bytes: 8, peer2: NO_RANK, bytes2: 0 },
             )
         })
         .collect();
@@ -82,15 +56,16 @@ fn expansion_steps_are_small() {
 
 #[test]
 fn waitall_of_a_send_and_a_receive() {
-    let rec = Record::new(
-        100,
-        2000,
-        Op::Wait {
-            func: WaitFn::Waitall,
-            count: 2,
-        },
-    )
-    .with_list(vec![1, NO_RANK as i64, 0, 0, 2, 3, 9, 4096]);
+    let rec = Record::new(100, 2000, Op::Wait { func: WaitFn::Waitall, count: 2 }).with_list(vec![
+        1,
+        NO_RANK as i64,
+        0,
+        0,
+        2,
+        3,
+        9,
+        4096,
+    ]);
     let lens = encoded_len(&[rec]);
     assert!(lens[0] <= 14, "{lens:?}");
 }

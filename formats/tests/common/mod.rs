@@ -29,103 +29,28 @@ pub fn op_and_list() -> impl Strategy<Value = (Op, Vec<i64>)> {
         any::<u8>().prop_map(|t| (Op::Init { thread_level: t }, vec![])),
         Just((Op::Finalize, vec![])),
         any::<i32>().prop_map(|c| (Op::Abort { code: c }, vec![])),
-        p2p.clone().prop_map(|(mode, peer, tag, bytes, comm, _)| (
-            Op::Send {
-                mode,
-                peer,
-                tag,
-                bytes,
-                comm
-            },
-            vec![]
-        )),
+        p2p.clone().prop_map(|(mode, peer, tag, bytes, comm, _)| (Op::Send { mode, peer, tag, bytes, comm }, vec![])),
+        p2p.clone()
+            .prop_map(|(mode, peer, tag, bytes, comm, req)| (Op::Isend { mode, peer, tag, bytes, comm, req }, vec![])),
         p2p.clone().prop_map(|(mode, peer, tag, bytes, comm, req)| (
-            Op::Isend {
-                mode,
-                peer,
-                tag,
-                bytes,
-                comm,
-                req
-            },
+            Op::SendInit { mode, peer, tag, bytes, comm, req },
             vec![]
         )),
-        p2p.clone().prop_map(|(mode, peer, tag, bytes, comm, req)| (
-            Op::SendInit {
-                mode,
-                peer,
-                tag,
-                bytes,
-                comm,
-                req
-            },
-            vec![]
-        )),
-        p2p.clone().prop_map(|(_, peer, tag, bytes, comm, _)| (
-            Op::Recv {
-                peer,
-                tag,
-                bytes,
-                comm
-            },
-            vec![]
-        )),
-        p2p.clone().prop_map(|(_, peer, tag, bytes, comm, req)| (
-            Op::Irecv {
-                peer,
-                tag,
-                bytes,
-                comm,
-                req
-            },
-            vec![]
-        )),
-        p2p.clone().prop_map(|(_, peer, tag, bytes, comm, req)| (
-            Op::RecvInit {
-                peer,
-                tag,
-                bytes,
-                comm,
-                req
-            },
-            vec![]
-        )),
+        p2p.clone().prop_map(|(_, peer, tag, bytes, comm, _)| (Op::Recv { peer, tag, bytes, comm }, vec![])),
+        p2p.clone().prop_map(|(_, peer, tag, bytes, comm, req)| (Op::Irecv { peer, tag, bytes, comm, req }, vec![])),
+        p2p.clone().prop_map(|(_, peer, tag, bytes, comm, req)| (Op::RecvInit { peer, tag, bytes, comm, req }, vec![])),
         (p2p.clone(), peer(), tag(), bytes(), any::<bool>()).prop_map(
             |((_, peer, tag, bytes, comm, _), src, rtag, rbytes, replace)| {
-                (
-                    Op::Sendrecv {
-                        peer,
-                        tag,
-                        bytes,
-                        src,
-                        rtag,
-                        rbytes,
-                        comm,
-                        replace,
-                    },
-                    vec![],
-                )
+                (Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace }, vec![])
             }
         ),
-        (p2p.clone(), 0..=ProbeFlags::ALL).prop_map(|((_, peer, tag, bytes, comm, _), flags)| (
-            Op::Probe {
-                peer,
-                tag,
-                bytes,
-                comm,
-                flags
-            },
-            vec![]
-        )),
+        (p2p.clone(), 0..=ProbeFlags::ALL)
+            .prop_map(|((_, peer, tag, bytes, comm, _), flags)| (Op::Probe { peer, tag, bytes, comm, flags }, vec![])),
         any::<u32>().prop_map(|req| (Op::Start { req }, vec![])),
         prop::collection::vec(any::<i64>(), 0..6).prop_map(|l| (Op::Startall, l)),
         any::<u32>().prop_map(|req| (Op::RequestFree { req }, vec![])),
         any::<u32>().prop_map(|req| (Op::Cancel { req }, vec![])),
-        (
-            prop::sample::select(WaitFn::ALL),
-            any::<u32>(),
-            prop::collection::vec(completion(), 0..5)
-        )
+        (prop::sample::select(WaitFn::ALL), any::<u32>(), prop::collection::vec(completion(), 0..5))
             .prop_map(|(func, count, c)| (Op::Wait { func, count }, c.concat())),
         (
             prop::sample::select(Coll::ALL),
@@ -139,56 +64,16 @@ pub fn op_and_list() -> impl Strategy<Value = (Op, Vec<i64>)> {
             any::<u32>(),
             prop::collection::vec(any::<i64>(), 0..9)
         )
-            .prop_map(
-                |(coll, comm, root, send_bytes, recv_bytes, count, flags, req, instance, l)| {
-                    (
-                        Op::Coll {
-                            coll,
-                            comm,
-                            root,
-                            send_bytes,
-                            recv_bytes,
-                            count,
-                            flags,
-                            req,
-                            instance,
-                        },
-                        l,
-                    )
-                }
-            ),
-        (
-            any::<u32>(),
-            prop::sample::select(StepOp::ALL),
-            peer(),
-            bytes(),
-            peer(),
-            bytes()
-        )
-            .prop_map(|(instance, op, peer, bytes, p2, b2)| {
-                let (peer2, bytes2) = if op == StepOp::SendRecv {
-                    (p2, b2)
-                } else {
-                    (NO_RANK, 0)
-                };
-                (
-                    Op::Step {
-                        instance,
-                        op,
-                        peer,
-                        bytes,
-                        peer2,
-                        bytes2,
-                    },
-                    vec![],
-                )
+            .prop_map(|(coll, comm, root, send_bytes, recv_bytes, count, flags, req, instance, l)| {
+                (Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags, req, instance }, l)
             }),
-        (
-            prop::sample::select(CommFn::ALL),
-            comm(),
-            comm(),
-            prop::collection::vec(0..1_000_000i64, 0..20)
-        )
+        (any::<u32>(), prop::sample::select(StepOp::ALL), peer(), bytes(), peer(), bytes()).prop_map(
+            |(instance, op, peer, bytes, p2, b2)| {
+                let (peer2, bytes2) = if op == StepOp::SendRecv { (p2, b2) } else { (NO_RANK, 0) };
+                (Op::Step { instance, op, peer, bytes, peer2, bytes2 }, vec![])
+            }
+        ),
+        (prop::sample::select(CommFn::ALL), comm(), comm(), prop::collection::vec(0..1_000_000i64, 0..20))
             .prop_map(|(func, parent, comm, l)| (Op::CommCreate { func, parent, comm }, l)),
         comm().prop_map(|comm| (Op::CommFree { comm }, vec![])),
         any::<u32>().prop_map(|func| (Op::Other { func }, vec![])),
@@ -199,18 +84,12 @@ pub fn op_and_list() -> impl Strategy<Value = (Op, Vec<i64>)> {
 fn completion() -> impl Strategy<Value = Vec<i64>> {
     prop_oneof![
         any::<u32>().prop_map(|r| vec![r as i64, NO_RANK as i64, 0, 0]),
-        (any::<u32>(), peer(), tag(), 0..i64::MAX)
-            .prop_map(|(r, s, t, b)| vec![r as i64, s as i64, t as i64, b]),
+        (any::<u32>(), peer(), tag(), 0..i64::MAX).prop_map(|(r, s, t, b)| vec![r as i64, s as i64, t as i64, b]),
     ]
 }
 
 pub fn record() -> impl Strategy<Value = Record> {
-    (time(), time(), op_and_list()).prop_map(|(gap_ns, dur_ns, (op, list))| Record {
-        gap_ns,
-        dur_ns,
-        op,
-        list,
-    })
+    (time(), time(), op_and_list()).prop_map(|(gap_ns, dur_ns, (op, list))| Record { gap_ns, dur_ns, op, list })
 }
 
 pub fn records(max: usize) -> impl Strategy<Value = Vec<Record>> {
@@ -261,21 +140,9 @@ pub fn read_log(path: &std::path::Path) -> (Vec<Record>, LogEnd) {
     (got, rd.end().clone())
 }
 
-pub fn write_trace(
-    path: &std::path::Path,
-    tasks: &[Vec<Record>],
-    zstd: Option<i32>,
-) -> TraceHeader {
-    let comms = vec![
-        CommDef {
-            id: 0,
-            members: (0..tasks.len() as u32).collect(),
-        },
-        CommDef {
-            id: 5,
-            members: vec![3, 1, 2],
-        },
-    ];
+pub fn write_trace(path: &std::path::Path, tasks: &[Vec<Record>], zstd: Option<i32>) -> TraceHeader {
+    let comms =
+        vec![CommDef { id: 0, members: (0..tasks.len() as u32).collect() }, CommDef { id: 5, members: vec![3, 1, 2] }];
     let meta = vec![("app".to_string(), "test".to_string())];
     let mut w = TraceWriter::create(path, tasks.len() as u32, meta, comms, zstd).expect("create");
     for (t, recs) in tasks.iter().enumerate() {

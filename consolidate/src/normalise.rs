@@ -1,0 +1,74 @@
+//! One rank's records into the trace's canonical form, checking as it goes. The same code
+//! serves the scan pass and the write pass, so both see every record the same way.
+
+use crate::comms::Comms;
+use crate::requests::Requests;
+use psins_formats::{CollFlags, Op, Record, COMM_WORLD};
+
+pub struct RankState {
+    pub rank: u32,
+    world_size: u32,
+    pub reqs: Requests,
+    after_world_coll: bool,
+    /// Record indices just after each blocking collective on the world communicator (and its
+    /// expansion steps): the places where all ranks can be cut consistently.
+    pub sync_points: Vec<u64>,
+}
+
+impl RankState {
+    pub fn new(rank: u32, world_size: u32) -> RankState {
+        RankState { rank, world_size, reqs: Requests::default(), after_world_coll: false, sync_points: Vec::new() }
+    }
+
+    /// Checks and rewrites record `idx` in place.
+    pub fn apply(&mut self, comms: &mut Comms, rec: &mut Record, idx: u64) -> Result<(), String> {
+        if self.after_world_coll && !matches!(rec.op, Op::Step { .. }) {
+            self.sync_points.push(idx);
+            self.after_world_coll = false;
+        }
+        if let Op::Coll { comm: COMM_WORLD, flags, .. } = rec.op {
+            self.after_world_coll = flags & CollFlags::NONBLOCKING == 0;
+        }
+        self.normalise_comms(comms, rec)?;
+        self.reqs.apply(&mut rec.op, &mut rec.list).map_err(|m| m.to_string())
+    }
+
+    /// Closes the last sync point when the stream ends right after a world collective.
+    pub fn end(&mut self, records: u64) {
+        if self.after_world_coll {
+            self.sync_points.push(records);
+            self.after_world_coll = false;
+        }
+    }
+
+    fn normalise_comms(&self, comms: &mut Comms, rec: &mut Record) -> Result<(), String> {
+        let rank = self.rank;
+        let unknown = |c: u32| format!("uses communicator {c}, which this rank never created");
+        match &mut rec.op {
+            Op::CommCreate { parent, comm, .. } => {
+                if rec.list.iter().any(|&m| m < 0 || m >= self.world_size as i64) {
+                    return Err(format!("communicator {comm} lists a member outside the world: {:?}", rec.list));
+                }
+                let members: Vec<u32> = rec.list.iter().map(|&m| m as u32).collect();
+                *parent = comms.to_global(rank, *parent).ok_or_else(|| unknown(*parent))?;
+                *comm = comms.created(rank, *comm, &members)?;
+            }
+            Op::CommFree { comm } => {
+                let local = *comm;
+                *comm = comms.to_global(rank, local).ok_or_else(|| unknown(local))?;
+                comms.freed(rank, local);
+            }
+            Op::Send { comm, .. }
+            | Op::Isend { comm, .. }
+            | Op::SendInit { comm, .. }
+            | Op::Recv { comm, .. }
+            | Op::Irecv { comm, .. }
+            | Op::RecvInit { comm, .. }
+            | Op::Sendrecv { comm, .. }
+            | Op::Probe { comm, .. }
+            | Op::Coll { comm, .. } => *comm = comms.to_global(rank, *comm).ok_or_else(|| unknown(*comm))?,
+            _ => {}
+        }
+        Ok(())
+    }
+}

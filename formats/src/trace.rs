@@ -17,7 +17,7 @@
 //! With flag bit 0 each stream is one zstd frame; random access per task is kept because the
 //! index points at frames. Each stream is coded with one [`Ctx`] from its first record.
 
-use crate::codec::{self, Ctx, DecodeError};
+use crate::codec::{DecodeError, Stream};
 use crate::error::{Error, Result};
 use crate::magic::{self, FileKind, TRACE_MAGIC, TRACE_VERSION};
 use crate::record::Record;
@@ -165,7 +165,7 @@ pub struct TraceWriter {
     meta_bytes: Vec<u8>,
     index_at: u64,
     scratch: Vec<u8>,
-    ctx: Ctx,
+    stream: Stream,
     current: Option<u32>,
     next_task: u32,
     raw_len: u64,
@@ -207,7 +207,7 @@ impl TraceWriter {
             meta_bytes: m,
             index_at,
             scratch: Vec::with_capacity(SCRATCH_FLUSH + 4096),
-            ctx: Ctx::default(),
+            stream: Stream::with_repeats(),
             current: None,
             next_task: 0,
             raw_len: 0,
@@ -242,7 +242,7 @@ impl TraceWriter {
             None => Sink::Plain(w),
         };
         self.current = Some(task);
-        self.ctx = Ctx::default();
+        self.stream = Stream::with_repeats();
         self.raw_len = 0;
         self.records = 0;
         Ok(())
@@ -250,7 +250,7 @@ impl TraceWriter {
 
     pub fn push(&mut self, rec: &Record) -> Result<()> {
         debug_assert!(self.current.is_some(), "push outside begin_task/end_task");
-        codec::encode(&mut self.scratch, &mut self.ctx, rec);
+        self.stream.encode(&mut self.scratch, rec);
         self.records += 1;
         if self.scratch.len() >= SCRATCH_FLUSH {
             self.flush_scratch()?;
@@ -435,7 +435,7 @@ impl TraceReader {
             start: 0,
             end: 0,
             eof: false,
-            ctx: Ctx::default(),
+            stream: Stream::with_repeats(),
             index: 0,
             consumed: 0,
         })
@@ -503,7 +503,7 @@ pub struct TaskCursor {
     start: usize,
     end: usize,
     eof: bool,
-    ctx: Ctx,
+    stream: Stream,
     index: u64,
     consumed: u64,
 }
@@ -535,7 +535,7 @@ impl TaskCursor {
             return self.finish();
         }
         loop {
-            match codec::decode(&self.buf[self.start..self.end], &mut self.ctx, rec) {
+            match self.stream.decode(&self.buf[self.start..self.end], rec) {
                 Ok(n) => {
                     self.start += n;
                     self.consumed += n as u64;

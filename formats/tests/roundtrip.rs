@@ -21,6 +21,31 @@ proptest! {
         prop_assert_eq!(pos, out.len());
     }
 
+    /// Periodic streams (an iteration's calls repeated with new timings) exercise repeats.
+    #[test]
+    fn repeats_round_trip(pattern in records(12), iters in 1usize..6, times in prop::collection::vec((0..5000u64, 0..5000u64), 80)) {
+        let mut recs = Vec::new();
+        for i in 0..iters {
+            for (j, r) in pattern.iter().enumerate() {
+                let mut r = r.clone();
+                if i > 0 && !(matches!(r.op, Op::Step { .. }) && r.gap_ns == 0 && r.dur_ns == 0) {
+                    (r.gap_ns, r.dur_ns) = times[(i * 12 + j) % times.len()];
+                }
+                recs.push(r);
+            }
+        }
+        let mut enc = codec::Stream::with_repeats();
+        let mut out = Vec::new();
+        for r in &recs { enc.encode(&mut out, r); }
+        let mut dec = codec::Stream::with_repeats();
+        let (mut pos, mut rec) = (0, Record::default());
+        for r in &recs {
+            pos += dec.decode(&out[pos..], &mut rec).unwrap();
+            prop_assert_eq!(&rec, r);
+        }
+        prop_assert_eq!(pos, out.len());
+    }
+
     #[test]
     fn log_round_trips(recs in records(60), per_block in 1usize..20) {
         let dir = tempdir();

@@ -69,3 +69,26 @@ fn waitall_of_a_send_and_a_receive() {
     let lens = encoded_len(&[rec]);
     assert!(lens[0] <= 14, "{lens:?}");
 }
+
+/// In a compact trace, a record equal to a recent one but for its times costs its head byte
+/// and its times.
+#[test]
+fn repeated_iteration_costs_head_and_times() {
+    let iter = [
+        Op::Irecv { peer: 1, tag: 0, bytes: 8192, comm: 0, req: 1 },
+        Op::Irecv { peer: 3, tag: 0, bytes: 8192, comm: 0, req: 2 },
+        Op::Isend { mode: SendMode::Standard, peer: 1, tag: 0, bytes: 8192, comm: 0, req: 3 },
+        Op::Isend { mode: SendMode::Standard, peer: 3, tag: 0, bytes: 8192, comm: 0, req: 4 },
+    ];
+    let mut s = codec::Stream::with_repeats();
+    let mut lens = Vec::new();
+    for _ in 0..3 {
+        for op in iter {
+            let mut out = Vec::new();
+            s.encode(&mut out, &Record::new(900, 3000, op));
+            lens.push(out.len());
+        }
+    }
+    // From the second iteration on (the first record of it still sees a new context).
+    assert!(lens[5..].iter().all(|&n| n == 5), "1 head + 2 gap + 2 dur: {lens:?}");
+}

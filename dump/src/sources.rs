@@ -31,7 +31,8 @@ struct Printer {
     coll_comm: HashMap<(u32, u32), u32>,
     counts: [u64; Kind::COUNT],
     bytes: [u64; Kind::COUNT],
-    ctx: codec::Ctx,
+    /// Re-encodes records to attribute bytes to kinds (repeats on for traces, as written).
+    stream: codec::Stream,
     scratch: Vec<u8>,
 }
 
@@ -42,7 +43,7 @@ impl Printer {
         }
         if self.mode == Mode::Stats {
             self.scratch.clear();
-            codec::encode(&mut self.scratch, &mut self.ctx, rec);
+            self.stream.encode(&mut self.scratch, rec);
             self.counts[rec.kind() as usize] += 1;
             self.bytes[rec.kind() as usize] += self.scratch.len() as u64;
             return Ok(());
@@ -63,7 +64,7 @@ impl Printer {
     }
 
     fn new_task(&mut self) {
-        self.ctx = codec::Ctx::default();
+        self.stream = codec::Stream::with_repeats();
     }
 
     fn stats(&mut self, file_bytes: u64) -> std::io::Result<()> {
@@ -99,7 +100,7 @@ pub fn run(path: &Path, task: Option<u32>, mode: Mode) -> Result<(), Box<dyn std
         coll_comm: HashMap::new(),
         counts: [0; Kind::COUNT],
         bytes: [0; Kind::COUNT],
-        ctx: codec::Ctx::default(),
+        stream: codec::Stream::without_repeats(),
         scratch: Vec::new(),
     };
     let r = match sniff(&head[..n]) {

@@ -1,0 +1,106 @@
+//! MPI_Alltoall (`MPIR_Alltoall_intra_{brucks,scattered,pairwise,pairwise_sendrecv_replace}`)
+//! and MPI_Alltoallv/w (`..._intra_scattered`, `..._intra_pairwise_sendrecv_replace`).
+
+use crate::steps::{exchange_nonempty, sendrecv};
+use crate::{CollArgs, Step, Thresholds, NOOP};
+
+/// `send_bytes`/`recv_bytes` are the blocks for ONE peer.
+pub(crate) fn expand_alltoall(a: &CollArgs, th: &Thresholds, out: &mut Vec<Step>) -> &'static str {
+    let (p, r) = (a.size as u64, a.rank as u64);
+    let (s, rb) = (a.send_bytes, a.recv_bytes);
+    if rb == 0 {
+        return NOOP; // MPI_Alltoall returns before selecting
+    }
+    if a.in_place {
+        sendrecv_replace(p, r, out, |_| rb);
+        return "alltoall_pairwise_sendrecv_replace";
+    }
+    let small_comm = p < th.alltoall_min_procs;
+    if !small_comm && s <= th.alltoall_short_msg_size {
+        bruck(p, r, rb, out);
+        "alltoall_brucks"
+    } else if s <= th.alltoall_medium_msg_size {
+        scattered(p, r, out, false, |_| s, |_| rb);
+        "alltoall_scattered"
+    } else {
+        pairwise(p, r, s, rb, out);
+        "alltoall_pairwise"
+    }
+}
+
+/// `counts` = P send counts then P receive counts, by peer.
+pub(crate) fn expand_alltoallv(a: &CollArgs, out: &mut Vec<Step>) -> &'static str {
+    let (p, r) = (a.size as u64, a.rank as u64);
+    let (sends, recvs) = a.counts.split_at(a.size as usize);
+    let w = a.coll == crate::Coll::Alltoallw;
+    if a.in_place {
+        sendrecv_replace(p, r, out, |peer| recvs[peer as usize]);
+        return if w { "alltoallw_pairwise_sendrecv_replace" } else { "alltoallv_pairwise_sendrecv_replace" };
+    }
+    scattered(p, r, out, true, |peer| sends[peer as usize], |peer| recvs[peer as usize]);
+    if w {
+        "alltoallw_scattered"
+    } else {
+        "alltoallv_scattered"
+    }
+}
+
+/// In place: every pair (i, j), i < j, swaps its blocks with one sendrecv_replace, pairs in
+/// lexicographic order, so rank r meets 0, 1, …, r−1, r+1, …, P−1.
+fn sendrecv_replace(p: u64, r: u64, out: &mut Vec<Step>, bytes: impl Fn(u64) -> u64) {
+    for peer in (0..p).filter(|&q| q != r) {
+        sendrecv(out, peer, bytes(peer), peer, bytes(peer));
+    }
+}
+
+/// Scattered: MPICH posts, batch by batch (`MPIR_CVAR_ALLTOALL_THROTTLE` peers at a time),
+/// a receive from r+d and a send to r−d for each distance d, then waits for the batch. The
+/// steps are those pairs in posting order, one SendRecv per distance; the batch boundaries
+/// only bound how many are in flight, so they do not appear. The block for itself (d = 0)
+/// never leaves the rank and is left out. `skip_empty`: the v/w variants post nothing for
+/// an empty block.
+fn scattered(
+    p: u64,
+    r: u64,
+    out: &mut Vec<Step>,
+    skip_empty: bool,
+    send_bytes: impl Fn(u64) -> u64,
+    recv_bytes: impl Fn(u64) -> u64,
+) {
+    for d in 1..p {
+        let (to, from) = ((r + p - d) % p, (r + d) % p);
+        let (s, rb) = (send_bytes(to), recv_bytes(from));
+        if skip_empty {
+            exchange_nonempty(out, to, s, from, rb);
+        } else {
+            sendrecv(out, to, s, from, rb);
+        }
+    }
+}
+
+/// Pairwise exchange: P−1 sendrecvs, with partner r XOR i on powers of two and otherwise
+/// sending to r+i while receiving from r−i.
+fn pairwise(p: u64, r: u64, s: u64, rb: u64, out: &mut Vec<Step>) {
+    for i in 1..p {
+        let (to, from) = if p.is_power_of_two() { (r ^ i, r ^ i) } else { ((r + i) % p, (r + p - i) % p) };
+        sendrecv(out, to, s, from, rb);
+    }
+}
+
+/// Bruck: ⌈log2 P⌉ steps; at distance 2^k every block whose (rotated) index has bit k set
+/// moves to r + 2^k, and as many arrive from r − 2^k.
+fn bruck(p: u64, r: u64, block: u64, out: &mut Vec<Step>) {
+    let mut dist = 1;
+    while dist < p {
+        let bytes = ones_at_bit(p - 1, dist).saturating_mul(block);
+        sendrecv(out, (r + dist) % p, bytes, (r + p - dist) % p, bytes);
+        dist *= 2;
+    }
+}
+
+/// How many of 1..=n have the bit `bit` (a power of two) set.
+pub(crate) fn ones_at_bit(n: u64, bit: u64) -> u64 {
+    let period = 2 * bit;
+    let full = (n + 1) / period * bit;
+    full + ((n + 1) % period).saturating_sub(bit)
+}

@@ -1,0 +1,286 @@
+//! MPICH 4.0.2's default collective algorithms as pure functions.
+//!
+//! [`expand`] turns one rank's view of one collective call into the ordered point-to-point
+//! steps MPICH's flat `MPIR_*` selection (intra-communicator, one rank per node) makes that
+//! rank perform, and names the algorithm. The tracer uses it to write expanded collectives,
+//! the simulator to expand traces that lack them. `docs/collectives.md` lists, per collective,
+//! the selection rule, the MPICH source it follows, the closed-form message counts and the
+//! exact meaning of [`CollArgs`]'s byte fields.
+//!
+//! Nothing here allocates except by growing the caller's `Vec<Step>`, so a caller that keeps
+//! one vector across calls expands without touching the allocator once it has grown.
+
+mod allgather;
+mod alltoall;
+mod barrier;
+mod bcast;
+mod blocks;
+pub mod check;
+mod gather;
+mod rabenseifner;
+mod reduce;
+mod reduce_scatter;
+mod scan;
+mod steps;
+mod thresholds;
+mod tree;
+
+use std::fmt;
+
+pub use psins_formats::Coll;
+use psins_formats::{Op, StepOp, NO_RANK};
+pub use thresholds::{ThresholdError, ThresholdInfo, Thresholds, ENV_PREFIX, THRESHOLD_TABLE};
+
+/// The algorithm name returned when MPICH performs no communication at all for the call
+/// (communicator of one, or a zero-size call MPICH returns from before communicating).
+pub const NOOP: &str = "noop";
+
+/// One point-to-point step of an expansion. Peers are communicator-local ranks.
+///
+/// A `SendRecv` posts both halves at once (MPICH's `MPIC_Sendrecv`, or a batch of
+/// `isend`/`irecv` it waits on together); a lone `Send` or `Recv` is blocking. Zero-byte
+/// steps are real messages (MPICH sends them) and are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    Send { peer: u32, bytes: u64 },
+    Recv { peer: u32, bytes: u64 },
+    SendRecv { send_peer: u32, send_bytes: u64, recv_peer: u32, recv_bytes: u64 },
+}
+
+impl Step {
+    pub fn op(&self) -> StepOp {
+        match self {
+            Step::Send { .. } => StepOp::Send,
+            Step::Recv { .. } => StepOp::Recv,
+            Step::SendRecv { .. } => StepOp::SendRecv,
+        }
+    }
+
+    /// The send half as (destination, bytes), if any.
+    pub fn send(&self) -> Option<(u32, u64)> {
+        match *self {
+            Step::Send { peer, bytes } => Some((peer, bytes)),
+            Step::SendRecv { send_peer, send_bytes, .. } => Some((send_peer, send_bytes)),
+            Step::Recv { .. } => None,
+        }
+    }
+
+    /// The receive half as (source, bytes), if any.
+    pub fn recv(&self) -> Option<(u32, u64)> {
+        match *self {
+            Step::Recv { peer, bytes } => Some((peer, bytes)),
+            Step::SendRecv { recv_peer, recv_bytes, .. } => Some((recv_peer, recv_bytes)),
+            Step::Send { .. } => None,
+        }
+    }
+
+    /// The record that stores this step as sub-record of collective `instance`. Unused
+    /// `peer2`/`bytes2` are `NO_RANK`/0, as the codec decodes them.
+    pub fn to_op(&self, instance: u32) -> Op {
+        let (op, peer, bytes, peer2, bytes2) = match *self {
+            Step::Send { peer, bytes } => (StepOp::Send, peer as i32, bytes, NO_RANK, 0),
+            Step::Recv { peer, bytes } => (StepOp::Recv, peer as i32, bytes, NO_RANK, 0),
+            Step::SendRecv { send_peer, send_bytes, recv_peer, recv_bytes } => {
+                (StepOp::SendRecv, send_peer as i32, send_bytes, recv_peer as i32, recv_bytes)
+            }
+        };
+        Op::Step { instance, op, peer, bytes, peer2, bytes2 }
+    }
+
+    /// The step stored in a step record; `None` for other records or negative peers.
+    pub fn from_op(op: &Op) -> Option<Step> {
+        let Op::Step { op, peer, bytes, peer2, bytes2, .. } = *op else {
+            return None;
+        };
+        let peer = u32::try_from(peer).ok()?;
+        Some(match op {
+            StepOp::Send => Step::Send { peer, bytes },
+            StepOp::Recv => Step::Recv { peer, bytes },
+            StepOp::SendRecv => Step::SendRecv {
+                send_peer: peer,
+                send_bytes: bytes,
+                recv_peer: u32::try_from(peer2).ok()?,
+                recv_bytes: bytes2,
+            },
+        })
+    }
+}
+
+/// One rank's view of one collective call. Byte fields are real byte counts
+/// (count × datatype size); see `docs/collectives.md` for which field each collective reads.
+#[derive(Clone, Copy, Debug)]
+pub struct CollArgs<'a> {
+    /// Nonblocking collectives pass their blocking twin: they expand identically.
+    pub coll: Coll,
+    /// Communicator size P.
+    pub size: u32,
+    /// This rank, `< size`.
+    pub rank: u32,
+    /// Root for bcast, reduce, gather(v), scatter(v); ignored otherwise.
+    pub root: u32,
+    /// This rank's send side: bytes to ONE peer for gather/scatter/allgather/alltoall; the
+    /// whole message for bcast and the whole vector for reduce/allreduce/scan/exscan.
+    pub send_bytes: u64,
+    /// This rank's receive side, analogous: bytes from ONE peer for gather (at the root),
+    /// scatter (non-roots), allgather, alltoall; the block of reduce_scatter_block.
+    pub recv_bytes: u64,
+    /// Per-rank byte counts of the v/w variants (layout of `Op::Coll`'s list): gatherv and
+    /// scatterv (read at the root only), allgatherv, reduce_scatter: P entries; alltoallv/w:
+    /// P send counts then P receive counts. Ignored for other collectives.
+    pub counts: &'a [u64],
+    /// Element count of reductions; MPICH compares it to the largest power of two ≤ P.
+    pub count: u64,
+    pub op_builtin: bool,
+    pub op_commutative: bool,
+    /// `MPI_IN_PLACE` was the send buffer (at the root only, for rooted collectives).
+    pub in_place: bool,
+}
+
+impl<'a> CollArgs<'a> {
+    /// Arguments with no data, root 0, a built-in commutative op and no `MPI_IN_PLACE`.
+    pub fn new(coll: Coll, size: u32, rank: u32) -> CollArgs<'a> {
+        CollArgs {
+            coll,
+            size,
+            rank,
+            root: 0,
+            send_bytes: 0,
+            recv_bytes: 0,
+            counts: &[],
+            count: 0,
+            op_builtin: true,
+            op_commutative: true,
+            in_place: false,
+        }
+    }
+}
+
+/// Why a call could not be expanded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExpandError {
+    EmptyCommunicator,
+    RankOutOfRange {
+        rank: u32,
+        size: u32,
+    },
+    RootOutOfRange {
+        root: u32,
+        size: u32,
+    },
+    CountsLength {
+        coll: Coll,
+        expected: usize,
+        got: usize,
+    },
+    /// A reduction whose byte size is not `count` whole elements.
+    CountMismatch {
+        coll: Coll,
+        bytes: u64,
+        count: u64,
+    },
+    /// Byte counts whose total does not fit in 64 bits.
+    Overflow {
+        coll: Coll,
+    },
+    /// Neighbourhood collectives: the topology is not in the arguments.
+    Unsupported {
+        coll: Coll,
+    },
+}
+
+impl fmt::Display for ExpandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ExpandError::EmptyCommunicator => write!(f, "communicator size is 0"),
+            ExpandError::RankOutOfRange { rank, size } => {
+                write!(f, "rank {rank} is not below the communicator size {size}")
+            }
+            ExpandError::RootOutOfRange { root, size } => {
+                write!(f, "root {root} is not below the communicator size {size}")
+            }
+            ExpandError::CountsLength { coll, expected, got } => {
+                write!(f, "{} needs {expected} per-rank byte counts, got {got}", coll.name())
+            }
+            ExpandError::CountMismatch { coll, bytes, count } => {
+                write!(f, "{}: {bytes} bytes is not a whole number of elements for count {count}", coll.name())
+            }
+            ExpandError::Overflow { coll } => {
+                write!(f, "{}: byte counts add up to more than 2^64", coll.name())
+            }
+            ExpandError::Unsupported { coll } => {
+                write!(f, "{} cannot be expanded: the topology is unknown", coll.name())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ExpandError {}
+
+/// Clears `out`, pushes this rank's steps in order and returns the algorithm's name
+/// (e.g. `"bcast_binomial"`, or [`NOOP`]).
+pub fn expand(args: &CollArgs, th: &Thresholds, out: &mut Vec<Step>) -> Result<&'static str, ExpandError> {
+    out.clear();
+    validate(args)?;
+    if args.size == 1 {
+        return Ok(NOOP);
+    }
+    let a = args;
+    match a.coll {
+        Coll::Barrier => Ok(barrier::expand(a, out)),
+        Coll::Bcast => Ok(bcast::expand(a, th, out)),
+        Coll::Reduce => reduce::expand_reduce(a, th, out),
+        Coll::Allreduce => reduce::expand_allreduce(a, th, out),
+        Coll::Gather => Ok(gather::expand_gather(a, out)),
+        Coll::Scatter => Ok(gather::expand_scatter(a, out)),
+        Coll::Gatherv => Ok(gather::expand_gatherv(a, out)),
+        Coll::Scatterv => Ok(gather::expand_scatterv(a, out)),
+        Coll::Allgather => Ok(allgather::expand_allgather(a, th, out)),
+        Coll::Allgatherv => allgather::expand_allgatherv(a, th, out),
+        Coll::Alltoall => Ok(alltoall::expand_alltoall(a, th, out)),
+        Coll::Alltoallv | Coll::Alltoallw => Ok(alltoall::expand_alltoallv(a, out)),
+        Coll::ReduceScatter => reduce_scatter::expand_reduce_scatter(a, th, out),
+        Coll::ReduceScatterBlock => Ok(reduce_scatter::expand_reduce_scatter_block(a, th, out)),
+        Coll::Scan => Ok(scan::expand(a, out, "scan_recursive_doubling")),
+        Coll::Exscan => Ok(scan::expand(a, out, "exscan_recursive_doubling")),
+        Coll::NeighborAllgather
+        | Coll::NeighborAllgatherv
+        | Coll::NeighborAlltoall
+        | Coll::NeighborAlltoallv
+        | Coll::NeighborAlltoallw => Err(ExpandError::Unsupported { coll: a.coll }),
+    }
+}
+
+fn is_rooted(coll: Coll) -> bool {
+    matches!(coll, Coll::Bcast | Coll::Reduce | Coll::Gather | Coll::Gatherv | Coll::Scatter | Coll::Scatterv)
+}
+
+/// How many entries `counts` must have on this rank, if the collective reads it here.
+fn expected_counts(a: &CollArgs) -> Option<usize> {
+    let p = a.size as usize;
+    match a.coll {
+        Coll::Gatherv | Coll::Scatterv if a.rank == a.root => Some(p),
+        Coll::Allgatherv | Coll::ReduceScatter => Some(p),
+        Coll::Alltoallv | Coll::Alltoallw => Some(2 * p),
+        _ => None,
+    }
+}
+
+fn validate(a: &CollArgs) -> Result<(), ExpandError> {
+    if a.size == 0 {
+        return Err(ExpandError::EmptyCommunicator);
+    }
+    if a.rank >= a.size {
+        return Err(ExpandError::RankOutOfRange { rank: a.rank, size: a.size });
+    }
+    if is_rooted(a.coll) && a.root >= a.size {
+        return Err(ExpandError::RootOutOfRange { root: a.root, size: a.size });
+    }
+    if let Some(expected) = expected_counts(a) {
+        if a.counts.len() != expected {
+            return Err(ExpandError::CountsLength { coll: a.coll, expected, got: a.counts.len() });
+        }
+        // Sums of counts are formed all over the algorithms; refuse totals that overflow once.
+        a.counts.iter().try_fold(0u64, |s, &c| s.checked_add(c)).ok_or(ExpandError::Overflow { coll: a.coll })?;
+    }
+    Ok(())
+}

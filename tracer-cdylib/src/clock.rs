@@ -1,0 +1,123 @@
+//! The per-rank clock: `rdtsc` calibrated to ns against `CLOCK_MONOTONIC`, or
+//! `clock_gettime(CLOCK_MONOTONIC)` itself when the TSC is not invariant.
+//!
+//! The shim reads the same source (`psins_use_tsc`), so raw readings from C and Rust compare.
+//! Calibration: one (tsc, monotonic) pair is taken when the library loads, a second at
+//! `MPI_Init` (at least 10 ms later; we spin if `MPI_Init` was faster).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static USE_TSC: AtomicBool = AtomicBool::new(false);
+
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: valid pointer to a timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+#[inline(always)]
+pub fn rdtsc() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: rdtsc has no preconditions on x86_64.
+    unsafe {
+        core::arch::x86_64::_rdtsc()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    monotonic_ns()
+}
+
+/// The current reading in the shim's units (ticks if the TSC is used, else ns).
+#[inline(always)]
+pub fn now() -> u64 {
+    if USE_TSC.load(Ordering::Relaxed) {
+        rdtsc()
+    } else {
+        monotonic_ns()
+    }
+}
+
+/// Whether this CPU has an invariant TSC (CPUID 0x80000007 EDX bit 8), or the kernel says so
+/// (`constant_tsc` and `nonstop_tsc` in /proc/cpuinfo: hypervisors often hide the CPUID bit).
+pub fn invariant_tsc() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: cpuid is always available on x86_64 (safe fn in recent Rust).
+        #[allow(unused_unsafe)]
+        let max_ext = unsafe { core::arch::x86_64::__cpuid(0x8000_0000) }.eax;
+        if max_ext >= 0x8000_0007 {
+            #[allow(unused_unsafe)]
+            let edx = unsafe { core::arch::x86_64::__cpuid(0x8000_0007) }.edx;
+            if edx & (1 << 8) != 0 {
+                return true;
+            }
+        }
+        if let Ok(s) = std::fs::read_to_string("/proc/cpuinfo") {
+            if let Some(flags) = s.lines().find(|l| l.starts_with("flags")) {
+                let has = |f: &str| flags.split_whitespace().any(|w| w == f);
+                return has("constant_tsc") && has("nonstop_tsc");
+            }
+        }
+        false
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Set at load time (from the ctor): chooses the source for the whole run.
+pub fn choose(use_tsc: bool) {
+    USE_TSC.store(use_tsc, Ordering::Relaxed);
+}
+
+pub fn using_tsc() -> bool {
+    USE_TSC.load(Ordering::Relaxed)
+}
+
+/// Converts reading differences to ns.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    pub tsc: bool,
+    /// ns per tick as 32.32 fixed point (tsc only).
+    pub mult: u64,
+    pub ghz: f64,
+    pub calib_ns: u64,
+}
+
+impl Clock {
+    /// Calibrates from the load-time pair `(tsc0, mono0)`.
+    pub fn calibrate(tsc0: u64, mono0: u64) -> Clock {
+        if !using_tsc() {
+            return Clock { tsc: false, mult: 1 << 32, ghz: 0.0, calib_ns: 0 };
+        }
+        let mut mono1 = monotonic_ns();
+        while mono1.saturating_sub(mono0) < 10_000_000 {
+            std::hint::spin_loop();
+            mono1 = monotonic_ns();
+        }
+        let tsc1 = rdtsc();
+        let (dns, dt) = (mono1 - mono0, tsc1.saturating_sub(tsc0).max(1));
+        let mult = ((dns as u128) << 32) / dt as u128;
+        Clock { tsc: true, mult: mult as u64, ghz: dt as f64 / dns as f64, calib_ns: dns }
+    }
+
+    #[inline(always)]
+    pub fn ns(&self, ticks: u64) -> u64 {
+        if self.tsc {
+            ((ticks as u128 * self.mult as u128) >> 32) as u64
+        } else {
+            ticks
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        if self.tsc {
+            format!(
+                "rdtsc {:.6} GHz (invariant TSC, calibrated against CLOCK_MONOTONIC over {:.1} ms)",
+                self.ghz,
+                self.calib_ns as f64 / 1e6
+            )
+        } else {
+            "clock_gettime(CLOCK_MONOTONIC)".to_string()
+        }
+    }
+}

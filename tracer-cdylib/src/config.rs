@@ -1,0 +1,202 @@
+//! The one table of `PSINS_*` environment variables, with typed parsing.
+//!
+//! Parsed once, at `MPI_Init` (never at library load: a process that never calls `MPI_Init`
+//! must not see any effect). A malformed value is an error that names the variable, the
+//! value and what was expected; the tracer then stays off for the run and says so once.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// How one variable is parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarType {
+    /// `0/1`, `yes/no`, `on/off`, `true/false`.
+    Bool,
+    /// Bytes, with an optional `K`/`M`/`G` suffix (powers of 1024).
+    Size,
+    Path,
+}
+
+/// One row of the table.
+pub struct Var {
+    pub name: &'static str,
+    pub ty: VarType,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// Every variable the tracer reads. `docs/tracer.md` reproduces this table.
+pub const VARS: &[Var] = &[
+    Var { name: "PSINS_TRACE", ty: VarType::Bool, default: "1", help: "0 turns tracing off: every call goes straight to MPI" },
+    Var { name: "PSINS_DIR", ty: VarType::Path, default: "psins-trace", help: "output directory; logs go to <dir>/<job id>/rank-NNNNNN.bin" },
+    Var { name: "PSINS_BUFFER", ty: VarType::Size, default: "4M", help: "per-rank record buffer, written out when full and at the end (64K..1G)" },
+    Var { name: "PSINS_BLOCK", ty: VarType::Size, default: "64K", help: "log block size: a crash loses at most the open block (4K..PSINS_BUFFER)" },
+    Var { name: "PSINS_EXPAND", ty: VarType::Bool, default: "1", help: "write each collective's MPICH-style expansion after it (0: collective records only)" },
+    Var { name: "PSINS_SIGNALS", ty: VarType::Bool, default: "1", help: "on SIGSEGV/SIGBUS/SIGABRT/SIGTERM/SIGINT write the buffer, then re-raise" },
+    Var { name: "PSINS_QUIET", ty: VarType::Bool, default: "0", help: "1: rank 0 does not print where the logs are" },
+];
+
+/// The effective settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub trace: bool,
+    pub dir: PathBuf,
+    pub buffer: usize,
+    pub block: usize,
+    pub expand: bool,
+    pub signals: bool,
+    pub quiet: bool,
+    /// (name, value, "default" | "env") for settings.txt and the log header.
+    pub effective: Vec<(&'static str, String, &'static str)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub var: &'static str,
+    pub value: String,
+    pub expected: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={:?} is not valid: expected {}", self.var, self.value, self.expected)
+    }
+}
+
+pub fn parse_bool(s: &str) -> Option<bool> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "1" | "yes" | "on" | "true" | "y" => Some(true),
+        "0" | "no" | "off" | "false" | "n" => Some(false),
+        _ => None,
+    }
+}
+
+pub fn parse_size(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last()? {
+        (i, 'k' | 'K') => (&t[..i], 1u64 << 10),
+        (i, 'm' | 'M') => (&t[..i], 1 << 20),
+        (i, 'g' | 'G') => (&t[..i], 1 << 30),
+        _ => (t, 1),
+    };
+    num.trim().parse::<u64>().ok()?.checked_mul(mult)
+}
+
+impl Config {
+    /// Reads the variables through `get` (the environment in the tracer; a map in tests).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let mut effective = Vec::new();
+        let mut val = |v: &Var| -> String {
+            match get(v.name) {
+                Some(s) if !s.trim().is_empty() => {
+                    effective.push((v.name, s.clone(), "env"));
+                    s
+                }
+                _ => {
+                    effective.push((v.name, v.default.to_string(), "default"));
+                    v.default.to_string()
+                }
+            }
+        };
+        let mut values = Vec::new();
+        for v in VARS {
+            values.push(val(v));
+        }
+        let find = |name: &str| VARS.iter().position(|v| v.name == name).unwrap();
+        let bool_of = |name: &'static str| -> Result<bool, ConfigError> {
+            let s = &values[find(name)];
+            parse_bool(s).ok_or_else(|| ConfigError { var: name, value: s.clone(), expected: "0 or 1 (or yes/no, on/off, true/false)".into() })
+        };
+        let size_of = |name: &'static str, lo: u64, hi: u64| -> Result<u64, ConfigError> {
+            let s = &values[find(name)];
+            let err = || ConfigError {
+                var: name,
+                value: s.clone(),
+                expected: format!("a size in bytes between {lo} and {hi}, optionally with a K, M or G suffix (e.g. 4M)"),
+            };
+            let n = parse_size(s).ok_or_else(err)?;
+            if n < lo || n > hi {
+                return Err(err());
+            }
+            Ok(n)
+        };
+        let trace = bool_of("PSINS_TRACE")?;
+        let dir = PathBuf::from(values[find("PSINS_DIR")].clone());
+        let buffer = size_of("PSINS_BUFFER", 64 << 10, 1 << 30)? as usize;
+        let block = size_of("PSINS_BLOCK", 4 << 10, buffer as u64)? as usize;
+        Ok(Config {
+            trace,
+            dir,
+            buffer,
+            block,
+            expand: bool_of("PSINS_EXPAND")?,
+            signals: bool_of("PSINS_SIGNALS")?,
+            quiet: bool_of("PSINS_QUIET")?,
+            effective,
+        })
+    }
+
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Config::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// `key=value` separated by spaces (the log header's settings field).
+    pub fn header_string(&self) -> String {
+        self.effective.iter().map(|(k, v, _)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+    }
+
+    /// The text of settings.txt.
+    pub fn settings_txt(&self, extra: &[(String, String)]) -> String {
+        let mut s = String::from("# psins tracer: effective settings of this run (source: env or default)\n");
+        for (k, v, src) in &self.effective {
+            s.push_str(&format!("{k}={v}    # {src}\n"));
+        }
+        for (k, v) in extra {
+            s.push_str(&format!("{k}={v}\n"));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn cfg(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let m: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|k| m.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults() {
+        let c = cfg(&[]).unwrap();
+        assert!(c.trace && c.expand && c.signals && !c.quiet);
+        assert_eq!(c.buffer, 4 << 20);
+        assert_eq!(c.block, 64 << 10);
+        assert_eq!(c.dir, PathBuf::from("psins-trace"));
+        assert!(c.effective.iter().all(|e| e.2 == "default"));
+    }
+
+    #[test]
+    fn sizes_and_bools() {
+        let c = cfg(&[("PSINS_BUFFER", "1M"), ("PSINS_EXPAND", "off"), ("PSINS_BLOCK", "8k")]).unwrap();
+        assert_eq!(c.buffer, 1 << 20);
+        assert_eq!(c.block, 8 << 10);
+        assert!(!c.expand);
+        assert_eq!(parse_size("2MiB"), None);
+        assert_eq!(parse_size("2G"), Some(2 << 30));
+        assert_eq!(parse_size("123"), Some(123));
+    }
+
+    #[test]
+    fn errors_name_the_variable() {
+        let e = cfg(&[("PSINS_BUFFER", "lots")]).unwrap_err();
+        assert_eq!(e.var, "PSINS_BUFFER");
+        assert!(e.to_string().contains("PSINS_BUFFER=\"lots\""), "{e}");
+        let e = cfg(&[("PSINS_BUFFER", "1K")]).unwrap_err();
+        assert_eq!(e.var, "PSINS_BUFFER");
+        let e = cfg(&[("PSINS_EXPAND", "maybe")]).unwrap_err();
+        assert_eq!(e.var, "PSINS_EXPAND");
+    }
+}

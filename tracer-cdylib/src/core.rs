@@ -1,0 +1,325 @@
+//! The per-rank tracer state: buffer, encoder, clock, and the log file.
+
+use crate::clock::Clock;
+use crate::config::Config;
+use crate::ffi::Ev;
+use psins_collectives::{expand, CollArgs, Step, Thresholds};
+use psins_formats::{Coll, CommFn, LogEncoder, LogHeader, Op, Record, SendMode, WaitFn};
+use std::cell::UnsafeCell;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+pub const EV_NO_TIME: u32 = 0x100;
+pub const EV_REPLACE: u32 = 0x200;
+
+/// Load-time clock pair for calibration (set by the ctor).
+pub static LOAD_TSC: AtomicU64 = AtomicU64::new(0);
+pub static LOAD_MONO: AtomicU64 = AtomicU64::new(0);
+
+/// A record is being appended to the buffer (a signal handler must not seal that block).
+pub static BUSY: AtomicBool = AtomicBool::new(false);
+/// The log is closed (finalized, aborted, crashed, failed, or this is a forked child).
+pub static CLOSED: AtomicBool = AtomicBool::new(false);
+
+pub struct Tracer {
+    pub buf: Vec<u8>,
+    /// Flush when a record might not fit below this length.
+    pub limit: usize,
+    pub block: usize,
+    /// Start of the open (unsealed) block in `buf`.
+    pub block_start: usize,
+    pub enc: LogEncoder,
+    rec: Record,
+    steps: Vec<Step>,
+    counts: Vec<u64>,
+    pub fd: i32,
+    pub path: PathBuf,
+    pub job_dir: PathBuf,
+    pub clock: Clock,
+    last_exit: u64,
+    instance: u32,
+    pub cfg: Config,
+    th: Thresholds,
+    pub rank: i32,
+    pub owner_pid: i32,
+    pub expand_errors: u64,
+    pub write_failed: bool,
+}
+
+/// The one tracer of this process. Only the thread(s) the shim lets through touch it, one
+/// at a time (MPI_THREAD_SINGLE/FUNNELED/SERIALIZED by the application's promise; MULTIPLE
+/// because the shim then traces only the thread that called MPI_Init).
+pub struct Global(UnsafeCell<Option<Tracer>>);
+// SAFETY: see above; access is serialized by the shim's thread rules.
+unsafe impl Sync for Global {}
+pub static TRACER: Global = Global(UnsafeCell::new(None));
+
+impl Global {
+    /// # Safety
+    /// The caller must be the (only) tracing thread, or a signal handler that tolerates an
+    /// interrupted record (see [`crate::signals`]).
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn get(&self) -> Option<&mut Tracer> {
+        (*self.0.get()).as_mut()
+    }
+    pub unsafe fn set(&self, t: Tracer) {
+        *self.0.get() = Some(t);
+    }
+}
+
+impl Tracer {
+    pub fn new(cfg: Config, header: &LogHeader, fd: i32, path: PathBuf, job_dir: PathBuf, clock: Clock, rank: i32) -> Tracer {
+        let th = Thresholds::from_env().unwrap_or_default();
+        let mut buf = Vec::with_capacity(cfg.buffer + 4096);
+        header.write(&mut buf);
+        let block_start = buf.len();
+        Tracer {
+            limit: cfg.buffer,
+            block: cfg.block,
+            block_start,
+            buf,
+            enc: LogEncoder::new(),
+            rec: Record { list: Vec::with_capacity(1024), ..Record::default() },
+            steps: Vec::with_capacity(256),
+            counts: Vec::with_capacity(256),
+            fd,
+            path,
+            job_dir,
+            clock,
+            last_exit: LOAD_TSC.load(Ordering::Relaxed),
+            instance: 0,
+            cfg,
+            th,
+            rank,
+            owner_pid: unsafe { libc::getpid() },
+            expand_errors: 0,
+            write_failed: false,
+        }
+    }
+
+    /// Turns one shim event into its record(s).
+    pub fn record(&mut self, ev: &Ev) {
+        if CLOSED.load(Ordering::Relaxed) {
+            return;
+        }
+        let timed = ev.flags & EV_NO_TIME == 0;
+        if timed {
+            self.rec.gap_ns = self.clock.ns(ev.t0.saturating_sub(self.last_exit));
+            self.rec.dur_ns = self.clock.ns(ev.t1.saturating_sub(ev.t0));
+        } else {
+            self.rec.gap_ns = 0;
+            self.rec.dur_ns = 0;
+        }
+        self.rec.list.clear();
+        if !ev.list.is_null() && ev.list_len > 0 {
+            // SAFETY: the shim passes a valid array of list_len elements.
+            let l = unsafe { std::slice::from_raw_parts(ev.list, ev.list_len as usize) };
+            self.rec.list.extend_from_slice(l);
+        }
+        let mode = || SendMode::from_code(ev.sub as u8).unwrap_or(SendMode::Standard);
+        let mut coll = None;
+        let op = match ev.kind {
+            0 => Op::Init { thread_level: ev.sub as u8 },
+            1 => Op::Finalize,
+            2 => Op::Abort { code: ev.code },
+            3 => Op::Send { mode: mode(), peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm },
+            4 => Op::Isend { mode: mode(), peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm, req: ev.req },
+            5 => Op::SendInit { mode: mode(), peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm, req: ev.req },
+            6 => Op::Recv { peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm },
+            7 => Op::Irecv { peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm, req: ev.req },
+            8 => Op::RecvInit { peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm, req: ev.req },
+            9 => Op::Sendrecv {
+                peer: ev.peer,
+                tag: ev.tag,
+                bytes: ev.bytes,
+                src: ev.peer2,
+                rtag: ev.tag2,
+                rbytes: ev.bytes2,
+                comm: ev.comm,
+                replace: ev.flags & EV_REPLACE != 0,
+            },
+            10 => Op::Probe { peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm, flags: ev.sub as u8 },
+            11 => Op::Start { req: ev.req },
+            12 => Op::Startall,
+            13 => Op::RequestFree { req: ev.req },
+            14 => Op::Cancel { req: ev.req },
+            15 => Op::Wait { func: WaitFn::from_code(ev.sub as u8).unwrap_or(WaitFn::Wait), count: ev.count as u32 },
+            16 => {
+                let c = Coll::from_code(ev.sub as u8).unwrap_or(Coll::Barrier);
+                self.instance = self.instance.wrapping_add(1);
+                coll = Some(c);
+                Op::Coll {
+                    coll: c,
+                    comm: ev.comm,
+                    root: ev.root,
+                    send_bytes: ev.bytes,
+                    recv_bytes: ev.bytes2,
+                    count: ev.count,
+                    flags: (ev.flags & 0xff) as u8,
+                    req: ev.req,
+                    instance: self.instance,
+                }
+            }
+            18 => Op::CommCreate { func: CommFn::from_code(ev.sub as u8).unwrap_or(CommFn::Other), parent: ev.parent, comm: ev.comm },
+            19 => Op::CommFree { comm: ev.comm },
+            _ => Op::Other { func: ev.sub },
+        };
+        self.rec.op = op;
+        self.push();
+        if let Some(c) = coll {
+            if self.cfg.expand {
+                self.expand(c, ev);
+            }
+        }
+        if timed {
+            // The tracer's own work after t1 (tens of ns) counts in the next gap: it is time
+            // the application really spent outside MPI, and a third clock read would cost
+            // as much as it corrects.
+            self.last_exit = ev.t1;
+        }
+    }
+
+    fn expand(&mut self, coll: Coll, ev: &Ev) {
+        if ev.comm_size <= 0 || ev.comm_rank < 0 {
+            return; // intercommunicator: MPICH's intra-communicator algorithms do not apply
+        }
+        self.counts.clear();
+        self.counts.extend(self.rec.list.iter().map(|&v| v.max(0) as u64));
+        let args = CollArgs {
+            coll,
+            size: ev.comm_size as u32,
+            rank: ev.comm_rank as u32,
+            root: ev.root.max(0) as u32,
+            send_bytes: ev.bytes,
+            recv_bytes: ev.bytes2,
+            counts: &self.counts,
+            count: ev.count,
+            op_builtin: ev.flags & 4 != 0,
+            op_commutative: ev.flags & 8 != 0,
+            in_place: ev.flags & 2 != 0,
+        };
+        let instance = self.instance;
+        match expand(&args, &self.th, &mut self.steps) {
+            Ok(_) => {
+                self.rec.gap_ns = 0;
+                self.rec.dur_ns = 0;
+                self.rec.list.clear();
+                for i in 0..self.steps.len() {
+                    self.rec.op = self.steps[i].to_op(instance);
+                    self.push();
+                }
+            }
+            Err(_) => self.expand_errors += 1,
+        }
+    }
+
+    /// Appends `self.rec`, flushing first if it might not fit.
+    fn push(&mut self) {
+        let need = 96 + 11 * self.rec.list.len();
+        if self.buf.len() + need > self.limit {
+            self.flush();
+            if CLOSED.load(Ordering::Relaxed) {
+                return;
+            }
+        }
+        if self.buf.capacity() - self.buf.len() < need {
+            self.buf.reserve(need); // only for a record larger than the whole buffer
+        }
+        BUSY.store(true, Ordering::Relaxed);
+        std::sync::atomic::compiler_fence(Ordering::SeqCst);
+        self.enc.push(&mut self.buf, &self.rec);
+        std::sync::atomic::compiler_fence(Ordering::SeqCst);
+        BUSY.store(false, Ordering::Relaxed);
+        if self.buf.len() - self.block_start >= self.block {
+            self.seal();
+        }
+    }
+
+    pub fn seal(&mut self) {
+        self.enc.close_block(&mut self.buf);
+        self.block_start = self.buf.len();
+    }
+
+    /// Seals the open block and writes the buffer out (the only I/O while tracing).
+    pub fn flush(&mut self) {
+        self.seal();
+        self.write_out(false);
+    }
+
+    /// Writes `buf[..len]` (everything if `len` is None) and empties the buffer. Async-signal
+    /// safe when `quiet` (no formatting, no allocation).
+    pub fn write_out(&mut self, quiet: bool) {
+        self.write_prefix(self.buf.len(), quiet);
+    }
+
+    pub fn write_prefix(&mut self, len: usize, quiet: bool) {
+        if self.fd < 0 || self.write_failed {
+            self.buf.clear();
+            self.block_start = 0;
+            return;
+        }
+        let mut off = 0;
+        while off < len {
+            // SAFETY: valid buffer range.
+            let n = unsafe { libc::write(self.fd, self.buf[off..len].as_ptr() as *const libc::c_void, len - off) };
+            if n < 0 {
+                let err = std::io::Error::last_os_error();
+                if err.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                self.write_failed = true;
+                if !quiet {
+                    eprintln!(
+                        "psins: rank {}: cannot write the trace log {}: {err}; tracing stops on this rank, \
+                         the application continues (the log is readable up to its last whole block)",
+                        self.rank,
+                        self.path.display()
+                    );
+                    crate::ffi::stop_tracing();
+                }
+                break;
+            }
+            off += n as usize;
+        }
+        self.buf.clear();
+        self.block_start = 0;
+    }
+
+    /// Finalize: footer, write, close, per-rank counts file.
+    pub fn finish(&mut self, counts: &[u64], other_thread_calls: u64) {
+        self.enc.finish(&mut self.buf);
+        self.block_start = self.buf.len();
+        self.write_out(false);
+        self.close();
+        self.write_counts(counts, other_thread_calls);
+    }
+
+    pub fn close(&mut self) {
+        if self.fd >= 0 {
+            // SAFETY: our own descriptor.
+            unsafe { libc::close(self.fd) };
+            self.fd = -1;
+        }
+        CLOSED.store(true, Ordering::Relaxed);
+    }
+
+    /// `counts-NNNNNN.txt`: calls of functions not recorded in detail (count-only and
+    /// `other` functions), expansion failures, calls from untraced threads.
+    fn write_counts(&self, counts: &[u64], other_thread_calls: u64) {
+        use crate::functions::FUNCTIONS;
+        let mut s = String::from("# psins: calls of MPI functions not recorded in detail on this rank\n# function calls how\n");
+        let mut total = 0u64;
+        for &(id, name, how) in FUNCTIONS {
+            let n = counts.get(id as usize).copied().unwrap_or(0);
+            if n > 0 {
+                s.push_str(&format!("{name} {n} {how}\n"));
+                total += n;
+            }
+        }
+        s.push_str(&format!("# total {total}\n"));
+        s.push_str(&format!("# calls from threads other than the MPI_Init thread (MPI_THREAD_MULTIPLE, not traced): {other_thread_calls}\n"));
+        s.push_str(&format!("# collectives whose expansion failed: {}\n", self.expand_errors));
+        let p = self.job_dir.join(format!("counts-{:06}.txt", self.rank));
+        let _ = std::fs::write(p, s);
+    }
+}

@@ -1,0 +1,145 @@
+//! `docs/coverage.md`: every MPI function of the table and how the tracer handles it,
+//! generated from `c-headers/mpi_functions.tbl` (`PSINS_BLESS=1 cargo test -p psins-tracer
+//! coverage` rewrites it; the test fails when it is stale).
+
+use crate::functions::FUNCTIONS;
+
+/// What a `how` of the table means, for people.
+pub fn describe(how: &str) -> String {
+    let (h, f08) = match how.strip_suffix(" +f08") {
+        Some(h) => (h, true),
+        None => (how, false),
+    };
+    let (k, a) = h.split_once(':').unwrap_or((h, ""));
+    let d = match k {
+        "none" => "not wrapped (no time, no interest)".to_string(),
+        "count" => "counted only (local query); total in counts-NNNNNN.txt".to_string(),
+        "other" => "`other` record with this id".to_string(),
+        "other_req" => "`other` record; the request it returns gets an id (its completion shows in `wait`)".to_string(),
+        "other_comm" => "`other` record; the communicator it returns is registered (`comm_create`, func Other)".to_string(),
+        "init" | "init_thread" => "`init` record (hand-written wrapper; opens the log)".to_string(),
+        "finalize" => "`finalize` record (hand-written wrapper; writes and closes the log)".to_string(),
+        "abort" => "`abort` record, log written out before PMPI_Abort".to_string(),
+        "send" => format!("`send` record, mode {a}"),
+        "isend" => format!("`isend` record, mode {a}, request id"),
+        "send_init" => format!("`send_init` record, mode {a}, persistent request id"),
+        "recv" => "`recv` record with the actual source, tag, bytes".to_string(),
+        "mrecv" => "`recv` record (actual source/tag/bytes; comm from the matching mprobe)".to_string(),
+        "irecv" => "`irecv` record as posted; actual source/tag/bytes in its `wait` completion".to_string(),
+        "imrecv" => "`irecv` record (source/tag from the matching improbe)".to_string(),
+        "recv_init" => "`recv_init` record, persistent request id".to_string(),
+        "sendrecv" => "`sendrecv` record (receive side actual)".to_string(),
+        "sendrecv_replace" => "`sendrecv` record, replace".to_string(),
+        "isendrecv" | "isendrecv_replace" => "`isend` + `irecv` records sharing one request id".to_string(),
+        "probe" | "iprobe" | "mprobe" | "improbe" => format!("`probe` record ({k}; actual source/tag/bytes when found)"),
+        "start" => "`start` record".to_string(),
+        "startall" => "`startall` record (request ids in the list)".to_string(),
+        "request_free" => "`request_free` record".to_string(),
+        "cancel" => "`cancel` record".to_string(),
+        "wait" | "waitall" | "waitany" | "waitsome" | "test" | "testall" | "testany" | "testsome" => {
+            format!("`wait` record ({k}): completed requests with actual source/tag/bytes")
+        }
+        "coll" => format!("`coll` record ({a}) + expansion steps"),
+        "comm_new" => format!("`comm_create` record ({a}) with world-rank members"),
+        "comm_free" => "`comm_free` record".to_string(),
+        _ => how.to_string(),
+    };
+    if f08 {
+        format!("{d}; mpi_f08 binding wrapped too")
+    } else {
+        d
+    }
+}
+
+pub fn coverage_markdown() -> String {
+    let mut s = String::from(
+        "# MPI coverage of the psins tracer\n\n\
+         Generated from `c-headers/mpi_functions.tbl` (the one table of MPI signatures) by\n\
+         `PSINS_BLESS=1 cargo test -p psins-tracer coverage`; do not edit by hand.\n\
+         Every function of MPICH 4.0.2's `mpi.h` (`mpi_proto.h` + `mpio.h`) is listed with its\n\
+         stable id (the `func` of `other` records) and how the tracer handles it. `_c` are the\n\
+         MPI-4 large-count variants. Calls of `count` and `other` functions are totalled per\n\
+         rank in `counts-NNNNNN.txt` next to the logs. Fortran `mpif.h`/`use mpi` calls reach\n\
+         the C wrappers; `+f08` functions are also wrapped under their `mpi_f08` symbols.\n\n",
+    );
+    let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+    for &(_, _, how) in FUNCTIONS {
+        *by.entry(how.trim_end_matches(" +f08").split(':').next().unwrap().to_string()).or_default() += 1;
+    }
+    s.push_str("| handling | functions |\n|---|---|\n");
+    for (k, n) in &by {
+        s.push_str(&format!("| {k} | {n} |\n"));
+    }
+    s.push_str(&format!("| **total** | **{}** |\n\n", FUNCTIONS.len()));
+    s.push_str("| id | function | table entry | traced as |\n|---:|---|---|---|\n");
+    for &(id, name, how) in FUNCTIONS {
+        s.push_str(&format!("| {id} | `{name}` | `{how}` | {} |\n", describe(how)));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+    use std::path::PathBuf;
+
+    fn root() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    }
+
+    #[test]
+    fn coverage_doc_is_current() {
+        let p = root().join("docs/coverage.md");
+        let want = coverage_markdown();
+        if std::env::var("PSINS_BLESS").is_ok() {
+            std::fs::write(&p, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(&p).unwrap_or_default();
+        assert!(have == want, "docs/coverage.md is stale: run PSINS_BLESS=1 cargo test -p psins-tracer coverage");
+    }
+
+    /// Every MPI_* function declared by the installed MPICH headers is in the table.
+    #[test]
+    fn table_lists_every_function_of_mpi_h() {
+        let mut names = BTreeSet::new();
+        let mut seen_header = false;
+        for dir in std::env::split_paths(crate::MPI_INCLUDE) {
+            for f in ["mpi_proto.h", "mpio.h"] {
+                let Ok(text) = std::fs::read_to_string(dir.join(f)) else { continue };
+                seen_header = true;
+                for line in text.lines() {
+                    let l = line.trim_start();
+                    // "int MPI_Send(" / "double MPI_Wtime(" / "MPI_Aint MPI_Aint_add(" at line start
+                    let Some(p) = l.find(" MPI_") else { continue };
+                    let head = &l[..p];
+                    if head.contains(['(', ')', ';', '#']) || head.starts_with("typedef") {
+                        continue;
+                    }
+                    if !matches!(head.trim_start_matches("extern ").trim(), "int" | "double" | "MPI_Aint" | "MPI_Count" | "MPI_Fint") {
+                        continue;
+                    }
+                    let rest = &l[p + 1..];
+                    if let Some(q) = rest.find('(') {
+                        names.insert(rest[..q].trim_start_matches('*').to_string());
+                    }
+                }
+            }
+        }
+        if !seen_header {
+            eprintln!("SKIP: no mpi_proto.h (not MPICH) in {}", crate::MPI_INCLUDE);
+            return;
+        }
+        let table: BTreeSet<String> = FUNCTIONS.iter().map(|f| f.1.to_string()).collect();
+        let missing: Vec<_> = names.difference(&table).collect();
+        assert!(missing.is_empty(), "functions of mpi.h missing from c-headers/mpi_functions.tbl: {missing:?}");
+        assert!(names.len() > 500, "parsed only {} names", names.len());
+    }
+
+    #[test]
+    fn ids_are_unique_and_stable_names_resolve() {
+        let ids: BTreeSet<u32> = FUNCTIONS.iter().map(|f| f.0).collect();
+        assert_eq!(ids.len(), FUNCTIONS.len());
+        assert_eq!(crate::functions::name_of(crate::functions::id_of("MPI_Send").unwrap()), Some("MPI_Send"));
+    }
+}

@@ -224,7 +224,7 @@ enum { PSINS_COMMFN_Dup = 0, PSINS_COMMFN_Split, PSINS_COMMFN_SplitType, PSINS_C
        PSINS_COMMFN_GraphCreate, PSINS_COMMFN_DistGraphCreate, PSINS_COMMFN_DistGraphCreateAdjacent,
        PSINS_COMMFN_IntercommCreate, PSINS_COMMFN_IntercommMerge, PSINS_COMMFN_Idup, PSINS_COMMFN_Other };
 /* comm_create record of a constructor that returned MPI_COMM_NULL on this rank */
-#define PSINS_NO_COMM 0xFFFFFFFFu
+#define PSINS_NO_COMM 0xFFFFFFFFu /* psins_formats::COMM_NULL */
 /* CollFlags, ProbeFlags */
 enum { CF_NONBLOCKING = 1, CF_IN_PLACE = 2, CF_OP_BUILTIN = 4, CF_OP_COMMUTATIVE = 8 };
 enum { PF_BLOCKING = 1, PF_FOUND = 2, PF_MATCHED = 4 };

@@ -3,7 +3,7 @@
 
 use crate::comms::Comms;
 use crate::requests::Requests;
-use psins_formats::{CollFlags, Op, Record, COMM_WORLD};
+use psins_formats::{CollFlags, Op, Record, COMM_NULL, COMM_WORLD};
 
 pub struct RankState {
     pub rank: u32,
@@ -51,6 +51,9 @@ impl RankState {
                 }
                 let members: Vec<u32> = rec.list.iter().map(|&m| m as u32).collect();
                 *parent = comms.to_global(rank, *parent).ok_or_else(|| unknown(*parent))?;
+                if *comm == COMM_NULL && members.is_empty() {
+                    return Ok(());
+                }
                 *comm = comms.created(rank, *comm, &members)?;
             }
             Op::CommFree { comm } => {

@@ -16,6 +16,9 @@ pub const ANY_TAG: i32 = -1;
 /// Communicator ids 0 and 1 are fixed in every file; others are assigned by the writer.
 pub const COMM_WORLD: u32 = 0;
 pub const COMM_SELF: u32 = 1;
+/// The `comm` of a [`Op::CommCreate`] whose result was `MPI_COMM_NULL` on this rank (it took
+/// part in the collective construction without becoming a member); its list is empty.
+pub const COMM_NULL: u32 = u32::MAX;
 /// Request id 0 means "no request" (blocking call).
 pub const NO_REQUEST: u32 = 0;
 

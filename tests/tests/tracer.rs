@@ -1,263 +1,12 @@
-//! End-to-end tests of the tracer (libpsinstrace.so) under real `mpirun`.
-//!
-//! Uses the tracer at `$PSINS_TRACER_SO`, else builds `target/release/libpsinstrace.so` with
-//! `cargo build --release -p psins-tracer` (a no-op when up to date), and the test apps at
-//! `$PSINS_APPS_DIR`, else `mpi-test-apps/bin` after `make -C mpi-test-apps`.
-//! Every test skips with a message if there is no MPI (`mpirun`) on the machine.
-//!
-//! `$PSINS_MPIRUN` picks the launcher (default `mpirun`; Open MPI is detected from its
-//! `--version` and gets `--oversubscribe --allow-run-as-root -x LD_PRELOAD -x PSINS_*`).
-//!
-//! Runs are serialized (the machine has 2 cores and ranks oversubscribe) and each runs
-//! under `timeout`.
+//! End-to-end tests of the tracer (libpsinstrace.so) under real `mpirun`; the harness
+//! (finding and running things) is the `psins-e2e` library.
 
-use psins_formats::{Kind, LogEnd, LogHeader, LogReader, Op, Record, StepOp, NO_RANK};
+use psins_e2e::*;
+use psins_formats::{Kind, LogEnd, Op, StepOp, NO_RANK};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
-
-// ------------------------------------------------------------------------------ environment
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn serial() -> MutexGuard<'static, ()> {
-    static M: Mutex<()> = Mutex::new(());
-    M.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Flavour {
-    Mpich,
-    OpenMpi,
-}
-
-/// The MPI on this machine, or None (tests skip).
-fn mpi() -> Option<Flavour> {
-    static F: OnceLock<Option<Flavour>> = OnceLock::new();
-    *F.get_or_init(|| {
-        let out = Command::new(mpirun()).arg("--version").output().ok()?;
-        let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-        if text.contains("Open MPI") || text.contains("OpenRTE") {
-            Some(Flavour::OpenMpi)
-        } else if out.status.success() {
-            Some(Flavour::Mpich)
-        } else {
-            None
-        }
-    })
-}
-
-/// Open MPI's Fortran bindings call PMPI_* directly (even `mpif.h`), and the tracer wraps
-/// Fortran symbols for MPICH only (docs/tracer.md): Fortran tests skip there.
-macro_rules! need_mpich_fortran {
-    () => {
-        if mpi() == Some(Flavour::OpenMpi) {
-            eprintln!("SKIP: Fortran bindings are wrapped for MPICH only (see docs/tracer.md, Open MPI)");
-            return;
-        }
-    };
-}
-
-macro_rules! need_mpi {
-    () => {
-        if mpi().is_none() {
-            eprintln!("SKIP: no working `mpirun` on this machine (install MPICH: apt-get install mpich libmpich-dev)");
-            return;
-        }
-    };
-}
-
-/// `$PSINS_MPIRUN` (e.g. mpirun.openmpi) or `mpirun`.
-fn mpirun() -> String {
-    std::env::var("PSINS_MPIRUN").unwrap_or_else(|_| "mpirun".into())
-}
-
-fn tracer_so() -> PathBuf {
-    static P: OnceLock<PathBuf> = OnceLock::new();
-    P.get_or_init(|| {
-        if let Ok(p) = std::env::var("PSINS_TRACER_SO") {
-            return PathBuf::from(p);
-        }
-        // always (re)build: a no-op when up to date, and never a stale tracer
-        let p = root().join("target/release/libpsinstrace.so");
-        {
-            let st = Command::new(env!("CARGO"))
-                .args(["build", "--release", "-p", "psins-tracer"])
-                .current_dir(root())
-                .status()
-                .expect("cannot run cargo");
-            assert!(st.success(), "building libpsinstrace.so failed");
-        }
-        assert!(p.exists(), "no {}", p.display());
-        p
-    })
-    .clone()
-}
-
-fn app(name: &str) -> PathBuf {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    let dir = std::env::var("PSINS_APPS_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("mpi-test-apps/bin"));
-    let p = dir.join(name);
-    if std::env::var("PSINS_APPS_DIR").is_err() {
-        // make is incremental: cheap when the apps are up to date
-        BUILT.get_or_init(|| {
-            let _ = Command::new("make").arg("-s").arg("-C").arg(root().join("mpi-test-apps")).status();
-        });
-    }
-    assert!(p.exists(), "test app {} missing (make -C mpi-test-apps)", p.display());
-    p
-}
-
-fn scratch(tag: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let d = std::env::temp_dir()
-        .join("psins-tracer-tests")
-        .join(format!("{tag}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-// ------------------------------------------------------------------------------ running
-
-struct Run {
-    out: Output,
-    stdout: String,
-    stderr: String,
-    /// PSINS_DIR of the run.
-    dir: PathBuf,
-}
-
-impl Run {
-    fn job_dirs(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(&self.dir)
-            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect())
-            .unwrap_or_default();
-        v.sort();
-        v
-    }
-    fn job_dir(&self) -> PathBuf {
-        let v = self.job_dirs();
-        assert_eq!(v.len(), 1, "expected one job directory in {}: {:?}\nstderr:\n{}", self.dir.display(), v, self.stderr);
-        v[0].clone()
-    }
-    fn logs(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(self.job_dir())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.extension().map(|e| e == "bin").unwrap_or(false))
-            .collect();
-        v.sort();
-        v
-    }
-    fn ok(&self) -> &Self {
-        assert!(self.out.status.success(), "run failed: {:?}\nstdout:\n{}\nstderr:\n{}", self.out.status, self.stdout, self.stderr);
-        self
-    }
-}
-
-/// `timeout 120 mpirun -n N app args` with the tracer preloaded and PSINS_DIR set.
-fn run_traced(name: &str, n: u32, args: &[&str], env: &[(&str, &str)]) -> Run {
-    run_exe(name, &app(name), n, args, env)
-}
-
-fn run_exe(name: &str, exe: &Path, n: u32, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let dir = scratch(name);
-    let out_dir = dir.join("trace");
-    let so = tracer_so();
-    let _g = serial();
-    let mut cmd = Command::new("timeout");
-    cmd.arg("120").arg(mpirun());
-    if mpi() == Some(Flavour::OpenMpi) {
-        cmd.args(["--oversubscribe", "--allow-run-as-root", "-x", "LD_PRELOAD", "-x", "PSINS_DIR"]);
-        for (k, _) in env {
-            cmd.args(["-x", k]);
-        }
-    }
-    cmd.arg("-n").arg(n.to_string()).arg(exe).args(args);
-    cmd.env("LD_PRELOAD", &so).env("PSINS_DIR", &out_dir).current_dir(&dir);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("cannot run mpirun");
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        out,
-        dir: out_dir,
-    }
-}
-
-struct Log {
-    header: LogHeader,
-    records: Vec<Record>,
-    end: LogEnd,
-}
-
-fn read_log(p: &Path) -> Log {
-    let mut r = LogReader::open(p).unwrap_or_else(|e| panic!("{e}"));
-    let mut records = Vec::new();
-    let mut rec = Record::default();
-    while r.next(&mut rec).unwrap_or_else(|e| panic!("{e}")) {
-        records.push(rec.clone());
-    }
-    Log { header: r.header.clone(), records, end: r.end().clone() }
-}
-
-fn read_logs(run: &Run, n: u32) -> Vec<Log> {
-    let logs = run.logs();
-    assert_eq!(logs.len(), n as usize, "logs: {logs:?}");
-    let v: Vec<Log> = logs.iter().map(|p| read_log(p)).collect();
-    for (i, l) in v.iter().enumerate() {
-        assert_eq!(l.header.rank, i as u32);
-        assert_eq!(l.header.world_size, n);
-    }
-    v
-}
-
-// ------------------------------------------------------------------------------ the app's own counts
-
-/// PSINS_COUNTS and PSINS_P2P per rank.
-#[derive(Default, Debug)]
-struct AppCounts {
-    calls: BTreeMap<String, u64>,
-    p2p: BTreeMap<String, u64>,
-}
-
-fn parse_app(stdout: &str, prefix: &str) -> BTreeMap<u32, AppCounts> {
-    let mut m: BTreeMap<u32, AppCounts> = BTreeMap::new();
-    for line in stdout.lines() {
-        let mut it = line.split_whitespace();
-        let Some(head) = it.next() else { continue };
-        let is_counts = head == prefix;
-        let is_p2p = head == prefix.replace("COUNTS", "P2P");
-        if !is_counts && !is_p2p {
-            continue;
-        }
-        let mut rank = None;
-        let mut kv = BTreeMap::new();
-        for t in it {
-            let (k, v) = t.split_once('=').unwrap();
-            if k == "rank" {
-                rank = Some(v.parse::<u32>().unwrap());
-            } else {
-                kv.insert(k.to_string(), v.parse::<u64>().unwrap());
-            }
-        }
-        let e = m.entry(rank.unwrap()).or_default();
-        if is_counts {
-            e.calls = kv;
-        } else {
-            e.p2p = kv;
-        }
-    }
-    m
-}
+use std::sync::OnceLock;
 
 /// THE mapping from MPI functions to record kinds, derived from the one table of MPI
 /// signatures (`c-headers/mpi_functions.tbl`): the table says how each function is handled,
@@ -400,7 +149,12 @@ fn check_app(name: &str, n: u32, args: &[&str]) -> (Run, Vec<Log>) {
     for (rank, log) in logs.iter().enumerate() {
         assert_eq!(log.end, LogEnd::Complete, "{name} rank {rank}");
         let counts = &app[&(rank as u32)];
-        assert_eq!(recorded_kinds(log), expected_kinds(&counts.calls), "{name} at {n} ranks, rank {rank}: record kinds vs the app's own counts {:?}", counts.calls);
+        assert_eq!(
+            recorded_kinds(log),
+            expected_kinds(&counts.calls),
+            "{name} at {n} ranks, rank {rank}: record kinds vs the app's own counts {:?}",
+            counts.calls
+        );
         assert_eq!(p2p_of(log), counts.p2p, "{name} at {n} ranks, rank {rank}: point-to-point totals");
         // receives never record wildcards
         for r in &log.records {
@@ -591,7 +345,11 @@ fn check_expansions_match(logs: &[Log]) {
             }
         }
         let unmatched: Vec<_> = sends.iter().filter(|(_, &c)| c != 0).collect();
-        assert!(unmatched.is_empty(), "collective #{i} ({coll:?}) at {} ranks: unmatched (from, to, bytes): {unmatched:?}", logs.len());
+        assert!(
+            unmatched.is_empty(),
+            "collective #{i} ({coll:?}) at {} ranks: unmatched (from, to, bytes): {unmatched:?}",
+            logs.len()
+        );
     }
 }
 
@@ -677,7 +435,9 @@ fn non_mpi_processes_are_unaffected() {
     let so = tracer_so();
     let _g = serial();
     let mr = mpirun();
-    for (cmd, args) in [("ls", vec!["-la", "c-headers"]), (mr.as_str(), vec!["--version"]), ("sh", vec!["-c", "echo hi; exit 3"])] {
+    for (cmd, args) in
+        [("ls", vec!["-la", "c-headers"]), (mr.as_str(), vec!["--version"]), ("sh", vec!["-c", "echo hi; exit 3"])]
+    {
         let a = run_plain(cmd, &args, None);
         let b = run_plain(cmd, &args, Some(&so));
         assert_eq!(a.status.code(), b.status.code(), "{cmd}");
@@ -735,13 +495,8 @@ fn two_runs_never_overwrite_and_settings_are_written() {
     if mpi() == Some(Flavour::OpenMpi) {
         second.args(["--oversubscribe", "--allow-run-as-root", "-x", "LD_PRELOAD", "-x", "PSINS_DIR"]);
     }
-    let st = second
-        .args(["-n", "2"])
-        .arg(app("ring"))
-        .env("LD_PRELOAD", &so)
-        .env("PSINS_DIR", &a.dir)
-        .output()
-        .unwrap();
+    let st =
+        second.args(["-n", "2"]).arg(app("ring")).env("LD_PRELOAD", &so).env("PSINS_DIR", &a.dir).output().unwrap();
     assert!(st.status.success());
     let dirs = a.job_dirs();
     assert_eq!(dirs.len(), 2, "{dirs:?}");
@@ -823,8 +578,13 @@ fn thread_multiple_traces_the_init_thread_only() {
         // Init + the main thread's calls (dup, 200 p2p, free, finalize); none of the other
         // thread's 200 calls (they are counted in counts-NNNNNN.txt)
         assert_eq!(log.records.len(), 1 + 203, "rank {rank}");
-        assert!(log.records.iter().all(|r| match r.op.comm() { None => true, Some(c) => c == 0 || r.kind() == Kind::Coll }),
-            "only MPI_COMM_WORLD traffic (the main thread's) is recorded");
+        assert!(
+            log.records.iter().all(|r| match r.op.comm() {
+                None => true,
+                Some(c) => c == 0 || r.kind() == Kind::Coll,
+            }),
+            "only MPI_COMM_WORLD traffic (the main thread's) is recorded"
+        );
         let counts = std::fs::read_to_string(run.job_dir().join(format!("counts-{rank:06}.txt"))).unwrap();
         assert!(counts.contains("not traced): 200"), "{counts}");
     }
@@ -899,19 +659,35 @@ fn fortran_f08_wrappers_record_details() {
         assert_eq!(k.get(&Kind::CommCreate), Some(&1));
         assert_eq!(k.get(&Kind::CommFree), Some(&1));
         // the receive with MPI_ANY_SOURCE (and MPI_STATUS_IGNORE on rank 0) records the truth
-        let recv = ops.iter().find_map(|o| if let Op::Recv { peer, tag, bytes, .. } = o { Some((*peer, *tag, *bytes)) } else { None });
+        let recv = ops.iter().find_map(|o| {
+            if let Op::Recv { peer, tag, bytes, .. } = o {
+                Some((*peer, *tag, *bytes))
+            } else {
+                None
+            }
+        });
         assert_eq!(recv, Some(if rank == 0 { (1, 12, 8) } else { (0, 11, 16) }));
         // Waitany (Fortran 1-based index) then Waitall: the irecv completes with its source
-        let waits: Vec<&Vec<i64>> = log.records.iter().filter(|r| matches!(r.op, Op::Wait { .. })).map(|r| &r.list).collect();
+        let waits: Vec<&Vec<i64>> =
+            log.records.iter().filter(|r| matches!(r.op, Op::Wait { .. })).map(|r| &r.list).collect();
         let all: Vec<i64> = waits[0].iter().chain(waits[1].iter()).copied().collect();
         assert!(all.chunks(4).any(|q| q[1] == other as i64 && q[2] == 14 && q[3] == 12), "{all:?}");
         // MPI_IN_PLACE at the root of the reduce
-        let reduce_flags = ops.iter().find_map(|o| if let Op::Coll { coll: psins_formats::Coll::Reduce, flags, .. } = o { Some(*flags) } else { None });
+        let reduce_flags = ops.iter().find_map(|o| {
+            if let Op::Coll { coll: psins_formats::Coll::Reduce, flags, .. } = o {
+                Some(*flags)
+            } else {
+                None
+            }
+        });
         assert_eq!(reduce_flags.map(|f| f & psins_formats::CollFlags::IN_PLACE != 0), Some(rank == 0));
         // the nonblocking barrier completes in a Test with source NO_RANK
         let last_wait = waits.last().unwrap();
         assert_eq!(last_wait.len(), 4);
         assert_eq!(last_wait[1], NO_RANK as i64);
     }
-    assert!(matches!(logs[1].records.iter().find(|r| r.kind() == Kind::Probe).unwrap().op, Op::Probe { peer: 0, tag: 11, bytes: 16, flags: 3, .. }));
+    assert!(matches!(
+        logs[1].records.iter().find(|r| r.kind() == Kind::Probe).unwrap().op,
+        Op::Probe { peer: 0, tag: 11, bytes: 16, flags: 3, .. }
+    ));
 }

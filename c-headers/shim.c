@@ -237,8 +237,12 @@ static inline uint64_t mix64(uint64_t k)
     return k;
 }
 
-/* Requests. Handles are unique among live requests, so a stale entry with the same handle
- * (a request completed by a call we did not see) is simply overwritten. */
+/* Requests. A handle is NOT unique among live requests: MPICH returns one shared, already
+ * completed request handle for every isend that finished at once, so two live requests can
+ * carry the same handle. The table is therefore a multimap: each new request gets its own
+ * entry, and a lookup finds the oldest live entry with that handle (linear probing and
+ * backward-shift deletion keep entries with equal keys in insertion order), which is the one
+ * the application completes first when it passes the requests in posting order. */
 enum { RQ_SEND = 1, RQ_RECV = 2, RQ_COLL = 3, RQ_OTHER = 4 };
 typedef struct { uint64_t key; uint32_t id; uint8_t used, kind, persistent, active; } rq_ent;
 static rq_ent *rq_tab; static uint32_t rq_cap, rq_n;
@@ -277,7 +281,12 @@ static int rq_resize(uint32_t cap)
     rq_ent *t = calloc(cap, sizeof *t);
     if (!t) return 0;
     rq_tab = t; rq_cap = cap; rq_n = 0;
-    for (uint32_t i = 0; i < oc; i++) {
+    /* Start after an empty slot: no probe chain spans one, so entries with equal keys are
+     * re-inserted in their original order even when a chain wraps around the end. */
+    uint32_t start = 0;
+    while (start < oc && old[start].used) start++;
+    for (uint32_t n = 0; n < oc; n++) {
+        uint32_t i = (start + 1 + n) % oc;
         if (!old[i].used) continue;
         uint32_t j = (uint32_t)mix64(old[i].key) & (cap - 1);
         while (rq_tab[j].used) j = (j + 1) & (cap - 1);
@@ -291,16 +300,13 @@ static int rq_resize(uint32_t cap)
 static uint32_t rq_add(MPI_Request r, int kind, int persistent)
 {
     if (r == MPI_REQUEST_NULL) return 0;
-    rq_ent *e = rq_find(r);
-    if (!e) {
-        if ((rq_n + 1) * 2 > rq_cap && !rq_resize(rq_cap ? rq_cap * 2 : 4096)) return 0;
-        uint64_t k = rq_key(r);
-        uint32_t i = (uint32_t)mix64(k) & (rq_cap - 1);
-        while (rq_tab[i].used) i = (i + 1) & (rq_cap - 1);
-        e = &rq_tab[i];
-        e->used = 1; e->key = k;
-        rq_n++;
-    }
+    if ((rq_n + 1) * 2 > rq_cap && !rq_resize(rq_cap ? rq_cap * 2 : 4096)) return 0;
+    uint64_t k = rq_key(r);
+    uint32_t i = (uint32_t)mix64(k) & (rq_cap - 1);
+    while (rq_tab[i].used) i = (i + 1) & (rq_cap - 1);
+    rq_ent *e = &rq_tab[i];
+    e->used = 1; e->key = k;
+    rq_n++;
     e->id = rq_next_id++;
     if (rq_next_id == 0) rq_next_id = 1;
     e->kind = (uint8_t)kind;

@@ -275,3 +275,33 @@ pub fn parse_app(stdout: &str, prefix: &str) -> BTreeMap<u32, AppCounts> {
     }
     m
 }
+
+/// A release binary of the workspace (`psins-consolidate`, `psins-dump`, `psins-sim`), built
+/// once per test process with cargo (a no-op when up to date) so a test never runs a stale one.
+pub fn tool(name: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let pkg = match name {
+        "psins-sim" | "psins-synth" => "psins-sim",
+        other => other,
+    };
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !built.iter().any(|p| p == pkg) {
+        let st = Command::new(env!("CARGO")).args(["build", "--release", "-p", pkg]).current_dir(root()).status();
+        assert!(st.map(|s| s.success()).unwrap_or(false), "building {pkg} failed");
+        built.push(pkg.to_string());
+    }
+    root().join("target/release").join(name)
+}
+
+/// Runs a tool and returns its output, failing the test with its stderr if it fails.
+pub fn run_tool(name: &str, args: &[&std::ffi::OsStr]) -> Output {
+    let out = Command::new(tool(name)).args(args).output().unwrap_or_else(|e| panic!("cannot run {name}: {e}"));
+    assert!(
+        out.status.success(),
+        "{name} {:?} failed ({:?}):\n{}",
+        args,
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

@@ -1,0 +1,306 @@
+//! The whole pipeline on real traces: each test app traced under real `mpirun`, consolidated,
+//! dumped, and simulated on every bundled machine. What must hold:
+//! - consolidation keeps every record of every rank, and `psins-dump --json` shows each with
+//!   the meaning it had in the log (kind, times, world peer, tag, bytes);
+//! - in the trace every point-to-point send is matched by exactly one receive of the same
+//!   size, tag and communicator (receives with their actual sources);
+//! - every collective's expansion steps match across the ranks of its communicator;
+//! - every bundled machine file replays the trace to completion with a positive prediction.
+
+use psins_e2e::*;
+use psins_formats::{CommDef, Op, Record, StepOp, TraceReader, COMM_SELF, NO_RANK, PROC_NULL};
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+/// Apps at 2 and 4 ranks (the Fortran ones need MPICH's Fortran wrappers).
+const APPS: &[&str] =
+    &["pingpong", "ring", "stencil2d", "stencil3d", "cg", "is", "master_worker", "collectives", "comms", "requests"];
+
+fn consolidate(run: &Run, out: &Path) {
+    run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), out.as_os_str()]);
+}
+
+/// A record as its peers' world ranks plus the fields that keep their meaning through
+/// consolidation (comm and request ids are renumbered).
+fn meaning(kind: &str, gap: i64, dur: i64, peer: Option<i64>, tag: Option<i64>, bytes: Option<i64>) -> String {
+    format!("{kind} gap={gap} dur={dur} peer={peer:?} tag={tag:?} bytes={bytes:?}")
+}
+
+fn log_meanings(log: &Log) -> Vec<String> {
+    let mut comms: HashMap<u32, Vec<i64>> = HashMap::new();
+    comms.insert(0, (0..log.header.world_size as i64).collect());
+    comms.insert(COMM_SELF, vec![log.header.rank as i64]);
+    let world = |comms: &HashMap<u32, Vec<i64>>, c: u32, p: i32| -> i64 {
+        if p < 0 {
+            return p as i64;
+        }
+        comms.get(&c).and_then(|m| m.get(p as usize)).copied().unwrap_or(-100)
+    };
+    let mut last_coll_comm = 0;
+    log.records
+        .iter()
+        .map(|r| {
+            if let Op::CommCreate { comm, .. } = r.op {
+                comms.insert(comm, r.list.clone());
+            }
+            let (peer, tag, bytes) = match r.op {
+                Op::Send { peer, tag, bytes, comm, .. }
+                | Op::Isend { peer, tag, bytes, comm, .. }
+                | Op::SendInit { peer, tag, bytes, comm, .. }
+                | Op::Recv { peer, tag, bytes, comm }
+                | Op::Irecv { peer, tag, bytes, comm, .. }
+                | Op::RecvInit { peer, tag, bytes, comm, .. }
+                | Op::Probe { peer, tag, bytes, comm, .. }
+                | Op::Sendrecv { peer, tag, bytes, comm, .. } => {
+                    (Some(world(&comms, comm, peer)), Some(tag as i64), Some(bytes as i64))
+                }
+                Op::Coll { comm, root, send_bytes, .. } => {
+                    last_coll_comm = comm;
+                    (Some(world(&comms, comm, root)), None, Some(send_bytes as i64))
+                }
+                Op::Step { peer, bytes, .. } => (Some(world(&comms, last_coll_comm, peer)), None, Some(bytes as i64)),
+                _ => (None, None, None),
+            };
+            meaning(r.kind().name(), r.gap_ns as i64, r.dur_ns as i64, peer, tag, bytes)
+        })
+        .collect()
+}
+
+fn dump_meanings(trace: &Path, task: u32) -> Vec<String> {
+    let t = task.to_string();
+    let out = run_tool("psins-dump", &[trace.as_os_str(), "--json".as_ref(), "--task".as_ref(), OsStr::new(&t)]);
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON {l}: {e}"));
+            assert_eq!(v["task"], task as i64);
+            let kind = v["kind"].as_str().unwrap();
+            let key = |k: &str| v.get(k).and_then(|x| x.as_i64());
+            let peer = if kind == "coll" { key("root") } else { key("peer") };
+            let tag = if kind == "coll" || kind == "step" { None } else { key("tag") };
+            meaning(kind, key("gap_ns").unwrap(), key("dur_ns").unwrap(), peer, tag, key("bytes"))
+        })
+        .collect()
+}
+
+/// One message end: (global comm, sender world rank, receiver world rank, tag, bytes).
+type End = (u32, i64, i64, i64, u64);
+
+/// Every point-to-point send and receive of the trace, receives with their actual sources.
+fn message_ends(tr: &TraceReader) -> (Vec<End>, Vec<End>) {
+    let comms: HashMap<u32, &CommDef> = tr.header.comms.iter().map(|c| (c.id, c)).collect();
+    let (mut sends, mut recvs) = (Vec::new(), Vec::new());
+    for t in 0..tr.tasks() {
+        let world = |c: u32, p: i32| -> i64 {
+            if c == COMM_SELF {
+                return t as i64;
+            }
+            comms[&c].members[p as usize] as i64
+        };
+        let mut reqs: HashMap<u32, Op> = HashMap::new();
+        let mut cur = tr.task(t, 4096).unwrap();
+        let mut r = Record::default();
+        while cur.next(&mut r).unwrap() {
+            let mut send = |comm: u32, peer: i32, tag: i32, bytes: u64| {
+                if peer != PROC_NULL {
+                    sends.push((comm, t as i64, world(comm, peer), tag as i64, bytes));
+                }
+            };
+            match r.op {
+                Op::Send { peer, tag, bytes, comm, .. } | Op::Isend { peer, tag, bytes, comm, .. } => {
+                    send(comm, peer, tag, bytes)
+                }
+                Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, .. } => {
+                    send(comm, peer, tag, bytes);
+                    if src >= 0 {
+                        recvs.push((comm, world(comm, src), t as i64, rtag as i64, rbytes));
+                    }
+                }
+                Op::Recv { peer, tag, bytes, comm } if peer >= 0 => {
+                    recvs.push((comm, world(comm, peer), t as i64, tag as i64, bytes))
+                }
+                _ => {}
+            }
+            match r.op {
+                Op::Irecv { req, .. } | Op::RecvInit { req, .. } | Op::SendInit { req, .. } => {
+                    reqs.insert(req, r.op);
+                }
+                Op::Start { req } => {
+                    if let Some(Op::SendInit { peer, tag, bytes, comm, .. }) = reqs.get(&req) {
+                        send(*comm, *peer, *tag, *bytes);
+                    }
+                }
+                Op::Startall => {
+                    for &q in &r.list {
+                        if let Some(Op::SendInit { peer, tag, bytes, comm, .. }) = reqs.get(&(q as u32)) {
+                            send(*comm, *peer, *tag, *bytes);
+                        }
+                    }
+                }
+                Op::Wait { .. } => {
+                    for q in r.list.chunks_exact(4) {
+                        let posted = reqs.get(&(q[0] as u32)).copied();
+                        if let (Some(Op::Irecv { comm, .. } | Op::RecvInit { comm, .. }), true) = (posted, q[1] >= 0) {
+                            recvs.push((comm, world(comm, q[1] as i32), t as i64, q[2], q[3] as u64));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    sends.sort_unstable();
+    recvs.sort_unstable();
+    (sends, recvs)
+}
+
+/// Per communicator, the k-th collective of every member is one instance; over its members
+/// the expansion's sends and receives (world ranks, bytes) must pair up exactly.
+fn check_expansions(tr: &TraceReader) -> usize {
+    let comms: HashMap<u32, &CommDef> = tr.header.comms.iter().map(|c| (c.id, c)).collect();
+    // (comm, k) -> (sends, receives) as (from, to, bytes)
+    let mut inst: BTreeMap<(u32, usize), (Vec<(i64, i64, u64)>, Vec<(i64, i64, u64)>)> = BTreeMap::new();
+    for t in 0..tr.tasks() {
+        let mut nth: HashMap<u32, usize> = HashMap::new();
+        let mut of_instance: HashMap<u32, (u32, usize)> = HashMap::new();
+        let mut cur = tr.task(t, 4096).unwrap();
+        let mut r = Record::default();
+        while cur.next(&mut r).unwrap() {
+            match r.op {
+                Op::Coll { comm, instance, .. } => {
+                    let k = nth.entry(comm).or_insert(0);
+                    of_instance.insert(instance, (comm, *k));
+                    inst.entry((comm, *k)).or_default();
+                    *k += 1;
+                }
+                Op::Step { instance, op, peer, bytes, peer2, bytes2 } => {
+                    let (comm, k) = of_instance[&instance];
+                    let w = |p: i32| if comm == COMM_SELF { t as i64 } else { comms[&comm].members[p as usize] as i64 };
+                    let e = inst.get_mut(&(comm, k)).unwrap();
+                    match op {
+                        StepOp::Send => e.0.push((t as i64, w(peer), bytes)),
+                        StepOp::Recv => e.1.push((w(peer), t as i64, bytes)),
+                        StepOp::SendRecv => {
+                            e.0.push((t as i64, w(peer), bytes));
+                            e.1.push((w(peer2), t as i64, bytes2));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for ((comm, k), (mut s, mut r)) in inst.clone() {
+        s.sort_unstable();
+        r.sort_unstable();
+        assert_eq!(s, r, "collective #{k} on communicator {comm}: sends and receives of its expansion differ");
+    }
+    inst.len()
+}
+
+/// Every bundled machine file that `psins-sim check` accepts, and the models they cover.
+fn machines() -> Vec<(PathBuf, String)> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(root().join("configs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let out = std::process::Command::new(tool("psins-sim")).arg("check").arg(&p).output().unwrap();
+        if out.status.success() {
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            let model = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("model = "))
+                .unwrap_or("?")
+                .trim_matches('"')
+                .to_string();
+            v.push((p, model));
+        }
+    }
+    v.sort();
+    v
+}
+
+fn simulate_everywhere(trace: &Path, ranks: u32) {
+    for (m, model) in machines() {
+        let json = trace.with_extension(format!("{model}.json"));
+        run_tool(
+            "psins-sim",
+            &[trace.as_os_str(), "-m".as_ref(), m.as_os_str(), "-q".as_ref(), "--json".as_ref(), json.as_os_str()],
+        );
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let t = v["predicted_seconds"].as_f64().unwrap();
+        assert!(t > 0.0 && t < 100.0, "{}: predicted {t} s", m.display());
+        assert_eq!(v["tasks"].as_array().unwrap().len(), ranks as usize, "{}", m.display());
+    }
+}
+
+fn pipeline(app: &str, n: u32) {
+    let run = run_traced(app, n, &[], &[]);
+    run.ok();
+    let logs = read_logs(&run, n);
+    let trace = run.dir.join("app.psins");
+    consolidate(&run, &trace);
+    let tr = TraceReader::open(&trace).unwrap();
+    assert_eq!(tr.tasks(), n);
+    for (t, log) in logs.iter().enumerate() {
+        assert_eq!(tr.header.tasks[t].records, log.records.len() as u64, "{app}: rank {t} lost records");
+        assert_eq!(dump_meanings(&trace, t as u32), log_meanings(log), "{app}: rank {t} changed meaning");
+    }
+    let (sends, recvs) = message_ends(&tr);
+    assert_eq!(sends, recvs, "{app} at {n}: sends and receives do not pair up");
+    check_expansions(&tr);
+    simulate_everywhere(&trace, n);
+}
+
+#[test]
+fn every_app_at_2_and_4_ranks() {
+    need_mpi!();
+    for app in APPS {
+        for n in [2, 4] {
+            pipeline(app, n);
+        }
+    }
+}
+
+#[test]
+fn fortran_apps_at_2_ranks() {
+    need_mpi!();
+    need_mpich_fortran!();
+    for app in ["stencil_f", "stencil_f08"] {
+        if root().join("mpi-test-apps/bin").join(app).exists() {
+            pipeline(app, 2);
+        }
+    }
+}
+
+#[test]
+fn bundled_machines_cover_every_model() {
+    let out = run_tool("psins-sim", &["--list-models".as_ref()]);
+    let listed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .collect();
+    let covered: Vec<String> = machines().into_iter().map(|(_, m)| m).collect();
+    for m in &listed {
+        assert!(covered.contains(m), "no bundled machine file in configs/ uses model {m} (covered: {covered:?})");
+    }
+}
+
+#[test]
+fn wildcard_receives_are_resolved_in_the_trace() {
+    need_mpi!();
+    let run = run_traced("master_worker", 4, &[], &[]);
+    run.ok();
+    let trace = run.dir.join("mw.psins");
+    consolidate(&run, &trace);
+    let tr = TraceReader::open(&trace).unwrap();
+    let (_, recvs) = message_ends(&tr);
+    let at_master: Vec<&End> = recvs.iter().filter(|e| e.2 == 0).collect();
+    assert!(!at_master.is_empty());
+    assert!(at_master.iter().all(|e| (1..4).contains(&e.1)), "master receives name real workers: {at_master:?}");
+    let _ = NO_RANK;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# make demo: trace one test app at 2 ranks, consolidate its logs, calibrate this host with
+# psins_bench, and predict the app's run time on this host and on the bundled targets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=target/release
+APP=${DEMO_APP:-stencil2d}
+OUT=build/demo
+rm -rf "$OUT" && mkdir -p "$OUT"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "trace $APP at 2 ranks (LD_PRELOAD=$BIN/libpsinstrace.so mpirun -n 2 mpi-test-apps/bin/$APP)"
+PSINS_DIR="$OUT/trace" LD_PRELOAD="$PWD/$BIN/libpsinstrace.so" \
+  timeout 300 mpirun -n 2 "mpi-test-apps/bin/$APP" > "$OUT/$APP.out"
+job=$(ls -d "$OUT"/trace/*/ | head -1)
+
+step "consolidate ($BIN/psins-consolidate $job -o $OUT/$APP.psins)"
+"$BIN/psins-consolidate" "$job" -o "$OUT/$APP.psins"
+"$BIN/psins-dump" "$OUT/$APP.psins" --stats
+
+step "calibrate this host (mpirun -n 2 mpi-test-apps/bin/psins_bench -o $OUT/calib)"
+timeout 300 mpirun -n 2 mpi-test-apps/bin/psins_bench -o "$OUT/calib" > "$OUT/calib.out"
+grep -E '^(latency|bandwidth)' "$OUT/calib/base-machine.toml" | head -2
+
+# The traced run's own time from MPI_Init's return to MPI_Finalize's entry, slowest rank: the
+# span the simulator predicts (it gives Init and Finalize no time).
+measured=$("$BIN/psins-dump" "$OUT/$APP.psins" --json | awk '
+  /"kind":"init"/ { next }
+  { match($0, /"task":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7)
+    match($0, /"gap_ns":[0-9]+/); g = substr($0, RSTART + 9, RLENGTH - 9)
+    match($0, /"dur_ns":[0-9]+/); d = substr($0, RSTART + 9, RLENGTH - 9)
+    if ($0 ~ /"kind":"finalize"/) d = 0
+    s[t] += g + d }
+  END { m = 0; for (t in s) if (s[t] > m) m = s[t]; printf "%.6f", m / 1e9 }')
+
+machines=("$OUT/calib/base-machine.toml" configs/bus-cluster.toml)
+for m in configs/torus-8x8.toml; do
+  [ -f "$m" ] && "$BIN/psins-sim" check "$m" > /dev/null 2>&1 && machines+=("$m")
+done
+
+step "simulate"
+printf '%-34s %-8s %14s %14s\n' machine model predicted_s comm_s
+printf '%-34s %-8s %14s %14s\n' "(measured: the traced run, Init to Finalize)" - "$measured" -
+for m in "${machines[@]}"; do
+  json="$OUT/$(basename "$m" .toml).json"
+  "$BIN/psins-sim" "$OUT/$APP.psins" -m "$m" -q --no-progress --json "$json"
+  model=$("$BIN/psins-sim" check "$m" | sed -n 's/^model = "\(.*\)"/\1/p' | head -1)
+  pred=$(sed -n 's/.*"predicted_seconds": *\([0-9.e+-]*\).*/\1/p' "$json" | head -1)
+  comm=$(awk '/"comm_s"/ { gsub(/[^0-9.e+-]/, "", $2); if ($2 + 0 > m) m = $2 + 0 } END { printf "%.9f", m }' "$json")
+  printf '%-34s %-8s %14s %14s\n' "$m" "$model" "$pred" "$comm"
+done
+echo
+echo "reports: $OUT/*.json; run e.g. $BIN/psins-sim $OUT/$APP.psins -m configs/bus-cluster.toml for the full table"

@@ -1,0 +1,180 @@
+//! `psins-sim`: replay a compact trace (or a synthetic workload) on a target machine.
+
+use clap::{Args, Parser, Subcommand};
+use psins_sim::error::{chain, exit, SimError};
+use psins_sim::source::{compact::CompactTrace, synth::SynthSource, synth::Workload, synth::SPEC_HELP};
+use psins_sim::timeline::Timeline;
+use psins_sim::{model, simulate, Machine, Options, Report, Result};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  success
+  1  bad input: unreadable or corrupt trace, malformed record, invalid machine file or arguments
+  2  deadlock: the trace cannot complete on the target (the report lists the blocked tasks)
+  3  an output file (--json, --timeline) cannot be written
+
+Examples:
+  psins-sim app.psins --machine configs/bus-cluster.toml --json out.json
+  psins-sim app.psins -m configs/fat-simple.toml --set network.bandwidth=25GB/s
+  psins-sim gen:stencil2d:ranks=1024,iters=100 -m configs/fat-simple.toml
+  psins-sim check configs/bus-cluster.toml
+  psins-sim --list-models";
+
+#[derive(Parser)]
+#[command(name = "psins-sim", version, about = "Predict an MPI application's run time on a target machine by replaying its psins trace", after_help = AFTER_HELP, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+    /// List the network models and exit.
+    #[arg(long)]
+    list_models: bool,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Validate a machine file and print its effective configuration.
+    Check {
+        machine: PathBuf,
+        /// Override a value: `network.bandwidth=25GB/s` (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// A compact trace (.psins) or a synthetic workload spec (gen:stencil2d:ranks=64,...).
+    trace: Option<String>,
+    /// Target machine file (TOML).
+    #[arg(short, long, value_name = "FILE")]
+    machine: Option<PathBuf>,
+    /// Override a machine-file value: `network.model=bus` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Write the report as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write a Chrome trace-event timeline (open it in Perfetto).
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
+    /// Ranks in the timeline, e.g. 0-15,64.
+    #[arg(long, value_name = "LIST", requires = "timeline")]
+    timeline_ranks: Option<String>,
+    /// Time window of the timeline, e.g. 1ms:2ms (either side may be empty).
+    #[arg(long, value_name = "START:END", requires = "timeline")]
+    timeline_window: Option<String>,
+    /// Do not print the report table.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Print replay speed and peak memory on stderr.
+    #[arg(long)]
+    perf: bool,
+    /// Never show the progress bar.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::BAD_INPUT } else { exit::OK };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let result = match (&cli.cmd, cli.list_models) {
+        (_, true) => {
+            list_models();
+            Ok(())
+        }
+        (Some(Cmd::Check { machine, set }), _) => check(machine, set),
+        (None, _) => run(&cli.run),
+    };
+    if let Err(e) = result {
+        eprintln!("psins-sim: {}", chain(&e));
+        std::process::exit(e.exit_code());
+    }
+}
+
+fn list_models() {
+    for m in model::MODELS {
+        println!("{:<10} {}", m.name, m.description);
+    }
+}
+
+fn check(path: &Path, set: &[String]) -> Result<()> {
+    let m = Machine::load(path, set)?;
+    model::build(&m).map_err(|msg| SimError::Config { path: path.to_path_buf(), msg })?;
+    print!("{}", m.effective());
+    Ok(())
+}
+
+fn run(a: &RunArgs) -> Result<()> {
+    let trace = a
+        .trace
+        .as_deref()
+        .ok_or_else(|| SimError::Usage("missing TRACE (a .psins file or a gen: spec); see --help".into()))?;
+    let machine = a.machine.as_deref().ok_or_else(|| SimError::Usage("missing --machine FILE; see --help".into()))?;
+    let m = Machine::load(machine, &a.set)?;
+    let timeline = match &a.timeline {
+        Some(p) => Some(Timeline::create(p, a.timeline_ranks.as_deref(), a.timeline_window.as_deref())?),
+        None => None,
+    };
+    let opts = Options { timeline, progress: !a.no_progress && std::io::stderr().is_terminal() };
+    let report = if trace.starts_with("gen:") {
+        simulate(SynthSource::new(Workload::parse(trace)?), &m, opts)?
+    } else if Path::new(trace).exists() || !trace.contains(':') {
+        simulate(CompactTrace::open(Path::new(trace))?, &m, opts)?
+    } else {
+        return Err(SimError::Usage(format!("`{trace}`: no such file (a workload spec looks like {SPEC_HELP})")));
+    };
+    output(a, &report)
+}
+
+fn output(a: &RunArgs, report: &Report) -> Result<()> {
+    if let Some(p) = &a.json {
+        let mut text = serde_json::to_string_pretty(&report.json()).expect("report JSON serialises");
+        text.push('\n');
+        std::fs::write(p, text).map_err(|e| SimError::output(p, e))?;
+    }
+    if !a.quiet {
+        print!("{}", report.table());
+    }
+    if a.perf {
+        let cpu = cpu_seconds().unwrap_or(0.0);
+        eprintln!(
+            "perf: {} records in {:.3} s wall = {:.0} records/s; process CPU time {:.2} s; peak RSS {} KiB; {} tasks; peak {} messages in flight of {} bytes",
+            report.records,
+            report.wall.as_secs_f64(),
+            report.records_per_second(),
+            cpu,
+            peak_rss_kib().unwrap_or(0),
+            report.tasks.len(),
+            report.peak_messages,
+            report.message_bytes
+        );
+    }
+    Ok(())
+}
+
+/// User + system CPU time of this process so far (from /proc, in clock ticks of 10 ms), which
+/// unlike wall time does not count time the process waited for a busy core.
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &s[s.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}
+
+/// Peak resident set size (VmHWM) of this process, from /proc.
+fn peak_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

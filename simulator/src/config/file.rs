@@ -1,0 +1,157 @@
+//! The machine file as written: serde structs that reject unknown keys, so a typo is an error
+//! with a line number (the `toml` crate attaches the span) rather than a silently ignored value.
+
+use crate::units::{Bandwidth, Bytes, Time};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineFile {
+    pub machine: MachineSection,
+    pub intra: Option<LinkSection>,
+    #[serde(default)]
+    pub mpi: MpiSection,
+    pub network: NetworkSection,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSection {
+    pub name: Option<String>,
+    pub nodes: u32,
+    #[serde(default = "one")]
+    pub cores_per_node: u32,
+    #[serde(default)]
+    pub mapping: MappingKind,
+    /// Node of each rank, when `mapping = "list"`.
+    pub node_of_rank: Option<Vec<u32>>,
+    /// Target core speed relative to the base system (bursts are divided by it).
+    pub cpu_ratio: Option<f64>,
+    /// Alternative to `cpu_ratio`: ratio = clock / base_clock.
+    pub clock: Option<FrequencyStr>,
+    pub base_clock: Option<FrequencyStr>,
+    /// Per-node CPU ratios that differ from the default.
+    #[serde(default)]
+    pub cpu: Vec<CpuOverride>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A frequency kept as the string the user wrote plus its value in Hz.
+#[derive(Debug, Clone, Copy)]
+pub struct FrequencyStr(pub f64);
+
+impl<'de> Deserialize<'de> for FrequencyStr {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        crate::units::parse_frequency(&s).map(FrequencyStr).map_err(serde::de::Error::custom)
+    }
+}
+
+#[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum MappingKind {
+    #[default]
+    Block,
+    Cyclic,
+    List,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuOverride {
+    pub nodes: NodeSet,
+    pub ratio: f64,
+}
+
+/// Nodes as a list `[0, 3, 5]` or ranges `"0-7,12"`.
+#[derive(Debug, Clone)]
+pub struct NodeSet(pub Vec<u32>);
+
+impl<'de> Deserialize<'de> for NodeSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            List(Vec<u32>),
+            Ranges(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::List(v) => Ok(NodeSet(v)),
+            Raw::Ranges(s) => parse_ranges(&s).map(NodeSet).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// Parses `"0-7,12"` into the listed numbers.
+pub fn parse_ranges(s: &str) -> Result<Vec<u32>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || format!("`{part}`: expected N or N-M");
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                if a > b {
+                    return Err(bad());
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSection {
+    pub latency: Time,
+    pub bandwidth: Bandwidth,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MpiSection {
+    pub eager_threshold: Option<Bytes>,
+    pub collectives: Option<CollMode>,
+    /// Local cost of every MPI call (posting, bookkeeping), added to its modelled time.
+    pub call_overhead: Option<Time>,
+    /// Whether a rendezvous pays the request-to-send / clear-to-send round trip.
+    pub rendezvous_handshake: Option<bool>,
+    /// Analytic collective shapes: collective name → "log" | "linear" | "const", optionally "2*log".
+    #[serde(default)]
+    pub collective_shape: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CollMode {
+    /// All participants synchronise at the last arrival; the model gives the duration.
+    Analytic,
+    /// Replayed as point-to-point messages (from the trace's expansion or psins-collectives).
+    Expanded,
+    /// The model's preference (analytic for the PSINS models).
+    Auto,
+}
+
+/// `[network]`: the model's name, the common link parameters, and each model's own keys.
+/// A new model adds its optional sub-table here (`torus: Option<TorusSection>`), so that the
+/// whole file is still checked key by key.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSection {
+    pub model: String,
+    pub latency: Time,
+    pub bandwidth: Bandwidth,
+    /// `bus`, `pmac`: number of global buses.
+    pub buses: Option<u32>,
+    /// `inlink`, `pmac`: incoming links per node.
+    pub in_links: Option<u32>,
+    /// `outlink`, `pmac`: outgoing links per node.
+    pub out_links: Option<u32>,
+    /// `pmac`: calibration file (relative to the machine file).
+    pub calibration: Option<String>,
+}

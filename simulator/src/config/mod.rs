@@ -1,0 +1,194 @@
+//! Machine files: parsing (with `--set` overrides), validation, and the resolved [`Machine`]
+//! the engine and the models read.
+
+mod effective;
+pub mod file;
+mod overrides;
+
+pub use file::{CollMode, MappingKind};
+
+use crate::error::{Result, SimError};
+use crate::units::Ps;
+use file::MachineFile;
+use psins_formats::Coll;
+use std::path::{Path, PathBuf};
+
+/// Latency and bandwidth of one kind of path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Link {
+    pub latency: Ps,
+    /// Bytes per second.
+    pub bandwidth: f64,
+}
+
+impl Link {
+    /// Picoseconds to serialise `bytes` at this link's bandwidth.
+    #[inline]
+    pub fn transfer(&self, bytes: u64) -> Ps {
+        // +0.5 and truncate: round-half-up without a libm call on the hot path.
+        (bytes as f64 * (1e12 / self.bandwidth) + 0.5) as Ps
+    }
+    /// Latency plus transfer: the uncontended delivery delay.
+    #[inline]
+    pub fn delay(&self, bytes: u64) -> Ps {
+        self.latency + self.transfer(bytes)
+    }
+}
+
+/// How an analytic collective's time grows with the number of participants P.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shape {
+    pub factor: f64,
+    pub growth: Growth,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Growth {
+    Const,
+    Log,
+    Linear,
+}
+
+impl Shape {
+    /// The multiple of the point-to-point time for P participants.
+    pub fn multiple(&self, p: u32) -> f64 {
+        let g = match self.growth {
+            Growth::Const => 1.0,
+            Growth::Log => (p.max(1) as f64).log2().ceil(),
+            Growth::Linear => p.saturating_sub(1) as f64,
+        };
+        self.factor * g
+    }
+
+    pub fn parse(s: &str) -> Result<Shape, String> {
+        let (factor, g) = match s.split_once('*') {
+            Some((f, g)) => (f.trim().parse::<f64>().map_err(|_| format!("`{s}`: bad factor"))?, g.trim()),
+            None => (1.0, s.trim()),
+        };
+        let growth = match g {
+            "const" | "constant" => Growth::Const,
+            "log" | "logarithmic" => Growth::Log,
+            "linear" => Growth::Linear,
+            _ => return Err(format!("`{s}`: expected const, log or linear, optionally as F*shape")),
+        };
+        Ok(Shape { factor, growth })
+    }
+}
+
+impl std::fmt::Display for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let g = match self.growth {
+            Growth::Const => "const",
+            Growth::Log => "log",
+            Growth::Linear => "linear",
+        };
+        if self.factor == 1.0 {
+            write!(f, "{g}")
+        } else {
+            write!(f, "{}*{g}", self.factor)
+        }
+    }
+}
+
+/// Default shapes: tree-based collectives are logarithmic, personalised all-to-all linear.
+pub fn default_shape(c: Coll) -> Shape {
+    let (factor, growth) = match c {
+        Coll::Barrier | Coll::Bcast | Coll::Reduce | Coll::Scan | Coll::Exscan => (1.0, Growth::Log),
+        Coll::Allreduce => (2.0, Growth::Log),
+        Coll::Gather | Coll::Scatter | Coll::Allgather | Coll::ReduceScatter | Coll::ReduceScatterBlock => {
+            (1.0, Growth::Log)
+        }
+        Coll::Gatherv | Coll::Scatterv | Coll::Allgatherv => (1.0, Growth::Linear),
+        Coll::Alltoall | Coll::Alltoallv | Coll::Alltoallw => (1.0, Growth::Linear),
+        _ => (1.0, Growth::Const),
+    };
+    Shape { factor, growth }
+}
+
+/// Lower-case MPI-style name of a collective (`allreduce`), as used in machine and calibration files.
+pub fn coll_key(c: Coll) -> String {
+    let mut s = String::new();
+    for (i, ch) in c.name().chars().enumerate() {
+        if ch.is_ascii_uppercase() && i > 0 {
+            s.push('_');
+        }
+        s.push(ch.to_ascii_lowercase());
+    }
+    s
+}
+
+/// Per-node CPU speed ratios, kept compact when all nodes are alike.
+#[derive(Clone, Debug)]
+pub struct CpuRatios {
+    pub default: f64,
+    /// (node, ratio) pairs that differ from the default, sorted by node.
+    pub overrides: Vec<(u32, f64)>,
+}
+
+impl CpuRatios {
+    pub fn of_node(&self, node: u32) -> f64 {
+        match self.overrides.binary_search_by_key(&node, |&(n, _)| n) {
+            Ok(i) => self.overrides[i].1,
+            Err(_) => self.default,
+        }
+    }
+}
+
+/// The resolved machine: every default filled in, every value in internal units.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    pub path: PathBuf,
+    pub name: String,
+    pub nodes: u32,
+    pub cores_per_node: u32,
+    pub mapping: MappingKind,
+    pub node_of_rank: Vec<u32>,
+    pub cpu: CpuRatios,
+    pub intra: Link,
+    pub inter: Link,
+    pub eager_threshold: u64,
+    pub collectives: CollMode,
+    pub call_overhead: Ps,
+    pub rendezvous_handshake: bool,
+    pub shapes: Vec<(Coll, Shape)>,
+    pub model: String,
+    pub buses: u32,
+    pub in_links: u32,
+    pub out_links: u32,
+    pub calibration: Option<PathBuf>,
+}
+
+impl Machine {
+    /// Reads `path`, applies `--set` overrides, validates. Every error names the file and,
+    /// for syntax, unknown keys and bad values, the line.
+    pub fn load(path: &Path, overrides: &[String]) -> Result<Machine> {
+        let text = std::fs::read_to_string(path).map_err(|e| cfg_err(path, format!("cannot read: {e}")))?;
+        Self::from_str(path, &text, overrides)
+    }
+
+    pub fn from_str(path: &Path, text: &str, overrides: &[String]) -> Result<Machine> {
+        let mut doc: toml_edit::DocumentMut =
+            text.parse().map_err(|e: toml_edit::TomlError| cfg_err(path, e.to_string()))?;
+        for o in overrides {
+            overrides::apply(&mut doc, o).map_err(|m| cfg_err(path, m))?;
+        }
+        let edited = doc.to_string();
+        let note = if overrides.is_empty() { "" } else { "\n(the file as modified by --set)" };
+        let file: MachineFile = toml::from_str(&edited).map_err(|e| cfg_err(path, format!("{e}{note}")))?;
+        effective::resolve(path, file).map_err(|m| cfg_err(path, m))
+    }
+
+    /// Shape of collective `c` for analytic models.
+    pub fn shape(&self, c: Coll) -> Shape {
+        self.shapes.iter().find(|(k, _)| *k == c).map(|&(_, s)| s).unwrap_or_else(|| default_shape(c))
+    }
+
+    /// The effective configuration as TOML, every default written out.
+    pub fn effective(&self) -> String {
+        effective::print(self)
+    }
+}
+
+fn cfg_err(path: &Path, msg: String) -> SimError {
+    SimError::Config { path: path.to_path_buf(), msg }
+}

@@ -1,0 +1,367 @@
+//! Collectives. Analytic: every member arrives, the instance completes at the last arrival
+//! plus the model's duration (PSINS). Expanded: the call is replayed as its point-to-point
+//! steps — the trace's own Step records when it has them, else MPICH's algorithm from
+//! psins-collectives — in a message context of their own, so they never match application
+//! messages. Nonblocking collectives are always analytic (their request completes at the
+//! instance's end), since their steps progress in the background.
+
+use super::p2p::SendArgs;
+use super::task::{Posted, Ref, ReqKind, State, BLOCKING_REQ};
+use super::{Flow, Sim};
+use crate::error::{Result, SimError};
+use crate::model::CollCall;
+use crate::source::TraceSource;
+use crate::units::Ps;
+use psins_collectives::{CollArgs, ExpandError, Step};
+use psins_formats::{Coll, CollFlags, Op, SendMode};
+use std::collections::VecDeque;
+
+/// Tag of every expansion message (they have their own context, so any value works).
+const STEP_TAG: i32 = 0;
+
+/// One collective instance on a communicator while members arrive.
+struct Instance {
+    coll: Coll,
+    arrived: u32,
+    last: Ps,
+    bytes: u64,
+    first_node: u32,
+    single_node: bool,
+    /// (task, request handle) of every arrived member.
+    waiters: Vec<(u32, u32)>,
+}
+
+/// The analytic collectives of one communicator: members call them in the same order, so
+/// the k-th call of each member belongs to instance k.
+pub struct CollQueue {
+    front: u64,
+    open: VecDeque<Instance>,
+    /// Calls made so far by each member (by comm-local rank).
+    calls: Vec<u64>,
+}
+
+/// An expanded collective in progress on one task.
+pub struct CollExec {
+    /// The Coll record (the task's current record is overwritten by its steps).
+    op: Op,
+    list: Vec<i64>,
+    index: u64,
+    rank: u32,
+    size: u32,
+    comm: u32,
+    instance: u32,
+    steps: Vec<Step>,
+    pos: usize,
+    /// Where steps come from: not known until the record after the Coll is read.
+    source: StepSource,
+    /// The record after the steps has been read (or the stream has ended).
+    exhausted: bool,
+    partner: Ps,
+}
+
+/// What an expanded collective does next.
+enum Next {
+    Step(Step),
+    End,
+    /// No steps in the trace and none can be generated (neighbourhood collectives, whose
+    /// topology the trace does not carry): replay this one analytically.
+    Analytic,
+}
+
+#[derive(PartialEq, Eq)]
+enum StepSource {
+    Unknown,
+    Trace,
+    Generated,
+}
+
+impl<S: TraceSource> Sim<'_, S> {
+    pub(super) fn exec_coll(&mut self, t: u32, at: Ps) -> Result<Flow> {
+        let task = &self.tasks[t as usize];
+        let Op::Coll { comm, flags, req, .. } = task.rec.op else { unreachable!("exec_coll on a Coll record") };
+        let index = task.index;
+        let size = self
+            .comms
+            .size(comm)
+            .ok_or_else(|| SimError::bad_record(t, index, format!("collective on unknown communicator {comm}")))?;
+        let local = self.comms.local_of(comm, t).ok_or_else(|| {
+            SimError::bad_record(t, index, format!("rank {t} is not a member of communicator {comm}"))
+        })?;
+        let nonblocking = flags & CollFlags::NONBLOCKING != 0;
+        if self.expanded && !nonblocking && size > 1 {
+            return self.start_expanded(t, local, size, at);
+        }
+        let task = &mut self.tasks[t as usize];
+        let h = task.add_req(if nonblocking { req } else { BLOCKING_REQ }, ReqKind::Coll);
+        if size == 1 {
+            self.complete(t, Ref::Req(h), at, at);
+        } else {
+            let rec = &self.tasks[t as usize].rec;
+            let (op, block) = (rec.op, block_bytes(&rec.op, &rec.list));
+            self.arrive(t, h, op, block, at)?;
+        }
+        if nonblocking {
+            return Ok(Flow::Done(at));
+        }
+        let task = &mut self.tasks[t as usize];
+        task.await_req(h);
+        Ok(self.block_on(t, at))
+    }
+
+    /// Task `t` (request `h`) arrives at its next collective on the record's communicator.
+    /// `block`: see [`block_bytes`]. The communicator is known and `t` a member (checked by
+    /// the caller).
+    fn arrive(&mut self, t: u32, h: u32, op: Op, block: u64, at: Ps) -> Result<()> {
+        let index = self.tasks[t as usize].index;
+        let Op::Coll { coll, comm, .. } = op else { unreachable!("arrive with a Coll record") };
+        let size = self.comms.size(comm).expect("checked by exec_coll");
+        let local = self.comms.local_of(comm, t).expect("checked by exec_coll");
+        let node = self.node[t as usize];
+        let q = self.colls.entry(comm).or_insert_with(|| CollQueue {
+            front: 0,
+            open: VecDeque::new(),
+            calls: vec![0; size as usize],
+        });
+        let seq = q.calls[local as usize];
+        q.calls[local as usize] += 1;
+        let k = (seq - q.front) as usize;
+        while q.open.len() <= k {
+            q.open.push_back(Instance {
+                coll,
+                arrived: 0,
+                last: 0,
+                bytes: 0,
+                first_node: node,
+                single_node: true,
+                waiters: Vec::new(),
+            });
+        }
+        let inst = &mut q.open[k];
+        if inst.coll != coll {
+            return Err(SimError::bad_record(
+                t,
+                index,
+                format!(
+                    "collective #{} on communicator {comm} is {} here but {} on other members",
+                    seq + 1,
+                    coll.name(),
+                    inst.coll.name()
+                ),
+            ));
+        }
+        inst.arrived += 1;
+        inst.last = inst.last.max(at);
+        inst.bytes = inst.bytes.max(block);
+        inst.single_node &= inst.first_node == node;
+        inst.waiters.push((t, h));
+        if inst.arrived < size {
+            return Ok(());
+        }
+        // Instances complete in call order: every member reached the earlier ones first.
+        let inst = q.open.pop_front().expect("complete instance is the front");
+        q.front += 1;
+        let call =
+            CollCall { coll, participants: size, bytes: inst.bytes, single_node: inst.single_node, start: inst.last };
+        let end = inst.last + self.model.collective(&call);
+        for (w, wh) in inst.waiters {
+            self.complete(w, Ref::Req(wh), end, inst.last);
+        }
+        Ok(())
+    }
+
+    fn start_expanded(&mut self, t: u32, rank: u32, size: u32, at: Ps) -> Result<Flow> {
+        let task = &mut self.tasks[t as usize];
+        let Op::Coll { comm, instance, .. } = task.rec.op else { unreachable!("start_expanded on a Coll record") };
+        let exec = CollExec {
+            op: task.rec.op,
+            list: std::mem::take(&mut task.rec.list),
+            index: task.index,
+            rank,
+            size,
+            comm,
+            instance,
+            steps: Vec::new(),
+            pos: 0,
+            source: StepSource::Unknown,
+            exhausted: false,
+            partner: 0,
+        };
+        task.coll = Some(Box::new(exec));
+        self.coll_continue(t, at)
+    }
+
+    /// Runs the expanded collective's steps from `now` until one blocks or all are done.
+    pub(super) fn coll_continue(&mut self, t: u32, now: Ps) -> Result<Flow> {
+        loop {
+            let step = match self.next_step(t)? {
+                Next::Step(s) => s,
+                Next::End => break,
+                Next::Analytic => return self.coll_fallback(t, now),
+            };
+            let c = self.tasks[t as usize].coll.as_ref().expect("collective in progress");
+            let comm = c.comm;
+            if let Some((peer, bytes)) = step.send() {
+                let dst = self.step_peer(t, comm, peer)?;
+                let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Send);
+                self.mark_awaited(t, h);
+                let a =
+                    SendArgs { dst, comm, tag: STEP_TAG, coll: true, bytes, mode: SendMode::Standard, r: Ref::Req(h) };
+                self.post_send(t, a, now);
+            }
+            if let Some((peer, _)) = step.recv() {
+                let src = self.step_peer(t, comm, peer)?;
+                let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Recv);
+                self.mark_awaited(t, h);
+                self.post_recv(t, Posted { src: src as i32, tag: STEP_TAG, comm, coll: true, r: Ref::Req(h), at: now });
+            }
+            match self.block_on(t, now) {
+                Flow::Done(end) if end == now => {
+                    let task = &mut self.tasks[t as usize];
+                    let partner = task.partner_max;
+                    task.retire_awaited();
+                    let c = task.coll.as_mut().expect("collective in progress");
+                    c.partner = c.partner.max(partner);
+                }
+                Flow::Done(end) => {
+                    // A step finishing later: continue from there, in time order.
+                    self.tasks[t as usize].state = State::Blocked;
+                    self.q.push(end, super::Ev::Resume(t));
+                    return Ok(Flow::Blocked);
+                }
+                Flow::Blocked => return Ok(Flow::Blocked),
+            }
+        }
+        let task = &mut self.tasks[t as usize];
+        let c = task.coll.take().expect("collective in progress");
+        task.partner_max = task.partner_max.max(c.partner);
+        Ok(Flow::Done(now))
+    }
+
+    fn mark_awaited(&mut self, t: u32, h: u32) {
+        self.tasks[t as usize].await_req(h);
+    }
+
+    fn step_peer(&self, t: u32, comm: u32, peer: u32) -> Result<u32> {
+        let task = &self.tasks[t as usize];
+        self.comms.world_of(comm, t, peer as i32).ok_or_else(|| {
+            SimError::bad_record(
+                t,
+                task.index,
+                format!("collective step names rank {peer}, outside communicator {comm}"),
+            )
+        })
+    }
+
+    /// The next step of the collective in progress, reading Step records as needed.
+    fn next_step(&mut self, t: u32) -> Result<Next> {
+        let c = self.tasks[t as usize].coll.as_mut().expect("collective in progress");
+        if c.source == StepSource::Generated || c.exhausted {
+            c.pos += 1;
+            return Ok(c.steps.get(c.pos - 1).map_or(Next::End, |&s| Next::Step(s)));
+        }
+        let more = self.read_raw(t)?;
+        let task = &mut self.tasks[t as usize];
+        let c = task.coll.as_mut().expect("collective in progress");
+        if more {
+            if let Op::Step { instance, .. } = task.rec.op {
+                if instance == c.instance {
+                    c.source = StepSource::Trace;
+                    let step = Step::from_op(&task.rec.op)
+                        .ok_or_else(|| SimError::bad_record(t, task.index, "expansion step with a negative peer"))?;
+                    return Ok(Next::Step(step));
+                }
+            }
+            // The record after the expansion: executed once the collective is over.
+            task.deferred = true;
+        }
+        c.exhausted = true;
+        if c.source == StepSource::Unknown {
+            if !self.generate_steps(t)? {
+                return Ok(Next::Analytic);
+            }
+            return self.next_step(t);
+        }
+        Ok(Next::End)
+    }
+
+    /// Replays the expanded collective in progress analytically instead (see [`Next::Analytic`]).
+    fn coll_fallback(&mut self, t: u32, now: Ps) -> Result<Flow> {
+        let c = self.tasks[t as usize].coll.take().expect("collective in progress");
+        let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Coll);
+        self.mark_awaited(t, h);
+        self.arrive(t, h, c.op, block_bytes(&c.op, &c.list), now)?;
+        Ok(self.block_on(t, now))
+    }
+
+    /// Reads the next record without skipping steps (for expanded collectives).
+    fn read_raw(&mut self, t: u32) -> Result<bool> {
+        let task = &mut self.tasks[t as usize];
+        if !self.src.next(t, &mut task.rec)? {
+            return Ok(false);
+        }
+        task.index = task.records_read;
+        task.records_read += 1;
+        self.records += 1;
+        Ok(true)
+    }
+
+    /// Expands the collective with psins-collectives (the trace has no steps for it); false
+    /// if the collective cannot be expanded from its record alone.
+    fn generate_steps(&mut self, t: u32) -> Result<bool> {
+        let c = self.tasks[t as usize].coll.as_mut().expect("collective in progress");
+        c.source = StepSource::Generated;
+        c.pos = 0;
+        let Op::Coll { coll, root, send_bytes, recv_bytes, count, flags, .. } = c.op else { unreachable!() };
+        let counts: Vec<u64> = c.list.iter().map(|&v| v.max(0) as u64).collect();
+        let args = CollArgs {
+            coll,
+            size: c.size,
+            rank: c.rank,
+            root: root.max(0) as u32,
+            send_bytes,
+            recv_bytes,
+            counts: &counts,
+            count,
+            op_builtin: flags & CollFlags::OP_BUILTIN != 0,
+            op_commutative: flags & CollFlags::OP_COMMUTATIVE != 0,
+            in_place: flags & CollFlags::IN_PLACE != 0,
+        };
+        match psins_collectives::expand(&args, &self.thresholds, &mut c.steps) {
+            Ok(_) => Ok(true),
+            Err(ExpandError::Unsupported { .. }) => Ok(false),
+            Err(e) => Err(SimError::bad_record(t, c.index, format!("cannot expand {}: {e}", coll.name()))),
+        }
+    }
+}
+
+/// The largest block this member sends to or receives from one peer: the per-peer counts of
+/// the v/w variants when the record has them, else the larger of its two byte counts.
+fn block_bytes(op: &Op, list: &[i64]) -> u64 {
+    let Op::Coll { send_bytes, recv_bytes, .. } = *op else { return 0 };
+    match list.iter().copied().max() {
+        Some(m) => m.max(0) as u64,
+        None => send_bytes.max(recv_bytes),
+    }
+}
+
+impl CollQueue {
+    /// Whether request `h` of task `t` waits in one of the open instances.
+    pub fn waits_in(&self, t: u32, h: u32) -> bool {
+        self.open.iter().any(|i| i.waiters.contains(&(t, h)))
+    }
+
+    /// ", missing world ranks a, b, …" for the oldest open instance (deadlock reports).
+    pub fn missing_members(&self, comms: &super::comms::Comms, comm: u32, caller: u32) -> String {
+        let members = comms.members(comm, caller);
+        let missing: Vec<String> = (0..members.len())
+            .filter(|&l| self.calls[l] <= self.front)
+            .take(16)
+            .map(|l| members.get(l).to_string())
+            .collect();
+        if missing.is_empty() {
+            String::new()
+        } else {
+            format!(" (missing world ranks {}{})", missing.join(", "), if missing.len() == 16 { ", …" } else { "" })
+        }
+    }
+}

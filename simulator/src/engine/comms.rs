@@ -1,0 +1,107 @@
+//! Communicators: translate communicator-local ranks to world ranks and back.
+//! World and self are implicit; the others come from the trace header and CommCreate records.
+
+use psins_formats::{CommDef, COMM_SELF, COMM_WORLD};
+use std::collections::BTreeMap;
+
+struct Comm {
+    members: Vec<u32>,
+    /// (world, local) sorted by world rank, for the reverse lookup.
+    by_world: Vec<(u32, u32)>,
+}
+
+pub struct Comms {
+    world: u32,
+    map: BTreeMap<u32, Comm>,
+}
+
+impl Comms {
+    pub fn new(world: u32, defs: &[CommDef]) -> Comms {
+        let mut c = Comms { world, map: BTreeMap::new() };
+        for d in defs {
+            c.insert(d.id, &d.members);
+        }
+        c
+    }
+
+    /// Registers `id` (a CommCreate seen in a stream). The first definition wins: every
+    /// member's record lists the same members.
+    pub fn insert(&mut self, id: u32, members: &[u32]) {
+        if id == COMM_WORLD || id == COMM_SELF || self.map.contains_key(&id) {
+            return;
+        }
+        let mut by_world: Vec<(u32, u32)> = members.iter().enumerate().map(|(l, &w)| (w, l as u32)).collect();
+        by_world.sort_unstable();
+        self.map.insert(id, Comm { members: members.to_vec(), by_world });
+    }
+
+    pub fn known(&self, id: u32) -> bool {
+        id == COMM_WORLD || id == COMM_SELF || self.map.contains_key(&id)
+    }
+
+    /// Size of `comm` as seen by task `caller`.
+    pub fn size(&self, comm: u32) -> Option<u32> {
+        match comm {
+            COMM_WORLD => Some(self.world),
+            COMM_SELF => Some(1),
+            _ => self.map.get(&comm).map(|c| c.members.len() as u32),
+        }
+    }
+
+    /// World rank of local rank `local` of `comm`, as seen by `caller`.
+    #[inline]
+    pub fn world_of(&self, comm: u32, caller: u32, local: i32) -> Option<u32> {
+        if local < 0 {
+            return None;
+        }
+        match comm {
+            COMM_WORLD => ((local as u32) < self.world).then_some(local as u32),
+            COMM_SELF => (local == 0).then_some(caller),
+            _ => self.map.get(&comm)?.members.get(local as usize).copied(),
+        }
+    }
+
+    /// Local rank of world rank `world` in `comm`.
+    pub fn local_of(&self, comm: u32, world: u32) -> Option<u32> {
+        match comm {
+            COMM_WORLD => Some(world),
+            COMM_SELF => Some(0),
+            _ => {
+                let c = self.map.get(&comm)?;
+                c.by_world.binary_search_by_key(&world, |&(w, _)| w).ok().map(|i| c.by_world[i].1)
+            }
+        }
+    }
+
+    /// Members of `comm` as world ranks (`caller` for self).
+    pub fn members(&self, comm: u32, caller: u32) -> Members<'_> {
+        match comm {
+            COMM_WORLD => Members::Range(self.world),
+            COMM_SELF => Members::One(caller),
+            _ => Members::List(self.map.get(&comm).map(|c| c.members.as_slice()).unwrap_or(&[])),
+        }
+    }
+}
+
+pub enum Members<'a> {
+    Range(u32),
+    One(u32),
+    List(&'a [u32]),
+}
+
+impl Members<'_> {
+    pub fn get(&self, i: usize) -> u32 {
+        match self {
+            Members::Range(_) => i as u32,
+            Members::One(c) => *c,
+            Members::List(l) => l[i],
+        }
+    }
+    pub fn len(&self) -> usize {
+        match self {
+            Members::Range(n) => *n as usize,
+            Members::One(_) => 1,
+            Members::List(l) => l.len(),
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Executing one record: the MPI call's semantics at simulated time `at`.
+
+use super::p2p::SendArgs;
+use super::scout::Scout;
+use super::task::{Persistent, Posted, Ref, ReqKind, State, ANY, BLOCKING_REQ, UNKNOWN};
+use super::{Flow, Sim};
+use crate::error::{Result, SimError};
+use crate::source::TraceSource;
+use crate::stats::fn_id;
+use crate::units::{Ps, PS_PER_NS};
+use psins_formats::*;
+
+/// Why a record cannot be replayed.
+type Bad = String;
+
+impl<S: TraceSource> Sim<'_, S> {
+    pub(super) fn exec(&mut self, t: u32, at: Ps) -> Result<Flow> {
+        let task = &mut self.tasks[t as usize];
+        task.call_fn = fn_id(&task.rec.op);
+        task.partner_max = 0;
+        let op = task.rec.op;
+        let index = task.index;
+        let bad = |m: Bad| SimError::bad_record(t, index, m);
+        match op {
+            Op::Init { .. } | Op::Finalize | Op::Abort { .. } | Op::CommFree { .. } | Op::Step { .. } => {
+                Ok(Flow::Done(at))
+            }
+            Op::Other { .. } => Ok(Flow::Done(at + self.scaled_dur(t))),
+            Op::CommCreate { comm, .. } => {
+                let members: Vec<u32> = self.tasks[t as usize].rec.list.iter().map(|&m| m as u32).collect();
+                if let Some(&m) = members.iter().find(|&&m| m >= self.tasks.len() as u32) {
+                    return Err(bad(format!(
+                        "communicator {comm} lists world rank {m}, beyond the {} tasks",
+                        self.tasks.len()
+                    )));
+                }
+                self.comms.insert(comm, &members);
+                Ok(Flow::Done(at))
+            }
+            Op::Send { mode, peer, tag, bytes, comm } => {
+                let Some(dst) = self.peer(t, comm, peer).map_err(bad)? else { return Ok(Flow::Done(at)) };
+                let h = self.awaited_req(t, ReqKind::Send);
+                self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h) }, at);
+                Ok(self.block_on(t, at))
+            }
+            Op::Isend { mode, peer, tag, bytes, comm, req } => {
+                let Some(dst) = self.peer(t, comm, peer).map_err(bad)? else { return Ok(self.null_req(t, req, at)) };
+                let h = self.tasks[t as usize].add_req(req, ReqKind::Send);
+                self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h) }, at);
+                Ok(Flow::Done(at))
+            }
+            Op::Recv { peer, tag, comm, .. } => {
+                let Some(src) = self.source(t, comm, peer).map_err(bad)? else { return Ok(Flow::Done(at)) };
+                let h = self.awaited_req(t, ReqKind::Recv);
+                self.post_recv(t, Posted { src, tag, comm, coll: false, r: Ref::Req(h), at });
+                Ok(self.block_on(t, at))
+            }
+            Op::Irecv { peer, tag, comm, req, .. } => {
+                let (peer, tag) = self.resolve_wildcard(t, peer, tag, req)?;
+                let Some(src) = self.source(t, comm, peer).map_err(bad)? else { return Ok(self.null_req(t, req, at)) };
+                let h = self.tasks[t as usize].add_req(req, ReqKind::Recv);
+                self.post_recv(t, Posted { src, tag, comm, coll: false, r: Ref::Req(h), at });
+                Ok(Flow::Done(at))
+            }
+            Op::Sendrecv { peer, tag, bytes, src, rtag, comm, .. } => {
+                if let Some(dst) = self.peer(t, comm, peer).map_err(bad)? {
+                    let h = self.awaited_req(t, ReqKind::Send);
+                    let a = SendArgs { dst, comm, tag, coll: false, bytes, mode: SendMode::Standard, r: Ref::Req(h) };
+                    self.post_send(t, a, at);
+                }
+                if let Some(from) = self.source(t, comm, src).map_err(bad)? {
+                    let h = self.awaited_req(t, ReqKind::Recv);
+                    self.post_recv(t, Posted { src: from, tag: rtag, comm, coll: false, r: Ref::Req(h), at });
+                }
+                Ok(self.block_on(t, at))
+            }
+            Op::SendInit { mode, peer, tag, bytes, comm, req } => {
+                Ok(self.persistent(t, req, Persistent { send: true, mode, peer, tag, bytes, comm }, at))
+            }
+            Op::RecvInit { peer, tag, bytes, comm, req } => {
+                let args = Persistent { send: false, mode: SendMode::Standard, peer, tag, bytes, comm };
+                Ok(self.persistent(t, req, args, at))
+            }
+            Op::Start { req } => {
+                self.start(t, req, at)?;
+                Ok(Flow::Done(at))
+            }
+            Op::Startall => {
+                let list = std::mem::take(&mut self.tasks[t as usize].rec.list);
+                for &req in &list {
+                    self.start(t, req as u32, at)?;
+                }
+                self.tasks[t as usize].rec.list = list;
+                Ok(Flow::Done(at))
+            }
+            Op::RequestFree { req } => {
+                let task = &mut self.tasks[t as usize];
+                if let Some(i) = task.reqs.iter().rposition(|r| r.id == req) {
+                    let h = task.reqs.remove(i).handle;
+                    task.persistent.retain(|(ph, _)| *ph != h);
+                }
+                Ok(Flow::Done(at))
+            }
+            Op::Cancel { req } => {
+                let handle = self.tasks[t as usize].req_by_id(req).map(|r| r.handle);
+                if let Some(h) = handle {
+                    if self.cancel_recv(t, h) {
+                        self.complete(t, Ref::Req(h), at, at);
+                    }
+                }
+                Ok(Flow::Done(at))
+            }
+            Op::Probe { peer, tag, comm, flags, .. } => self.exec_probe(t, peer, tag, comm, flags, at).map_err(bad),
+            Op::Wait { .. } => Ok(self.exec_wait(t, at)),
+            Op::Coll { .. } => self.exec_coll(t, at),
+        }
+    }
+
+    /// Recorded time of an `Other` call, scaled like a CPU burst.
+    fn scaled_dur(&self, t: u32) -> Ps {
+        let dur = self.tasks[t as usize].rec.dur_ns;
+        if self.burst_scale.is_empty() {
+            dur * PS_PER_NS
+        } else {
+            (dur as f64 * self.burst_scale[self.node[t as usize] as usize]).round() as Ps
+        }
+    }
+
+    /// World rank of destination `peer`; `None` for PROC_NULL.
+    fn peer(&self, t: u32, comm: u32, peer: i32) -> Result<Option<u32>, Bad> {
+        if peer == PROC_NULL {
+            return Ok(None);
+        }
+        if !self.comms.known(comm) {
+            return Err(format!("unknown communicator {comm}"));
+        }
+        self.comms.world_of(comm, t, peer).map(Some).ok_or_else(|| {
+            format!("peer {peer} is outside communicator {comm} (size {})", self.comms.size(comm).unwrap_or(0))
+        })
+    }
+
+    /// World rank (or ANY) of receive source `peer`; `None` for PROC_NULL.
+    fn source(&self, t: u32, comm: u32, peer: i32) -> Result<Option<i32>, Bad> {
+        if peer == ANY_SOURCE {
+            return if self.comms.known(comm) { Ok(Some(ANY)) } else { Err(format!("unknown communicator {comm}")) };
+        }
+        Ok(self.peer(t, comm, peer)?.map(|w| w as i32))
+    }
+
+    /// A request for a blocking call, already marked as awaited.
+    fn awaited_req(&mut self, t: u32, kind: ReqKind) -> u32 {
+        let task = &mut self.tasks[t as usize];
+        let h = task.add_req(BLOCKING_REQ, kind);
+        task.await_req(h);
+        h
+    }
+
+    /// A nonblocking call on PROC_NULL: its request exists and is complete.
+    fn null_req(&mut self, t: u32, req: u32, at: Ps) -> Flow {
+        let task = &mut self.tasks[t as usize];
+        let h = task.add_req(req, ReqKind::Coll);
+        let r = task.req_mut(h).expect("just added");
+        r.done_at = at;
+        r.partner_at = at;
+        Flow::Done(at)
+    }
+
+    /// The actual source and tag of a wildcard receive, from its completion record.
+    fn resolve_wildcard(&mut self, t: u32, peer: i32, tag: i32, req: u32) -> Result<(i32, i32)> {
+        if peer != ANY_SOURCE && tag != ANY_TAG {
+            return Ok((peer, tag));
+        }
+        if self.tasks[t as usize].scout.is_none() {
+            let stream = self.src.lookahead(t)?;
+            self.tasks[t as usize].scout = Some(Box::new(Scout::new(stream)));
+        }
+        let task = &mut self.tasks[t as usize];
+        let index = task.index;
+        match task.scout.as_mut().expect("created above").resolve(index, req)? {
+            Some((p, g)) if p >= 0 || p == PROC_NULL => Ok((p, g)),
+            _ => {
+                self.stats.unresolved_wildcards += 1;
+                Ok((peer, tag))
+            }
+        }
+    }
+
+    fn persistent(&mut self, t: u32, req: u32, args: Persistent, at: Ps) -> Flow {
+        let task = &mut self.tasks[t as usize];
+        let h = task.add_req(req, ReqKind::Persistent);
+        task.persistent.push((h, args));
+        task.req_mut(h).expect("just added").active = false;
+        Flow::Done(at)
+    }
+
+    /// Starts persistent request `req`.
+    fn start(&mut self, t: u32, req: u32, at: Ps) -> Result<()> {
+        let task = &mut self.tasks[t as usize];
+        let index = task.index;
+        let r = task.reqs.iter_mut().rev().find(|r| r.id == req && r.kind == ReqKind::Persistent).ok_or_else(|| {
+            SimError::bad_record(t, index, format!("start of request {req}, which is not a persistent request"))
+        })?;
+        let h = r.handle;
+        let p = task.persistent.iter().find(|(ph, _)| *ph == h).map(|&(_, p)| p).expect("persistent arguments kept");
+        let r = task.req_mut(h).expect("found above");
+        r.active = true;
+        r.done_at = UNKNOWN;
+        let bad = |m: Bad| SimError::bad_record(t, index, m);
+        if p.send {
+            if let Some(dst) = self.peer(t, p.comm, p.peer).map_err(bad)? {
+                let a = SendArgs {
+                    dst,
+                    comm: p.comm,
+                    tag: p.tag,
+                    coll: false,
+                    bytes: p.bytes,
+                    mode: p.mode,
+                    r: Ref::Req(h),
+                };
+                self.post_send(t, a, at);
+            } else {
+                self.complete(t, Ref::Req(h), at, at);
+            }
+            return Ok(());
+        }
+        let (peer, tag) = self.resolve_wildcard(t, p.peer, p.tag, req)?;
+        match self.source(t, p.comm, peer).map_err(bad)? {
+            Some(src) => self.post_recv(t, Posted { src, tag, comm: p.comm, coll: false, r: Ref::Req(h), at }),
+            None => self.complete(t, Ref::Req(h), at, at),
+        }
+        Ok(())
+    }
+
+    fn exec_probe(&mut self, t: u32, peer: i32, tag: i32, comm: u32, flags: u8, at: Ps) -> Result<Flow, Bad> {
+        let found = flags & (ProbeFlags::BLOCKING | ProbeFlags::FOUND) != 0;
+        let Some(src) = self.source(t, comm, peer)? else { return Ok(Flow::Done(at)) };
+        if !found {
+            // The traced Iprobe found nothing: it costs only its call time.
+            return Ok(Flow::Done(at));
+        }
+        if let Some(when) = self.probe(t, (src, tag, comm), at) {
+            return Ok(Flow::Done(when));
+        }
+        let task = &mut self.tasks[t as usize];
+        task.probe = Some((src, tag, comm));
+        task.state = State::Blocked;
+        task.pending = 0;
+        Ok(Flow::Blocked)
+    }
+
+    /// Wait/Test family: block until every request the trace says completed has completed.
+    fn exec_wait(&mut self, t: u32, at: Ps) -> Flow {
+        let task = &mut self.tasks[t as usize];
+        let list = std::mem::take(&mut task.rec.list);
+        for q in list.chunks_exact(4) {
+            match task.req_by_id(q[0] as u32) {
+                Some(r) => {
+                    r.awaited = true;
+                    task.awaits = true;
+                }
+                None => self.stats.unknown_requests += 1,
+            }
+        }
+        // With very many tasks, a completion list kept per blocked task adds up (a stencil's
+        // Waitall holds 256 bytes): give it back and let the next record allocate its own.
+        if !self.lean {
+            task.rec.list = list;
+        }
+        self.block_on(t, at)
+    }
+
+    /// Blocks `t` on its awaited requests: done now (or at the latest known completion), or
+    /// blocked until the unknown ones complete.
+    pub(super) fn block_on(&mut self, t: u32, at: Ps) -> Flow {
+        let task = &mut self.tasks[t as usize];
+        let (mut pending, mut until, mut partner) = (0, at, task.partner_max);
+        for r in task.reqs.iter().filter(|r| r.awaited) {
+            if r.done_at == UNKNOWN {
+                pending += 1;
+            } else {
+                until = until.max(r.done_at);
+                partner = partner.max(r.partner_at);
+            }
+        }
+        task.partner_max = partner;
+        if pending == 0 {
+            return Flow::Done(until);
+        }
+        task.state = State::Blocked;
+        task.pending = pending;
+        task.wait_until = until;
+        Flow::Blocked
+    }
+}

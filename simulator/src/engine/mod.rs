@@ -1,0 +1,372 @@
+//! The discrete-event engine: tasks replay their records in causal order (INSEE), the MPI
+//! layer matches messages and completes requests, the network model times the messages.
+//!
+//! Each task alternates between a CPU burst and a call. A call runs at the simulated time its
+//! burst ends, in global time order (an `Exec` event), because contention models depend on
+//! the order messages enter the network. A call due no later than every queued event runs at
+//! once without a heap round trip: it would have been popped next anyway, or ties with events
+//! of the same picosecond, which have no causal order among them (the tie still breaks the
+//! same way for the same input, so replays stay deterministic).
+
+mod coll;
+mod comms;
+mod deadlock;
+mod exec;
+mod p2p;
+mod queue;
+mod scout;
+mod task;
+
+use crate::config::{CollMode, Machine, MappingKind};
+use crate::error::{Result, SimError};
+use crate::model::{self, MsgId, NetCtx, NetworkModel};
+use crate::report::Report;
+use crate::source::TraceSource;
+use crate::stats::{Stats, OTHER_FN, STEP_FN};
+use crate::timeline::Timeline;
+use crate::units::{Ps, PS_PER_NS};
+use coll::CollQueue;
+use comms::Comms;
+use p2p::Msgs;
+use psins_formats::Op;
+use queue::{Ev, Queue};
+use std::collections::BTreeMap;
+use task::{State, Task};
+
+/// What the caller can switch on.
+#[derive(Default)]
+pub struct Options {
+    pub timeline: Option<Timeline>,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// Result of executing (part of) a call.
+enum Flow {
+    /// The call returns at this time.
+    Done(Ps),
+    /// The task waits; a `Resume` event will come.
+    Blocked,
+}
+
+/// Where a task's loop picks up.
+enum Phase {
+    /// Read the next record; the previous call ended at this time.
+    Read(Ps),
+    /// `rec` is read: run its CPU burst starting at this time.
+    Burst(Ps),
+    /// Execute `rec` now.
+    Exec(Ps),
+}
+
+pub struct Sim<'m, S: TraceSource> {
+    src: S,
+    m: &'m Machine,
+    model: Box<dyn NetworkModel>,
+    tasks: Vec<Task>,
+    node: Vec<u32>,
+    q: Queue,
+    msgs: Msgs,
+    comms: Comms,
+    colls: BTreeMap<u32, CollQueue>,
+    stats: Stats,
+    expanded: bool,
+    thresholds: psins_collectives::Thresholds,
+    timeline: Option<Timeline>,
+    net_events: Vec<(Ps, u32)>,
+    net_delivered: Vec<(MsgId, Ps)>,
+    net_failure: Option<String>,
+    now: Ps,
+    records: u64,
+    /// Picoseconds per traced nanosecond of CPU burst, per node (empty: all 1000).
+    burst_scale: Vec<f64>,
+    progress: Option<indicatif::ProgressBar>,
+    /// Many tasks: trade a little speed for memory per task.
+    lean: bool,
+}
+
+/// From this many tasks on, per-task buffers are released when idle.
+const LEAN_TASKS: u32 = 65536;
+
+/// Asks the CPU to start loading `bytes` at `p` into cache (a hint; no effect elsewhere).
+#[inline(always)]
+pub fn prefetch<T>(p: *const T, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    for off in (0..bytes).step_by(64) {
+        // SAFETY: prefetching is a hint that never faults, whatever the address.
+        unsafe { std::arch::x86_64::_mm_prefetch((p as *const i8).wrapping_add(off), std::arch::x86_64::_MM_HINT_T0) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (p, bytes);
+}
+
+/// Node of each rank under the machine's mapping.
+fn map_ranks(m: &Machine, ranks: u32) -> Result<Vec<u32>> {
+    let err = |msg: String| SimError::Config { path: m.path.clone(), msg };
+    let capacity = m.nodes as u64 * m.cores_per_node as u64;
+    match m.mapping {
+        MappingKind::Block | MappingKind::Cyclic if ranks as u64 > capacity => Err(err(format!(
+            "the trace has {ranks} ranks but the machine holds {} nodes × {} cores = {capacity}",
+            m.nodes, m.cores_per_node
+        ))),
+        MappingKind::Block => Ok((0..ranks).map(|r| r / m.cores_per_node).collect()),
+        MappingKind::Cyclic => Ok((0..ranks).map(|r| r % m.nodes).collect()),
+        MappingKind::List if (m.node_of_rank.len() as u64) < ranks as u64 => {
+            Err(err(format!("node_of_rank lists {} ranks but the trace has {ranks}", m.node_of_rank.len())))
+        }
+        MappingKind::List => Ok(m.node_of_rank[..ranks as usize].to_vec()),
+    }
+}
+
+impl<'m, S: TraceSource> Sim<'m, S> {
+    /// A replay with the model the machine file names.
+    pub fn new(src: S, m: &'m Machine, opts: Options) -> Result<Self> {
+        let model = model::build(m).map_err(|msg| SimError::Config { path: m.path.clone(), msg })?;
+        Self::with_model(src, m, model, opts)
+    }
+
+    /// A replay with a model built by the caller (tests, or a model not in the registry).
+    pub fn with_model(src: S, m: &'m Machine, model: Box<dyn NetworkModel>, opts: Options) -> Result<Self> {
+        let n = src.tasks();
+        let comms = src.comms();
+        if let Some((c, w)) = comms.iter().find_map(|c| c.members.iter().find(|&&w| w >= n).map(|&w| (c.id, w))) {
+            return Err(SimError::Usage(format!(
+                "{}: communicator {c} in the trace header lists world rank {w}, but there are {n} tasks",
+                src.describe()
+            )));
+        }
+        let mode = match m.collectives {
+            CollMode::Auto => model.preferred_collectives(),
+            other => other,
+        };
+        let node = map_ranks(m, n)?;
+        let uniform = m.cpu.overrides.is_empty() && m.cpu.default == 1.0;
+        let burst_scale =
+            if uniform { Vec::new() } else { (0..m.nodes).map(|nd| PS_PER_NS as f64 / m.cpu.of_node(nd)).collect() };
+        let progress =
+            (opts.progress && src.total_records() > 0).then(|| crate::report::progress_bar(src.total_records()));
+        Ok(Sim {
+            comms: Comms::new(n, &comms),
+            tasks: (0..n).map(|_| Task::new()).collect(),
+            src,
+            m,
+            model,
+            node,
+            q: Queue::default(),
+            msgs: Msgs::default(),
+            colls: BTreeMap::new(),
+            stats: Stats::new(),
+            expanded: mode == CollMode::Expanded,
+            thresholds: psins_collectives::Thresholds::default(),
+            timeline: opts.timeline,
+            net_events: Vec::new(),
+            net_delivered: Vec::new(),
+            net_failure: None,
+            now: 0,
+            records: 0,
+            burst_scale,
+            progress,
+            lean: n >= LEAN_TASKS,
+        })
+    }
+
+    /// Replays every task to its end and returns the report, or the deadlock / bad-record error.
+    pub fn run(mut self) -> Result<Report> {
+        let wall = std::time::Instant::now();
+        for t in 0..self.tasks.len() as u32 {
+            self.q.push(0, Ev::Exec(t));
+            self.tasks[t as usize].state = State::Ready;
+        }
+        // A task's first Exec reads its first record (records_read == 0 below).
+        while let Some((at, ev)) = self.q.pop() {
+            self.now = at;
+            // Hide the cache misses of the next task's state behind this event's work.
+            if let Some(Ev::Exec(n) | Ev::Resume(n)) = self.q.peek_now() {
+                prefetch(&self.tasks[n as usize] as *const Task, std::mem::size_of::<Task>());
+                self.src.prefetch(n);
+            }
+            match ev {
+                Ev::Exec(t) if self.tasks[t as usize].records_read == 0 => self.advance(t, Phase::Read(at))?,
+                Ev::Exec(t) => self.advance(t, Phase::Exec(at))?,
+                Ev::Resume(t) => self.resume(t, at)?,
+                Ev::Inject(id) => self.inject(id, at),
+                Ev::Model(token) => self.model_event(token, at),
+            }
+            if let Some(msg) = self.net_failure.take() {
+                return Err(SimError::Deadlock(format!("network model {}: {msg}", self.model.name())));
+            }
+        }
+        if let Some(p) = &self.progress {
+            p.finish_and_clear();
+        }
+        if self.tasks.iter().any(|t| t.state != State::Done) {
+            return Err(SimError::Deadlock(self.deadlock_report()));
+        }
+        if let Some(tl) = self.timeline.take() {
+            tl.finish()?;
+        }
+        let mut report = Report::build(
+            self.m,
+            self.model.as_ref(),
+            &self.src.describe(),
+            &self.tasks_summary(),
+            self.stats,
+            self.records,
+            wall.elapsed(),
+            self.expanded,
+        );
+        report.peak_messages = self.msgs.peak as u64;
+        report.message_bytes = std::mem::size_of::<p2p::Msg>() as u64;
+        Ok(report)
+    }
+
+    fn tasks_summary(&self) -> Vec<crate::report::TaskTimes> {
+        self.tasks
+            .iter()
+            .map(|t| crate::report::TaskTimes { compute: t.compute, comm: t.comm, wait: t.wait, end: t.end })
+            .collect()
+    }
+
+    /// Runs task `t` from `phase` until it blocks or its next call is not due first.
+    fn advance(&mut self, t: u32, mut phase: Phase) -> Result<()> {
+        loop {
+            phase = match phase {
+                Phase::Read(now) => {
+                    if !self.read_next(t)? {
+                        self.task_done(t, now);
+                        return Ok(());
+                    }
+                    Phase::Burst(now)
+                }
+                Phase::Burst(now) => {
+                    let at = self.burst(t, now);
+                    if at > self.q.min_time() {
+                        self.q.push(at, Ev::Exec(t));
+                        return Ok(());
+                    }
+                    Phase::Exec(at)
+                }
+                Phase::Exec(at) => {
+                    self.now = at;
+                    match self.exec(t, at)? {
+                        Flow::Done(end) => self.finish_call(t, end),
+                        Flow::Blocked => return Ok(()),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads task `t`'s next record, skipping expansion steps outside an expanded collective.
+    fn read_next(&mut self, t: u32) -> Result<bool> {
+        loop {
+            let task = &mut self.tasks[t as usize];
+            if !self.src.next(t, &mut task.rec)? {
+                return Ok(false);
+            }
+            task.index = task.records_read;
+            task.records_read += 1;
+            self.records += 1;
+            if self.records & 0xffff == 0 {
+                if let Some(p) = &self.progress {
+                    p.set_position(self.records);
+                }
+            }
+            // Steps of a collective replayed analytically: their time is in the model's.
+            if !matches!(task.rec.op, Op::Step { .. }) {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Accounts `rec`'s CPU burst from `now`; returns when its call executes.
+    #[inline]
+    fn burst(&mut self, t: u32, now: Ps) -> Ps {
+        let gap = self.tasks[t as usize].rec.gap_ns;
+        let burst = if self.burst_scale.is_empty() {
+            gap * PS_PER_NS
+        } else {
+            (gap as f64 * self.burst_scale[self.node[t as usize] as usize]).round() as Ps
+        };
+        let task = &mut self.tasks[t as usize];
+        task.compute += burst;
+        if burst > 0 {
+            if let Some(tl) = &mut self.timeline {
+                tl.slice(t, "compute", now, now + burst);
+            }
+        }
+        let start = now + burst;
+        task.call_start = start;
+        start + self.m.call_overhead
+    }
+
+    /// Closes the current call at `end` (stats, timeline) and says where the task goes next.
+    fn finish_call(&mut self, t: u32, end: Ps) -> Phase {
+        let task = &mut self.tasks[t as usize];
+        let start = task.call_start;
+        let time = end - start;
+        let wait = task.partner_max.saturating_sub(start).min(time);
+        task.comm += time;
+        task.wait += wait;
+        task.retire_awaited();
+        task.state = State::Ready;
+        let other = match task.rec.op {
+            Op::Other { func } if task.call_fn == OTHER_FN => Some(func),
+            _ => None,
+        };
+        if task.call_fn != STEP_FN {
+            self.stats.call(task.call_fn, other, time, wait);
+            if let Some(tl) = &mut self.timeline {
+                tl.call(t, task.call_fn, start, end);
+            }
+        }
+        if std::mem::take(&mut task.deferred) {
+            Phase::Burst(end)
+        } else {
+            Phase::Read(end)
+        }
+    }
+
+    fn task_done(&mut self, t: u32, now: Ps) {
+        let task = &mut self.tasks[t as usize];
+        task.state = State::Done;
+        task.end = now;
+        task.rec = psins_formats::Record::default();
+        task.scout = None;
+    }
+
+    /// A blocked task's wait is over at `at`.
+    fn resume(&mut self, t: u32, at: Ps) -> Result<()> {
+        if self.tasks[t as usize].coll.is_some() {
+            self.tasks[t as usize].retire_awaited();
+            return match self.coll_continue(t, at)? {
+                Flow::Done(end) => {
+                    let phase = self.finish_call(t, end);
+                    self.advance(t, phase)
+                }
+                Flow::Blocked => Ok(()),
+            };
+        }
+        let phase = self.finish_call(t, at);
+        self.advance(t, phase)
+    }
+
+    /// Hands the network model's scheduled events and deliveries to the engine.
+    fn drain_net(&mut self) {
+        for (at, token) in self.net_events.drain(..) {
+            self.q.push(at, Ev::Model(token));
+        }
+        let delivered = std::mem::take(&mut self.net_delivered);
+        for &(id, at) in &delivered {
+            self.on_delivered(id, at);
+        }
+        self.net_delivered = delivered;
+        self.net_delivered.clear();
+    }
+
+    fn model_event(&mut self, token: u32, at: Ps) {
+        let mut ctx = NetCtx::new(at, &mut self.net_events, &mut self.net_delivered, &mut self.net_failure);
+        self.model.on_event(token, &mut ctx);
+        self.drain_net();
+    }
+}

@@ -1,0 +1,289 @@
+//! Point-to-point semantics: protocols, matching, delivery, request completion.
+//!
+//! Matching happens when a send is posted (its envelope joins the receiver's queue at that
+//! simulated time) or when a receive is posted, whichever is later; queues are scanned in
+//! order, so matching is FIFO and non-overtaking per (communicator, source, tag).
+//!
+//! Protocols, with L0 the path latency:
+//! - eager (standard/ready sends up to the threshold, buffered sends): data leaves at once,
+//!   the send completes at once, the receive completes at max(delivery, receive posted);
+//! - synchronous eager (synchronous sends up to the threshold): as eager, but the send
+//!   completes at max(delivery, receive posted) + L0 (the receiver's acknowledgement);
+//! - rendezvous (above the threshold): data leaves at max(send + L0, receive posted) + L0
+//!   (request-to-send, clear-to-send; without the handshake: max(send, receive)), both sides
+//!   complete at delivery.
+
+use super::task::{Posted, Ref, ANY, UNKNOWN};
+use super::{Ev, Sim};
+use crate::model::{MsgId, NetCtx, NetMsg};
+use crate::source::TraceSource;
+use crate::units::Ps;
+use psins_formats::SendMode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proto {
+    Eager,
+    SyncEager,
+    Rendezvous,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Msg {
+    pub src: u32,
+    pub dst: u32,
+    pub comm: u32,
+    pub tag: i32,
+    pub coll: bool,
+    pub bytes: u64,
+    pub proto: Proto,
+    pub sent_at: Ps,
+    /// Control-message latency of the path (handshakes, acknowledgements).
+    pub l0: Ps,
+    pub send_ref: Ref,
+    pub recv_ref: Ref,
+    /// When the matching receive was posted (UNKNOWN until matched).
+    pub matched_at: Ps,
+    pub data_at: Ps,
+    pub delivered_at: Ps,
+}
+
+/// Messages in flight, in a slab so that ids stay small and memory is reused.
+#[derive(Default)]
+pub struct Msgs {
+    v: Vec<Msg>,
+    free: Vec<MsgId>,
+    pub live: usize,
+    pub peak: usize,
+}
+
+impl Msgs {
+    fn alloc(&mut self, m: Msg) -> MsgId {
+        self.live += 1;
+        self.peak = self.peak.max(self.live);
+        match self.free.pop() {
+            Some(id) => {
+                self.v[id as usize] = m;
+                id
+            }
+            None => {
+                self.v.push(m);
+                (self.v.len() - 1) as MsgId
+            }
+        }
+    }
+    fn release(&mut self, id: MsgId) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+    #[inline]
+    pub fn get(&self, id: MsgId) -> &Msg {
+        &self.v[id as usize]
+    }
+    #[inline]
+    fn get_mut(&mut self, id: MsgId) -> &mut Msg {
+        &mut self.v[id as usize]
+    }
+}
+
+/// A send about to be posted.
+pub struct SendArgs {
+    pub dst: u32,
+    pub comm: u32,
+    pub tag: i32,
+    pub coll: bool,
+    pub bytes: u64,
+    pub mode: SendMode,
+    pub r: Ref,
+}
+
+#[inline]
+fn fits(p: &Posted, m: &Msg) -> bool {
+    p.comm == m.comm && p.coll == m.coll && (p.src == ANY || p.src == m.src as i32) && (p.tag == ANY || p.tag == m.tag)
+}
+
+impl<S: TraceSource> Sim<'_, S> {
+    /// Posts a send from `t` at `now`.
+    pub(super) fn post_send(&mut self, t: u32, a: SendArgs, now: Ps) {
+        let intra = self.node[t as usize] == self.node[a.dst as usize];
+        let l0 = if intra { self.m.intra.latency } else { self.m.inter.latency };
+        let small = a.bytes <= self.m.eager_threshold;
+        let proto = match a.mode {
+            SendMode::Buffered => Proto::Eager,
+            SendMode::Synchronous if small => Proto::SyncEager,
+            _ if small => Proto::Eager,
+            _ => Proto::Rendezvous,
+        };
+        let msg = Msg {
+            src: t,
+            dst: a.dst,
+            comm: a.comm,
+            tag: a.tag,
+            coll: a.coll,
+            bytes: a.bytes,
+            proto,
+            sent_at: now,
+            l0,
+            send_ref: a.r,
+            recv_ref: Ref::None,
+            matched_at: UNKNOWN,
+            data_at: UNKNOWN,
+            delivered_at: UNKNOWN,
+        };
+        let id = self.msgs.alloc(msg);
+        if proto != Proto::Rendezvous {
+            self.inject(id, now);
+        }
+        if proto == Proto::Eager {
+            self.complete(t, a.r, now, now);
+        }
+        let dst = &mut self.tasks[a.dst as usize];
+        let m = self.msgs.get(id);
+        match dst.posted.iter().position(|p| fits(p, m)) {
+            Some(i) => {
+                let p = dst.posted.remove(i);
+                self.on_match(id, p.at, p.r);
+            }
+            None => {
+                dst.unexpected.push_back(id);
+                self.probe_wake(a.dst, id, now);
+            }
+        }
+    }
+
+    /// Posts receive `p` (source a world rank or ANY, posted at `p.at`) on `t`.
+    pub(super) fn post_recv(&mut self, t: u32, p: Posted) {
+        let (r, now) = (p.r, p.at);
+        let task = &mut self.tasks[t as usize];
+        let msgs = &self.msgs;
+        match task.unexpected.iter().position(|&id| fits(&p, msgs.get(id))) {
+            Some(i) => {
+                let id = task.unexpected.remove(i).expect("position is in range");
+                self.on_match(id, now, r);
+            }
+            None => task.posted.push(p),
+        }
+    }
+
+    /// Message `id` meets the receive posted at `tr`.
+    fn on_match(&mut self, id: MsgId, tr: Ps, r: Ref) {
+        let m = self.msgs.get_mut(id);
+        m.recv_ref = r;
+        m.matched_at = tr;
+        if m.proto == Proto::Rendezvous {
+            let start = if self.m.rendezvous_handshake { (m.sent_at + m.l0).max(tr) + m.l0 } else { m.sent_at.max(tr) };
+            self.q.push(start, Ev::Inject(id));
+        } else if m.delivered_at != UNKNOWN {
+            self.settle(id);
+        }
+    }
+
+    /// The message's data enters the network (or the node's memory) at `now`.
+    pub(super) fn inject(&mut self, id: MsgId, now: Ps) {
+        let m = self.msgs.get_mut(id);
+        m.data_at = now;
+        let (src, dst, bytes) = (m.src, m.dst, m.bytes);
+        let (sn, dn) = (self.node[src as usize], self.node[dst as usize]);
+        if sn == dn {
+            self.on_delivered(id, now + self.m.intra.delay(bytes));
+            return;
+        }
+        let msg = NetMsg { id, src_node: sn, dst_node: dn, bytes, ready: now };
+        let mut ctx = NetCtx::new(now, &mut self.net_events, &mut self.net_delivered, &mut self.net_failure);
+        if let Some(at) = self.model.send(&msg, &mut ctx) {
+            self.on_delivered(id, at.max(now));
+        }
+        self.drain_net();
+    }
+
+    /// The last byte of message `id` arrives at `at`.
+    pub(super) fn on_delivered(&mut self, id: MsgId, at: Ps) {
+        let m = self.msgs.get_mut(id);
+        m.delivered_at = at;
+        let (bytes, data_at, intra) = (m.bytes, m.data_at, self.node[m.src as usize] == self.node[m.dst as usize]);
+        let matched = m.matched_at != UNKNOWN;
+        self.stats.message(bytes, data_at, at, intra);
+        if matched {
+            self.settle(id);
+        }
+    }
+
+    /// Matched and delivered: complete both sides and free the message.
+    fn settle(&mut self, id: MsgId) {
+        let m = *self.msgs.get(id);
+        let (td, tr) = (m.delivered_at, m.matched_at);
+        let recv_done = td.max(tr);
+        self.complete(m.dst, m.recv_ref, recv_done, m.sent_at);
+        match m.proto {
+            Proto::Eager => {}
+            Proto::SyncEager => self.complete(m.src, m.send_ref, recv_done + m.l0, tr),
+            Proto::Rendezvous => self.complete(m.src, m.send_ref, td, tr),
+        }
+        self.msgs.release(id);
+    }
+
+    /// Request `r` of task `t` completes at `at`; `partner` is when the other side posted.
+    pub(super) fn complete(&mut self, t: u32, r: Ref, at: Ps, partner: Ps) {
+        let Ref::Req(h) = r else { return };
+        let task = &mut self.tasks[t as usize];
+        let Some(req) = task.req_mut(h) else { return };
+        req.done_at = at;
+        req.partner_at = partner;
+        if !req.awaited || task.pending == 0 {
+            return;
+        }
+        task.pending -= 1;
+        task.wait_until = task.wait_until.max(at);
+        task.partner_max = task.partner_max.max(partner);
+        if task.pending == 0 {
+            let when = task.wait_until.max(self.now);
+            self.q.push(when, Ev::Resume(t));
+        }
+    }
+
+    /// When a message's envelope is visible to a probe at the receiver.
+    fn envelope_at(&self, id: MsgId) -> Ps {
+        let m = self.msgs.get(id);
+        match m.proto {
+            Proto::Rendezvous => m.sent_at + m.l0,
+            _ if m.delivered_at != UNKNOWN => m.delivered_at,
+            _ => m.sent_at + m.l0,
+        }
+    }
+
+    /// A probe on `t` for (world source or ANY, tag or ANY, comm) at `now`.
+    pub(super) fn probe(&mut self, t: u32, key: (i32, i32, u32), now: Ps) -> Option<Ps> {
+        let p = Posted { src: key.0, tag: key.1, comm: key.2, coll: false, r: Ref::None, at: now };
+        let task = &self.tasks[t as usize];
+        let id = task.unexpected.iter().copied().find(|&id| fits(&p, self.msgs.get(id)))?;
+        let partner = self.msgs.get(id).sent_at;
+        self.tasks[t as usize].partner_max = partner;
+        Some(self.envelope_at(id).max(now))
+    }
+
+    /// A message joined `t`'s unexpected queue: wake `t` if it is blocked probing for it.
+    fn probe_wake(&mut self, t: u32, id: MsgId, now: Ps) {
+        let Some((src, tag, comm)) = self.tasks[t as usize].probe else { return };
+        let p = Posted { src, tag, comm, coll: false, r: Ref::None, at: now };
+        let m = self.msgs.get(id);
+        if !fits(&p, m) {
+            return;
+        }
+        let at = self.envelope_at(id).max(now);
+        let task = &mut self.tasks[t as usize];
+        task.probe = None;
+        task.partner_max = m.sent_at;
+        self.q.push(at, Ev::Resume(t));
+    }
+
+    /// Cancels receive request `h` of `t` if it is still unmatched; true if it was.
+    pub(super) fn cancel_recv(&mut self, t: u32, h: u32) -> bool {
+        let task = &mut self.tasks[t as usize];
+        match task.posted.iter().position(|p| p.r == Ref::Req(h)) {
+            Some(i) => {
+                task.posted.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! Per-task state. Kept small (a few hundred bytes plus the requests and queued messages a
+//! task actually has) because a million tasks are alive at once.
+
+use super::coll::CollExec;
+use super::scout::Scout;
+use crate::units::Ps;
+use psins_formats::Record;
+use std::collections::VecDeque;
+
+/// Completion time not known yet.
+pub const UNKNOWN: Ps = Ps::MAX;
+/// Request id used for blocking calls (trace ids are never this large).
+pub const BLOCKING_REQ: u32 = u32::MAX;
+/// Source or tag wildcard inside the engine.
+pub const ANY: i32 = -1;
+
+/// Who is told when a message completes on one side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ref {
+    None,
+    /// A request of the task, by handle.
+    Req(u32),
+}
+
+/// Arguments kept by a persistent request between starts.
+#[derive(Clone, Copy, Debug)]
+pub struct Persistent {
+    pub send: bool,
+    pub mode: psins_formats::SendMode,
+    pub peer: i32,
+    pub tag: i32,
+    pub bytes: u64,
+    pub comm: u32,
+}
+
+/// What a request is for. Its details (peer, tag, communicator) live where the matching
+/// needs them — the posted receive, the message, the collective instance — so that a
+/// request is 32 bytes: a stencil task holds eight of them at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReqKind {
+    Send,
+    Recv,
+    Coll,
+    /// Arguments in `Task::persistent` under the same handle.
+    Persistent,
+}
+
+#[derive(Clone, Debug)]
+pub struct Req {
+    pub done_at: Ps,
+    /// When the partner (sender, receiver, last collective arrival) posted: for wait accounting.
+    pub partner_at: Ps,
+    /// The trace's request id ([`BLOCKING_REQ`] for blocking calls).
+    pub id: u32,
+    /// Unique per task, so a late completion never lands on a reused id.
+    pub handle: u32,
+    pub kind: ReqKind,
+    /// Persistent requests: started and not yet completed by a wait.
+    pub active: bool,
+    pub awaited: bool,
+}
+
+/// A receive posted before its message.
+#[derive(Clone, Copy, Debug)]
+pub struct Posted {
+    /// World rank, or [`ANY`].
+    pub src: i32,
+    pub tag: i32,
+    pub comm: u32,
+    pub coll: bool,
+    pub r: Ref,
+    pub at: Ps,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Not started, or between records (an Exec event is queued).
+    Ready,
+    /// Inside a call, waiting for requests or a probe.
+    Blocked,
+    Done,
+}
+
+pub struct Task {
+    /// The current record (the call being executed, or the next one to execute).
+    pub rec: Record,
+    /// Index of `rec` in the task's stream.
+    pub index: u64,
+    pub records_read: u64,
+    pub state: State,
+    /// The current call started here (after its CPU burst).
+    pub call_start: Ps,
+    /// Function id of the current call (for the reports).
+    pub call_fn: u16,
+    pub reqs: Vec<Req>,
+    /// Arguments of persistent requests, by handle.
+    pub persistent: Vec<(u32, Persistent)>,
+    pub next_handle: u32,
+    pub posted: Vec<Posted>,
+    pub unexpected: VecDeque<u32>,
+    /// Blocked: awaited requests whose completion time is still unknown.
+    pub pending: u32,
+    /// Blocked: latest known completion among awaited requests.
+    pub wait_until: Ps,
+    /// Latest partner post time among the awaited requests (wait accounting).
+    pub partner_max: Ps,
+    /// Blocked in a probe: (world source or ANY, tag or ANY, comm).
+    pub probe: Option<(i32, i32, u32)>,
+    /// `rec` holds a record read ahead by an expanded collective, not executed yet.
+    pub deferred: bool,
+    /// Some request is awaited (so the current call has requests to retire).
+    pub awaits: bool,
+    pub coll: Option<Box<CollExec>>,
+    pub scout: Option<Box<Scout>>,
+    pub compute: Ps,
+    pub comm: Ps,
+    pub wait: Ps,
+    pub end: Ps,
+}
+
+impl Task {
+    pub fn new() -> Task {
+        Task {
+            rec: Record::default(),
+            index: 0,
+            records_read: 0,
+            state: State::Ready,
+            call_start: 0,
+            call_fn: 0,
+            reqs: Vec::new(),
+            persistent: Vec::new(),
+            next_handle: 1,
+            posted: Vec::new(),
+            unexpected: VecDeque::new(),
+            pending: 0,
+            wait_until: 0,
+            partner_max: 0,
+            probe: None,
+            deferred: false,
+            awaits: false,
+            coll: None,
+            scout: None,
+            compute: 0,
+            comm: 0,
+            wait: 0,
+            end: 0,
+        }
+    }
+
+    /// Adds a request; handles grow, so `reqs` stays sorted by handle.
+    pub fn add_req(&mut self, id: u32, kind: ReqKind) -> u32 {
+        let handle = self.next_handle;
+        self.next_handle = self.next_handle.wrapping_add(1).max(1);
+        self.reqs.push(Req { done_at: UNKNOWN, partner_at: 0, id, handle, kind, active: true, awaited: false });
+        handle
+    }
+
+    pub fn req_mut(&mut self, handle: u32) -> Option<&mut Req> {
+        match self.reqs.binary_search_by_key(&handle, |r| r.handle) {
+            Ok(i) => Some(&mut self.reqs[i]),
+            // Handles wrapped around (after 4 billion requests): fall back to a scan.
+            Err(_) => self.reqs.iter_mut().find(|r| r.handle == handle),
+        }
+    }
+
+    /// The active request the trace calls `id` (the most recent, if ids were reused).
+    pub fn req_by_id(&mut self, id: u32) -> Option<&mut Req> {
+        self.reqs.iter_mut().rev().find(|r| r.id == id && r.active)
+    }
+
+    /// Marks request `h` as waited for by the current call.
+    pub fn await_req(&mut self, h: u32) {
+        if let Some(r) = self.req_mut(h) {
+            r.awaited = true;
+            self.awaits = true;
+        }
+    }
+
+    /// Drops awaited requests once their wait returns; persistent ones become inactive.
+    pub fn retire_awaited(&mut self) {
+        // Most calls (Isend, Irecv) await nothing: skip the scan.
+        if !std::mem::take(&mut self.awaits) {
+            return;
+        }
+        self.reqs.retain_mut(|r| {
+            if r.awaited {
+                r.awaited = false;
+                r.active = false;
+            }
+            r.active || r.kind == ReqKind::Persistent
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The per-task state stays small: a million tasks must fit in a few GiB.
+    #[test]
+    fn task_state_is_small() {
+        let (task, req, cursor) = (
+            std::mem::size_of::<super::Task>(),
+            std::mem::size_of::<super::Req>(),
+            std::mem::size_of::<psins_formats::TaskCursor>(),
+        );
+        eprintln!("Task {task} B, Req {req} B, TaskCursor {cursor} B");
+        assert!(task <= 320, "Task is {task} bytes");
+        assert!(req <= 32, "Req is {req} bytes");
+    }
+}

@@ -1,0 +1,73 @@
+//! The simulator's error type. Each variant maps to one process exit code (documented in
+//! `psins-sim --help`), so scripts can tell bad input from a deadlocked trace.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The trace file cannot be read or is corrupt.
+    #[error(transparent)]
+    Trace(#[from] psins_formats::Error),
+    /// A record that is well-formed on disk but meaningless for replay.
+    #[error("rank {task}, record {record}: {msg}")]
+    BadRecord { task: u32, record: u64, msg: String },
+    /// The machine file (or a `--set` override) is invalid.
+    #[error("{path}: {msg}")]
+    Config { path: PathBuf, msg: String },
+    /// Bad command-line usage or arguments.
+    #[error("{0}")]
+    Usage(String),
+    /// No task can progress but some have not finished.
+    #[error("{0}")]
+    Deadlock(String),
+    /// Writing an output file failed.
+    #[error("cannot write {path}")]
+    Output {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+pub type Result<T, E = SimError> = std::result::Result<T, E>;
+
+/// Process exit codes.
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const BAD_INPUT: i32 = 1;
+    pub const DEADLOCK: i32 = 2;
+    pub const OUTPUT: i32 = 3;
+}
+
+impl SimError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            SimError::Deadlock(_) => exit::DEADLOCK,
+            SimError::Output { .. } => exit::OUTPUT,
+            _ => exit::BAD_INPUT,
+        }
+    }
+
+    pub fn bad_record(task: u32, record: u64, msg: impl Into<String>) -> SimError {
+        SimError::BadRecord { task, record, msg: msg.into() }
+    }
+
+    pub fn output(path: &std::path::Path, source: std::io::Error) -> SimError {
+        SimError::Output { path: path.to_path_buf(), source }
+    }
+}
+
+/// Formats an error with its whole cause chain, one "caused by" per line.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        // Some errors already print their cause in their own message: say it once.
+        let text = c.to_string();
+        if !s.contains(&text) {
+            s.push_str(&format!("\n  caused by: {text}"));
+        }
+        cur = c.source();
+    }
+    s
+}

@@ -1,0 +1,27 @@
+//! psins-sim: replays a compact MPI trace in causal order on a modelled target machine and
+//! predicts its run time (see `docs/simulator.md` and `docs/models.md`).
+//!
+//! The pieces: a [`source::TraceSource`] streams each task's records; the [`engine`] replays
+//! them with MPI semantics; a [`model::NetworkModel`] (chosen by name in the machine file,
+//! [`config::Machine`]) times every message and analytic collective; [`report`] and
+//! [`timeline`] say what happened.
+
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod model;
+pub mod report;
+pub mod source;
+pub mod stats;
+pub mod timeline;
+pub mod units;
+
+pub use config::Machine;
+pub use engine::{Options, Sim};
+pub use error::{Result, SimError};
+pub use report::Report;
+
+/// Replays `src` on machine `m`.
+pub fn simulate<S: source::TraceSource>(src: S, m: &Machine, opts: Options) -> Result<Report> {
+    Sim::new(src, m, opts)?.run()
+}

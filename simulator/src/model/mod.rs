@@ -1,0 +1,147 @@
+//! Network models behind one trait, registered by name in [`MODELS`].
+//!
+//! The engine hands a model every inter-node message at the moment its data is ready to
+//! enter the network (calls come in non-decreasing time order). A model answers with the
+//! delivery time at once (the PSINS models) or later through [`NetCtx::deliver`] from one of
+//! its own events (a packet-level model schedules router cycles with [`NetCtx::schedule`]).
+//! Intra-node messages never reach the model: the engine times them with the intra-node link.
+
+mod analytic;
+mod contention;
+mod pmac;
+mod simple;
+
+pub use analytic::analytic_collective;
+
+use crate::config::{CollMode, Machine};
+use crate::units::Ps;
+use psins_formats::Coll;
+
+/// Engine-wide message handle, echoed back in [`NetCtx::deliver`].
+pub type MsgId = u32;
+
+/// A message entering the network.
+#[derive(Clone, Copy, Debug)]
+pub struct NetMsg {
+    pub id: MsgId,
+    pub src_node: u32,
+    pub dst_node: u32,
+    pub bytes: u64,
+    /// When the data is ready to go; equal to the current simulation time.
+    pub ready: Ps,
+}
+
+/// An analytic collective once every participant has arrived.
+#[derive(Clone, Copy, Debug)]
+pub struct CollCall {
+    pub coll: Coll,
+    pub participants: u32,
+    /// Largest block any participant sends to or receives from one peer.
+    pub bytes: u64,
+    /// All participants on one node (intra-node link applies).
+    pub single_node: bool,
+    /// Time of the last arrival (= now).
+    pub start: Ps,
+}
+
+/// What a model may do besides answering: schedule its own events and report deliveries.
+pub struct NetCtx<'a> {
+    pub now: Ps,
+    events: &'a mut Vec<(Ps, u32)>,
+    delivered: &'a mut Vec<(MsgId, Ps)>,
+    failure: &'a mut Option<String>,
+}
+
+impl<'a> NetCtx<'a> {
+    pub fn new(
+        now: Ps,
+        events: &'a mut Vec<(Ps, u32)>,
+        delivered: &'a mut Vec<(MsgId, Ps)>,
+        failure: &'a mut Option<String>,
+    ) -> Self {
+        NetCtx { now, events, delivered, failure }
+    }
+    /// Calls [`NetworkModel::on_event`] with `token` at time `at` (≥ now). A model with more
+    /// state than fits in 32 bits keeps its own table and passes an index.
+    pub fn schedule(&mut self, at: Ps, token: u32) {
+        debug_assert!(at >= self.now, "model scheduled an event in the past");
+        self.events.push((at.max(self.now), token));
+    }
+    /// Message `id` (one that `send` answered `None` for) arrives at time `at` (≥ now).
+    pub fn deliver(&mut self, id: MsgId, at: Ps) {
+        self.delivered.push((id, at.max(self.now)));
+    }
+    /// The network cannot go on (e.g. a packet-level deadlock watchdog fired): the replay
+    /// stops with this message and exit code 2, like an application deadlock.
+    pub fn fail(&mut self, msg: impl Into<String>) {
+        self.failure.get_or_insert_with(|| msg.into());
+    }
+}
+
+/// A communication model (PSINS's `Model`).
+pub trait NetworkModel {
+    /// The registered name.
+    fn name(&self) -> &'static str;
+    /// `msg` enters the network now. `Some(t)`: it is delivered at `t`. `None`: the model
+    /// will call `ctx.deliver(msg.id, t)` later, from `send` or `on_event`.
+    fn send(&mut self, msg: &NetMsg, ctx: &mut NetCtx) -> Option<Ps>;
+    /// One of the model's own events fires (`ctx.now` is its time).
+    fn on_event(&mut self, _token: u32, _ctx: &mut NetCtx) {}
+    /// Duration of an analytic collective.
+    fn collective(&mut self, c: &CollCall) -> Ps;
+    /// Collective mode when the machine file says `auto`.
+    fn preferred_collectives(&self) -> CollMode {
+        CollMode::Analytic
+    }
+    /// Model-specific statistics for the reports, as (name, value) pairs.
+    fn stats(&self) -> Vec<(String, serde_json::Value)> {
+        Vec::new()
+    }
+}
+
+/// One registered model.
+pub struct ModelEntry {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub build: fn(&Machine) -> Result<Box<dyn NetworkModel>, String>,
+}
+
+/// Every model, by name. Add a model by adding a line here.
+pub const MODELS: &[ModelEntry] = &[
+    ModelEntry {
+        name: "simple",
+        description: "latency + size/bandwidth, no contention; collectives as const/log/linear multiples",
+        build: simple::build,
+    },
+    ModelEntry {
+        name: "bus",
+        description: "B global buses; each message waits for the earliest free bus",
+        build: contention::build_bus,
+    },
+    ModelEntry {
+        name: "inlink",
+        description: "I incoming links per node; each message waits for a free link at its destination",
+        build: contention::build_inlink,
+    },
+    ModelEntry {
+        name: "outlink",
+        description: "O outgoing links per node; each message waits for a free link at its source",
+        build: contention::build_outlink,
+    },
+    ModelEntry {
+        name: "pmac",
+        description: "bandwidth divided by the load on buses and links; collectives from calibration curves",
+        build: pmac::build,
+    },
+];
+
+/// Builds the model the machine file names.
+pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
+    match MODELS.iter().find(|e| e.name == m.model) {
+        Some(e) => (e.build)(m),
+        None => {
+            let names: Vec<&str> = MODELS.iter().map(|e| e.name).collect();
+            Err(format!("[network] unknown model `{}` (known: {})", m.model, names.join(", ")))
+        }
+    }
+}

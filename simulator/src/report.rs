@@ -1,0 +1,269 @@
+//! What a replay tells the user: a table for people, JSON for programs. Both are pure
+//! functions of the replay (no wall-clock figures), so two runs give identical bytes.
+
+use crate::config::Machine;
+use crate::model::NetworkModel;
+use crate::stats::{fn_names, Log2Hist, Stats};
+use crate::units::{fmt_bytes, secs, Ps};
+use serde_json::{json, Map, Value};
+use std::fmt::Write;
+use std::time::Duration;
+
+/// Times of one task.
+#[derive(Clone, Copy, Debug)]
+pub struct TaskTimes {
+    pub compute: Ps,
+    pub comm: Ps,
+    pub wait: Ps,
+    pub end: Ps,
+}
+
+pub struct Report {
+    pub machine: String,
+    pub model: String,
+    pub source: String,
+    pub collectives: &'static str,
+    pub predicted: Ps,
+    pub tasks: Vec<TaskTimes>,
+    pub stats: Stats,
+    pub records: u64,
+    pub wall: Duration,
+    pub network: Vec<(String, Value)>,
+    /// Most messages in flight at once, and the engine's bytes per message.
+    pub peak_messages: u64,
+    pub message_bytes: u64,
+}
+
+impl Report {
+    #[allow(clippy::too_many_arguments)]
+    pub fn build(
+        m: &Machine,
+        model: &dyn NetworkModel,
+        source: &str,
+        tasks: &[TaskTimes],
+        stats: Stats,
+        records: u64,
+        wall: Duration,
+        expanded: bool,
+    ) -> Report {
+        Report {
+            machine: m.name.clone(),
+            model: model.name().to_string(),
+            source: source.to_string(),
+            collectives: if expanded { "expanded" } else { "analytic" },
+            predicted: tasks.iter().map(|t| t.end).max().unwrap_or(0),
+            tasks: tasks.to_vec(),
+            stats,
+            records,
+            wall,
+            network: model.stats(),
+            peak_messages: 0,
+            message_bytes: 0,
+        }
+    }
+
+    /// Records replayed per second of wall-clock time.
+    pub fn records_per_second(&self) -> f64 {
+        self.records as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+
+    /// Functions with at least one call, by name.
+    fn functions(&self) -> Vec<(String, crate::stats::FnStat)> {
+        let names = fn_names();
+        let mut v: Vec<(String, crate::stats::FnStat)> = self
+            .stats
+            .fns
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.count > 0)
+            .map(|(i, s)| (names[i].clone(), *s))
+            .collect();
+        v.extend(self.stats.others.iter().map(|(f, s)| (format!("MPI_other_{f}"), *s)));
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    pub fn json(&self) -> Value {
+        let tasks: Vec<Value> = self
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(r, t)| json!({"rank": r, "compute_s": secs(t.compute), "comm_s": secs(t.comm), "wait_s": secs(t.wait), "end_s": secs(t.end)}))
+            .collect();
+        let mut functions = Map::new();
+        for (name, s) in self.functions() {
+            functions.insert(name, json!({"count": s.count, "time_s": secs(s.time), "wait_s": secs(s.wait)}));
+        }
+        let network: Map<String, Value> = self.network.iter().cloned().collect();
+        json!({
+            "predicted_seconds": secs(self.predicted),
+            "predicted_ps": self.predicted,
+            "machine": self.machine,
+            "model": self.model,
+            "collectives": self.collectives,
+            "source": self.source,
+            "records": self.records,
+            "tasks": tasks,
+            "functions": functions,
+            "messages": {
+                "count": self.stats.messages,
+                "bytes": self.stats.bytes as f64,
+                "intra_node": self.stats.intra_messages,
+            },
+            "message_sizes": hist_json(&self.stats.sizes, "bytes"),
+            "bandwidths": hist_json(&self.stats.bandwidths, "bytes_per_s"),
+            "network": network,
+            "warnings": {
+                "unknown_requests": self.stats.unknown_requests,
+                "unresolved_wildcards": self.stats.unresolved_wildcards,
+            },
+        })
+    }
+
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "source:      {}", self.source);
+        let _ = writeln!(s, "machine:     {} (model {}, collectives {})", self.machine, self.model, self.collectives);
+        let _ = writeln!(s, "predicted:   {:.9} s", secs(self.predicted));
+        self.task_table(&mut s);
+        self.function_table(&mut s);
+        let st = &self.stats;
+        let _ = writeln!(s, "\nmessages:    {} ({} bytes, {} intra-node)", st.messages, st.bytes, st.intra_messages);
+        hist_table(&mut s, "message size", &st.sizes, fmt_bytes);
+        hist_table(&mut s, "achieved bandwidth", &st.bandwidths, short_bandwidth);
+        if !self.network.is_empty() {
+            let _ = writeln!(s, "\nnetwork ({}):", self.model);
+            for (k, v) in &self.network {
+                let _ = writeln!(s, "  {k:<22} {v}");
+            }
+        }
+        if st.unknown_requests + st.unresolved_wildcards > 0 {
+            let _ = writeln!(
+                s,
+                "\nwarnings: {} waits on requests the trace never created; {} wildcard receives without a completion record",
+                st.unknown_requests, st.unresolved_wildcards
+            );
+        }
+        s
+    }
+
+    fn task_table(&self, s: &mut String) {
+        let n = self.tasks.len();
+        if n == 0 {
+            return;
+        }
+        let _ =
+            writeln!(s, "\n{:<12} {:>14} {:>14} {:>14}", "per task (s)", "compute", "communication", "of which wait");
+        if n <= 16 {
+            for (r, t) in self.tasks.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "{:<12} {:>14.9} {:>14.9} {:>14.9}",
+                    format!("rank {r}"),
+                    secs(t.compute),
+                    secs(t.comm),
+                    secs(t.wait)
+                );
+            }
+            return;
+        }
+        let col = |f: fn(&TaskTimes) -> Ps| {
+            let v: Vec<Ps> = self.tasks.iter().map(f).collect();
+            let sum: u128 = v.iter().map(|&x| x as u128).sum();
+            (*v.iter().min().unwrap_or(&0), (sum / n as u128) as Ps, *v.iter().max().unwrap_or(&0))
+        };
+        let (c, m, w) = (col(|t| t.compute), col(|t| t.comm), col(|t| t.wait));
+        for (label, pick) in [("min", 0), ("mean", 1), ("max", 2)] {
+            let get = |x: (Ps, Ps, Ps)| [x.0, x.1, x.2][pick];
+            let _ = writeln!(s, "{:<12} {:>14.9} {:>14.9} {:>14.9}", label, secs(get(c)), secs(get(m)), secs(get(w)));
+        }
+    }
+
+    fn function_table(&self, s: &mut String) {
+        let f = self.functions();
+        if f.is_empty() {
+            return;
+        }
+        let total: Ps = f.iter().map(|(_, x)| x.time).sum();
+        let _ = writeln!(
+            s,
+            "\n{:<28} {:>12} {:>14} {:>14} {:>7}",
+            "MPI function", "calls", "time (s)", "wait (s)", "%comm"
+        );
+        let mut f = f;
+        f.sort_by(|a, b| b.1.time.cmp(&a.1.time).then(a.0.cmp(&b.0)));
+        for (name, x) in f {
+            let pct = if total > 0 { 100.0 * x.time as f64 / total as f64 } else { 0.0 };
+            let _ =
+                writeln!(s, "{:<28} {:>12} {:>14.9} {:>14.9} {:>6.1}%", name, x.count, secs(x.time), secs(x.wait), pct);
+        }
+    }
+}
+
+/// Bandwidth bucket bounds with three significant digits ("16.8MB/s").
+fn short_bandwidth(v: u64) -> String {
+    let v = v as f64;
+    for (scale, unit) in [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "KB/s")] {
+        if v >= scale {
+            let x = v / scale;
+            let decimals = if x >= 100.0 {
+                0
+            } else if x >= 10.0 {
+                1
+            } else {
+                2
+            };
+            return format!("{x:.decimals$}{unit}");
+        }
+    }
+    format!("{v:.0}B/s")
+}
+
+fn hist_json(h: &Log2Hist, unit: &str) -> Value {
+    Value::Array(
+        h.rows()
+            .into_iter()
+            .map(|(lo, hi, c)| {
+                let mut m = Map::new();
+                m.insert(format!("min_{unit}"), lo.into());
+                m.insert(format!("below_{unit}"), hi.into());
+                m.insert("count".into(), c.into());
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
+fn hist_table(s: &mut String, title: &str, h: &Log2Hist, fmt: impl Fn(u64) -> String) {
+    let rows = h.rows();
+    if rows.is_empty() {
+        return;
+    }
+    let max = rows.iter().map(|r| r.2).max().unwrap_or(1);
+    let _ = writeln!(s, "\n{title}:");
+    for (lo, hi, c) in rows {
+        let bar = "#".repeat(((c as f64 / max as f64) * 40.0).ceil() as usize);
+        let _ = writeln!(s, "  [{:>10}, {:>10})  {:>12}  {bar}", fmt(lo), fmt(hi), c);
+    }
+}
+
+/// A progress bar on stderr counting replayed records.
+pub fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    let p = indicatif::ProgressBar::new(total);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "replaying [{bar:30}] {percent:>3}% {human_pos}/{human_len} records, eta {eta}",
+    ) {
+        p.set_style(style.progress_chars("=> "));
+    }
+    p
+}
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Report")
+            .field("predicted_ps", &self.predicted)
+            .field("tasks", &self.tasks.len())
+            .field("records", &self.records)
+            .finish_non_exhaustive()
+    }
+}

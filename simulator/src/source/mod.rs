@@ -1,0 +1,35 @@
+//! Trace sources (PSINS's `Parser`): where each task's records come from. The engine pulls
+//! one record at a time per task, so a source never has to hold a whole trace.
+
+pub mod compact;
+pub mod synth;
+
+use crate::error::Result;
+use psins_formats::{CommDef, Record};
+
+/// A source of per-task record streams.
+pub trait TraceSource {
+    /// Number of tasks (world size).
+    fn tasks(&self) -> u32;
+    /// Total records over all tasks (for progress and throughput figures).
+    fn total_records(&self) -> u64;
+    /// Communicators known before replay (world and self may be absent: they are implicit).
+    fn comms(&self) -> Vec<CommDef>;
+    /// Decodes task `t`'s next record into `rec`; `Ok(false)` once the task is consumed.
+    fn next(&mut self, t: u32, rec: &mut Record) -> Result<bool>;
+    /// True once every record of task `t` has been returned.
+    fn is_consumed(&self, t: u32) -> bool;
+    /// An independent stream over task `t` from its first record, used to look ahead (to
+    /// resolve wildcard receives from their later completion records).
+    fn lookahead(&self, t: u32) -> Result<Box<dyn RecordStream>>;
+    /// Hint: task `t` reads next soon (lets a source start loading its state into cache).
+    #[inline]
+    fn prefetch(&self, _t: u32) {}
+    /// One line describing the source for reports.
+    fn describe(&self) -> String;
+}
+
+/// One task's records in order.
+pub trait RecordStream {
+    fn next(&mut self, rec: &mut Record) -> Result<bool>;
+}

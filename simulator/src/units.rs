@@ -1,0 +1,271 @@
+//! Quantities with units as written in machine files (`"2.5us"`, `"10GB/s"`, `"64KiB"`,
+//! `"1.6GHz"`), and the reverse formatting for `psins-sim check` and reports.
+//!
+//! Times are kept as integer picoseconds so that the simulation is exact and deterministic;
+//! bandwidths as bytes per second (f64), converted to a transfer time once per message.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::fmt;
+
+/// Simulated time in picoseconds.
+pub type Ps = u64;
+
+pub const PS_PER_NS: u64 = 1_000;
+pub const PS_PER_US: u64 = 1_000_000;
+pub const PS_PER_S: u64 = 1_000_000_000_000;
+
+/// Splits `"2.5us"` into (2.5, "us"); whitespace between number and unit is allowed.
+fn split_number(s: &str) -> Result<(f64, &str), String> {
+    let s = s.trim();
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(end);
+    let v: f64 = num.parse().map_err(|_| format!("`{s}`: expected a number followed by a unit"))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("`{s}`: must be a finite, non-negative number"));
+    }
+    Ok((v, unit.trim()))
+}
+
+fn unit_error(s: &str, what: &str, allowed: &str) -> String {
+    format!("`{s}`: bad {what} unit (use one of {allowed})")
+}
+
+/// Parses a duration: `ps`, `ns`, `us` (or `µs`), `ms`, `s`.
+pub fn parse_time(s: &str) -> Result<Ps, String> {
+    let (v, u) = split_number(s)?;
+    let scale = match u {
+        "ps" => 1.0,
+        "ns" => 1e3,
+        "us" | "µs" => 1e6,
+        "ms" => 1e9,
+        "s" => 1e12,
+        "" => return Err(format!("`{s}`: a time needs a unit (ps, ns, us, ms, s)")),
+        _ => return Err(unit_error(s, "time", "ps, ns, us, ms, s")),
+    };
+    to_u64(v * scale, s)
+}
+
+/// Parses a byte count: plain integer, or `B`, `KB`/`MB`/`GB` (powers of 1000), `KiB`/`MiB`/`GiB`.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (v, u) = split_number(s)?;
+    let scale = match u {
+        "" | "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1048576.0,
+        "GiB" => 1073741824.0,
+        _ => return Err(unit_error(s, "size", "B, KB, MB, GB, KiB, MiB, GiB")),
+    };
+    to_u64(v * scale, s)
+}
+
+/// Parses a bandwidth into bytes per second: `B/s`, `KB/s`, `MB/s`, `GB/s`, `KiB/s` …,
+/// or bits: `Kb/s`, `Mb/s`, `Gb/s`, `Gbit/s`.
+pub fn parse_bandwidth(s: &str) -> Result<f64, String> {
+    let (v, u) = split_number(s)?;
+    let scale = match u {
+        "B/s" => 1.0,
+        "KB/s" | "kB/s" => 1e3,
+        "MB/s" => 1e6,
+        "GB/s" => 1e9,
+        "TB/s" => 1e12,
+        "KiB/s" => 1024.0,
+        "MiB/s" => 1048576.0,
+        "GiB/s" => 1073741824.0,
+        "Kb/s" | "kbit/s" => 1e3 / 8.0,
+        "Mb/s" | "Mbit/s" => 1e6 / 8.0,
+        "Gb/s" | "Gbit/s" => 1e9 / 8.0,
+        "Tb/s" | "Tbit/s" => 1e12 / 8.0,
+        _ => {
+            return Err(unit_error(
+                s,
+                "bandwidth",
+                "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, Mb/s, Gb/s, Tb/s",
+            ))
+        }
+    };
+    let bw = v * scale;
+    if bw <= 0.0 {
+        return Err(format!("`{s}`: a bandwidth must be positive"));
+    }
+    Ok(bw)
+}
+
+/// Parses a frequency into Hz: `Hz`, `kHz`, `MHz`, `GHz`.
+pub fn parse_frequency(s: &str) -> Result<f64, String> {
+    let (v, u) = split_number(s)?;
+    let scale = match u {
+        "Hz" => 1.0,
+        "kHz" | "KHz" => 1e3,
+        "MHz" => 1e6,
+        "GHz" => 1e9,
+        _ => return Err(unit_error(s, "frequency", "Hz, kHz, MHz, GHz")),
+    };
+    let f = v * scale;
+    if f <= 0.0 {
+        return Err(format!("`{s}`: a frequency must be positive"));
+    }
+    Ok(f)
+}
+
+fn to_u64(v: f64, s: &str) -> Result<u64, String> {
+    if v > u64::MAX as f64 {
+        return Err(format!("`{s}`: too large"));
+    }
+    Ok(v.round() as u64)
+}
+
+/// Formats picoseconds with the largest unit that keeps the value ≥ 1 (exact digits, no float noise).
+pub fn fmt_time(ps: Ps) -> String {
+    const UNITS: [(u64, &str); 4] = [(PS_PER_S, "s"), (1_000_000_000, "ms"), (PS_PER_US, "us"), (PS_PER_NS, "ns")];
+    for (scale, name) in UNITS {
+        if ps >= scale {
+            return format!("{}{name}", fmt_ratio(ps, scale));
+        }
+    }
+    format!("{ps}ps")
+}
+
+/// `n / d` printed with up to 6 decimals, trailing zeros trimmed.
+fn fmt_ratio(n: u64, d: u64) -> String {
+    let whole = n / d;
+    let frac = ((n % d) as u128 * 1_000_000 / d as u128) as u64;
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let f = format!("{frac:06}");
+    format!("{whole}.{}", f.trim_end_matches('0'))
+}
+
+pub fn fmt_bandwidth(bps: f64) -> String {
+    for (scale, name) in [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "KB/s")] {
+        if bps >= scale {
+            return format!("{}{name}", trim_float(bps / scale));
+        }
+    }
+    format!("{}B/s", trim_float(bps))
+}
+
+pub fn fmt_bytes(b: u64) -> String {
+    for (scale, name) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        if b >= scale && b.is_multiple_of(scale) {
+            return format!("{}{name}", b / scale);
+        }
+    }
+    format!("{b}B")
+}
+
+fn trim_float(v: f64) -> String {
+    let s = format!("{v:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Seconds as f64 for reports (the only place picoseconds become floating point).
+pub fn secs(ps: Ps) -> f64 {
+    ps as f64 / PS_PER_S as f64
+}
+
+macro_rules! unit_newtype {
+    ($(#[$m:meta])* $name:ident($inner:ty), $parse:ident, $fmt:ident, $what:literal) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]
+        pub struct $name(pub $inner);
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$name, E> {
+                        $parse(s).map($name).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
+                        Err(E::custom(format!("`{v}` has no unit: write it as a string with a unit, e.g. {}", $what)))
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
+                        Err(E::custom(format!("`{v}` has no unit: write it as a string with a unit, e.g. {}", $what)))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(&$fmt(self.0))
+            }
+        }
+    };
+}
+
+unit_newtype!(
+    /// A duration from the machine file.
+    Time(Ps), parse_time, fmt_time, "a time such as \"2.5us\""
+);
+unit_newtype!(
+    /// A bandwidth in bytes per second.
+    Bandwidth(f64), parse_bandwidth, fmt_bandwidth, "a bandwidth such as \"10GB/s\""
+);
+
+/// A byte count: a plain integer or a string with a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Bytes(pub u64);
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Bytes;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a size such as \"64KiB\" or a byte count")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Bytes, E> {
+                parse_bytes(s).map(Bytes).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Bytes, E> {
+                u64::try_from(v).map(Bytes).map_err(|_| E::custom("a size cannot be negative"))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&fmt_bytes(self.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units() {
+        assert_eq!(parse_time("2.5us"), Ok(2_500_000));
+        assert_eq!(parse_time("1 ms"), Ok(1_000_000_000));
+        assert_eq!(parse_time("100ps"), Ok(100));
+        assert!(parse_time("3").is_err());
+        assert!(parse_time("3 parsecs").is_err());
+        assert_eq!(parse_bandwidth("10GB/s"), Ok(1e10));
+        assert_eq!(parse_bandwidth("8Gb/s"), Ok(1e9));
+        assert_eq!(parse_bytes("64KiB"), Ok(65536));
+        assert_eq!(parse_frequency("1.6GHz"), Ok(1.6e9));
+        assert!(parse_bandwidth("-1GB/s").is_err());
+    }
+
+    #[test]
+    fn formats_round_trip() {
+        for s in ["2.5us", "1ms", "100ps", "3s", "1.000001s"] {
+            assert_eq!(fmt_time(parse_time(s).unwrap()), s);
+        }
+        assert_eq!(fmt_bandwidth(1e10), "10GB/s");
+        assert_eq!(fmt_bytes(65536), "64KiB");
+    }
+}

@@ -1,0 +1,32 @@
+//! Real traces of the MPI test apps (4 ranks, traced and consolidated by the project's own
+//! tracer; `tests/data/regen-app-traces.sh` rebuilds them when the format changes) replay
+//! without deadlock or error under every model, analytic and expanded.
+
+mod common;
+use common::machine;
+use psins_sim::source::compact::CompactTrace;
+use psins_sim::{model::MODELS, simulate, Options};
+use std::path::Path;
+
+#[test]
+fn every_app_trace_replays_under_every_model() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps");
+    let mut traces: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    traces.sort();
+    assert!(traces.len() >= 10, "fixtures missing in {}", dir.display());
+    let calibration = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/pmac-calibration.toml");
+    let cal = format!("network.calibration=\"{}\"", calibration.display());
+    for trace in &traces {
+        for model in MODELS {
+            for mode in ["analytic", "expanded"] {
+                let sets = [format!("network.model={}", model.name), format!("mpi.collectives={mode}"), cal.clone()];
+                let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+                let m = machine(&sets);
+                let r = simulate(CompactTrace::open(trace).unwrap(), &m, Options::default())
+                    .unwrap_or_else(|e| panic!("{} under {} ({mode}): {e}", trace.display(), model.name));
+                assert!(r.predicted > 0);
+                assert_eq!(r.stats.unknown_requests + r.stats.unresolved_wildcards, 0, "{}", trace.display());
+            }
+        }
+    }
+}

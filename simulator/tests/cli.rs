@@ -1,0 +1,103 @@
+//! The binaries as a user runs them: exit codes, outputs, error messages.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+const SIM: &str = env!("CARGO_BIN_EXE_psins-sim");
+const SYNTH: &str = env!("CARGO_BIN_EXE_psins-synth");
+
+fn machine_file(extra: &str) -> std::path::PathBuf {
+    let p = tmp("m.toml");
+    std::fs::write(&p, format!("{BASE}{extra}")).unwrap();
+    p
+}
+
+fn sim(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(SIM).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn replay_writes_table_json_and_timeline() {
+    let trace = tmp("s.psins");
+    let st = Command::new(SYNTH).args(["gen:stencil2d:ranks=8,iters=3", "-o"]).arg(&trace).status().unwrap();
+    assert!(st.success());
+    let (m, json, tl) = (machine_file(""), tmp("r.json"), tmp("tl.json"));
+    let args = [
+        trace.to_str().unwrap(),
+        "-m",
+        m.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+        "--timeline",
+        tl.to_str().unwrap(),
+        "--timeline-ranks",
+        "0-1",
+    ];
+    let (code, out, err) = sim(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("predicted:") && out.contains("MPI_Waitall"), "{out}");
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(j["predicted_seconds"].as_f64().unwrap() > 0.0);
+    assert_eq!(j["tasks"].as_array().unwrap().len(), 8);
+    for t in j["tasks"].as_array().unwrap() {
+        let sum = t["compute_s"].as_f64().unwrap() + t["comm_s"].as_f64().unwrap();
+        assert!((sum - t["end_s"].as_f64().unwrap()).abs() < 1e-12, "compute + comm = end: {t}");
+    }
+    let tl: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&tl).unwrap()).unwrap();
+    let events = tl["traceEvents"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["name"] == "MPI_Allreduce" && e["ph"] == "X"));
+    assert!(events.iter().all(|e| e["tid"].as_u64().unwrap() <= 1), "rank filter");
+    // Same input, same bytes.
+    let first = std::fs::read(&json).unwrap();
+    assert_eq!(sim(&args).0, 0);
+    assert_eq!(std::fs::read(&json).unwrap(), first);
+}
+
+#[test]
+fn deadlock_exits_with_2() {
+    let trace = write("dl.psins", &[vec![recv(0, 1, 8), fin()], vec![recv(0, 0, 8), fin()]], vec![]);
+    let m = machine_file("");
+    let (code, _, err) = sim(&[trace.to_str().unwrap(), "-m", m.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("deadlock") && err.contains("rank 1: MPI_Recv"), "{err}");
+}
+
+#[test]
+fn bad_machine_file_points_at_the_line() {
+    let m = machine_file("\n[extra]\nfoo = 1\n");
+    let (code, _, err) = sim(&["check", m.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("line 22") && err.contains("unknown field `extra`"), "{err}");
+    let (code, out, err) =
+        sim(&["check", machine_file("").to_str().unwrap(), "--set", "network.model=bus", "--set", "network.buses=3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("model = \"bus\"") && out.contains("buses = 3"), "{out}");
+}
+
+#[test]
+fn missing_or_corrupt_trace_is_bad_input() {
+    let m = machine_file("");
+    let (code, _, err) = sim(&["/nonexistent.psins", "-m", m.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("/nonexistent.psins"), "{err}");
+    let bad = tmp("bad.psins");
+    std::fs::write(&bad, b"PSINSTRC garbage").unwrap();
+    assert_eq!(sim(&[bad.to_str().unwrap(), "-m", m.to_str().unwrap()]).0, 1);
+    assert_eq!(sim(&["--bogus"]).0, 1);
+    assert_eq!(sim(&["--help"]).0, 0);
+}
+
+#[test]
+fn list_models_names_every_model() {
+    let (code, out, _) = sim(&["--list-models"]);
+    assert_eq!(code, 0);
+    for m in ["simple", "bus", "inlink", "outlink", "pmac"] {
+        assert!(out.lines().any(|l| l.starts_with(m)), "{out}");
+    }
+}

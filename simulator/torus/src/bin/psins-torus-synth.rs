@@ -1,0 +1,168 @@
+//! Synthetic traffic on the torus model: one load point, or a latency-versus-load sweep
+//! written as CSV. Also prints the simulation speed (packet-hops per second of wall time).
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use psins_torus::synth::{self, Pattern, SynthResult, CSV_HEADER};
+use psins_torus::{Routing, TorusConfig};
+
+#[derive(Parser)]
+#[command(name = "psins-torus-synth", about = "Synthetic traffic on the psins torus network model")]
+struct Args {
+    /// k per dimension, e.g. 8x8 or 4x4x4.
+    #[arg(long, default_value = "8x8")]
+    dims: String,
+    /// No wrap-around links.
+    #[arg(long)]
+    mesh: bool,
+    #[arg(long, default_value_t = 1)]
+    vcs: u32,
+    /// dor or adaptive.
+    #[arg(long, default_value = "dor")]
+    routing: String,
+    /// uniform, transpose, bit-reversal, neighbour, hotspot, hotspot:FRACTION, hotspot:FRACTION:NODE.
+    #[arg(long, default_value = "uniform")]
+    pattern: String,
+    /// Offered load as a fraction of the uniform-traffic capacity (8/k phits/node/cycle).
+    #[arg(long, default_value_t = 0.3)]
+    load: f64,
+    /// Write a latency-versus-load CSV to this file instead of one run.
+    #[arg(long)]
+    sweep: Option<String>,
+    /// Loads for --sweep, comma-separated.
+    #[arg(long, default_value = "0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.9,1.0")]
+    loads: String,
+    #[arg(long, default_value_t = 2000)]
+    warmup: u64,
+    #[arg(long, default_value_t = 10000)]
+    measure: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Packets per VC buffer.
+    #[arg(long, default_value_t = 4)]
+    buffer: u32,
+    #[arg(long, default_value_t = 64)]
+    packet_bytes: u32,
+    #[arg(long, default_value_t = 32)]
+    link_bits: u32,
+    #[arg(long, default_value_t = 1)]
+    router_delay: u32,
+    #[arg(long, default_value_t = 1_000_000)]
+    watchdog: u64,
+    /// Disable bubble flow control (debug: rings can deadlock).
+    #[arg(long)]
+    no_bubble: bool,
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("psins-torus-synth: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<(), String> {
+    let cfg = config(&args)?;
+    cfg.validate()?;
+    let pattern = Pattern::parse(&args.pattern)?;
+    match &args.sweep {
+        Some(path) => sweep(&args, &cfg, &pattern, path),
+        None => single(&args, &cfg, &pattern),
+    }
+}
+
+fn config(a: &Args) -> Result<TorusConfig, String> {
+    let dims = a
+        .dims
+        .split('x')
+        .map(|k| k.trim().parse::<u32>().map_err(|_| format!("--dims {:?}: expected e.g. 8x8", a.dims)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(TorusConfig {
+        dims,
+        mesh: a.mesh,
+        vcs: a.vcs,
+        buffer_packets: a.buffer,
+        packet_bytes: a.packet_bytes,
+        link_bits_per_cycle: a.link_bits,
+        router_delay_cycles: a.router_delay,
+        routing: Routing::parse(&a.routing)?,
+        bubble: !a.no_bubble,
+        watchdog_cycles: a.watchdog,
+        ..TorusConfig::default()
+    })
+}
+
+fn single(a: &Args, cfg: &TorusConfig, pattern: &Pattern) -> Result<(), String> {
+    let (start, cpu0) = (Instant::now(), cpu_seconds());
+    let r = synth::run(cfg, pattern, a.load, a.seed, a.warmup, a.measure)?;
+    let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu0);
+    print_result(cfg, pattern, &r);
+    println!("time (whole run)          {wall:.3} s wall, {cpu:.3} s CPU (warm-up and drain included)");
+    let hops = r.total_packet_hops as f64;
+    println!(
+        "packet-hops (whole run)   {} = {:.2} M/s of CPU time, {:.2} M/s wall",
+        r.total_packet_hops,
+        hops / cpu / 1e6,
+        hops / wall / 1e6
+    );
+    Ok(())
+}
+
+/// This process's CPU time: on a shared machine wall time also counts other jobs.
+fn cpu_seconds() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime only writes the timespec we own.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc == 0 {
+        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    } else {
+        f64::NAN
+    }
+}
+
+fn print_result(cfg: &TorusConfig, pattern: &Pattern, r: &SynthResult) {
+    let dims: Vec<String> = cfg.dims.iter().map(u32::to_string).collect();
+    let kind = if cfg.mesh { "mesh" } else { "torus" };
+    println!(
+        "network                   {} {kind}, {} {} VC, pattern {}",
+        dims.join("x"),
+        cfg.routing.name(),
+        cfg.vcs,
+        pattern.name()
+    );
+    println!("capacity (uniform)        {:.4} phits/node/cycle", cfg.uniform_capacity());
+    println!(
+        "offered                   {:.6} packets/node/cycle, {:.3} B/node/cycle, {:.4} of capacity",
+        r.offered_packets, r.offered_bytes, r.offered_fraction
+    );
+    println!(
+        "accepted                  {:.6} packets/node/cycle, {:.3} B/node/cycle, {:.4} of capacity",
+        r.accepted_packets, r.accepted_bytes, r.accepted_fraction
+    );
+    println!("latency avg / p99         {:.2} / {} cycles", r.avg_latency, r.p99_latency);
+    println!("measured / unfinished     {} / {}", r.measured_packets, r.unfinished);
+    println!("avg hops, max link util   {:.3}, {:.3}", r.network.avg_hops, r.network.max_link_utilisation);
+}
+
+fn sweep(a: &Args, cfg: &TorusConfig, pattern: &Pattern, path: &str) -> Result<(), String> {
+    let loads = a
+        .loads
+        .split(',')
+        .map(|l| l.trim().parse::<f64>().map_err(|_| format!("--loads: {l:?} is not a number")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut csv = vec![CSV_HEADER.to_string()];
+    for &load in &loads {
+        let r = synth::run(cfg, pattern, load, a.seed, a.warmup, a.measure)?;
+        println!(
+            "load {load:.3}: accepted {:.4} of capacity, latency {:.1} (p99 {})",
+            r.accepted_fraction, r.avg_latency, r.p99_latency
+        );
+        csv.push(r.csv_row(cfg, pattern));
+    }
+    std::fs::write(path, csv.join("\n") + "\n").map_err(|e| format!("writing {path}: {e}"))
+}

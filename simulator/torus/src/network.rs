@@ -1,0 +1,347 @@
+//! The network's state and the public co-simulation API.
+//!
+//! State lives in flat vectors indexed by small integers: per input VC a FIFO of packet
+//! ids and a little bookkeeping, per output port a busy-until cycle, per router a mask of
+//! inputs whose packet may leave, per packet and per message a slot in a slab. Nothing is
+//! allocated per packet-hop. Time advances by events on a timing wheel, so an idle router
+//! or an idle stretch of cycles costs nothing.
+//!
+//! A packet moving freely costs one event per hop (its head becoming eligible at the next
+//! router). Nothing is scheduled for the moment its tail leaves a buffer: a VC's occupancy
+//! is computed when asked (queued packets, plus one while the last one is still streaming
+//! out), and a router blocked on a busy output or a full buffer schedules its own wake-up
+//! for when that changes.
+
+use std::collections::VecDeque;
+
+use crate::calendar::Calendar;
+use crate::config::TorusConfig;
+use crate::deadlock::Deadlock;
+use crate::routing::RouteRecord;
+use crate::slab::{Message, Packet, Slab};
+use crate::stats::Counters;
+use crate::topology::Topology;
+
+/// Event kinds, in the top two bits of a calendar entry; the rest is an id.
+/// HEAD (`router << INPUT_BITS | input`): the input's head packet may be able to leave.
+pub(crate) const EV_HEAD: u64 = 0;
+/// WAKE (router): something a blocked packet there waits for may have changed.
+pub(crate) const EV_WAKE: u64 = 1 << 62;
+/// DELIVER (packet id): a packet's tail has left the ejection port.
+pub(crate) const EV_DELIVER: u64 = 2 << 62;
+pub(crate) const EV_ID: u64 = (1 << 62) - 1;
+
+/// Inputs of a router are numbered `port·VC_STRIDE + vc` (injection: `ports·VC_STRIDE`),
+/// whatever V is, so port and VC come out of an input number by shifts, not divisions.
+pub(crate) const VC_STRIDE: usize = 4;
+pub(crate) const VC_BITS: u32 = VC_STRIDE.trailing_zeros();
+/// Head events carry `router << INPUT_BITS | input`.
+pub(crate) const INPUT_BITS: u32 = 6;
+
+/// One link traversal or ejection, recorded when path tracing is on (tests, debugging).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// Serial number of the packet, unique over the run.
+    pub packet: u64,
+    /// The caller's message id.
+    pub msg: u64,
+    /// Router the packet leaves.
+    pub router: u32,
+    /// Output port: `2·d` (+), `2·d+1` (−), or `2n` for ejection.
+    pub port: u8,
+    /// VC entered downstream (0 for ejection).
+    pub vc: u8,
+    pub cycle: u64,
+}
+
+/// An input VC's bookkeeping; its packets are in `Torus::fifo`.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Vc {
+    /// The cycle its previous packet finishes leaving; the next one waits for it.
+    pub free_at: u64,
+    pub head: u8,
+    /// Packets queued (the one streaming out is no longer counted here).
+    pub len: u8,
+}
+
+impl Vc {
+    /// Slots taken at cycle c: queued packets, plus the last one to leave until its tail
+    /// is out (credits return the cycle the tail leaves).
+    #[inline]
+    pub fn occupancy(&self, c: u64) -> u8 {
+        self.len + u8::from(self.free_at > c)
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Output {
+    pub busy_until: u64,
+    /// Link cycles used in the statistics window.
+    pub used: u64,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct Node {
+    /// Bit per input (see [`VC_STRIDE`]) whose head packet is free to leave: arrived,
+    /// past the router delay, and not behind a packet still streaming out. Routers only
+    /// look at these, so a packet still on its way costs no work.
+    pub eligible: u64,
+    /// Inputs whose head asked and was refused: they wait for this router's next wake-up
+    /// (scheduled for when what blocks them changes) before asking again.
+    pub parked: u64,
+    /// Last cycle the router was evaluated: several events in one cycle need one look.
+    pub last_eval: u64,
+    /// When the packet streaming out of the source queue has left.
+    pub inj_free_at: u64,
+    /// Bit per output whose downstream VCs were full with nothing streaming out: the
+    /// next packet to leave those VCs wakes this router when its tail is out.
+    pub credit_wait: u16,
+    /// The last wake-up this router scheduled for itself, so blocked packets waiting for
+    /// the same moment do not schedule it twice.
+    pub wake_at: u64,
+}
+
+/// A k-ary n-cube of routers simulated packet by packet.
+pub struct Torus {
+    pub(crate) cfg: TorusConfig,
+    pub(crate) topo: Topology,
+    /// Network ports per router (2n); output `ports` is ejection.
+    pub(crate) ports: usize,
+    pub(crate) vcs: usize,
+    pub(crate) cap: u8,
+    /// Link cycles of a full-size packet (most packets: saves a division per packet).
+    pub(crate) full_phits: u64,
+    /// Input VC id = (router·ports + port)·V + vc; its FIFO is `fifo[id·B ..][..B]`.
+    pub(crate) vc: Vec<Vc>,
+    pub(crate) fifo: Vec<u32>,
+    pub(crate) node: Vec<Node>,
+    pub(crate) inj_queue: Vec<VecDeque<u32>>,
+    /// Output id = router·(ports+1) + port.
+    pub(crate) out: Vec<Output>,
+    /// Per output, its round-robin pointer: the input that gets priority next (apart
+    /// from `out` so an output takes 16 bytes).
+    pub(crate) out_rr: Vec<u8>,
+    pub(crate) pk: Slab<Packet>,
+    pub(crate) ms: Slab<Message>,
+    pub(crate) cal: Calendar,
+    /// Earliest cycle not yet simulated.
+    pub(crate) now: u64,
+    pub(crate) last_move: u64,
+    pub(crate) in_network: u64,
+    /// Packets cut so far; with path tracing on, `trace_serial[p]` is packet p's number
+    /// (kept out of `Packet` so a packet fits a cache line).
+    pub(crate) serial: u64,
+    pub(crate) trace_serial: Vec<u64>,
+    /// Link traversals before the last statistics reset (for the lifetime count).
+    pub(crate) hops_before_reset: u64,
+    /// Set credit-wait bits over all routers: while 0, a departing packet need not look
+    /// for an upstream router waiting for its slot.
+    pub(crate) credit_waiters: u64,
+    pub(crate) counters: Counters,
+    pub(crate) trace: Option<Vec<Hop>>,
+    /// Scratch for one cycle's events and the routers they wake (kept for their capacity).
+    pub(crate) events: Vec<u64>,
+    pub(crate) wakes: Vec<u32>,
+    dead: Option<Deadlock>,
+}
+
+impl Torus {
+    pub fn new(cfg: TorusConfig) -> Result<Torus, String> {
+        cfg.validate()?;
+        let topo = Topology::new(&cfg.dims, cfg.mesh);
+        let nodes = topo.nodes();
+        let ports = topo.ports;
+        let vcs = cfg.vcs as usize;
+        let cap = cfg.buffer_packets as u8;
+        let nvc = nodes * ports * vcs;
+        let cfg_phits = cfg.phits(cfg.packet_bytes as u64);
+        let horizon = cfg_phits + cfg.router_delay_cycles as u64 + 2;
+        let idle =
+            Node { eligible: 0, parked: 0, last_eval: u64::MAX, inj_free_at: 0, credit_wait: 0, wake_at: u64::MAX };
+        Ok(Torus {
+            vc: vec![Vc::default(); nvc],
+            fifo: vec![0; nvc * cap as usize],
+            node: vec![idle; nodes],
+            inj_queue: (0..nodes).map(|_| VecDeque::new()).collect(),
+            out: vec![Output::default(); nodes * (ports + 1)],
+            out_rr: vec![0; nodes * (ports + 1)],
+            pk: Slab::default(),
+            ms: Slab::default(),
+            cal: Calendar::new(horizon),
+            now: 0,
+            last_move: 0,
+            in_network: 0,
+            serial: 0,
+            trace_serial: Vec::new(),
+            hops_before_reset: 0,
+            credit_waiters: 0,
+            counters: Counters::default(),
+            trace: None,
+            events: Vec::new(),
+            wakes: Vec::new(),
+            dead: None,
+            cfg,
+            topo,
+            ports,
+            vcs,
+            cap,
+            full_phits: cfg_phits,
+        })
+    }
+
+    pub fn config(&self) -> &TorusConfig {
+        &self.cfg
+    }
+
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    /// The earliest cycle not yet simulated.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// A message from node src to node dst, ready at `cycle`; cut into packets; delivered
+    /// when its last packet is ejected. A `cycle` already simulated counts as the earliest
+    /// cycle still to simulate (time never runs backwards). `msg` is opaque and echoed back.
+    ///
+    /// # Panics
+    /// If src or dst is not below `nodes()` — a caller bug; [`Torus::try_inject`] checks.
+    pub fn inject(&mut self, msg: u64, src: u32, dst: u32, bytes: u64, cycle: u64) {
+        if let Err(e) = self.try_inject(msg, src, dst, bytes, cycle) {
+            panic!("{e}");
+        }
+    }
+
+    /// [`Torus::inject`] that refuses out-of-range nodes instead of panicking.
+    pub fn try_inject(&mut self, msg: u64, src: u32, dst: u32, bytes: u64, cycle: u64) -> Result<(), String> {
+        let nodes = self.topo.nodes() as u32;
+        if src >= nodes || dst >= nodes {
+            return Err(format!("message {msg}: node {src}→{dst} out of range (the network has {nodes} nodes)"));
+        }
+        let born = cycle.max(self.now);
+        let ready = born.saturating_add(self.cfg.router_delay_cycles as u64);
+        let packets = self.cfg.packets(bytes);
+        let route = RouteRecord::new(&self.topo, src, dst);
+        let m = self.ms.alloc(Message {
+            user: msg,
+            born,
+            ready,
+            bytes_left: bytes,
+            unsent: packets,
+            undelivered: packets,
+            total: packets,
+            dst,
+            route,
+        });
+        if self.enqueue_message(src, m) {
+            let at = ready.max(self.node[src as usize].inj_free_at);
+            self.cal.push(self.now, at, EV_HEAD | self.input_id(src, self.inj_input()));
+        }
+        self.counters.messages_injected += 1;
+        Ok(())
+    }
+
+    /// Keeps each source queue in ready order, so an early-announced message never holds
+    /// back one that is ready sooner; a message already streaming out keeps its place.
+    /// Returns whether m went to the head of the queue.
+    fn enqueue_message(&mut self, src: u32, m: u32) -> bool {
+        let q = &mut self.inj_queue[src as usize];
+        let ready = self.ms[m].ready;
+        if q.back().is_none_or(|&b| self.ms[b].ready <= ready) {
+            q.push_back(m);
+            return q.len() == 1;
+        }
+        let mut at = q.len();
+        while at > 0 && self.ms[q[at - 1]].ready > ready && !(at == 1 && self.ms[q[0]].started()) {
+            at -= 1;
+        }
+        q.insert(at, m);
+        at == 0
+    }
+
+    /// Simulates up to and including `cycle`, appending (msg, delivery cycle) for messages
+    /// completed, in delivery order.
+    pub fn advance_to(&mut self, cycle: u64, delivered: &mut Vec<(u64, u64)>) -> Result<(), Deadlock> {
+        if let Some(d) = &self.dead {
+            return Err(d.clone());
+        }
+        if cycle < self.now {
+            return Ok(());
+        }
+        loop {
+            let next = self.cal.next_time(self.now).filter(|&t| t <= cycle);
+            if self.in_network > 0 {
+                let deadline = self.last_move.saturating_add(self.cfg.watchdog_cycles);
+                if deadline <= cycle && next.is_none_or(|t| deadline < t) {
+                    let d = self.deadlock_report(deadline);
+                    self.dead = Some(d.clone());
+                    return Err(d);
+                }
+            }
+            let Some(t) = next else { break };
+            self.process_cycle(t, delivered);
+            self.now = t + 1;
+        }
+        self.now = cycle.saturating_add(1);
+        Ok(())
+    }
+
+    /// The next cycle at which anything can happen (None when the network is empty); with
+    /// packets stuck and nothing scheduled, the cycle the watchdog will fire.
+    pub fn next_activity(&self) -> Option<u64> {
+        if self.dead.is_some() {
+            return Some(self.now);
+        }
+        let event = self.cal.next_time(self.now);
+        let watchdog = (self.in_network > 0).then(|| self.last_move.saturating_add(self.cfg.watchdog_cycles));
+        match (event, watchdog) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Link traversals since the network was created (statistics resets do not clear it).
+    pub fn lifetime_packet_hops(&self) -> u64 {
+        self.hops_before_reset + self.counters.packet_hops
+    }
+
+    /// Messages injected and not yet delivered.
+    pub fn messages_in_flight(&self) -> u64 {
+        self.ms.live()
+    }
+
+    /// Records every hop from now on (see [`Torus::take_trace`]).
+    pub fn enable_path_trace(&mut self) {
+        self.trace.get_or_insert_with(Vec::new);
+    }
+
+    pub fn take_trace(&mut self) -> Vec<Hop> {
+        self.trace.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Global id of input VC (`port`, `vc`) of router r.
+    #[inline]
+    pub(crate) fn vc_id(&self, r: u32, port: usize, vc: usize) -> usize {
+        (r as usize * self.ports + port) * self.vcs + vc
+    }
+
+    /// Global id of the VC behind input number `input` of r.
+    #[inline]
+    pub(crate) fn input_vc(&self, r: u32, input: usize) -> usize {
+        self.vc_id(r, input >> VC_BITS, input & (VC_STRIDE - 1))
+    }
+
+    /// Input number of the injection queue.
+    #[inline]
+    pub(crate) fn inj_input(&self) -> usize {
+        self.ports * VC_STRIDE
+    }
+
+    /// Event id of input `input` of r.
+    #[inline]
+    pub(crate) fn input_id(&self, r: u32, input: usize) -> u64 {
+        (r as u64) << INPUT_BITS | input as u64
+    }
+}

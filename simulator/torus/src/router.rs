@@ -1,0 +1,259 @@
+//! One router's decision at one cycle: which waiting packets leave through which output.
+//!
+//! Each eligible input (a VC head, or the head of the source queue) asks for one output
+//! and downstream VC (routing + flow control); each free output grants one asker in
+//! round-robin order. Losers ask again among the outputs still free, so an adaptive packet
+//! beaten to one port can take another in the same cycle. A granted packet occupies the
+//! output for its length in link cycles; its head reaches the next router one cycle
+//! after it starts and may leave that router `router_delay` cycles later (cut-through: the
+//! tail need not have arrived, since the next link runs at the same rate).
+//!
+//! A packet that cannot go says when to look again: when its busy output frees, when a
+//! packet streaming out of a full downstream VC is gone, or — if the downstream VCs are
+//! full of packets that have not started to leave — whenever one of those leaves.
+
+use crate::config::Routing;
+use crate::flow::{pick_lane, slots_needed};
+use crate::network::{Torus, Vc, EV_WAKE, VC_BITS, VC_STRIDE};
+use crate::routing::RouteRecord;
+
+/// Input port number the bubble rule sees for injected packets: matches no output.
+const FROM_SOURCE: usize = usize::MAX;
+/// Outputs per router at most: 2·6 network ports + ejection.
+const MAX_OUTPUTS: usize = 13;
+
+/// An input's request: output port and downstream VC.
+type Request = (usize, usize);
+
+/// Why an input cannot go now, and when to look again.
+#[derive(Clone, Copy)]
+struct Refusal {
+    /// The earliest cycle something it waits for may change (u64::MAX: none known).
+    wake: u64,
+    /// Outputs whose downstream VCs are full with nothing streaming out.
+    credit: u32,
+}
+
+impl Refusal {
+    const NONE: Refusal = Refusal { wake: u64::MAX, credit: 0 };
+
+    fn wait_until(t: u64) -> Refusal {
+        Refusal { wake: t, credit: 0 }
+    }
+
+    fn and(self, other: Refusal) -> Refusal {
+        Refusal { wake: self.wake.min(other.wake), credit: self.credit | other.credit }
+    }
+}
+
+/// The router and cycle being evaluated, and the outputs already granted in it.
+#[derive(Clone, Copy)]
+struct At {
+    r: u32,
+    c: u64,
+    taken: u32,
+}
+
+impl Torus {
+    pub(crate) fn eval_router(&mut self, r: u32, c: u64) {
+        let waiting = self.node[r as usize].eligible;
+        if waiting == 0 {
+            return;
+        }
+        let at = At { r, c, taken: 0 };
+        if waiting & (waiting - 1) == 0 {
+            // One waiting input (the common case below saturation): nothing to arbitrate.
+            let input = waiting.trailing_zeros() as usize;
+            match self.request(at, input) {
+                Ok((o, v)) => {
+                    self.arbitrate(r, o, 1 << input);
+                    self.grant(r, input, o, v, c);
+                }
+                Err(refusal) => self.wait(r, c, 1 << input, refusal),
+            }
+            return;
+        }
+        self.allocate(at, waiting);
+    }
+
+    /// Separable allocation among several waiting inputs, repeated while grants happen.
+    fn allocate(&mut self, mut at: At, mut waiting: u64) {
+        let mut wanted_vc = [0u8; 64];
+        let mut asks = [0u64; MAX_OUTPUTS];
+        let mut refused = Refusal::NONE;
+        let mut refused_inputs = 0;
+        while waiting != 0 {
+            let mut asked = 0u32;
+            let mut bits = waiting;
+            while bits != 0 {
+                let input = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                match self.request(at, input) {
+                    Ok((o, v)) => {
+                        asks[o] = if asked & 1 << o == 0 { 0 } else { asks[o] } | 1 << input;
+                        asked |= 1 << o;
+                        wanted_vc[input] = v as u8;
+                    }
+                    // Choices only shrink within a cycle: drop it for the rest of this one.
+                    Err(refusal) => {
+                        waiting &= !(1 << input);
+                        refused_inputs |= 1 << input;
+                        refused = refused.and(refusal);
+                    }
+                }
+            }
+            if asked == 0 {
+                break;
+            }
+            while asked != 0 {
+                let o = asked.trailing_zeros() as usize;
+                asked &= asked - 1;
+                let winner = self.arbitrate(at.r, o, asks[o]);
+                self.grant(at.r, winner, o, wanted_vc[winner] as usize, at.c);
+                at.taken |= 1 << o;
+                waiting &= !(1 << winner);
+            }
+        }
+        if refused_inputs != 0 {
+            self.wait(at.r, at.c, refused_inputs, refused);
+        }
+    }
+
+    /// Parks the refused `inputs` until r wakes up, and arranges for that to happen when
+    /// what they wait for changes: until then, other packets arriving at r do not make
+    /// them ask again in vain.
+    fn wait(&mut self, r: u32, c: u64, inputs: u64, refusal: Refusal) {
+        let node = &mut self.node[r as usize];
+        node.eligible &= !inputs;
+        node.parked |= inputs;
+        self.credit_waiters += u64::from((refusal.credit as u16 & !node.credit_wait).count_ones());
+        node.credit_wait |= refusal.credit as u16;
+        if refusal.wake != u64::MAX && (node.wake_at != refusal.wake || node.wake_at <= c) {
+            node.wake_at = refusal.wake;
+            self.cal.push(self.now, refusal.wake, EV_WAKE | r as u64);
+        }
+    }
+
+    /// Whether output o is free for a new packet; if not, when it will be.
+    #[inline]
+    fn out_free(&self, at: At, o: usize) -> Result<(), Refusal> {
+        let busy_until = self.out[at.r as usize * (self.ports + 1) + o].busy_until;
+        if at.taken & 1 << o == 0 && busy_until <= at.c {
+            Ok(())
+        } else {
+            Err(Refusal::wait_until(busy_until))
+        }
+    }
+
+    /// Round robin per output: the first asker at or after the output's pointer.
+    fn arbitrate(&mut self, r: u32, o: usize, ask: u64) -> usize {
+        let rr = &mut self.out_rr[r as usize * (self.ports + 1) + o];
+        let later = ask & (u64::MAX << (*rr as u32 % 64));
+        let winner = if later != 0 { later.trailing_zeros() } else { ask.trailing_zeros() } as usize;
+        *rr = (winner + 1) as u8;
+        winner
+    }
+
+    /// What eligible input `input` of r would do now, if anything.
+    fn request(&self, at: At, input: usize) -> Result<Request, Refusal> {
+        let (route, in_port, in_vc): (&RouteRecord, usize, usize) = if input == self.inj_input() {
+            // Checked, not assumed: source-queue events can be stale (see `head_may_go`).
+            // (An empty queue cannot be eligible; if it were, it stays parked until a new
+            // message's head event.)
+            let &m = self.inj_queue[at.r as usize].front().ok_or(Refusal::NONE)?;
+            let ready = self.ms[m].ready.max(self.node[at.r as usize].inj_free_at);
+            if ready > at.c {
+                return Err(Refusal::wait_until(ready));
+            }
+            (&self.ms[m].route, FROM_SOURCE, 0)
+        } else {
+            debug_assert!(self.head_eligible(at.r, input, at.c));
+            let vc = self.input_vc(at.r, input);
+            let p = self.fifo[vc * self.cap as usize + self.vc[vc].head as usize];
+            (&self.pk[p].route, input >> VC_BITS, input & (VC_STRIDE - 1))
+        };
+        let Some(dor) = route.dor() else {
+            return self.out_free(at, self.ports).map(|()| (self.ports, 0));
+        };
+        match self.cfg.routing {
+            Routing::Dor => self.route_dor(at, dor, in_port),
+            Routing::Adaptive => self.route_adaptive(at, dor, route.profitable(), in_port, in_vc),
+        }
+    }
+
+    /// Bubble-restricted DOR through output o; any lane may be taken (lanes are
+    /// interchangeable, and a ring's free slot can then be reached from any lane).
+    fn route_dor(&self, at: At, o: usize, in_port: usize) -> Result<Request, Refusal> {
+        self.out_free(at, o)?;
+        let need = slots_needed(!self.cfg.mesh, self.cfg.bubble, in_port == o);
+        self.lane(at, o, 0..self.vcs, need).map(|v| (o, v))
+    }
+
+    /// Any profitable output with room in an adaptive VC (the roomiest wins); failing
+    /// that, the escape VC 0 on the DOR output under the bubble rule, where only a packet
+    /// already in the escape VC of that same ring counts as continuing.
+    fn route_adaptive(
+        &self,
+        at: At,
+        dor: usize,
+        profitable: u32,
+        in_port: usize,
+        in_vc: usize,
+    ) -> Result<Request, Refusal> {
+        let mut best: Option<(usize, usize, u8)> = None;
+        let mut refused = Refusal::NONE;
+        if self.vcs > 1 {
+            let mut ports = profitable;
+            while ports != 0 {
+                let o = ports.trailing_zeros() as usize;
+                ports &= ports - 1;
+                if let Err(busy) = self.out_free(at, o) {
+                    refused = refused.and(busy);
+                    continue;
+                }
+                let adaptive = self.lanes(at.r, o)[1..].iter().map(|vc| vc.occupancy(at.c));
+                match pick_lane(adaptive, 1, self.cap, 1) {
+                    Some((v, room)) if best.is_none_or(|(_, _, b)| room > b) => best = Some((o, v, room)),
+                    Some(_) => {}
+                    None => refused = refused.and(self.room_refusal(at, o, 1..self.vcs)),
+                }
+            }
+        }
+        if let Some((o, v, _)) = best {
+            return Ok((o, v));
+        }
+        let escape = self.out_free(at, dor).and_then(|()| {
+            let need = slots_needed(!self.cfg.mesh, self.cfg.bubble, in_port == dor && in_vc == 0);
+            self.lane(at, dor, 0..1, need)
+        });
+        escape.map(|v| (dor, v)).map_err(|r| r.and(refused))
+    }
+
+    /// The roomiest of `lanes` behind output o with `need` free slots.
+    #[inline]
+    fn lane(&self, at: At, o: usize, lanes: std::ops::Range<usize>, need: u8) -> Result<usize, Refusal> {
+        let group = &self.lanes(at.r, o)[lanes.clone()];
+        let picked = if let [only] = group {
+            // One lane (1 VC, or the escape VC): no choice to make.
+            (self.cap - only.occupancy(at.c) >= need).then_some((lanes.start, 0))
+        } else {
+            pick_lane(group.iter().map(|vc| vc.occupancy(at.c)), lanes.start, self.cap, need)
+        };
+        picked.map(|(v, _)| v).ok_or_else(|| self.room_refusal(at, o, lanes))
+    }
+
+    /// The VCs (all lanes) that output o of r feeds.
+    #[inline]
+    fn lanes(&self, r: u32, o: usize) -> &[Vc] {
+        let first = self.vc_id(self.topo.neighbour(r, o), o, 0);
+        &self.vc[first..first + self.vcs]
+    }
+
+    /// When room may appear behind output o: the first tail to finish streaming out of
+    /// those lanes, and in any case whenever a queued packet starts to leave (credit).
+    fn room_refusal(&self, at: At, o: usize, lanes: std::ops::Range<usize>) -> Refusal {
+        let wake =
+            self.lanes(at.r, o)[lanes].iter().map(|vc| vc.free_at).filter(|&t| t > at.c).min().unwrap_or(u64::MAX);
+        Refusal { wake, credit: 1 << o }
+    }
+}

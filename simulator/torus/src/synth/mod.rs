@@ -1,0 +1,255 @@
+//! Synthetic traffic (INSEE's TrGen): open-loop Bernoulli injection of single-packet
+//! messages at a given load, a warm-up phase, a measurement phase, and a drain.
+//!
+//! **Load** is a fraction of the network's ideal uniform-traffic capacity
+//! ([`TorusConfig::uniform_capacity`]: 8/k phits per node per cycle on a torus with even
+//! k, a phit being one link cycle of W bits). At load L every sending node starts a packet
+//! of `packet_bytes` with probability p = L · capacity / phits-per-packet each cycle, so
+//! load 1.0 offers exactly what the bisection can carry under uniform traffic.
+//!
+//! Offered and accepted throughput count packets created, respectively ejected, during
+//! the measurement window, per node (all nodes) per cycle. Latency is over the packets
+//! created in the window, from creation to ejection of the tail, source queueing
+//! included; after the window the run keeps injecting until they are all delivered or a
+//! drain limit (4 windows) passes, in which case `unfinished` counts the ones left and
+//! the network is past saturation.
+
+mod pattern;
+mod rng;
+
+pub use pattern::Pattern;
+pub use rng::Rng;
+
+use crate::calendar::Calendar;
+use crate::config::TorusConfig;
+use crate::network::Torus;
+use crate::stats::{Histogram, TorusStats};
+
+/// Drain limit in measurement windows.
+const DRAIN_WINDOWS: u64 = 4;
+/// Cycles of arrivals injected before the network catches up: fewer, longer calls into
+/// the network, with no effect on what it computes.
+const BATCH: u64 = 64;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SynthResult {
+    /// Requested load (fraction of the uniform capacity).
+    pub load: f64,
+    /// Packets per node per cycle created / ejected in the window.
+    pub offered_packets: f64,
+    pub accepted_packets: f64,
+    /// The same in payload bytes.
+    pub offered_bytes: f64,
+    pub accepted_bytes: f64,
+    /// The same in phits, as fractions of the uniform capacity.
+    pub offered_fraction: f64,
+    pub accepted_fraction: f64,
+    pub avg_latency: f64,
+    pub p99_latency: u64,
+    /// Packets created in the window / of those, not delivered by the drain limit.
+    pub measured_packets: u64,
+    pub unfinished: u64,
+    /// Network statistics over the measurement window.
+    pub network: TorusStats,
+    /// Link traversals over the whole run (warm-up and drain included).
+    pub total_packet_hops: u64,
+}
+
+/// Simulates `pattern` at `load` on `cfg` for `warmup` + `measure` cycles (plus drain).
+pub fn run(
+    cfg: &TorusConfig,
+    pattern: &Pattern,
+    load: f64,
+    seed: u64,
+    warmup: u64,
+    measure: u64,
+) -> Result<SynthResult, String> {
+    if !(load.is_finite() && load >= 0.0) {
+        return Err(format!("load must be a finite non-negative number, not {load}"));
+    }
+    if measure == 0 {
+        return Err("the measurement window must be at least one cycle".into());
+    }
+    let net = Torus::new(cfg.clone())?;
+    pattern.check(net.topology())?;
+    let phits = cfg.phits(cfg.packet_bytes as u64) as f64;
+    let p = (load * cfg.uniform_capacity() / phits).min(1.0);
+    let ln_miss = Rng::ln_miss(p);
+    let mut gen = Generator {
+        net,
+        pattern: pattern.clone(),
+        rng: Rng::new(seed),
+        p,
+        ln_miss,
+        warmup,
+        end: warmup + measure,
+        tally: Tally::default(),
+    };
+    let window = gen.simulate(measure.saturating_mul(DRAIN_WINDOWS))?;
+    Ok(gen.result(load, measure, window))
+}
+
+/// [`run`] at each load, for a latency-versus-load curve.
+pub fn sweep(
+    cfg: &TorusConfig,
+    pattern: &Pattern,
+    loads: &[f64],
+    seed: u64,
+    warmup: u64,
+    measure: u64,
+) -> Result<Vec<SynthResult>, String> {
+    loads.iter().map(|&l| run(cfg, pattern, l, seed, warmup, measure)).collect()
+}
+
+/// Header of the CSV rows [`SynthResult::csv_row`] writes.
+pub const CSV_HEADER: &str = "pattern,routing,vcs,load,offered_packets,accepted_packets,offered_bytes,accepted_bytes,offered_fraction,accepted_fraction,avg_latency,p99_latency,unfinished";
+
+impl SynthResult {
+    pub fn csv_row(&self, cfg: &TorusConfig, pattern: &Pattern) -> String {
+        format!(
+            "{},{},{},{:.4},{:.6},{:.6},{:.4},{:.4},{:.4},{:.4},{:.2},{},{}",
+            pattern.name(),
+            cfg.routing.name(),
+            cfg.vcs,
+            self.load,
+            self.offered_packets,
+            self.accepted_packets,
+            self.offered_bytes,
+            self.accepted_bytes,
+            self.offered_fraction,
+            self.accepted_fraction,
+            self.avg_latency,
+            self.p99_latency,
+            self.unfinished
+        )
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    offered: u64,
+    accepted: u64,
+    outstanding: u64,
+    latency: Histogram,
+}
+
+struct Generator {
+    net: Torus,
+    pattern: Pattern,
+    rng: Rng,
+    p: f64,
+    /// ln(1 − p), so each arrival costs one logarithm, not two.
+    ln_miss: f64,
+    warmup: u64,
+    end: u64,
+    tally: Tally,
+}
+
+impl Generator {
+    /// Runs arrivals through the network in batches of cycles (packets created in a
+    /// batch are injected with their own creation cycles, then the network catches up),
+    /// with batch edges at the end of warm-up and of measurement. Returns the network
+    /// statistics of the measurement window.
+    fn simulate(&mut self, drain: u64) -> Result<TorusStats, String> {
+        // Arrivals wait on a timing wheel like the network's own events: a heap costs
+        // more per packet than the network does per hop.
+        let mut arrivals = Calendar::new(1024);
+        self.first_arrivals(&mut arrivals);
+        let limit = self.end.saturating_add(drain);
+        let (mut delivered, mut due) = (Vec::new(), Vec::new());
+        let mut window = None;
+        let (mut t, mut from) = (0, 0);
+        loop {
+            if t == self.warmup && t > 0 {
+                self.net.reset_stats();
+            }
+            if t == self.end {
+                window = Some(self.net.stats());
+            }
+            let idle = arrivals.next_time(from).is_none();
+            if (t >= self.end && (self.tally.outstanding == 0 || idle)) || t > limit {
+                break;
+            }
+            let edge = if t < self.warmup {
+                self.warmup
+            } else if t < self.end {
+                self.end
+            } else {
+                u64::MAX
+            };
+            let stop = (t + BATCH).min(edge);
+            while let Some(at) = arrivals.next_time(from).filter(|&at| at < stop) {
+                arrivals.take(at, &mut due);
+                for &src in &due {
+                    self.create_packet(src as u32, at);
+                    arrivals.push(at + 1, at + self.rng.geometric_gap_ln(self.ln_miss), src);
+                }
+                from = at + 1;
+            }
+            self.advance(stop - 1, &mut delivered)?;
+            t = stop;
+        }
+        Ok(window.unwrap_or_else(|| self.net.stats()))
+    }
+
+    fn first_arrivals(&mut self, arrivals: &mut Calendar) {
+        if self.p <= 0.0 {
+            return;
+        }
+        let topo = self.net.topology();
+        let senders: Vec<u32> = (0..topo.nodes() as u32).filter(|&s| self.pattern.sends(topo, s)).collect();
+        for s in senders {
+            arrivals.push(0, self.rng.geometric_gap_ln(self.ln_miss) - 1, s as u64);
+        }
+    }
+
+    /// The message id carries the creation cycle and whether it is measured, so no
+    /// per-packet table is needed to compute latencies.
+    fn create_packet(&mut self, src: u32, t: u64) {
+        let dst = self.pattern.destination(self.net.topology(), src, &mut self.rng);
+        let measured = t >= self.warmup && t < self.end;
+        if measured {
+            self.tally.offered += 1;
+            self.tally.outstanding += 1;
+        }
+        let bytes = self.net.config().packet_bytes as u64;
+        self.net.inject(t << 1 | measured as u64, src, dst, bytes, t);
+    }
+
+    fn advance(&mut self, cycle: u64, delivered: &mut Vec<(u64, u64)>) -> Result<(), String> {
+        self.net.advance_to(cycle, delivered).map_err(|d| d.to_string())?;
+        for (msg, at) in delivered.drain(..) {
+            if at >= self.warmup && at < self.end {
+                self.tally.accepted += 1;
+            }
+            if msg & 1 == 1 {
+                self.tally.latency.record(at - (msg >> 1));
+                self.tally.outstanding -= 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn result(&self, load: f64, measure: u64, network: TorusStats) -> SynthResult {
+        let cfg = self.net.config();
+        let per = (cfg.nodes() as f64) * measure as f64;
+        let bytes = cfg.packet_bytes as f64;
+        let frac = cfg.phits(cfg.packet_bytes as u64) as f64 / cfg.uniform_capacity();
+        let (offered, accepted) = (self.tally.offered as f64 / per, self.tally.accepted as f64 / per);
+        SynthResult {
+            load,
+            offered_packets: offered,
+            accepted_packets: accepted,
+            offered_bytes: offered * bytes,
+            accepted_bytes: accepted * bytes,
+            offered_fraction: offered * frac,
+            accepted_fraction: accepted * frac,
+            avg_latency: self.tally.latency.mean(),
+            p99_latency: self.tally.latency.percentile(0.99),
+            measured_packets: self.tally.offered,
+            unfinished: self.tally.outstanding,
+            network,
+            total_packet_hops: self.net.lifetime_packet_hops(),
+        }
+    }
+}

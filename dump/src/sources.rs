@@ -63,8 +63,8 @@ impl Printer {
         self.out.write_all(self.line.as_bytes())
     }
 
-    fn new_task(&mut self) {
-        self.stream = codec::Stream::with_repeats();
+    fn new_task(&mut self, repeats: bool) {
+        self.stream = if repeats { codec::Stream::with_repeats() } else { codec::Stream::without_repeats() };
     }
 
     fn stats(&mut self, file_bytes: u64) -> std::io::Result<()> {
@@ -160,7 +160,7 @@ fn dump_trace(path: &Path, task: Option<u32>, p: &mut Printer) -> Result<(), Box
     };
     let mut rec = Record::default();
     for t in tasks {
-        p.new_task();
+        p.new_task(tr.header.tasks[t as usize].flags & psins_formats::trace::TASK_REPEATS != 0);
         let mut cur = tr.task(t, 1 << 16)?;
         while cur.next(&mut rec)? {
             p.record(t, &rec, &comms)?;

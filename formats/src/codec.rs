@@ -451,11 +451,17 @@ fn head_len(head: u8) -> usize {
 pub struct Stream {
     pub ctx: Ctx,
     hist: Option<Box<History>>,
+    used: bool,
 }
 
 impl Stream {
     pub fn with_repeats() -> Stream {
-        Stream { ctx: Ctx::default(), hist: Some(Box::default()) }
+        Stream { ctx: Ctx::default(), hist: Some(Box::default()), used: false }
+    }
+
+    /// Whether any repeat record was encoded or decoded.
+    pub fn used_repeats(&self) -> bool {
+        self.used
     }
 
     pub fn without_repeats() -> Stream {
@@ -474,6 +480,7 @@ impl Stream {
             let tl = te - ts;
             times[..tl].copy_from_slice(&out[ts..te]);
             out.truncate(at);
+            self.used = true;
             let d = (k - 1) as u8;
             out.push(REPEAT_BASE + (d & 7) | ((d >> 3) << 5));
             out.extend_from_slice(&times[..tl]);
@@ -519,6 +526,7 @@ impl Stream {
             return Err(invalid(format!("the record {k} back does not repeat cleanly")));
         }
         h.push(Some((e, elen as u8)));
+        self.used = true;
         Ok(pos)
     }
 }

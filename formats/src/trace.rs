@@ -6,7 +6,7 @@
 //!                      meta_len u32 | comms_len u32 | comms_offset u64
 //! meta   (meta_len bytes):  varint n, then n × (key string, value string)
 //! index  (tasks × 40 bytes): offset u64 | stored_len u64 | records u64 | raw_len u64 |
-//!                            crc32(stored bytes) u32 | reserved u32
+//!                            crc32(stored bytes) u32 | task flags u32 (bit 0: repeats used)
 //! crc32 of everything above u32
 //! task streams, rank order
 //! comms  (comms_len bytes at comms_offset): varint n, then n × (id, size, member deltas)
@@ -47,7 +47,13 @@ pub struct TaskEntry {
     pub records: u64,
     pub raw_len: u64,
     pub crc: u32,
+    /// [`TASK_REPEATS`] when the stream uses repeat records.
+    pub flags: u32,
 }
+
+/// Task flag: the stream contains repeat records, so a reader needs a repeat history for it
+/// (about 800 bytes); streams without keep their cursors lean.
+pub const TASK_REPEATS: u32 = 1;
 
 /// Everything before the task streams.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -161,6 +167,7 @@ pub struct TraceWriter {
     path: PathBuf,
     sink: Sink,
     level: Option<i32>,
+    repeats: bool,
     header: TraceHeader,
     meta_bytes: Vec<u8>,
     index_at: u64,
@@ -203,6 +210,7 @@ impl TraceWriter {
             path: path.to_path_buf(),
             sink: Sink::Plain(w),
             level: zstd_level,
+            repeats: true,
             header,
             meta_bytes: m,
             index_at,
@@ -214,6 +222,12 @@ impl TraceWriter {
             records: 0,
             stream_start: 0,
         })
+    }
+
+    /// Whether tasks begun from now on may use repeat records (on by default). Off keeps every
+    /// reader's cursor free of the ~800-byte repeat history, for traces of very many tasks.
+    pub fn set_repeats(&mut self, on: bool) {
+        self.repeats = on;
     }
 
     /// Replaces the communicator table given to `create`; `finish` writes it.
@@ -242,7 +256,7 @@ impl TraceWriter {
             None => Sink::Plain(w),
         };
         self.current = Some(task);
-        self.stream = Stream::with_repeats();
+        self.stream = if self.repeats { Stream::with_repeats() } else { Stream::without_repeats() };
         self.raw_len = 0;
         self.records = 0;
         Ok(())
@@ -285,6 +299,7 @@ impl TraceWriter {
             records: self.records,
             raw_len: self.raw_len,
             crc: w.crc.clone().finalize(),
+            flags: if self.stream.used_repeats() { TASK_REPEATS } else { 0 },
         };
         self.sink = Sink::Plain(w);
         self.next_task += 1;
@@ -321,7 +336,7 @@ impl TraceWriter {
                 head.extend_from_slice(&v.to_le_bytes());
             }
             head.extend_from_slice(&t.crc.to_le_bytes());
-            head.extend_from_slice(&0u32.to_le_bytes());
+            head.extend_from_slice(&t.flags.to_le_bytes());
         }
         let crc = crc32fast::hash(&head);
         head.extend_from_slice(&crc.to_le_bytes());
@@ -383,11 +398,16 @@ impl TraceReader {
                 records: q(2),
                 raw_len: q(3),
                 crc: u32::from_le_bytes(e[32..36].try_into().unwrap()),
+                flags: u32::from_le_bytes(e[36..40].try_into().unwrap()),
             };
             if entry.offset < hlen || entry.offset.checked_add(entry.stored_len).map_or(true, |end| end > len) {
                 return Err(Error::new(path, "index entry points outside the file (truncated trace?)")
                     .task(t as u32)
                     .at((i_at + t * INDEX_ENTRY_LEN) as u64));
+            }
+            if entry.flags & !TASK_REPEATS != 0 {
+                let msg = format!("unknown task flags {:#x}", entry.flags);
+                return Err(Error::new(path, msg).task(t as u32).at((i_at + t * INDEX_ENTRY_LEN + 36) as u64));
             }
             entries.push(entry);
         }
@@ -435,7 +455,7 @@ impl TraceReader {
             start: 0,
             end: 0,
             eof: false,
-            stream: Stream::with_repeats(),
+            stream: if entry.flags & TASK_REPEATS != 0 { Stream::with_repeats() } else { Stream::without_repeats() },
             index: 0,
             consumed: 0,
         })

@@ -129,3 +129,28 @@ fn wrong_kind_and_version_are_named() {
     let e = TraceReader::open(&trace).err().unwrap().to_string();
     assert!(e.contains("not a psins file"), "{e}");
 }
+
+#[test]
+fn tasks_say_whether_they_use_repeats() {
+    let dir = tempdir();
+    let path = dir.join("r.psins");
+    let rec = Record::new(5, 7, Op::Other { func: 3 });
+    let mut w = TraceWriter::create(&path, 3, vec![], vec![], None).unwrap();
+    for (t, (n, repeats)) in [(1, true), (4, true), (4, false)].into_iter().enumerate() {
+        w.set_repeats(repeats);
+        w.begin_task(t as u32).unwrap();
+        for _ in 0..n {
+            w.push(&rec).unwrap();
+        }
+        w.end_task().unwrap();
+    }
+    let h = w.finish().unwrap();
+    let flags: Vec<u32> = h.tasks.iter().map(|t| t.flags).collect();
+    // One record cannot repeat anything; the lean task never repeats.
+    assert_eq!(flags, vec![0, trace::TASK_REPEATS, 0]);
+    assert!(h.tasks[1].raw_len < h.tasks[2].raw_len);
+    let tr = TraceReader::open(&path).unwrap();
+    for t in 0..3 {
+        assert!(read_task(&tr, t, 64).iter().all(|r| *r == rec));
+    }
+}

@@ -350,11 +350,17 @@ pub fn parse_rank_list(s: &str) -> std::result::Result<Vec<u32>, String> {
     Ok(v)
 }
 
+/// Traces of at least this many ranks are written without repeat records.
+pub const LEAN_TRACE_RANKS: u32 = 1 << 17;
+
 /// Writes workload `w` to `path` as a compact trace; with `expand`, each collective is
 /// followed by its MPICH expansion as Step records. Returns the number of records written.
 pub fn write_trace(w: &Workload, path: &std::path::Path, zstd: Option<i32>, expand: bool) -> Result<u64> {
     let meta = vec![("generator".to_string(), "psins-synth".to_string()), ("workload".to_string(), format!("{w:?}"))];
     let mut out = TraceWriter::create(path, w.ranks, meta, Vec::new(), zstd)?;
+    // Repeat records shrink a trace but cost each replaying cursor ~800 bytes of history:
+    // past this many ranks, memory per rank matters more than bytes per record.
+    out.set_repeats(w.ranks < LEAN_TRACE_RANKS);
     let th = psins_collectives::Thresholds::default();
     let (mut rec, mut steps, mut written) = (Record::default(), Vec::new(), 0u64);
     for t in 0..w.ranks {

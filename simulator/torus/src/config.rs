@@ -154,7 +154,8 @@ impl TorusConfig {
         let nodes = self.dims.iter().map(|&k| k as u64).product::<u64>();
         let ports = 2 * self.dims.len() as u64;
         let per_vc = 16 + 4 * self.buffer_packets as u64;
-        let per_router = ports * self.vcs as u64 * per_vc + (ports + 1) * 17 + ports * 4 + 2 * self.dims.len() as u64 + 88;
+        let per_router =
+            ports * self.vcs as u64 * per_vc + (ports + 1) * 17 + ports * 4 + 2 * self.dims.len() as u64 + 88;
         nodes.saturating_mul(per_router)
     }
 

@@ -41,7 +41,7 @@ pub(crate) const INPUT_BITS: u32 = 6;
 /// One link traversal or ejection, recorded when path tracing is on (tests, debugging).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hop {
-    /// Serial number of the packet, unique over the run.
+    /// Serial number of the packet, unique over the run (u64::MAX: cut before tracing).
     pub packet: u64,
     /// The caller's message id.
     pub msg: u64,
@@ -312,9 +312,13 @@ impl Torus {
         self.ms.live()
     }
 
-    /// Records every hop from now on (see [`Torus::take_trace`]).
+    /// Records every hop from now on (see [`Torus::take_trace`]); packets already in the
+    /// network show `u64::MAX` as their number.
     pub fn enable_path_trace(&mut self) {
-        self.trace.get_or_insert_with(Vec::new);
+        if self.trace.is_none() {
+            self.trace_serial = vec![u64::MAX; self.pk.items.len()];
+            self.trace = Some(Vec::new());
+        }
     }
 
     pub fn take_trace(&mut self) -> Vec<Hop> {

@@ -21,7 +21,7 @@ impl Torus {
         if let Some(trace) = &mut self.trace {
             let pk = &self.pk[p];
             let msg = self.ms[pk.msg].user;
-            let packet = self.trace_serial[p as usize];
+            let packet = self.trace_serial.get(p as usize).copied().unwrap_or(u64::MAX);
             trace.push(Hop { packet, msg, router: r, port: o as u8, vc: v as u8, cycle: c });
         }
         if o == self.ports {

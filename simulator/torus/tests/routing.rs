@@ -102,3 +102,18 @@ fn dor_uses_every_lane_of_a_multi_vc_link() {
     let lanes: std::collections::BTreeSet<u8> = paths.iter().flat_map(|(_, _, h)| h.iter().map(|h| h.vc)).collect();
     assert_eq!(lanes.into_iter().collect::<Vec<_>>(), vec![0, 1, 2]);
 }
+
+#[test]
+fn tracing_switched_on_mid_run_is_safe() {
+    let c = cfg(&[4, 4], false, 1, Routing::Dor);
+    let mut net = Torus::new(c).unwrap();
+    for id in 0..20 {
+        net.inject(id, 0, 10, 200, 0);
+    }
+    let mut out = Vec::new();
+    net.advance_to(40, &mut out).unwrap();
+    net.enable_path_trace();
+    drain(&mut net, 100_000).unwrap();
+    let trace = net.take_trace();
+    assert!(trace.iter().any(|h| h.packet == u64::MAX) && trace.iter().any(|h| h.packet != u64::MAX));
+}

@@ -29,7 +29,7 @@ use crate::stats::{Histogram, TorusStats};
 const DRAIN_WINDOWS: u64 = 4;
 /// Cycles of arrivals injected before the network catches up: fewer, longer calls into
 /// the network, with no effect on what it computes.
-const BATCH: u64 = 64;
+const BATCH: u64 = 32;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SynthResult {
@@ -82,7 +82,7 @@ pub fn run(
         p,
         ln_miss,
         warmup,
-        end: warmup + measure,
+        end: warmup.saturating_add(measure),
         tally: Tally::default(),
     };
     let window = gen.simulate(measure.saturating_mul(DRAIN_WINDOWS))?;
@@ -153,7 +153,7 @@ impl Generator {
     fn simulate(&mut self, drain: u64) -> Result<TorusStats, String> {
         // Arrivals wait on a timing wheel like the network's own events: a heap costs
         // more per packet than the network does per hop.
-        let mut arrivals = Calendar::new(1024);
+        let mut arrivals = Calendar::new(512);
         self.first_arrivals(&mut arrivals);
         let limit = self.end.saturating_add(drain);
         let (mut delivered, mut due) = (Vec::new(), Vec::new());

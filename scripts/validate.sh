@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The first prediction check (docs/validation.md): trace every test app at 2 ranks, calibrate
+# this host with psins_bench, replay each trace on the calibrated host, and compare predicted
+# with measured run time and communication time. Prints a Markdown table.
+#
+# Measured run time: the traced run from MPI_Init's return to MPI_Finalize's entry, slowest
+# rank (the span the simulator predicts). Measured communication: time inside MPI calls other
+# than Init and Finalize, slowest rank. Predicted: psins-sim's end time and comm_s (which
+# includes waiting), slowest rank.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=target/release
+APPS=${APPS:-"pingpong ring stencil2d stencil3d cg is master_worker collectives comms requests"}
+out=${OUT:-build/validation}
+rm -rf "$out" && mkdir -p "$out"
+
+timeout 300 mpirun -n 2 mpi-test-apps/bin/psins_bench -o "$out/calib" > /dev/null
+machine="$out/calib/base-machine.toml"
+
+# Slowest rank's span and MPI time from the trace: "span_s comm_s".
+measured() {
+  "$BIN/psins-dump" "$1" --json | awk '
+    /"kind":"init"/ || /"kind":"step"/ { next }
+    { match($0, /"task":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7)
+      match($0, /"gap_ns":[0-9]+/); g = substr($0, RSTART + 9, RLENGTH - 9)
+      match($0, /"dur_ns":[0-9]+/); d = substr($0, RSTART + 9, RLENGTH - 9)
+      if ($0 ~ /"kind":"finalize"/) d = 0
+      span[t] += g + d; comm[t] += d }
+    END { for (t in span) { if (span[t] > s) s = span[t]; if (comm[t] > c) c = comm[t] }
+          printf "%.9f %.9f\n", s / 1e9, c / 1e9 }'
+}
+
+# Slowest rank's predicted end and comm from the JSON report: "end_s comm_s".
+predicted() {
+  tr -d ' \n' < "$1" | grep -o '"tasks":\[[^]]*\]' | grep -o '{[^}]*}' | awk '
+    { match($0, /"comm_s":[0-9.e+-]+/); c = substr($0, RSTART + 9, RLENGTH - 9) + 0
+      match($0, /"end_s":[0-9.e+-]+/); e = substr($0, RSTART + 8, RLENGTH - 8) + 0
+      if (c > mc) mc = c; if (e > me) me = e }
+    END { printf "%.9f %.9f\n", me, mc }'
+}
+
+printf '| app | measured run (ms) | predicted run (ms) | error | measured comm (ms) | predicted comm (ms) | error |\n'
+printf '|---|---:|---:|---:|---:|---:|---:|\n'
+for app in $APPS; do
+  dir="$out/$app"
+  mkdir -p "$dir"
+  PSINS_DIR="$dir/logs" LD_PRELOAD="$PWD/$BIN/libpsinstrace.so" timeout 300 mpirun -n 2 "mpi-test-apps/bin/$app" > "$dir/stdout" 2> /dev/null
+  "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
+  "$BIN/psins-sim" "$dir/$app.psins" -m "$machine" -q --no-progress --json "$dir/sim.json"
+  read -r ms mc < <(measured "$dir/$app.psins")
+  read -r ps pc < <(predicted "$dir/sim.json")
+  awk -v a="$app" -v ms="$ms" -v mc="$mc" -v ps="$ps" -v pc="$pc" 'BEGIN {
+    printf "| %s | %.3f | %.3f | %+.0f %% | %.3f | %.3f | %+.0f %% |\n",
+      a, ms * 1e3, ps * 1e3, 100 * (ps - ms) / ms, mc * 1e3, pc * 1e3, mc > 0 ? 100 * (pc - mc) / mc : 0 }'
+done
+echo
+grep -E '^(latency|bandwidth)' "$machine" | head -2 | tr '\n' ' '
+echo "(calibrated by psins_bench, $machine); $(nproc) cores; $(date -u +%Y-%m-%d)"

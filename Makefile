@@ -6,7 +6,7 @@ RELEASE := target/release
 APPS := mpi-test-apps/bin
 DEMO := build/demo
 
-.PHONY: all setup build apps test bench overhead demo clean help fmt lint
+.PHONY: all setup build apps test bench overhead validate demo clean help fmt lint
 
 all: build apps ## release build of everything: libpsinstrace.so, the tools, the test apps
 
@@ -22,13 +22,18 @@ apps:
 test: setup build apps ## every test: unit, property, fuzz-style, end to end under real mpirun
 	$(CARGO) test --release --workspace
 
-bench: build ## speed benchmarks; figures go to docs/performance.md
+bench: build ## speed benchmarks (several minutes, ~1.5 GB of scratch traces); figures go to docs/performance.md
 	$(CARGO) bench -p psins-formats --bench codec
-	@if [ -f simulator/benches/replay.rs ]; then $(CARGO) bench -p psins-sim --bench replay; fi
-	@if [ -x scripts/bench-consolidate.sh ]; then scripts/bench-consolidate.sh; fi
+	$(CARGO) bench -p psins-consolidate --bench throughput
+	$(CARGO) bench -p psins-sim --bench replay
+	bash scripts/bench-torus.sh
 
-overhead: build apps ## tracer overhead: traced vs untraced runs, added ns per call
+overhead: build apps ## tracer overhead: micro-loops (ns per call) and whole apps (traced vs untraced)
 	bash tracer-cdylib/overhead.sh
+	bash scripts/overhead-apps.sh
+
+validate: build apps ## predicted versus measured run time of every test app on this host
+	bash scripts/validate.sh
 
 demo: setup build apps ## the README's first command: trace, consolidate, simulate, compare
 	bash scripts/demo.sh

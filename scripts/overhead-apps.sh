@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-7}
-APPS=${APPS:-"pingpong ring stencil2d stencil3d cg is master_worker collectives comms requests"}
+# app:arguments — iteration counts large enough that a run takes 0.1–0.6 s at 2 ranks here,
+# so tracer start-up (clock calibration, one broadcast) and 10 ms CPU-time ticks do not swamp it.
+APPS=${APPS:-"pingpong:500 ring:50000 stencil2d:10000 stencil3d:3000 cg:4000 is:2000 master_worker:200 collectives comms requests"}
 SO=$PWD/target/release/libpsinstrace.so
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -15,28 +17,34 @@ trap 'rm -rf "$work"' EXIT
 # One run: prints "wall_s cpu_s"; with $2 = traced, the tracer writes into $work/t.
 one() {
   local app=$1 traced=$2 env=()
+  local -a args
+  read -r -a args <<< "$3"
   [ "$traced" = traced ] && env=(LD_PRELOAD="$SO" PSINS_DIR="$work/t")
   /usr/bin/env "${env[@]}" bash -c '
     s=$(date +%s.%N)
-    mpirun -n 2 "$0" > "$1" 2>/dev/null
+    mpirun -n 2 "$0" "${@:2}" > "$1" 2>/dev/null
     e=$(date +%s.%N)
     times > "$1.times"   # second line: CPU of mpirun and everything it waited for
-    echo "$s $e"' "mpi-test-apps/bin/$app" "$work/out" |
-    awk -v tf="$work/out.times" 'BEGIN { getline l1 < tf; getline l2 < tf; split(l2, c, /[ ms]+/) }
-      { printf "%.6f %.6f\n", $2 - $1, c[1] * 60 + c[2] + c[3] * 60 + c[4] }'
+    echo "$s $e" > "$1.wall"' "mpi-test-apps/bin/$app" "$work/out" "${args[@]}"
+  # Read only after the run: a pipe would start awk before the times file is written.
+  awk -v tf="$work/out.times" 'BEGIN { getline l1 < tf; getline l2 < tf; split(l2, c, /[ ms]+/) }
+    { printf "%.6f %.6f\n", $2 - $1, c[1] * 60 + c[2] + c[3] * 60 + c[4] }' "$work/out.wall"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 printf '| app | calls | wall untraced (s) | wall traced (s) | wall overhead | CPU untraced (s) | CPU traced (s) | added CPU per call | log bytes per call |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
-for app in $APPS; do
+for spec in $APPS; do
+  app=${spec%%:*} args=""
+  [ "$spec" != "$app" ] && args=${spec#*:}
+  args=${args//,/ }
   [ -x "mpi-test-apps/bin/$app" ] || continue
   : > "$work/u"; : > "$work/tr"
   for ((i = 0; i < RUNS; i++)); do
-    one "$app" plain >> "$work/u"
+    one "$app" plain "$args" >> "$work/u"
     rm -rf "$work/t"
-    one "$app" traced >> "$work/tr"
+    one "$app" traced "$args" >> "$work/tr"
   done
   calls=$(grep -h '^PSINS_COUNTS ' "$work/out" | tr ' ' '\n' | awk -F= '/^MPI_/ { s += $2 } END { print s }')
   bytes=$(cat "$work"/t/*/rank-*.bin | wc -c)

@@ -87,9 +87,10 @@ fn main() {
 fn run(name: &str, recs: &[Record]) {
     let tasks = 4u32;
     let path = std::env::temp_dir().join(format!("psins-bench-{}.psins", std::process::id()));
-    for zstd in [None, Some(3)] {
+    for (zstd, repeats) in [(None, false), (None, true), (Some(3), true)] {
         let t0 = Instant::now();
         let mut w = TraceWriter::create(&path, tasks, vec![], vec![], zstd).unwrap();
+        w.set_repeats(repeats);
         for t in 0..tasks {
             w.begin_task(t).unwrap();
             for r in recs {
@@ -113,7 +114,11 @@ fn run(name: &str, recs: &[Record]) {
         }
         let dec = t0.elapsed().as_secs_f64();
         assert_eq!(got, n);
-        let label = if zstd.is_some() { "zstd-3" } else { "plain " };
+        let label = match (zstd.is_some(), repeats) {
+            (true, _) => "zstd-3, repeats   ",
+            (false, true) => "plain, repeats    ",
+            (false, false) => "plain, no repeats ",
+        };
         println!(
             "{name:<12} compact trace {label}: {n} records, {:.2} bytes/record, encode {:.1} M records/s, decode {:.1} M records/s",
             size as f64 / n as f64,

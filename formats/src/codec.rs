@@ -43,12 +43,12 @@ const SAME_PEER: u8 = 0x20;
 const SAME_TAG: u8 = 0x40;
 const SAME_BYTES: u8 = 0x80;
 /// Step records: gap and dur are both zero and omitted.
-const STEP_NO_TIME: u8 = 0x80;
+pub(crate) const STEP_NO_TIME: u8 = 0x80;
 /// Wait completions: the low bit of the request delta says "full receive info follows".
 const COMPLETION_FULL: u64 = 1;
 
 /// Wire codes 21..=23: send kinds in a non-standard mode (a mode byte follows the header).
-const MODE_BASE: u8 = Kind::COUNT as u8;
+pub(crate) const MODE_BASE: u8 = Kind::COUNT as u8;
 
 fn wire_code(op: &Op) -> u8 {
     let k = op.kind() as u8;
@@ -66,7 +66,7 @@ pub fn encode(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) {
 }
 
 /// [`encode`], returning where the gap and dur bytes start and end in `out`.
-fn encode_parts(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (usize, usize) {
+pub(crate) fn encode_parts(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (usize, usize) {
     let at = out.len();
     let code = wire_code(&rec.op);
     out.push(code);
@@ -229,12 +229,18 @@ fn put_completions(out: &mut Vec<u8>, ctx: &mut Ctx, list: &[i64]) {
 /// Returns the bytes consumed. On any error `ctx` is left unchanged.
 #[inline]
 pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, DecodeError> {
-    decode_parts(buf, ctx, rec).map(|(n, _, _)| n)
+    decode_parts(buf, ctx, rec, None).map(|(n, _, _)| n)
 }
 
-/// [`decode`], also returning where the gap and dur bytes start and end.
+/// [`decode`], also returning where the gap and dur bytes start and end. With `times`, the
+/// bytes hold no gap and dur (a repeat's history entry) and these are used instead.
 #[inline]
-fn decode_parts(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<(usize, usize, usize), DecodeError> {
+pub(crate) fn decode_parts(
+    buf: &[u8],
+    ctx: &mut Ctx,
+    rec: &mut Record,
+    times: Option<(u64, u64)>,
+) -> Result<(usize, usize, usize), DecodeError> {
     let mut c = *ctx;
     let mut r = Reader { buf, pos: 1 };
     let head = *buf.first().ok_or(DecodeError::Incomplete)?;
@@ -256,7 +262,11 @@ fn decode_parts(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<(usize, u
     let mode = mode.unwrap_or(SendMode::Standard);
     let timed = !(kind == Kind::Step && flags & STEP_NO_TIME != 0);
     let times_at = r.pos;
-    let (gap_ns, dur_ns) = if timed { (r.u64()?, r.u64()?) } else { (0, 0) };
+    let (gap_ns, dur_ns) = match times {
+        Some(t) => t,
+        None if timed => (r.u64()?, r.u64()?),
+        None => (0, 0),
+    };
     let times_end = r.pos;
     rec.list.clear();
     let op = match kind {
@@ -358,180 +368,7 @@ fn decode_parts(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<(usize, u
     Ok((r.pos, times_at, times_end))
 }
 
-/// Wire codes 24..=31: a repeat of a recent record (see [`History`]).
-const REPEAT_BASE: u8 = 24;
-/// How many recent records a repeat can name, and the longest record (without its times) kept.
-pub const HISTORY_DEPTH: usize = 32;
-const HISTORY_ENTRY: usize = 24;
-const NOT_REPEATABLE: u8 = u8::MAX;
-
-/// The last [`HISTORY_DEPTH`] records of a stream without their gap and dur, so that a record
-/// equal to one of them in everything but its times is written as one head byte naming it
-/// (distance 1..=32) followed by its times. Iterative applications repeat the same calls
-/// every iteration; this is what makes their traces cost little more than their timings.
-/// Byte equality under the same context means the repeat decodes to the same record.
-#[derive(Clone)]
-pub struct History {
-    len: [u8; HISTORY_DEPTH],
-    bytes: [[u8; HISTORY_ENTRY]; HISTORY_DEPTH],
-    next: usize,
-    /// The distance that matched last: periodic streams match at the same one every time.
-    last_k: usize,
-}
-
-impl Default for History {
-    fn default() -> Self {
-        History { len: [NOT_REPEATABLE; HISTORY_DEPTH], bytes: [[0; HISTORY_ENTRY]; HISTORY_DEPTH], next: 0, last_k: 1 }
-    }
-}
-
-/// A record without its times as a fixed-size, zero-padded key (fixed sizes compare and copy
-/// without calls into libc).
-type Key = ([u8; HISTORY_ENTRY], u8);
-
-fn key(head: &[u8], fields: &[u8]) -> Option<Key> {
-    let n = head.len() + fields.len();
-    if n > HISTORY_ENTRY {
-        return None;
-    }
-    let mut k = [0u8; HISTORY_ENTRY];
-    for (slot, &b) in k.iter_mut().zip(head.iter().chain(fields)) {
-        *slot = b;
-    }
-    Some((k, n as u8))
-}
-
-impl History {
-    fn push(&mut self, key: Option<Key>) {
-        let slot = self.next;
-        self.next = (self.next + 1) % HISTORY_DEPTH;
-        match key {
-            Some((k, n)) => {
-                self.bytes[slot] = k;
-                self.len[slot] = n;
-            }
-            None => self.len[slot] = NOT_REPEATABLE,
-        }
-    }
-
-    fn slot(&self, k: usize) -> usize {
-        (self.next + HISTORY_DEPTH - k) % HISTORY_DEPTH
-    }
-
-    /// The entry pushed `k` records ago (k = 1 is the previous record).
-    fn get(&self, k: usize) -> Option<Key> {
-        let slot = self.slot(k);
-        let n = self.len[slot];
-        (n != NOT_REPEATABLE).then_some((self.bytes[slot], n))
-    }
-
-    fn find(&mut self, key: &Key) -> Option<usize> {
-        let hit = |k: usize| {
-            let slot = self.slot(k);
-            self.len[slot] == key.1 && self.bytes[slot] == key.0
-        };
-        let k = if hit(self.last_k) { Some(self.last_k) } else { (1..=HISTORY_DEPTH).find(|&k| hit(k)) }?;
-        self.last_k = k;
-        Some(k)
-    }
-}
-
-/// Bytes before the times in a record starting with `head`: the head, and a mode byte.
-fn head_len(head: u8) -> usize {
-    if (MODE_BASE..REPEAT_BASE).contains(&(head & 0x1f)) {
-        2
-    } else {
-        1
-    }
-}
-
-/// The coding state of one stream: the context, plus the history where repeats are used
-/// (the compact trace; per-rank logs do without, to keep the tracer's path short).
-#[derive(Clone, Default)]
-pub struct Stream {
-    pub ctx: Ctx,
-    hist: Option<Box<History>>,
-    used: bool,
-}
-
-impl Stream {
-    pub fn with_repeats() -> Stream {
-        Stream { ctx: Ctx::default(), hist: Some(Box::default()), used: false }
-    }
-
-    /// Whether any repeat record was encoded or decoded.
-    pub fn used_repeats(&self) -> bool {
-        self.used
-    }
-
-    pub fn without_repeats() -> Stream {
-        Stream::default()
-    }
-
-    pub fn encode(&mut self, out: &mut Vec<u8>, rec: &Record) {
-        let at = out.len();
-        let (ts, te) = encode_parts(out, &mut self.ctx, rec);
-        let Some(h) = self.hist.as_deref_mut() else { return };
-        let key = key(&out[at..ts], &out[te..]);
-        let k = key.as_ref().and_then(|key| h.find(key));
-        h.push(key);
-        if let Some(k) = k {
-            let mut times = [0u8; 20];
-            let tl = te - ts;
-            times[..tl].copy_from_slice(&out[ts..te]);
-            out.truncate(at);
-            self.used = true;
-            let d = (k - 1) as u8;
-            out.push(REPEAT_BASE + (d & 7) | ((d >> 3) << 5));
-            out.extend_from_slice(&times[..tl]);
-        }
-    }
-
-    /// Decodes one record; on error nothing in the stream state changes.
-    #[inline]
-    pub fn decode(&mut self, buf: &[u8], rec: &mut Record) -> Result<usize, DecodeError> {
-        let head = *buf.first().ok_or(DecodeError::Incomplete)?;
-        let Some(h) = self.hist.as_deref_mut() else {
-            return decode(buf, &mut self.ctx, rec);
-        };
-        if head & 0x1f < REPEAT_BASE {
-            let (n, ts, te) = decode_parts(buf, &mut self.ctx, rec)?;
-            h.push(key(&buf[..ts], &buf[te..n]));
-            return Ok(n);
-        }
-        if head & 0x80 != 0 {
-            return Err(invalid(format!("bad repeat head {head:#x}")));
-        }
-        let k = (((head & 0x1f) - REPEAT_BASE) | ((head >> 5) << 3)) as usize + 1;
-        let (e, elen) =
-            h.get(k).ok_or_else(|| invalid(format!("repeat of the record {k} back, which cannot be repeated")))?;
-        let (elen, hl) = (elen as usize, head_len(e[0]));
-        // The entry's head says whether times follow (steps may have none).
-        let timed = !(e[0] & 0x1f == Kind::Step as u8 && e[0] & STEP_NO_TIME != 0);
-        let mut pos = 1;
-        if timed {
-            get_u64(buf, &mut pos)?;
-            get_u64(buf, &mut pos)?;
-        }
-        let mut full = [0u8; HISTORY_ENTRY + 20];
-        full[..hl].copy_from_slice(&e[..hl]);
-        full[hl..hl + pos - 1].copy_from_slice(&buf[1..pos]);
-        full[hl + pos - 1..elen + pos - 1].copy_from_slice(&e[hl..elen]);
-        let whole = elen + pos - 1;
-        let n = decode(&full[..whole], &mut self.ctx, rec).map_err(|e| match e {
-            DecodeError::Incomplete => invalid(format!("the record {k} back does not repeat cleanly")),
-            e => e,
-        })?;
-        if n != whole {
-            return Err(invalid(format!("the record {k} back does not repeat cleanly")));
-        }
-        h.push(Some((e, elen as u8)));
-        self.used = true;
-        Ok(pos)
-    }
-}
-
-fn invalid(msg: String) -> DecodeError {
+pub(crate) fn invalid(msg: String) -> DecodeError {
     DecodeError::Invalid(msg)
 }
 
@@ -646,3 +483,5 @@ impl Reader<'_> {
         Ok(())
     }
 }
+
+pub use crate::repeat::{Stream, HISTORY_DEPTH};

@@ -8,6 +8,7 @@ pub mod error;
 pub mod log;
 pub mod magic;
 pub mod record;
+mod repeat;
 pub mod trace;
 pub mod varint;
 

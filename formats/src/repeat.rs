@@ -1,0 +1,241 @@
+//! Repeat records (compact trace only; docs/format.md §3.3).
+//!
+//! Iterative applications make the same calls every iteration; only the timings change. A
+//! stream keeps the last [`HISTORY_DEPTH`] records without their gap and dur, and a record
+//! whose bytes equal one of them under the current context is written as one head byte naming
+//! it, followed by its times. Byte equality under the same context is what guarantees that the
+//! repeat decodes to the same record.
+//!
+//! Keys are three little-endian words plus a length, so building, storing and comparing them
+//! takes fixed-size moves rather than calls into libc; the encoder finds candidates through a
+//! small hash index instead of scanning the history.
+
+use crate::codec::{decode_parts, encode_parts, invalid, Ctx, DecodeError, MODE_BASE, STEP_NO_TIME};
+use crate::record::{Kind, Record};
+use crate::varint::get_u64;
+
+/// How many recent records a repeat can name.
+pub const HISTORY_DEPTH: usize = 32;
+/// Wire codes 24..=31 are repeats.
+const REPEAT_BASE: u8 = 24;
+/// The longest fields (the bytes after the times) a repeatable record has.
+const KEY_BYTES: usize = 24;
+const NOT_REPEATABLE: u8 = u8::MAX;
+const INDEX_SLOTS: usize = 64;
+
+/// Entry size: two head bytes and up to [`KEY_BYTES`] of fields, padded.
+const ENTRY: usize = 32;
+
+/// A record without its times. Bytes 0–1 hold the head: `[0, head]` for one-byte heads,
+/// `[head, mode]` for sends in a non-standard mode, so that `&bytes[2 - head_len..]` is the
+/// record as it would be coded without times. The fields start at byte 2, a fixed offset, so
+/// building an entry is one fixed-size copy. The encoder's padding is zero (it compares
+/// entries); the decoder's is whatever followed in the stream (it only decodes them).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    bytes: [u8; ENTRY],
+    len: u8,
+}
+
+fn head_len(head: u8) -> usize {
+    if (MODE_BASE..REPEAT_BASE).contains(&(head & 0x1f)) {
+        2
+    } else {
+        1
+    }
+}
+
+impl Entry {
+    /// The entry of the record `buf[..n]` whose times lie at `ts..te`; `None` if its fields
+    /// are longer than [`KEY_BYTES`]. Entries are comparable when `buf` is zero after `n`.
+    #[inline]
+    fn of(buf: &[u8], ts: usize, te: usize, n: usize) -> Option<Entry> {
+        let len = n - te;
+        if len > KEY_BYTES {
+            return None;
+        }
+        let mut bytes = [0u8; ENTRY];
+        bytes[2 - ts] = buf[0];
+        if ts == 2 {
+            bytes[1] = buf[1];
+        }
+        match buf.get(te..te + KEY_BYTES) {
+            Some(src) => bytes[2..2 + KEY_BYTES].copy_from_slice(src),
+            None => bytes[2..2 + len].copy_from_slice(&buf[te..n]),
+        }
+        Some(Entry { bytes, len: len as u8 })
+    }
+
+    fn hash(&self) -> usize {
+        let w = |i: usize| u64::from_le_bytes(self.bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        let h = w(0) ^ w(1).rotate_left(16) ^ w(2).rotate_left(32) ^ w(3).rotate_left(48) ^ self.len as u64;
+        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % INDEX_SLOTS
+    }
+
+    /// The head byte.
+    fn head(&self) -> u8 {
+        if self.bytes[0] != 0 {
+            self.bytes[0]
+        } else {
+            self.bytes[1]
+        }
+    }
+}
+
+/// The last [`HISTORY_DEPTH`] entries, a ring.
+#[derive(Clone)]
+struct History {
+    entries: [[u8; ENTRY]; HISTORY_DEPTH],
+    len: [u8; HISTORY_DEPTH],
+    /// Entries pushed so far (wrapping); the newest has ordinal `count`.
+    count: u32,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History { entries: [[0; ENTRY]; HISTORY_DEPTH], len: [NOT_REPEATABLE; HISTORY_DEPTH], count: 0 }
+    }
+}
+
+impl History {
+    #[inline]
+    fn push(&mut self, e: Option<Entry>) {
+        self.count = self.count.wrapping_add(1);
+        let slot = self.count as usize % HISTORY_DEPTH;
+        match e {
+            Some(e) => {
+                self.entries[slot] = e.bytes;
+                self.len[slot] = e.len;
+            }
+            None => self.len[slot] = NOT_REPEATABLE,
+        }
+    }
+
+    /// The entry pushed `k` records ago (k = 1 is the previous record).
+    #[inline]
+    fn get(&self, k: usize) -> Option<Entry> {
+        let slot = self.count.wrapping_sub(k as u32 - 1) as usize % HISTORY_DEPTH;
+        let len = self.len[slot];
+        (len != NOT_REPEATABLE).then_some(Entry { bytes: self.entries[slot], len })
+    }
+}
+
+/// The encoder's extra state: where each key hash was last seen, and the last distance hit.
+#[derive(Clone)]
+struct Index {
+    last_seen: [u32; INDEX_SLOTS],
+    last_k: usize,
+}
+
+impl Index {
+    fn find(&self, h: &History, key: &Entry) -> Option<usize> {
+        if h.get(self.last_k) == Some(*key) {
+            return Some(self.last_k);
+        }
+        let k = h.count.wrapping_sub(self.last_seen[key.hash()]) as usize + 1;
+        ((1..=HISTORY_DEPTH).contains(&k) && h.get(k) == Some(*key)).then_some(k)
+    }
+}
+
+/// The coding state of one stream: the context, plus the history where repeats are used
+/// (the compact trace; per-rank logs do without, to keep the tracer's path short).
+#[derive(Clone, Default)]
+pub struct Stream {
+    pub ctx: Ctx,
+    hist: Option<Box<History>>,
+    index: Option<Box<Index>>,
+    used: bool,
+}
+
+impl Stream {
+    pub fn with_repeats() -> Stream {
+        Stream { hist: Some(Box::default()), ..Stream::default() }
+    }
+
+    pub fn without_repeats() -> Stream {
+        Stream::default()
+    }
+
+    /// Whether any repeat record was encoded or decoded.
+    pub fn used_repeats(&self) -> bool {
+        self.used
+    }
+
+    pub fn encode(&mut self, out: &mut Vec<u8>, rec: &Record) {
+        let at = out.len();
+        let (ts, te) = encode_parts(out, &mut self.ctx, rec);
+        let Some(h) = self.hist.as_deref_mut() else { return };
+        let index = self.index.get_or_insert_with(|| Box::new(Index { last_seen: [0; INDEX_SLOTS], last_k: 1 }));
+        let end = out.len();
+        // Zero padding makes the entry comparable and lets Entry::of take its fixed-size path.
+        out.extend_from_slice(&[0u8; KEY_BYTES]);
+        let key = Entry::of(&out[at..], ts - at, te - at, end - at);
+        out.truncate(end);
+        let k = key.as_ref().and_then(|key| index.find(h, key));
+        h.push(key);
+        if let Some(key) = key {
+            index.last_seen[key.hash()] = h.count;
+        }
+        let Some(k) = k else { return };
+        index.last_k = k;
+        // A repeat decodes slower than the record itself: use it only where it saves bytes.
+        if 1 + (te - ts) >= end - at {
+            return;
+        }
+        self.used = true;
+        // Rewrite in place as [repeat head][times]: the times move left by the head's length.
+        let d = (k - 1) as u8;
+        out[at] = REPEAT_BASE + (d & 7) | ((d >> 3) << 5);
+        for i in 0..te - ts {
+            out[at + 1 + i] = out[ts + i];
+        }
+        out.truncate(at + 1 + (te - ts));
+    }
+
+    /// Decodes one record; on error nothing in the stream state changes.
+    #[inline]
+    pub fn decode(&mut self, buf: &[u8], rec: &mut Record) -> Result<usize, DecodeError> {
+        let head = *buf.first().ok_or(DecodeError::Incomplete)?;
+        let Some(h) = self.hist.as_deref_mut() else {
+            return crate::codec::decode(buf, &mut self.ctx, rec);
+        };
+        if head & 0x1f < REPEAT_BASE {
+            let (n, ts, te) = decode_parts(buf, &mut self.ctx, rec, None)?;
+            h.push(Entry::of(buf, ts, te, n));
+            return Ok(n);
+        }
+        let n = decode_repeat(h, buf, &mut self.ctx, rec)?;
+        self.used = true;
+        Ok(n)
+    }
+}
+
+fn decode_repeat(h: &mut History, buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, DecodeError> {
+    let head = buf[0];
+    if head & 0x80 != 0 {
+        return Err(invalid(format!("bad repeat head {head:#x}")));
+    }
+    let k = (((head & 0x1f) - REPEAT_BASE) | ((head >> 5) << 3)) as usize + 1;
+    let entry = h.get(k).ok_or_else(|| invalid(format!("repeat of the record {k} back, which cannot be repeated")))?;
+    let head = entry.head();
+    let hl = head_len(head);
+    // The entry's head says whether times follow (steps may have none).
+    let timed = !(head & 0x1f == Kind::Step as u8 && head & STEP_NO_TIME != 0);
+    let mut pos = 1;
+    let times = if timed { (get_u64(buf, &mut pos)?, get_u64(buf, &mut pos)?) } else { (0, 0) };
+    let bytes = &entry.bytes[2 - hl..];
+    let len = hl + entry.len as usize;
+    let unclean = || invalid(format!("the record {k} back does not repeat cleanly"));
+    // Decode under a copy: the context changes only if the whole entry decodes exactly.
+    let mut c = *ctx;
+    let (n, _, _) = decode_parts(bytes, &mut c, rec, Some(times)).map_err(|e| match e {
+        DecodeError::Incomplete => unclean(),
+        e => e,
+    })?;
+    if n != len {
+        return Err(unclean());
+    }
+    *ctx = c;
+    h.push(Some(entry));
+    Ok(pos)
+}

@@ -95,14 +95,10 @@ pub fn fields(rec: &Record, comms: &dyn Comms, step_comm: u32) -> Vec<(&'static 
     f
 }
 
-fn p2p(
-    f: &mut Vec<(&'static str, Val)>,
-    peer: &dyn Fn(&mut Vec<(&'static str, Val)>, &'static str, u32, i32),
-    p: i32,
-    tag: i32,
-    bytes: u64,
-    comm: u32,
-) {
+/// Adds a peer field, translated to a world rank where the communicator is known.
+type PeerFn<'a> = &'a dyn Fn(&mut Vec<(&'static str, Val)>, &'static str, u32, i32);
+
+fn p2p(f: &mut Vec<(&'static str, Val)>, peer: PeerFn, p: i32, tag: i32, bytes: u64, comm: u32) {
     peer(f, "peer", comm, p);
     f.push(("comm", Val::Int(comm as i64)));
     f.push(("tag", Val::Int(tag as i64)));

@@ -185,7 +185,7 @@ impl Stream {
         self.used = true;
         // Rewrite in place as [repeat head][times]: the times move left by the head's length.
         let d = (k - 1) as u8;
-        out[at] = REPEAT_BASE + (d & 7) | ((d >> 3) << 5);
+        out[at] = (REPEAT_BASE + (d & 7)) | ((d >> 3) << 5);
         for i in 0..te - ts {
             out[at + 1 + i] = out[ts + i];
         }

@@ -400,7 +400,7 @@ impl TraceReader {
                 crc: u32::from_le_bytes(e[32..36].try_into().unwrap()),
                 flags: u32::from_le_bytes(e[36..40].try_into().unwrap()),
             };
-            if entry.offset < hlen || entry.offset.checked_add(entry.stored_len).map_or(true, |end| end > len) {
+            if entry.offset < hlen || entry.offset.checked_add(entry.stored_len).is_none_or(|end| end > len) {
                 return Err(Error::new(path, "index entry points outside the file (truncated trace?)")
                     .task(t as u32)
                     .at((i_at + t * INDEX_ENTRY_LEN) as u64));

@@ -83,7 +83,22 @@ pub fn get_i64(buf: &[u8], pos: &mut usize) -> Result<i64, VarintError> {
 
 /// Bytes `v` takes as a varint.
 pub fn len_u64(v: u64) -> usize {
-    (((64 - (v | 1).leading_zeros()) + 6) / 7) as usize
+    (64 - (v | 1).leading_zeros()).div_ceil(7) as usize
+}
+
+/// A length-prefixed UTF-8 string.
+pub fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u64(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Reads a string written by [`put_str`]; `None` if the buffer is short or not UTF-8.
+pub fn get_str(buf: &[u8], pos: &mut usize) -> Option<String> {
+    let n = get_u64(buf, pos).ok()?;
+    let end = pos.checked_add(usize::try_from(n).ok()?)?;
+    let s = std::str::from_utf8(buf.get(*pos..end)?).ok()?.to_string();
+    *pos = end;
+    Some(s)
 }
 
 #[cfg(test)]
@@ -115,19 +130,4 @@ mod tests {
         let top = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
         assert_eq!(get_u64(&top, &mut pos), Err(VarintError::Overflow));
     }
-}
-
-/// A length-prefixed UTF-8 string.
-pub fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_u64(out, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
-}
-
-/// Reads a string written by [`put_str`]; `None` if the buffer is short or not UTF-8.
-pub fn get_str(buf: &[u8], pos: &mut usize) -> Option<String> {
-    let n = get_u64(buf, pos).ok()?;
-    let end = pos.checked_add(usize::try_from(n).ok()?)?;
-    let s = std::str::from_utf8(buf.get(*pos..end)?).ok()?.to_string();
-    *pos = end;
-    Some(s)
 }

@@ -156,12 +156,15 @@ fn message_ends(tr: &TraceReader) -> (Vec<End>, Vec<End>) {
     (sends, recvs)
 }
 
+/// One expansion message: (from world rank, to world rank, bytes).
+type Msg = (i64, i64, u64);
+
 /// Per communicator, the k-th collective of every member is one instance; over its members
 /// the expansion's sends and receives (world ranks, bytes) must pair up exactly.
 fn check_expansions(tr: &TraceReader) -> usize {
     let comms: HashMap<u32, &CommDef> = tr.header.comms.iter().map(|c| (c.id, c)).collect();
     // (comm, k) -> (sends, receives) as (from, to, bytes)
-    let mut inst: BTreeMap<(u32, usize), (Vec<(i64, i64, u64)>, Vec<(i64, i64, u64)>)> = BTreeMap::new();
+    let mut inst: BTreeMap<(u32, usize), (Vec<Msg>, Vec<Msg>)> = BTreeMap::new();
     for t in 0..tr.tasks() {
         let mut nth: HashMap<u32, usize> = HashMap::new();
         let mut of_instance: HashMap<u32, (u32, usize)> = HashMap::new();

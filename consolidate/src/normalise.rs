@@ -61,16 +61,11 @@ impl RankState {
                 *comm = comms.to_global(rank, local).ok_or_else(|| unknown(local))?;
                 comms.freed(rank, local);
             }
-            Op::Send { comm, .. }
-            | Op::Isend { comm, .. }
-            | Op::SendInit { comm, .. }
-            | Op::Recv { comm, .. }
-            | Op::Irecv { comm, .. }
-            | Op::RecvInit { comm, .. }
-            | Op::Sendrecv { comm, .. }
-            | Op::Probe { comm, .. }
-            | Op::Coll { comm, .. } => *comm = comms.to_global(rank, *comm).ok_or_else(|| unknown(*comm))?,
-            _ => {}
+            op => {
+                if let Some(comm) = op.comm_mut() {
+                    *comm = comms.to_global(rank, *comm).ok_or_else(|| unknown(*comm))?;
+                }
+            }
         }
         Ok(())
     }

@@ -352,7 +352,13 @@ impl Op {
 
     /// The communicator a record's peers are relative to, if it has peers.
     pub fn comm(&self) -> Option<u32> {
-        match *self {
+        let mut op = *self;
+        op.comm_mut().map(|c| *c)
+    }
+
+    /// [`Op::comm`], for rewriting communicator ids.
+    pub fn comm_mut(&mut self) -> Option<&mut u32> {
+        match self {
             Op::Send { comm, .. }
             | Op::Isend { comm, .. }
             | Op::SendInit { comm, .. }

@@ -14,6 +14,7 @@ pub mod report;
 pub mod source;
 pub mod stats;
 pub mod timeline;
+pub mod torus_synth;
 pub mod units;
 
 pub use config::Machine;

@@ -19,7 +19,12 @@ fn every_app_trace_replays_under_every_model() {
     for trace in &traces {
         for model in MODELS {
             for mode in ["analytic", "expanded"] {
-                let sets = [format!("network.model={}", model.name), format!("mpi.collectives={mode}"), cal.clone()];
+                let mut sets =
+                    vec![format!("network.model={}", model.name), format!("mpi.collectives={mode}"), cal.clone()];
+                if model.name == "torus" {
+                    // One router per node: the test machine's 8 nodes as a 2×4 torus.
+                    sets.push("network.torus.dims=2x4".into());
+                }
                 let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
                 let m = machine(&sets);
                 let r = simulate(CompactTrace::open(trace).unwrap(), &m, Options::default())

@@ -97,7 +97,7 @@ fn missing_or_corrupt_trace_is_bad_input() {
 fn list_models_names_every_model() {
     let (code, out, _) = sim(&["--list-models"]);
     assert_eq!(code, 0);
-    for m in ["simple", "bus", "inlink", "outlink", "pmac"] {
+    for m in ["simple", "bus", "inlink", "outlink", "pmac", "torus"] {
         assert!(out.lines().any(|l| l.starts_with(m)), "{out}");
     }
 }

@@ -20,6 +20,7 @@ Examples:
   psins-sim app.psins -m configs/fat-simple.toml --set network.bandwidth=25GB/s
   psins-sim gen:stencil2d:ranks=1024,iters=100 -m configs/fat-simple.toml
   psins-sim check configs/bus-cluster.toml
+  psins-sim synth -m configs/torus-8x8.toml --pattern uniform --load 0.3
   psins-sim --list-models";
 
 #[derive(Parser)]
@@ -43,6 +44,39 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Synthetic traffic on a torus machine (model `torus`): throughput and latency at a load.
+    Synth(SynthArgs),
+}
+
+#[derive(Args)]
+struct SynthArgs {
+    /// Machine file with [network] model = "torus".
+    #[arg(short, long, value_name = "FILE")]
+    machine: PathBuf,
+    /// Override a machine-file value: `network.torus.vcs=3` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// uniform, transpose, bit-reversal, neighbour, hotspot[:FRACTION[:NODE]].
+    #[arg(long, default_value = "uniform")]
+    pattern: String,
+    /// Offered load as a fraction of the uniform-traffic capacity (8/k phits/node/cycle on a torus of even k).
+    #[arg(long, default_value_t = 0.3)]
+    load: f64,
+    /// Write a latency-versus-load CSV (one run per --loads value) instead of one run.
+    #[arg(long, value_name = "FILE.csv")]
+    sweep: Option<PathBuf>,
+    /// Loads of the sweep, comma-separated.
+    #[arg(long, default_value = psins_sim::torus_synth::DEFAULT_LOADS, requires = "sweep")]
+    loads: String,
+    /// Cycles before the measurement window.
+    #[arg(long, default_value_t = 2000)]
+    warmup: u64,
+    /// Cycles of the measurement window.
+    #[arg(long, default_value_t = 10000)]
+    measure: u64,
+    /// Random seed: runs repeat bit for bit from it.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 #[derive(Args)]
@@ -93,6 +127,7 @@ fn main() {
             Ok(())
         }
         (Some(Cmd::Check { machine, set }), _) => check(machine, set),
+        (Some(Cmd::Synth(a)), _) => synth(a),
         (None, _) => run(&cli.run),
     };
     if let Err(e) = result {
@@ -112,6 +147,20 @@ fn check(path: &Path, set: &[String]) -> Result<()> {
     model::build(&m).map_err(|msg| SimError::Config { path: path.to_path_buf(), msg })?;
     print!("{}", m.effective());
     Ok(())
+}
+
+fn synth(a: &SynthArgs) -> Result<()> {
+    let m = Machine::load(&a.machine, &a.set)?;
+    let req = psins_sim::torus_synth::SynthRequest {
+        pattern: a.pattern.clone(),
+        load: a.load,
+        loads: psins_sim::torus_synth::parse_loads(&a.loads)?,
+        sweep: a.sweep.clone(),
+        warmup: a.warmup,
+        measure: a.measure,
+        seed: a.seed,
+    };
+    psins_sim::torus_synth::run(&m, &req, &mut std::io::stdout().lock())
 }
 
 fn run(a: &RunArgs) -> Result<()> {

@@ -5,6 +5,7 @@ use super::file::{CollMode, MachineFile, MappingKind};
 use super::{coll_key, default_shape, CpuRatios, Link, Machine, Shape};
 use crate::units::{fmt_bandwidth, fmt_bytes, fmt_time};
 use psins_formats::Coll;
+use psins_torus::TorusConfig;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -75,7 +76,30 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         in_links: count(n.in_links, "in_links")?,
         out_links: count(n.out_links, "out_links")?,
         calibration,
+        torus: torus_config(&f)?,
     })
+}
+
+/// `[network.torus]` (defaults when the model is `torus` and the section is absent). The
+/// machine's nodes must be the torus's routers: one node per router, so a rank's node is
+/// its router and a mismatch is a mistake, not something to guess around.
+fn torus_config(f: &MachineFile) -> Result<Option<TorusConfig>, String> {
+    let is_torus = f.network.model == "torus";
+    let cfg = match (&f.network.torus, is_torus) {
+        (Some(s), _) => super::torus::resolve(s)?,
+        (None, true) => super::torus::resolve(&Default::default())?,
+        (None, false) => return Ok(None),
+    };
+    if is_torus && cfg.nodes() != f.machine.nodes {
+        return Err(format!(
+            "[machine] nodes = {} but the torus ([network.torus] dims = \"{}\") has {} routers, one per node: set nodes = {}",
+            f.machine.nodes,
+            super::torus::dims_text(&cfg.dims),
+            cfg.nodes(),
+            cfg.nodes()
+        ));
+    }
+    Ok(Some(cfg))
 }
 
 fn cpu_ratios(f: &MachineFile) -> Result<CpuRatios, String> {
@@ -172,6 +196,9 @@ pub fn print(m: &Machine) -> String {
     );
     if let Some(c) = &m.calibration {
         let _ = writeln!(s, "calibration = {:?}", c.display().to_string());
+    }
+    if let Some(t) = &m.torus {
+        super::torus::print(&mut s, t);
     }
     let _ = default_shape; // shapes not listed fall back to these defaults
     s

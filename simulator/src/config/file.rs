@@ -138,8 +138,8 @@ pub enum CollMode {
 }
 
 /// `[network]`: the model's name, the common link parameters, and each model's own keys.
-/// A new model adds its optional sub-table here (`torus: Option<TorusSection>`), so that the
-/// whole file is still checked key by key.
+/// A model with many keys of its own gets an optional sub-table (`[network.torus]`), so that
+/// the whole file is still checked key by key.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSection {
@@ -154,4 +154,6 @@ pub struct NetworkSection {
     pub out_links: Option<u32>,
     /// `pmac`: calibration file (relative to the machine file).
     pub calibration: Option<String>,
+    /// `torus`: the packet-level k-ary n-cube (`[network.torus]`).
+    pub torus: Option<super::torus::TorusSection>,
 }

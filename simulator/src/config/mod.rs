@@ -4,6 +4,7 @@
 mod effective;
 pub mod file;
 mod overrides;
+pub mod torus;
 
 pub use file::{CollMode, MappingKind};
 
@@ -156,6 +157,8 @@ pub struct Machine {
     pub in_links: u32,
     pub out_links: u32,
     pub calibration: Option<PathBuf>,
+    /// `[network.torus]`, resolved when the model is `torus` or the section is present.
+    pub torus: Option<psins_torus::TorusConfig>,
 }
 
 impl Machine {

@@ -10,6 +10,7 @@ mod analytic;
 mod contention;
 mod pmac;
 mod simple;
+mod torus;
 
 pub use analytic::analytic_collective;
 
@@ -132,6 +133,11 @@ pub const MODELS: &[ModelEntry] = &[
         name: "pmac",
         description: "bandwidth divided by the load on buses and links; collectives from calibration curves",
         build: pmac::build,
+    },
+    ModelEntry {
+        name: "torus",
+        description: "packet-level k-ary n-cube: VCs, cut-through, bubbles, DOR/adaptive routing; collectives expanded",
+        build: torus::build,
     },
 ];
 

@@ -131,7 +131,12 @@ impl TorusConfig {
         // Entering a ring needs two free slots, so a 1-packet buffer could never be entered.
         let min_buf = if self.bubble && !self.mesh { 2 } else { 1 };
         if !(min_buf..=255).contains(&self.buffer_packets) {
-            return Err(format!("buffer_packets must be {min_buf}..=255 here, got {}", self.buffer_packets));
+            let why = if min_buf == 2 {
+                " (a packet entering a ring needs 2 free slots under bubble flow control)"
+            } else {
+                ""
+            };
+            return Err(format!("buffer_packets must be {min_buf}..=255{why}, got {}", self.buffer_packets));
         }
         if self.packet_bytes == 0 {
             return Err("packet_bytes must be at least 1".into());

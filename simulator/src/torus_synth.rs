@@ -1,0 +1,135 @@
+//! `psins-sim synth`: synthetic traffic (INSEE's TrGen) on a machine file's torus, through
+//! `psins_torus::synth`: one load point, or a latency-versus-load sweep written as CSV.
+
+use crate::error::{Result, SimError};
+use crate::Machine;
+use psins_torus::synth::{self, Pattern, SynthResult, CSV_HEADER};
+use psins_torus::TorusConfig;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Loads of a sweep when none are given: up to and past saturation of every design.
+pub const DEFAULT_LOADS: &str = "0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.9,1.0";
+
+pub struct SynthRequest {
+    pub pattern: String,
+    /// Fraction of the uniform-traffic capacity (8/k phits/node/cycle on an even torus).
+    pub load: f64,
+    /// With `sweep`: the loads of the curve.
+    pub loads: Vec<f64>,
+    pub sweep: Option<PathBuf>,
+    pub warmup: u64,
+    pub measure: u64,
+    pub seed: u64,
+}
+
+/// Parses `0.1,0.2,…`.
+pub fn parse_loads(s: &str) -> Result<Vec<f64>> {
+    s.split(',')
+        .map(|l| l.trim().parse::<f64>().map_err(|_| SimError::Usage(format!("--loads: `{l}` is not a number"))))
+        .collect()
+}
+
+/// Runs the request on `m`'s torus, printing results on `out`.
+pub fn run(m: &Machine, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
+    let cfg = m.torus.as_ref().ok_or_else(|| SimError::Config {
+        path: m.path.clone(),
+        msg: format!("synth needs a torus: [network] model = \"torus\" (the model is `{}`)", m.model),
+    })?;
+    let pattern = Pattern::parse(&r.pattern).map_err(|e| SimError::Usage(format!("--pattern: {e}")))?;
+    header(m, cfg, &pattern, out);
+    match &r.sweep {
+        Some(path) => sweep(cfg, &pattern, r, path, out),
+        None => single(cfg, &pattern, r, out),
+    }
+}
+
+/// The synth module reports a watchdog deadlock as text like every other error; it is the
+/// only one raised after the network has started, and it keeps its exit code.
+fn synth_error(e: String) -> SimError {
+    if e.starts_with("network deadlock") {
+        SimError::Deadlock(e)
+    } else {
+        SimError::Usage(e)
+    }
+}
+
+fn one(cfg: &TorusConfig, pattern: &Pattern, load: f64, r: &SynthRequest) -> Result<SynthResult> {
+    synth::run(cfg, pattern, load, r.seed, r.warmup, r.measure).map_err(synth_error)
+}
+
+fn header(m: &Machine, cfg: &TorusConfig, pattern: &Pattern, out: &mut dyn Write) {
+    let kind = if cfg.mesh { "mesh" } else { "torus" };
+    let dims = crate::config::torus::dims_text(&cfg.dims);
+    let _ = writeln!(
+        out,
+        "machine                   {}: {dims} {kind}, {} {} VC, pattern {}",
+        m.name,
+        cfg.routing.name(),
+        cfg.vcs,
+        pattern.name()
+    );
+    let _ = writeln!(out, "capacity (uniform)        {:.4} phits/node/cycle (load 1.0)", cfg.uniform_capacity());
+}
+
+fn single(cfg: &TorusConfig, pattern: &Pattern, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
+    let cpu0 = cpu_seconds();
+    let res = one(cfg, pattern, r.load, r)?;
+    let cpu = cpu_seconds() - cpu0;
+    let _ = writeln!(out, "load                      {:.4} of capacity", r.load);
+    let _ = writeln!(
+        out,
+        "offered                   {:.6} packets/node/cycle, {:.3} B/node/cycle, {:.4} of capacity",
+        res.offered_packets, res.offered_bytes, res.offered_fraction
+    );
+    let _ = writeln!(
+        out,
+        "accepted                  {:.6} packets/node/cycle, {:.3} B/node/cycle, {:.4} of capacity",
+        res.accepted_packets, res.accepted_bytes, res.accepted_fraction
+    );
+    let _ = writeln!(out, "latency avg / p99         {:.2} / {} cycles", res.avg_latency, res.p99_latency);
+    let _ = writeln!(out, "measured / unfinished     {} / {} packets", res.measured_packets, res.unfinished);
+    let _ =
+        writeln!(out, "avg hops, max link util   {:.3}, {:.3}", res.network.avg_hops, res.network.max_link_utilisation);
+    let hops = res.total_packet_hops as f64;
+    let _ = writeln!(
+        out,
+        "speed (whole run)         {} packet-hops in {cpu:.3} s CPU = {:.2} M/s (warm-up and drain included)",
+        res.total_packet_hops,
+        hops / cpu / 1e6
+    );
+    Ok(())
+}
+
+fn sweep(cfg: &TorusConfig, pattern: &Pattern, r: &SynthRequest, path: &PathBuf, out: &mut dyn Write) -> Result<()> {
+    let mut csv = vec![CSV_HEADER.to_string()];
+    for &load in &r.loads {
+        let res = one(cfg, pattern, load, r)?;
+        let _ = writeln!(
+            out,
+            "load {load:.3}: accepted {:.4} of capacity ({:.6} packets, {:.3} B /node/cycle), latency {:.1} (p99 {}) cycles{}",
+            res.accepted_fraction,
+            res.accepted_packets,
+            res.accepted_bytes,
+            res.avg_latency,
+            res.p99_latency,
+            if res.unfinished > 0 { format!(", {} unfinished: saturated", res.unfinished) } else { String::new() }
+        );
+        csv.push(res.csv_row(cfg, pattern));
+    }
+    std::fs::write(path, csv.join("\n") + "\n").map_err(|e| SimError::output(path, e))?;
+    let _ = writeln!(out, "wrote {}", path.display());
+    Ok(())
+}
+
+/// This process's CPU time: on a shared machine wall time also counts other jobs.
+fn cpu_seconds() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime only writes the timespec we own.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc == 0 {
+        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    } else {
+        f64::NAN
+    }
+}

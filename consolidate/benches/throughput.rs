@@ -87,7 +87,7 @@ fn main() {
         in_bytes += file.len();
         std::fs::write(dir.join(format!("rank-{rank:06}.bin")), file).unwrap();
     }
-    for extra in [None, Some("--compress")] {
+    for extra in [None, Some("--no-repeats"), Some("--compress")] {
         let out = dir.join("bench.psins");
         let t0 = Instant::now();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_psins-consolidate"));

@@ -307,3 +307,16 @@ fn a_trace_is_not_a_log() {
         stderr(&o)
     );
 }
+
+#[test]
+fn compress_does_not_swallow_the_logs() {
+    let d = dir("compressarg");
+    for r in 0..2 {
+        write_log(&d, &header(r, 2, 42), &program(r), true);
+    }
+    let out = d.join("z.psins");
+    // The optional level takes `=`: the directory after the flag stays an input.
+    let o = consolidate(&["-o".as_ref(), out.as_os_str(), "--compress".as_ref(), d.as_os_str()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(TraceReader::open(&out).unwrap().header.compressed());
+}

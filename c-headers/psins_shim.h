@@ -34,7 +34,9 @@ int psins_rs_configure(int rank);
 void psins_rs_job(int rank, char *buf, int len);
 int psins_rs_open(const char *jobbuf, int rank, int size, int thread_level, const char *libver,
                   uint64_t t0, uint64_t t1);
-void psins_rs_report(int first_failed_rank, int rank, int size);
+/* `now`: the clock as the tracer's set-up ends, which every rank reaches together (after
+ * an allreduce): the application's first CPU burst is measured from there. */
+void psins_rs_report(int first_failed_rank, int rank, int size, uint64_t now);
 void psins_rs_record(const psins_ev *ev);
 void psins_rs_finalize(uint64_t t0, uint64_t t1, const uint64_t *counts, int n, uint64_t other_thread_calls);
 void psins_rs_abort(uint64_t t0, int code);

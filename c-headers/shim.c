@@ -1339,7 +1339,7 @@ static void psins_start(int provided, uint64_t t0, uint64_t t1)
     int ok = psins_rs_open(job, rank, size, provided, ver, t0, t1);
     int mine = ok ? INT_MAX : rank, first_bad = INT_MAX;
     PMPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    psins_rs_report(first_bad == INT_MAX ? -1 : first_bad, rank, size);
+    psins_rs_report(first_bad == INT_MAX ? -1 : first_bad, rank, size, psins_now());
     if (!ok) return;
     static int atfork_done;
     if (!atfork_done) { pthread_atfork(NULL, NULL, psins_child_after_fork); atfork_done = 1; }

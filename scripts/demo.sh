@@ -2,6 +2,8 @@
 # make demo: trace one test app at 2 ranks, consolidate its logs, calibrate this host with
 # psins_bench, and predict the app's run time on this host and on the bundled targets.
 set -euo pipefail
+# mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
+# which can make this script's own later writes to the same terminal or pipe fail (O_NONBLOCK).
 cd "$(dirname "$0")/.."
 BIN=target/release
 APP=${DEMO_APP:-stencil2d}
@@ -12,7 +14,7 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "trace $APP at 2 ranks (LD_PRELOAD=$BIN/libpsinstrace.so mpirun -n 2 mpi-test-apps/bin/$APP)"
 PSINS_DIR="$OUT/trace" LD_PRELOAD="$PWD/$BIN/libpsinstrace.so" \
-  timeout 300 mpirun -n 2 "mpi-test-apps/bin/$APP" > "$OUT/$APP.out"
+  timeout 300 mpirun -n 2 "mpi-test-apps/bin/$APP" < /dev/null > "$OUT/$APP.out"
 job=$(ls -d "$OUT"/trace/*/ | head -1)
 
 step "consolidate ($BIN/psins-consolidate $job -o $OUT/$APP.psins)"
@@ -20,7 +22,7 @@ step "consolidate ($BIN/psins-consolidate $job -o $OUT/$APP.psins)"
 "$BIN/psins-dump" "$OUT/$APP.psins" --stats
 
 step "calibrate this host (mpirun -n 2 mpi-test-apps/bin/psins_bench -o $OUT/calib)"
-timeout 300 mpirun -n 2 mpi-test-apps/bin/psins_bench -o "$OUT/calib" > "$OUT/calib.out"
+timeout 300 mpirun -n 2 mpi-test-apps/bin/psins_bench -o "$OUT/calib" < /dev/null > "$OUT/calib.out"
 grep -E '^(latency|bandwidth)' "$OUT/calib/base-machine.toml" | head -2
 
 # The traced run's own time from MPI_Init's return to MPI_Finalize's entry, slowest rank: the

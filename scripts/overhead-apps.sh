@@ -5,6 +5,8 @@
 # mpirun and its children) both ways, the overhead, the added ns per traced MPI call (the calls
 # the app itself counted) and the log bytes per call. Prints a Markdown table.
 set -euo pipefail
+# mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
+# which can make this script's own later writes to the same terminal or pipe fail (O_NONBLOCK).
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-7}
 # app:arguments — iteration counts large enough that a run takes 0.1–0.6 s at 2 ranks here,
@@ -22,7 +24,7 @@ one() {
   [ "$traced" = traced ] && env=(LD_PRELOAD="$SO" PSINS_DIR="$work/t")
   /usr/bin/env "${env[@]}" bash -c '
     s=$(date +%s.%N)
-    mpirun -n 2 "$0" "${@:2}" > "$1" 2>/dev/null
+    mpirun -n 2 "$0" "${@:2}" < /dev/null > "$1" 2>/dev/null
     e=$(date +%s.%N)
     times > "$1.times"   # second line: CPU of mpirun and everything it waited for
     echo "$s $e" > "$1.wall"' "mpi-test-apps/bin/$app" "$work/out" "${args[@]}"

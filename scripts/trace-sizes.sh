@@ -3,6 +3,8 @@
 # iterations that per-file headers do not dominate, consolidated three ways. Prints per app and
 # overall bytes per record: whole files (headers and index included) and task streams only.
 set -euo pipefail
+# mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
+# which can make this script's own later writes to the same terminal or pipe fail (O_NONBLOCK).
 cd "$(dirname "$0")/.."
 B=$PWD/target/release
 APPS=${APPS:-"pingpong:50 ring:2000 stencil2d:500 stencil3d:200 cg:200 is:50 master_worker:200 collectives comms requests stencil_f:200 stencil_f08:200"}
@@ -14,7 +16,7 @@ for spec in $APPS; do
   [ "$spec" != "$app" ] && args=${spec#*:}
   [ -x "mpi-test-apps/bin/$app" ] || continue
   # shellcheck disable=SC2086
-  PSINS_DIR="$work/$app" LD_PRELOAD="$B/libpsinstrace.so" timeout 120 mpirun -n 2 "mpi-test-apps/bin/$app" $args > /dev/null 2>&1
+  PSINS_DIR="$work/$app" LD_PRELOAD="$B/libpsinstrace.so" timeout 120 mpirun -n 2 "mpi-test-apps/bin/$app" $args < /dev/null > /dev/null 2>&1
   d=$(ls -d "$work/$app"/*/)
   "$B/psins-consolidate" -q "$d" -o "$work/r.psins"
   "$B/psins-consolidate" -q --no-repeats "$d" -o "$work/n.psins"

@@ -8,13 +8,15 @@
 # than Init and Finalize, slowest rank. Predicted: psins-sim's end time and comm_s (which
 # includes waiting), slowest rank.
 set -euo pipefail
+# mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
+# which can make this script's own later writes to the same terminal or pipe fail (O_NONBLOCK).
 cd "$(dirname "$0")/.."
 BIN=target/release
 APPS=${APPS:-"pingpong ring stencil2d stencil3d cg is master_worker collectives comms requests"}
 out=${OUT:-build/validation}
 rm -rf "$out" && mkdir -p "$out"
 
-timeout 300 mpirun -n 2 mpi-test-apps/bin/psins_bench -o "$out/calib" > /dev/null
+timeout 300 mpirun -n 2 mpi-test-apps/bin/psins_bench -o "$out/calib" < /dev/null > /dev/null
 machine="$out/calib/base-machine.toml"
 
 # Slowest rank's span and MPI time from the trace: "span_s comm_s".
@@ -44,14 +46,14 @@ printf '|---|---:|---:|---:|---:|---:|---:|\n'
 for app in $APPS; do
   dir="$out/$app"
   mkdir -p "$dir"
-  PSINS_DIR="$dir/logs" LD_PRELOAD="$PWD/$BIN/libpsinstrace.so" timeout 300 mpirun -n 2 "mpi-test-apps/bin/$app" > "$dir/stdout" 2> /dev/null
+  PSINS_DIR="$dir/logs" LD_PRELOAD="$PWD/$BIN/libpsinstrace.so" timeout 300 mpirun -n 2 "mpi-test-apps/bin/$app" < /dev/null > "$dir/stdout" 2> /dev/null
   "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
   "$BIN/psins-sim" "$dir/$app.psins" -m "$machine" -q --no-progress --json "$dir/sim.json"
   read -r ms mc < <(measured "$dir/$app.psins")
   read -r ps pc < <(predicted "$dir/sim.json")
   awk -v a="$app" -v ms="$ms" -v mc="$mc" -v ps="$ps" -v pc="$pc" 'BEGIN {
     printf "| %s | %.3f | %.3f | %+.0f %% | %.3f | %.3f | %+.0f %% |\n",
-      a, ms * 1e3, ps * 1e3, 100 * (ps - ms) / ms, mc * 1e3, pc * 1e3, mc > 0 ? 100 * (pc - mc) / mc : 0 }'
+      a, ms * 1e3, ps * 1e3, 100 * (ps - ms) / ms, mc * 1e3, pc * 1e3, (mc > 0 ? 100 * (pc - mc) / mc : 0) }'
 done
 echo
 grep -E '^(latency|bandwidth)' "$machine" | head -2 | tr '\n' ' '

@@ -68,6 +68,11 @@ impl Global {
 }
 
 impl Tracer {
+    /// Where the next record's gap starts (the tracer's set-up ends after MPI_Init's own).
+    pub fn set_last_exit(&mut self, ticks: u64) {
+        self.last_exit = ticks;
+    }
+
     pub fn new(cfg: Config, header: &LogHeader, fd: i32, path: PathBuf, job_dir: PathBuf, clock: Clock, rank: i32) -> Tracer {
         let th = Thresholds::from_env().unwrap_or_default();
         let mut buf = Vec::with_capacity(cfg.buffer + 4096);

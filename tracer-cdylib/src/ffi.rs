@@ -301,9 +301,11 @@ pub unsafe extern "C" fn psins_rs_open(
 }
 
 /// After the shim's allreduce: the first failing rank prints its message; if none failed,
-/// rank 0 says where the logs are.
+/// rank 0 says where the logs are, and every rank starts its first CPU burst at `now`, so the
+/// tracer's own set-up (directory, broadcast, log header) is neither a burst nor a skew
+/// between ranks.
 #[no_mangle]
-pub extern "C" fn psins_rs_report(first_failed_rank: c_int, rank: c_int, size: c_int) {
+pub extern "C" fn psins_rs_report(first_failed_rank: c_int, rank: c_int, size: c_int, now: u64) {
     guard((), || {
         let mut p = PENDING.lock().unwrap_or_else(|e| e.into_inner());
         if first_failed_rank >= 0 {
@@ -320,6 +322,10 @@ pub extern "C" fn psins_rs_report(first_failed_rank: c_int, rank: c_int, size: c
                 }
             }
             return;
+        }
+        // SAFETY: init time, tracing thread.
+        if let Some(t) = unsafe { TRACER.get() } {
+            t.set_last_exit(now);
         }
         if rank == 0 {
             // SAFETY: init time, tracing thread.

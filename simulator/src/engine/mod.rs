@@ -282,7 +282,10 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     /// Accounts `rec`'s CPU burst from `now`; returns when its call executes.
     #[inline]
     fn burst(&mut self, t: u32, now: Ps) -> Ps {
-        let gap = self.tasks[t as usize].rec.gap_ns;
+        // The time before MPI_Init is process launch, which differs between ranks for reasons
+        // of no interest to the target machine: every rank starts at Init.
+        let rec = &self.tasks[t as usize].rec;
+        let gap = if matches!(rec.op, Op::Init { .. }) { 0 } else { rec.gap_ns };
         let burst = if self.burst_scale.is_empty() {
             gap * PS_PER_NS
         } else {

@@ -7,14 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=target/release
 APP=${DEMO_APP:-stencil2d}
+# Long enough (~40 ms) that the run is not all start-up noise.
+ARGS=${DEMO_ARGS:-2000}
 OUT=build/demo
 rm -rf "$OUT" && mkdir -p "$OUT"
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "trace $APP at 2 ranks (LD_PRELOAD=$BIN/libpsinstrace.so mpirun -n 2 mpi-test-apps/bin/$APP)"
+step "trace $APP at 2 ranks (LD_PRELOAD=$BIN/libpsinstrace.so mpirun -n 2 mpi-test-apps/bin/$APP $ARGS)"
 PSINS_DIR="$OUT/trace" LD_PRELOAD="$PWD/$BIN/libpsinstrace.so" \
-  timeout 300 mpirun -n 2 "mpi-test-apps/bin/$APP" < /dev/null > "$OUT/$APP.out"
+  timeout 300 mpirun -n 2 "mpi-test-apps/bin/$APP" $ARGS < /dev/null > "$OUT/$APP.out"
 job=$(ls -d "$OUT"/trace/*/ | head -1)
 
 step "consolidate ($BIN/psins-consolidate $job -o $OUT/$APP.psins)"
@@ -42,15 +44,15 @@ for m in configs/torus-8x8.toml; do
 done
 
 step "simulate"
-printf '%-34s %-8s %14s %14s\n' machine model predicted_s comm_s
-printf '%-34s %-8s %14s %14s\n' "(measured: the traced run, Init to Finalize)" - "$measured" -
+printf '%-44s %-8s %14s %14s\n' machine model predicted_s comm_s
+printf '%-44s %-8s %14s %14s\n' "(measured: the traced run, Init to Finalize)" - "$measured" -
 for m in "${machines[@]}"; do
   json="$OUT/$(basename "$m" .toml).json"
   "$BIN/psins-sim" "$OUT/$APP.psins" -m "$m" -q --no-progress --json "$json"
   model=$("$BIN/psins-sim" check "$m" | sed -n 's/^model = "\(.*\)"/\1/p' | head -1)
   pred=$(sed -n 's/.*"predicted_seconds": *\([0-9.e+-]*\).*/\1/p' "$json" | head -1)
   comm=$(awk '/"comm_s"/ { gsub(/[^0-9.e+-]/, "", $2); if ($2 + 0 > m) m = $2 + 0 } END { printf "%.9f", m }' "$json")
-  printf '%-34s %-8s %14s %14s\n' "$m" "$model" "$pred" "$comm"
+  printf '%-44s %-8s %14s %14s\n' "$m" "$model" "$pred" "$comm"
 done
 echo
 echo "reports: $OUT/*.json; run e.g. $BIN/psins-sim $OUT/$APP.psins -m configs/bus-cluster.toml for the full table"

@@ -27,12 +27,42 @@ pub struct Var {
 
 /// Every variable the tracer reads. `docs/tracer.md` reproduces this table.
 pub const VARS: &[Var] = &[
-    Var { name: "PSINS_TRACE", ty: VarType::Bool, default: "1", help: "0 turns tracing off: every call goes straight to MPI" },
-    Var { name: "PSINS_DIR", ty: VarType::Path, default: "psins-trace", help: "output directory; logs go to <dir>/<job id>/rank-NNNNNN.bin" },
-    Var { name: "PSINS_BUFFER", ty: VarType::Size, default: "4M", help: "per-rank record buffer, written out when full and at the end (64K..1G)" },
-    Var { name: "PSINS_BLOCK", ty: VarType::Size, default: "64K", help: "log block size: a crash loses at most the open block (4K..PSINS_BUFFER)" },
-    Var { name: "PSINS_EXPAND", ty: VarType::Bool, default: "1", help: "write each collective's MPICH-style expansion after it (0: collective records only)" },
-    Var { name: "PSINS_SIGNALS", ty: VarType::Bool, default: "1", help: "on SIGSEGV/SIGBUS/SIGABRT/SIGTERM/SIGINT write the buffer, then re-raise" },
+    Var {
+        name: "PSINS_TRACE",
+        ty: VarType::Bool,
+        default: "1",
+        help: "0 turns tracing off: every call goes straight to MPI",
+    },
+    Var {
+        name: "PSINS_DIR",
+        ty: VarType::Path,
+        default: "psins-trace",
+        help: "output directory; logs go to <dir>/<job id>/rank-NNNNNN.bin",
+    },
+    Var {
+        name: "PSINS_BUFFER",
+        ty: VarType::Size,
+        default: "4M",
+        help: "per-rank record buffer, written out when full and at the end (64K..1G)",
+    },
+    Var {
+        name: "PSINS_BLOCK",
+        ty: VarType::Size,
+        default: "64K",
+        help: "log block size: a crash loses at most the open block (4K..PSINS_BUFFER)",
+    },
+    Var {
+        name: "PSINS_EXPAND",
+        ty: VarType::Bool,
+        default: "1",
+        help: "write each collective's MPICH-style expansion after it (0: collective records only)",
+    },
+    Var {
+        name: "PSINS_SIGNALS",
+        ty: VarType::Bool,
+        default: "1",
+        help: "on SIGSEGV/SIGBUS/SIGABRT/SIGTERM/SIGINT write the buffer, then re-raise",
+    },
     Var { name: "PSINS_QUIET", ty: VarType::Bool, default: "0", help: "1: rank 0 does not print where the logs are" },
 ];
 
@@ -105,14 +135,20 @@ impl Config {
         let find = |name: &str| VARS.iter().position(|v| v.name == name).unwrap();
         let bool_of = |name: &'static str| -> Result<bool, ConfigError> {
             let s = &values[find(name)];
-            parse_bool(s).ok_or_else(|| ConfigError { var: name, value: s.clone(), expected: "0 or 1 (or yes/no, on/off, true/false)".into() })
+            parse_bool(s).ok_or_else(|| ConfigError {
+                var: name,
+                value: s.clone(),
+                expected: "0 or 1 (or yes/no, on/off, true/false)".into(),
+            })
         };
         let size_of = |name: &'static str, lo: u64, hi: u64| -> Result<u64, ConfigError> {
             let s = &values[find(name)];
             let err = || ConfigError {
                 var: name,
                 value: s.clone(),
-                expected: format!("a size in bytes between {lo} and {hi}, optionally with a K, M or G suffix (e.g. 4M)"),
+                expected: format!(
+                    "a size in bytes between {lo} and {hi}, optionally with a K, M or G suffix (e.g. 4M)"
+                ),
             };
             let n = parse_size(s).ok_or_else(err)?;
             if n < lo || n > hi {

@@ -73,7 +73,15 @@ impl Tracer {
         self.last_exit = ticks;
     }
 
-    pub fn new(cfg: Config, header: &LogHeader, fd: i32, path: PathBuf, job_dir: PathBuf, clock: Clock, rank: i32) -> Tracer {
+    pub fn new(
+        cfg: Config,
+        header: &LogHeader,
+        fd: i32,
+        path: PathBuf,
+        job_dir: PathBuf,
+        clock: Clock,
+        rank: i32,
+    ) -> Tracer {
         let th = Thresholds::from_env().unwrap_or_default();
         let mut buf = Vec::with_capacity(cfg.buffer + 4096);
         header.write(&mut buf);
@@ -165,7 +173,11 @@ impl Tracer {
                     instance: self.instance,
                 }
             }
-            18 => Op::CommCreate { func: CommFn::from_code(ev.sub as u8).unwrap_or(CommFn::Other), parent: ev.parent, comm: ev.comm },
+            18 => Op::CommCreate {
+                func: CommFn::from_code(ev.sub as u8).unwrap_or(CommFn::Other),
+                parent: ev.parent,
+                comm: ev.comm,
+            },
             19 => Op::CommFree { comm: ev.comm },
             _ => Op::Other { func: ev.sub },
         };
@@ -312,7 +324,8 @@ impl Tracer {
     /// `other` functions), expansion failures, calls from untraced threads.
     fn write_counts(&self, counts: &[u64], other_thread_calls: u64) {
         use crate::functions::FUNCTIONS;
-        let mut s = String::from("# psins: calls of MPI functions not recorded in detail on this rank\n# function calls how\n");
+        let mut s =
+            String::from("# psins: calls of MPI functions not recorded in detail on this rank\n# function calls how\n");
         let mut total = 0u64;
         for &(id, name, how) in FUNCTIONS {
             let n = counts.get(id as usize).copied().unwrap_or(0);

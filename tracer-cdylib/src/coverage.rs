@@ -16,7 +16,9 @@ pub fn describe(how: &str) -> String {
         "count" => "counted only (local query); total in counts-NNNNNN.txt".to_string(),
         "other" => "`other` record with this id".to_string(),
         "other_req" => "`other` record; the request it returns gets an id (its completion shows in `wait`)".to_string(),
-        "other_comm" => "`other` record; the communicator it returns is registered (`comm_create`, func Other)".to_string(),
+        "other_comm" => {
+            "`other` record; the communicator it returns is registered (`comm_create`, func Other)".to_string()
+        }
         "init" | "init_thread" => "`init` record (hand-written wrapper; opens the log)".to_string(),
         "finalize" => "`finalize` record (hand-written wrapper; writes and closes the log)".to_string(),
         "abort" => "`abort` record, log written out before PMPI_Abort".to_string(),
@@ -31,7 +33,9 @@ pub fn describe(how: &str) -> String {
         "sendrecv" => "`sendrecv` record (receive side actual)".to_string(),
         "sendrecv_replace" => "`sendrecv` record, replace".to_string(),
         "isendrecv" | "isendrecv_replace" => "`isend` + `irecv` records sharing one request id".to_string(),
-        "probe" | "iprobe" | "mprobe" | "improbe" => format!("`probe` record ({k}; actual source/tag/bytes when found)"),
+        "probe" | "iprobe" | "mprobe" | "improbe" => {
+            format!("`probe` record ({k}; actual source/tag/bytes when found)")
+        }
         "start" => "`start` record".to_string(),
         "startall" => "`startall` record (request ids in the list)".to_string(),
         "request_free" => "`request_free` record".to_string(),
@@ -116,7 +120,10 @@ mod tests {
                     if head.contains(['(', ')', ';', '#']) || head.starts_with("typedef") {
                         continue;
                     }
-                    if !matches!(head.trim_start_matches("extern ").trim(), "int" | "double" | "MPI_Aint" | "MPI_Count" | "MPI_Fint") {
+                    if !matches!(
+                        head.trim_start_matches("extern ").trim(),
+                        "int" | "double" | "MPI_Aint" | "MPI_Count" | "MPI_Fint"
+                    ) {
                         continue;
                     }
                     let rest = &l[p + 1..];

@@ -130,10 +130,8 @@ pub fn create_job_dir(dir: &Path) -> Result<(PathBuf, u64), String> {
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?.join(dir)
     };
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create the output directory {}: {e}", dir.display()))?;
-    let job_id = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
+    let job_id =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
     let base = format!("{}-{}", local_stamp(), std::process::id());
     for n in 0..1000 {
         let name = if n == 0 { base.clone() } else { format!("{base}-{n}") };

@@ -12,8 +12,8 @@
 
 pub mod clock;
 pub mod config;
-pub mod coverage;
 mod core;
+pub mod coverage;
 pub mod ffi;
 mod signals;
 

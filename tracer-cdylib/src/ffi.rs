@@ -42,6 +42,36 @@ pub struct Ev {
     pub list_len: u64,
 }
 
+impl Ev {
+    /// An event with no peers, communicator or list: the Init and Finalize records the Rust
+    /// side writes itself.
+    fn bare(t0: u64, t1: u64, kind: u32, sub: u32) -> Ev {
+        Ev {
+            t0,
+            t1,
+            kind,
+            sub,
+            peer: 0,
+            tag: 0,
+            bytes: 0,
+            peer2: 0,
+            tag2: 0,
+            bytes2: 0,
+            comm: 0,
+            req: 0,
+            parent: 0,
+            flags: 0,
+            root: -3,
+            comm_size: 0,
+            comm_rank: 0,
+            code: 0,
+            count: 0,
+            list: std::ptr::null(),
+            list_len: 0,
+        }
+    }
+}
+
 extern "C" {
     static mut psins_active: c_int;
     static mut psins_use_tsc: c_int;
@@ -263,29 +293,7 @@ pub unsafe extern "C" fn psins_rs_open(
         let signals = cfg.signals;
         let mut t = Tracer::new(cfg, &header, fd, path, job_dir, clk, rank);
         // the Init record
-        let ev = Ev {
-            t0,
-            t1,
-            kind: 0,
-            sub: thread_level as u32,
-            peer: 0,
-            tag: 0,
-            bytes: 0,
-            peer2: 0,
-            tag2: 0,
-            bytes2: 0,
-            comm: 0,
-            req: 0,
-            parent: 0,
-            flags: 0,
-            root: -3,
-            comm_size: 0,
-            comm_rank: 0,
-            code: 0,
-            count: 0,
-            list: std::ptr::null(),
-            list_len: 0,
-        };
+        let ev = Ev::bare(t0, t1, 0, thread_level as u32);
         CLOSED.store(false, Ordering::Relaxed);
         t.record(&ev);
         // write the header and the Init record now: even a rank killed with SIGKILL then
@@ -357,29 +365,7 @@ pub unsafe extern "C" fn psins_rs_finalize(t0: u64, t1: u64, counts: *const u64,
         if CLOSED.load(Ordering::Relaxed) {
             return;
         }
-        let ev = Ev {
-            t0,
-            t1,
-            kind: 1,
-            sub: 0,
-            peer: 0,
-            tag: 0,
-            bytes: 0,
-            peer2: 0,
-            tag2: 0,
-            bytes2: 0,
-            comm: 0,
-            req: 0,
-            parent: 0,
-            flags: 0,
-            root: -3,
-            comm_size: 0,
-            comm_rank: 0,
-            code: 0,
-            count: 0,
-            list: std::ptr::null(),
-            list_len: 0,
-        };
+        let ev = Ev::bare(t0, t1, 1, 0);
         t.record(&ev);
         let counts: &[u64] = if counts.is_null() || n <= 0 {
             &[]

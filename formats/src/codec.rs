@@ -269,7 +269,11 @@ pub(crate) fn decode_parts(
     };
     let times_end = r.pos;
     rec.list.clear();
-    let op = match kind {
+    // Straight into the caller's record: on an error its contents are unspecified anyway, and
+    // building the Op aside costs a copy per record.
+    rec.gap_ns = gap_ns;
+    rec.dur_ns = dur_ns;
+    rec.op = match kind {
         Kind::Init => Op::Init { thread_level: r.byte()? },
         Kind::Finalize => Op::Finalize,
         Kind::Abort => Op::Abort { code: r.i32()? },
@@ -361,9 +365,6 @@ pub(crate) fn decode_parts(
         Kind::CommFree => Op::CommFree { comm: r.u32()? },
         Kind::Other => Op::Other { func: r.u32()? },
     };
-    rec.gap_ns = gap_ns;
-    rec.dur_ns = dur_ns;
-    rec.op = op;
     *ctx = c;
     Ok((r.pos, times_at, times_end))
 }

@@ -43,8 +43,8 @@ pub struct Ev {
 }
 
 impl Ev {
-    /// An event with no peers, communicator or list: the Init and Finalize records the Rust
-    /// side writes itself.
+    /// An event with no peers, communicator or list: the Init, Finalize and Abort records the
+    /// Rust side writes itself.
     fn bare(t0: u64, t1: u64, kind: u32, sub: u32) -> Ev {
         Ev {
             t0,
@@ -386,29 +386,7 @@ pub extern "C" fn psins_rs_abort(t0: u64, code: c_int) {
         if CLOSED.load(Ordering::Relaxed) {
             return;
         }
-        let ev = Ev {
-            t0,
-            t1: t0,
-            kind: 2,
-            sub: 0,
-            peer: 0,
-            tag: 0,
-            bytes: 0,
-            peer2: 0,
-            tag2: 0,
-            bytes2: 0,
-            comm: 0,
-            req: 0,
-            parent: 0,
-            flags: 0,
-            root: -3,
-            comm_size: 0,
-            comm_rank: 0,
-            code,
-            count: 0,
-            list: std::ptr::null(),
-            list_len: 0,
-        };
+        let ev = Ev { code, ..Ev::bare(t0, t0, 2, 0) };
         t.record(&ev);
         t.flush();
         t.close();

@@ -128,12 +128,19 @@ struct Index {
 }
 
 impl Index {
-    fn find(&self, h: &History, key: &Entry) -> Option<usize> {
+    /// The distance of an entry equal to `key`, noting where `key` is about to be pushed.
+    /// A hit at the last distance (the usual case in periodic streams) skips the hash: the
+    /// index only has to find what the last distance misses.
+    fn find(&mut self, h: &History, key: &Entry) -> Option<usize> {
         if h.get(self.last_k) == Some(*key) {
             return Some(self.last_k);
         }
-        let k = h.count.wrapping_sub(self.last_seen[key.hash()]) as usize + 1;
-        ((1..=HISTORY_DEPTH).contains(&k) && h.get(k) == Some(*key)).then_some(k)
+        let slot = key.hash();
+        let k = h.count.wrapping_sub(self.last_seen[slot]) as usize + 1;
+        self.last_seen[slot] = h.count.wrapping_add(1);
+        let k = ((1..=HISTORY_DEPTH).contains(&k) && h.get(k) == Some(*key)).then_some(k)?;
+        self.last_k = k;
+        Some(k)
     }
 }
 
@@ -173,11 +180,7 @@ impl Stream {
         out.truncate(end);
         let k = key.as_ref().and_then(|key| index.find(h, key));
         h.push(key);
-        if let Some(key) = key {
-            index.last_seen[key.hash()] = h.count;
-        }
         let Some(k) = k else { return };
-        index.last_k = k;
         // A repeat decodes slower than the record itself: use it only where it saves bytes.
         if 1 + (te - ts) >= end - at {
             return;

@@ -196,7 +196,7 @@ impl Stream {
     }
 
     /// Decodes one record; on error nothing in the stream state changes.
-    #[inline]
+    #[inline(always)]
     pub fn decode(&mut self, buf: &[u8], rec: &mut Record) -> Result<usize, DecodeError> {
         let head = *buf.first().ok_or(DecodeError::Incomplete)?;
         let Some(h) = self.hist.as_deref_mut() else {

@@ -549,7 +549,7 @@ impl TaskCursor {
     }
 
     /// Decodes the next record into `rec`; `Ok(false)` after the last one.
-    #[inline]
+    #[inline(always)]
     pub fn next(&mut self, rec: &mut Record) -> Result<bool> {
         if self.index >= self.entry.records {
             return self.finish();

@@ -24,14 +24,15 @@ pub fn slots_needed(ring: bool, bubble: bool, continuing: bool) -> u8 {
 /// choices are deterministic. Returns (lane, free slots).
 #[inline]
 pub fn pick_lane(occupancy: impl Iterator<Item = u8>, first: usize, cap: u8, need: u8) -> Option<(usize, u8)> {
-    let mut best: Option<(usize, u8)> = None;
+    // Branch-free: which lane is roomiest is data-dependent and mispredicts often. The
+    // key orders lanes by free slots, then by lowest index; 0 means no lane at all.
+    let mut best = 0u32;
     for (i, taken) in occupancy.enumerate() {
         let free = cap - taken;
-        if free >= need && best.is_none_or(|(_, f)| free > f) {
-            best = Some((first + i, free));
-        }
+        best = best.max(u32::from(free) << 16 | (0xffff - i as u32));
     }
-    best
+    let free = (best >> 16) as u8;
+    (best != 0 && free >= need).then_some((first + (0xffff - (best & 0xffff)) as usize, free))
 }
 
 #[cfg(test)]

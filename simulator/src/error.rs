@@ -39,6 +39,16 @@ pub mod exit {
     pub const OUTPUT: i32 = 3;
 }
 
+/// Parses the command line, or prints clap's message and exits: 0 for `--help`/`--version`,
+/// [`exit::BAD_INPUT`] for bad arguments (clap's own code would be 2, which means deadlock here).
+pub fn parse_args<P: clap::Parser>() -> P {
+    P::try_parse().unwrap_or_else(|e| {
+        let code = if e.use_stderr() { exit::BAD_INPUT } else { exit::OK };
+        let _ = e.print();
+        std::process::exit(code);
+    })
+}
+
 impl SimError {
     pub fn exit_code(&self) -> i32 {
         match self {

@@ -73,9 +73,9 @@ fn header(m: &Machine, cfg: &TorusConfig, pattern: &Pattern, out: &mut dyn Write
 }
 
 fn single(cfg: &TorusConfig, pattern: &Pattern, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
-    let cpu0 = cpu_seconds();
+    let cpu0 = psins_torus::synth::cpu_seconds();
     let res = one(cfg, pattern, r.load, r)?;
-    let cpu = cpu_seconds() - cpu0;
+    let cpu = psins_torus::synth::cpu_seconds() - cpu0;
     let _ = writeln!(out, "load                      {:.4} of capacity", r.load);
     let _ = writeln!(
         out,
@@ -120,16 +120,4 @@ fn sweep(cfg: &TorusConfig, pattern: &Pattern, r: &SynthRequest, path: &PathBuf,
     std::fs::write(path, csv.join("\n") + "\n").map_err(|e| SimError::output(path, e))?;
     let _ = writeln!(out, "wrote {}", path.display());
     Ok(())
-}
-
-/// This process's CPU time: on a shared machine wall time also counts other jobs.
-fn cpu_seconds() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime only writes the timespec we own.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    if rc == 0 {
-        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-    } else {
-        f64::NAN
-    }
 }

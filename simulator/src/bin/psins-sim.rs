@@ -1,7 +1,7 @@
 //! `psins-sim`: replay a compact trace (or a synthetic workload) on a target machine.
 
 use clap::{Args, Parser, Subcommand};
-use psins_sim::error::{chain, exit, SimError};
+use psins_sim::error::{chain, parse_args, SimError};
 use psins_sim::source::{compact::CompactTrace, synth::SynthSource, synth::Workload, synth::SPEC_HELP};
 use psins_sim::timeline::Timeline;
 use psins_sim::{model, simulate, Machine, Options, Report, Result};
@@ -113,14 +113,7 @@ struct RunArgs {
 }
 
 fn main() {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { exit::BAD_INPUT } else { exit::OK };
-            let _ = e.print();
-            std::process::exit(code);
-        }
-    };
+    let cli: Cli = parse_args();
     let result = match (&cli.cmd, cli.list_models) {
         (_, true) => {
             list_models();

@@ -2,7 +2,7 @@
 //! writer the consolidator uses.
 
 use clap::Parser;
-use psins_sim::error::{chain, exit, SimError};
+use psins_sim::error::{chain, exit, parse_args, SimError};
 use psins_sim::source::synth::{write_trace, Workload, SPEC_HELP};
 use std::path::PathBuf;
 
@@ -28,14 +28,7 @@ struct Cli {
 }
 
 fn main() {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { exit::BAD_INPUT } else { exit::OK };
-            let _ = e.print();
-            std::process::exit(code);
-        }
-    };
+    let cli: Cli = parse_args();
     let start = std::time::Instant::now();
     let r = Workload::parse(&cli.spec).and_then(|w| write_trace(&w, &cli.output, cli.zstd, cli.expand));
     match r {

@@ -98,9 +98,9 @@ fn config(a: &Args) -> Result<TorusConfig, String> {
 }
 
 fn single(a: &Args, cfg: &TorusConfig, pattern: &Pattern) -> Result<(), String> {
-    let (start, cpu0) = (Instant::now(), cpu_seconds());
+    let (start, cpu0) = (Instant::now(), psins_torus::synth::cpu_seconds());
     let r = synth::run(cfg, pattern, a.load, a.seed, a.warmup, a.measure)?;
-    let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu0);
+    let (wall, cpu) = (start.elapsed().as_secs_f64(), psins_torus::synth::cpu_seconds() - cpu0);
     print_result(cfg, pattern, &r);
     println!("time (whole run)          {wall:.3} s wall, {cpu:.3} s CPU (warm-up and drain included)");
     let hops = r.total_packet_hops as f64;
@@ -111,18 +111,6 @@ fn single(a: &Args, cfg: &TorusConfig, pattern: &Pattern) -> Result<(), String> 
         hops / wall / 1e6
     );
     Ok(())
-}
-
-/// This process's CPU time: on a shared machine wall time also counts other jobs.
-fn cpu_seconds() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime only writes the timespec we own.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    if rc == 0 {
-        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-    } else {
-        f64::NAN
-    }
 }
 
 fn print_result(cfg: &TorusConfig, pattern: &Pattern, r: &SynthResult) {

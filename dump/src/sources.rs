@@ -27,8 +27,9 @@ struct Printer {
     mode: Mode,
     out: BufWriter<std::io::Stdout>,
     line: String,
-    /// Which communicator each collective instance ran on, so steps can name world peers.
-    coll_comm: HashMap<(u32, u32), u32>,
+    /// The last collective's (instance, communicator): its expansion steps follow it, and
+    /// name their peers in its communicator.
+    last_coll: (u32, u32),
     counts: [u64; Kind::COUNT],
     bytes: [u64; Kind::COUNT],
     /// Re-encodes records to attribute bytes to kinds (repeats on for traces, as written).
@@ -39,7 +40,7 @@ struct Printer {
 impl Printer {
     fn record(&mut self, task: u32, rec: &Record, comms: &CommMap) -> std::io::Result<()> {
         if let Op::Coll { comm, instance, .. } = rec.op {
-            self.coll_comm.insert((task, instance), comm);
+            self.last_coll = (instance, comm);
         }
         if self.mode == Mode::Stats {
             self.scratch.clear();
@@ -49,7 +50,7 @@ impl Printer {
             return Ok(());
         }
         let step_comm = match rec.op {
-            Op::Step { instance, .. } => self.coll_comm.get(&(task, instance)).copied().unwrap_or(0),
+            Op::Step { instance, .. } if instance == self.last_coll.0 => self.last_coll.1,
             _ => 0,
         };
         let f = fields(rec, comms, step_comm);
@@ -64,6 +65,7 @@ impl Printer {
     }
 
     fn new_task(&mut self, repeats: bool) {
+        self.last_coll = (0, 0);
         self.stream = if repeats { codec::Stream::with_repeats() } else { codec::Stream::without_repeats() };
     }
 
@@ -97,7 +99,7 @@ pub fn run(path: &Path, task: Option<u32>, mode: Mode) -> Result<(), Box<dyn std
         mode,
         out: BufWriter::new(std::io::stdout()),
         line: String::new(),
-        coll_comm: HashMap::new(),
+        last_coll: (0, 0),
         counts: [0; Kind::COUNT],
         bytes: [0; Kind::COUNT],
         stream: codec::Stream::without_repeats(),

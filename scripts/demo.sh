@@ -27,16 +27,9 @@ step "calibrate this host (mpirun -n 2 mpi-test-apps/bin/psins_bench -o $OUT/cal
 timeout 300 mpirun -n 2 mpi-test-apps/bin/psins_bench -o "$OUT/calib" < /dev/null > "$OUT/calib.out"
 grep -E '^(latency|bandwidth)' "$OUT/calib/base-machine.toml" | head -2
 
-# The traced run's own time from MPI_Init's return to MPI_Finalize's entry, slowest rank: the
-# span the simulator predicts (it gives Init and Finalize no time).
-measured=$("$BIN/psins-dump" "$OUT/$APP.psins" --json | awk '
-  /"kind":"init"/ { next }
-  { match($0, /"task":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7)
-    match($0, /"gap_ns":[0-9]+/); g = substr($0, RSTART + 9, RLENGTH - 9)
-    match($0, /"dur_ns":[0-9]+/); d = substr($0, RSTART + 9, RLENGTH - 9)
-    if ($0 ~ /"kind":"finalize"/) d = 0
-    s[t] += g + d }
-  END { m = 0; for (t in s) if (s[t] > m) m = s[t]; printf "%.6f", m / 1e9 }')
+# The traced run's own time, slowest rank (scripts/lib.sh).
+. scripts/lib.sh
+read -r measured _ < <(measured "$OUT/$APP.psins")
 
 machines=("$OUT/calib/base-machine.toml" configs/bus-cluster.toml)
 for m in configs/torus-8x8.toml; do

@@ -21,18 +21,7 @@ rm -rf "$out" && mkdir -p "$out"
 timeout 300 mpirun -n 2 mpi-test-apps/bin/psins_bench -o "$out/calib" < /dev/null > /dev/null
 machine="$out/calib/base-machine.toml"
 
-# Slowest rank's span and MPI time from the trace: "span_s comm_s".
-measured() {
-  "$BIN/psins-dump" "$1" --json | awk '
-    /"kind":"init"/ || /"kind":"step"/ { next }
-    { match($0, /"task":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7)
-      match($0, /"gap_ns":[0-9]+/); g = substr($0, RSTART + 9, RLENGTH - 9)
-      match($0, /"dur_ns":[0-9]+/); d = substr($0, RSTART + 9, RLENGTH - 9)
-      if ($0 ~ /"kind":"finalize"/) d = 0
-      span[t] += g + d; comm[t] += d }
-    END { for (t in span) { if (span[t] > s) s = span[t]; if (comm[t] > c) c = comm[t] }
-          printf "%.9f %.9f\n", s / 1e9, c / 1e9 }'
-}
+. scripts/lib.sh
 
 # Slowest rank's predicted end and comm from the JSON report: "end_s comm_s".
 predicted() {

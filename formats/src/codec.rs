@@ -8,7 +8,7 @@
 //! log (so each block decodes on its own) and per task in the compact trace.
 
 use crate::record::*;
-use crate::varint::{get_i64, get_u64, put_i64, put_u64, zigzag, VarintError};
+use crate::varint::{get_i64, get_u64, put_i64, put_u64, unzigzag, zigzag, VarintError};
 
 /// Delta context carried from record to record within one stream.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -229,7 +229,63 @@ fn put_completions(out: &mut Vec<u8>, ctx: &mut Ctx, list: &[i64]) {
 /// Returns the bytes consumed. On any error `ctx` is left unchanged.
 #[inline]
 pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, DecodeError> {
+    if let Some((n, _)) = decode_p2p_fast(buf, ctx, rec) {
+        return Ok(n);
+    }
     decode_parts(buf, ctx, rec, None).map(|(n, _, _)| n)
+}
+
+/// Bytes that must follow a record's start for [`decode_p2p_fast`] to need no bounds checks:
+/// a head byte and at most six varints of at most ten bytes.
+const FAST_WINDOW: usize = 64;
+
+/// The records that dominate traces — standard-mode send, recv, isend, irecv — decoded by a
+/// function small enough to keep everything in registers. `None` means "not one of those, or
+/// not plainly valid, or too near the end of `buf`": the caller then runs [`decode_parts`],
+/// which decodes it the same way (a property test holds the two equal) or says what is wrong.
+/// Returns the bytes consumed and where the times end.
+#[inline(always)]
+pub(crate) fn decode_p2p_fast(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Option<(usize, usize)> {
+    const SEND: u8 = Kind::Send as u8;
+    const ISEND: u8 = Kind::Isend as u8;
+    const RECV: u8 = Kind::Recv as u8;
+    const IRECV: u8 = Kind::Irecv as u8;
+    let b = buf.first_chunk::<FAST_WINDOW>()?;
+    let (code, flags) = (b[0] & 0x1f, b[0] & 0xe0);
+    if !matches!(code, SEND | ISEND | RECV | IRECV) {
+        return None;
+    }
+    let mut pos = 1;
+    let field = |pos: &mut usize| get_u64(b, pos).ok();
+    let (gap_ns, dur_ns) = (field(&mut pos)?, field(&mut pos)?);
+    let times_end = pos;
+    let mut c = *ctx;
+    if flags & SAME_PEER == 0 {
+        c.peer = i32::try_from(unzigzag(field(&mut pos)?)).ok()?;
+        c.comm = u32::try_from(field(&mut pos)?).ok()?;
+    }
+    if flags & SAME_TAG == 0 {
+        c.tag = i32::try_from(unzigzag(field(&mut pos)?)).ok()?;
+    }
+    if flags & SAME_BYTES == 0 {
+        c.bytes = field(&mut pos)?;
+    }
+    if code == ISEND || code == IRECV {
+        c.req = u32::try_from((c.req as i64).wrapping_add(unzigzag(field(&mut pos)?))).ok()?;
+    }
+    let (peer, tag, bytes, comm, req) = (c.peer, c.tag, c.bytes, c.comm, c.req);
+    let mode = SendMode::Standard;
+    rec.op = match code {
+        SEND => Op::Send { mode, peer, tag, bytes, comm },
+        ISEND => Op::Isend { mode, peer, tag, bytes, comm, req },
+        RECV => Op::Recv { peer, tag, bytes, comm },
+        _ => Op::Irecv { peer, tag, bytes, comm, req },
+    };
+    rec.gap_ns = gap_ns;
+    rec.dur_ns = dur_ns;
+    rec.list.clear();
+    *ctx = c;
+    Some((pos, times_end))
 }
 
 /// [`decode`], also returning where the gap and dur bytes start and end. With `times`, the
@@ -468,7 +524,7 @@ impl Reader<'_> {
         let n = self.list_len(4)?;
         for _ in 0..n / 4 {
             let v = self.u64()?;
-            let req = (c.req as i64).wrapping_add(crate::varint::unzigzag(v >> 1));
+            let req = (c.req as i64).wrapping_add(unzigzag(v >> 1));
             c.req = u32::try_from(req).map_err(|_| invalid(format!("request id {req} out of range")))?;
             out.push(req);
             if v & COMPLETION_FULL != 0 {
@@ -486,3 +542,50 @@ impl Reader<'_> {
 }
 
 pub use crate::repeat::{Stream, HISTORY_DEPTH};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+
+    /// Whenever the fast path accepts bytes, the general decoder must read them identically.
+    fn agree(bytes: &[u8], ctx: Ctx) -> Result<bool, TestCaseError> {
+        let (mut fast_ctx, mut fast) = (ctx, Record::default());
+        let Some((n, te)) = decode_p2p_fast(bytes, &mut fast_ctx, &mut fast) else { return Ok(false) };
+        let (mut ctx, mut rec) = (ctx, Record::default());
+        prop_assert_eq!(decode_parts(bytes, &mut ctx, &mut rec, None), Ok((n, 1, te)));
+        prop_assert_eq!(fast_ctx, ctx);
+        prop_assert_eq!(fast, rec);
+        Ok(true)
+    }
+
+    fn any_ctx() -> impl Strategy<Value = Ctx> {
+        (any::<i32>(), any::<u32>(), any::<i32>(), any::<u64>(), any::<u32>())
+            .prop_map(|(peer, comm, tag, bytes, req)| Ctx { peer, comm, tag, bytes, req, instance: 0 })
+    }
+
+    proptest! {
+        #[test]
+        fn fast_path_agrees_on_any_bytes(bytes in vec(any::<u8>(), 0..90), ctx in any_ctx()) {
+            agree(&bytes, ctx)?;
+        }
+
+        #[test]
+        fn fast_path_takes_encoded_p2p(kind in 0..4u8, peer in -3..100i32, tag in -1..5i32, bytes in 0..1u64 << 40,
+                                       req in 0..1000u32, gap in any::<u64>(), dur in any::<u64>(),
+                                       ctx in any_ctx(), tail in vec(any::<u8>(), 64)) {
+            let (comm, mode) = (0, SendMode::Standard);
+            let op = match kind {
+                0 => Op::Send { mode, peer, tag, bytes, comm },
+                1 => Op::Isend { mode, peer, tag, bytes, comm, req },
+                2 => Op::Recv { peer, tag, bytes, comm },
+                _ => Op::Irecv { peer, tag, bytes, comm, req },
+            };
+            let mut buf = Vec::new();
+            encode(&mut buf, &mut ctx.clone(), &Record::new(gap, dur, op));
+            buf.extend_from_slice(&tail);
+            prop_assert!(agree(&buf, ctx)?);
+        }
+    }
+}

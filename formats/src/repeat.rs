@@ -10,7 +10,7 @@
 //! takes fixed-size moves rather than calls into libc; the encoder finds candidates through a
 //! small hash index instead of scanning the history.
 
-use crate::codec::{decode_parts, encode_parts, invalid, Ctx, DecodeError, MODE_BASE, STEP_NO_TIME};
+use crate::codec::{decode_p2p_fast, decode_parts, encode_parts, invalid, Ctx, DecodeError, MODE_BASE, STEP_NO_TIME};
 use crate::record::{Kind, Record};
 use crate::varint::get_u64;
 
@@ -202,6 +202,10 @@ impl Stream {
         let Some(h) = self.hist.as_deref_mut() else {
             return crate::codec::decode(buf, &mut self.ctx, rec);
         };
+        if let Some((n, te)) = decode_p2p_fast(buf, &mut self.ctx, rec) {
+            h.push(Entry::of(buf, 1, te, n));
+            return Ok(n);
+        }
         if head & 0x1f < REPEAT_BASE {
             let (n, ts, te) = decode_parts(buf, &mut self.ctx, rec, None)?;
             h.push(Entry::of(buf, ts, te, n));

@@ -130,4 +130,31 @@ mod tests {
         let top = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
         assert_eq!(get_u64(&top, &mut pos), Err(VarintError::Overflow));
     }
+
+    proptest::proptest! {
+        /// The unrolled path must agree with the careful one on any bytes, overlong and
+        /// truncated encodings included.
+        #[test]
+        fn fast_path_equals_bytewise(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..24),
+                                     start in 0usize..12) {
+            let (mut fast, mut slow) = (start, start);
+            let got = get_u64(&bytes, &mut fast);
+            let want = if start <= bytes.len() { get_u64_slow(&bytes, &mut slow) } else { Err(VarintError::Incomplete) };
+            proptest::prop_assert_eq!(got, want);
+            if got.is_ok() {
+                proptest::prop_assert_eq!(fast, slow);
+            }
+        }
+
+        #[test]
+        fn any_value_round_trips(v in proptest::prelude::any::<u64>(), shift in 0u32..64) {
+            let v = v >> shift;
+            let mut out = Vec::new();
+            put_u64(&mut out, v);
+            out.extend_from_slice(&[0xff; 12]);
+            let mut pos = 0;
+            proptest::prop_assert_eq!(get_u64(&out, &mut pos), Ok(v));
+            proptest::prop_assert_eq!(pos, len_u64(v));
+        }
+    }
 }

@@ -3,6 +3,7 @@
 
 mod comms;
 mod inputs;
+mod live;
 mod normalise;
 mod passes;
 mod requests;

@@ -4,8 +4,8 @@
 //! the smallest id not in use, so ids stay dense (a replayer can keep requests in a small
 //! array) and their deltas small.
 
+use crate::live::LiveSet;
 use psins_formats::{CollFlags, Op, NO_REQUEST};
-use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -18,7 +18,7 @@ struct Live {
 
 #[derive(Default)]
 pub struct Requests {
-    live: HashMap<u32, Live>,
+    live: LiveSet<Live>,
     free: BinaryHeap<Reverse<u32>>,
     next: u32,
 }
@@ -55,39 +55,41 @@ impl Requests {
     }
 
     fn create(&mut self, req: u32, persistent: bool) -> Result<u32, Misuse> {
-        if self.live.contains_key(&req) {
-            return Err(Misuse::ReusedWhileLive(req));
-        }
-        let id = self.alloc();
-        self.live.insert(req, Live { id, persistent, active: !persistent });
+        let id = match self.free.peek() {
+            Some(&Reverse(id)) => id,
+            None => self.next + 1,
+        };
+        let live = Live { id, persistent, active: !persistent };
+        self.live.insert(req, live).map_err(|_| Misuse::ReusedWhileLive(req))?;
+        self.alloc();
         Ok(id)
     }
 
     fn release(&mut self, req: u32) -> Option<u32> {
-        let l = self.live.remove(&req)?;
+        let l = self.live.remove(req)?;
         self.free.push(Reverse(l.id));
         Some(l.id)
     }
 
-    fn lookup(&self, req: u32) -> Result<u32, Misuse> {
-        self.live.get(&req).map(|l| l.id).ok_or(Misuse::UnknownPersistent(req))
+    fn lookup(&mut self, req: u32) -> Result<u32, Misuse> {
+        self.live.get_mut(req).map(|l| l.id).ok_or(Misuse::UnknownPersistent(req))
     }
 
     fn start(&mut self, req: u32) -> Result<u32, Misuse> {
-        let l = self.live.get_mut(&req).ok_or(Misuse::UnknownPersistent(req))?;
+        let l = self.live.get_mut(req).ok_or(Misuse::UnknownPersistent(req))?;
         l.active = true;
         Ok(l.id)
     }
 
     fn complete(&mut self, req: u32) -> Result<u32, Misuse> {
-        let l = self.live.get_mut(&req).ok_or(Misuse::CompletedNeverStarted(req))?;
-        if !l.active && !l.persistent {
-            return Err(Misuse::CompletedNeverStarted(req));
-        }
+        let l = self.live.get_mut(req).ok_or(Misuse::CompletedNeverStarted(req))?;
         // Waiting on an inactive persistent request is legal MPI and returns at once.
         if l.persistent {
             l.active = false;
             return Ok(l.id);
+        }
+        if !l.active {
+            return Err(Misuse::CompletedNeverStarted(req));
         }
         Ok(self.release(req).expect("live request"))
     }
@@ -121,7 +123,7 @@ impl Requests {
 
     /// Tracer ids of requests started and never completed (persistent ones only if active).
     pub fn pending(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = self.live.iter().filter(|(_, l)| l.active).map(|(&r, _)| r).collect();
+        let mut v: Vec<u32> = self.live.iter().filter(|(_, l)| l.active).map(|(r, _)| r).collect();
         v.sort_unstable();
         v
     }

@@ -68,6 +68,15 @@ pub fn encode(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) {
 /// [`encode`], returning where the gap and dur bytes start and end in `out`.
 pub(crate) fn encode_parts(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (usize, usize) {
     let at = out.len();
+    match encode_p2p_fast(out, ctx, rec) {
+        Some(te) => (at + 1, at + te),
+        None => encode_general(out, ctx, rec),
+    }
+}
+
+/// Every kind, one capacity-checked byte at a time.
+fn encode_general(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (usize, usize) {
+    let at = out.len();
     let code = wire_code(&rec.op);
     out.push(code);
     if code >= MODE_BASE {
@@ -155,6 +164,68 @@ pub(crate) fn encode_parts(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (u
     }
     out[at] |= flags;
     (times_at, times_end)
+}
+
+/// The encoding twin of [`decode_p2p_fast`]: standard-mode send, recv, isend and irecv
+/// written into room made once, instead of a capacity check per byte. Writes exactly what the general path writes (a property test holds them equal);
+/// returns where the times end, relative to the record's start.
+#[inline(always)]
+fn encode_p2p_fast(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> Option<usize> {
+    let (code, peer, tag, bytes, comm, req) = match rec.op {
+        Op::Send { mode: SendMode::Standard, peer, tag, bytes, comm } => (Kind::Send, peer, tag, bytes, comm, None),
+        Op::Recv { peer, tag, bytes, comm } => (Kind::Recv, peer, tag, bytes, comm, None),
+        Op::Isend { mode: SendMode::Standard, peer, tag, bytes, comm, req } => {
+            (Kind::Isend, peer, tag, bytes, comm, Some(req))
+        }
+        Op::Irecv { peer, tag, bytes, comm, req } => (Kind::Irecv, peer, tag, bytes, comm, Some(req)),
+        _ => return None,
+    };
+    // Written in place: bytes stored one by one into a stack buffer and then copied out as
+    // 16-byte words stall the CPU's store forwarding.
+    let at = out.len();
+    out.resize(at + FAST_WINDOW, 0);
+    let b = out[at..].first_chunk_mut::<FAST_WINDOW>().expect("just resized");
+    let mut n = 1;
+    put_u64_in(b, &mut n, rec.gap_ns);
+    put_u64_in(b, &mut n, rec.dur_ns);
+    let times_end = n;
+    let mut flags = code as u8;
+    if peer == ctx.peer && comm == ctx.comm {
+        flags |= SAME_PEER;
+    } else {
+        put_u64_in(b, &mut n, zigzag(peer as i64));
+        put_u64_in(b, &mut n, comm as u64);
+    }
+    if tag == ctx.tag {
+        flags |= SAME_TAG;
+    } else {
+        put_u64_in(b, &mut n, zigzag(tag as i64));
+    }
+    if bytes == ctx.bytes {
+        flags |= SAME_BYTES;
+    } else {
+        put_u64_in(b, &mut n, bytes);
+    }
+    if let Some(req) = req {
+        put_u64_in(b, &mut n, zigzag(req as i64 - ctx.req as i64));
+        ctx.req = req;
+    }
+    b[0] = flags;
+    (ctx.peer, ctx.comm, ctx.tag, ctx.bytes) = (peer, comm, tag, bytes);
+    out.truncate(at + n);
+    Some(times_end)
+}
+
+/// A varint into a buffer with room for it (at most six varints follow a head byte).
+#[inline(always)]
+fn put_u64_in(b: &mut [u8; FAST_WINDOW], n: &mut usize, mut v: u64) {
+    while v >= 0x80 {
+        b[*n] = (v as u8) | 0x80;
+        v >>= 7;
+        *n += 1;
+    }
+    b[*n] = v as u8;
+    *n += 1;
 }
 
 fn put_p2p(out: &mut Vec<u8>, ctx: &mut Ctx, peer: i32, tag: i32, bytes: u64, comm: u32) -> u8 {
@@ -566,6 +637,31 @@ mod tests {
     }
 
     proptest! {
+        /// The fast encoder writes the general encoder's bytes and leaves the same context.
+        #[test]
+        fn fast_encoder_agrees(kind in 0..4u8, peer in any::<i32>(), tag in any::<i32>(), bytes in any::<u64>(),
+                               req in any::<u32>(), gap in any::<u64>(), dur in any::<u64>(), ctx in any_ctx(),
+                               same in 0..8u8) {
+            let peer = if same & 1 != 0 { ctx.peer } else { peer };
+            let tag = if same & 2 != 0 { ctx.tag } else { tag };
+            let bytes = if same & 4 != 0 { ctx.bytes } else { bytes };
+            let (comm, mode) = (ctx.comm, SendMode::Standard);
+            let op = match kind {
+                0 => Op::Send { mode, peer, tag, bytes, comm },
+                1 => Op::Isend { mode, peer, tag, bytes, comm, req },
+                2 => Op::Recv { peer, tag, bytes, comm },
+                _ => Op::Irecv { peer, tag, bytes, comm, req },
+            };
+            let rec = Record::new(gap, dur, op);
+            let (mut fast_ctx, mut fast) = (ctx, vec![7u8]);
+            let te = encode_p2p_fast(&mut fast, &mut fast_ctx, &rec).expect("a fast-path kind");
+            let (mut slow_ctx, mut slow) = (ctx, vec![7u8]);
+            let slow_parts = encode_general(&mut slow, &mut slow_ctx, &rec);
+            prop_assert_eq!(fast, slow);
+            prop_assert_eq!((2, te + 1), slow_parts);
+            prop_assert_eq!(fast_ctx, slow_ctx);
+        }
+
         #[test]
         fn fast_path_agrees_on_any_bytes(bytes in vec(any::<u8>(), 0..90), ctx in any_ctx()) {
             agree(&bytes, ctx)?;

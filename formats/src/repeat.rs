@@ -6,9 +6,10 @@
 //! it, followed by its times. Byte equality under the same context is what guarantees that the
 //! repeat decodes to the same record.
 //!
-//! Keys are three little-endian words plus a length, so building, storing and comparing them
-//! takes fixed-size moves rather than calls into libc; the encoder finds candidates through a
-//! small hash index instead of scanning the history.
+//! Keys are the head plus three little-endian words of fields, built by word-sized loads and
+//! kept apart from each other: byte-assembled keys read back as words stall the CPU's store
+//! forwarding, which once made this encoder a third of consolidation time. The encoder finds
+//! candidates through a small hash index instead of scanning the history.
 
 use crate::codec::{decode_p2p_fast, decode_parts, encode_parts, invalid, Ctx, DecodeError, MODE_BASE, STEP_NO_TIME};
 use crate::record::{Kind, Record};
@@ -23,17 +24,14 @@ const KEY_BYTES: usize = 24;
 const NOT_REPEATABLE: u8 = u8::MAX;
 const INDEX_SLOTS: usize = 64;
 
-/// Entry size: two head bytes and up to [`KEY_BYTES`] of fields, padded.
-const ENTRY: usize = 32;
-
-/// A record without its times. Bytes 0–1 hold the head: `[0, head]` for one-byte heads,
-/// `[head, mode]` for sends in a non-standard mode, so that `&bytes[2 - head_len..]` is the
-/// record as it would be coded without times. The fields start at byte 2, a fixed offset, so
-/// building an entry is one fixed-size copy. The encoder's padding is zero (it compares
-/// entries); the decoder's is whatever followed in the stream (it only decodes them).
+/// A record without its times: the head byte (and, for sends in a non-standard mode, the mode
+/// byte in bits 8–15) and the fields that follow the times, padded to [`KEY_BYTES`]. The
+/// encoder's padding is zero (it compares entries); the decoder's is whatever followed in the
+/// stream (it only decodes them).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Entry {
-    bytes: [u8; ENTRY],
+    fields: [u64; 3],
+    head: u16,
     len: u8,
 }
 
@@ -45,6 +43,10 @@ fn head_len(head: u8) -> usize {
     }
 }
 
+fn word(b: &[u8]) -> u64 {
+    u64::from_le_bytes(*b.first_chunk::<8>().expect("a key word has 8 bytes"))
+}
+
 impl Entry {
     /// The entry of the record `buf[..n]` whose times lie at `ts..te`; `None` if its fields
     /// are longer than [`KEY_BYTES`]. Entries are comparable when `buf` is zero after `n`.
@@ -54,38 +56,45 @@ impl Entry {
         if len > KEY_BYTES {
             return None;
         }
-        let mut bytes = [0u8; ENTRY];
-        bytes[2 - ts] = buf[0];
-        if ts == 2 {
-            bytes[1] = buf[1];
-        }
-        match buf.get(te..te + KEY_BYTES) {
-            Some(src) => bytes[2..2 + KEY_BYTES].copy_from_slice(src),
-            None => bytes[2..2 + len].copy_from_slice(&buf[te..n]),
-        }
-        Some(Entry { bytes, len: len as u8 })
+        let head = if ts == 2 { u16::from_le_bytes([buf[0], buf[1]]) } else { buf[0] as u16 };
+        let fields = match buf.get(te..te + KEY_BYTES) {
+            Some(f) => [word(f), word(&f[8..]), word(&f[16..])],
+            None => {
+                let mut f = [0u8; KEY_BYTES];
+                f[..len].copy_from_slice(&buf[te..n]);
+                [word(&f), word(&f[8..]), word(&f[16..])]
+            }
+        };
+        Some(Entry { fields, head, len: len as u8 })
     }
 
     fn hash(&self) -> usize {
-        let w = |i: usize| u64::from_le_bytes(self.bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-        let h = w(0) ^ w(1).rotate_left(16) ^ w(2).rotate_left(32) ^ w(3).rotate_left(48) ^ self.len as u64;
+        let [a, b, c] = self.fields;
+        let h = a ^ b.rotate_left(21) ^ c.rotate_left(42) ^ ((self.head as u64) << 8 | self.len as u64);
         (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % INDEX_SLOTS
     }
 
     /// The head byte.
     fn head(&self) -> u8 {
-        if self.bytes[0] != 0 {
-            self.bytes[0]
-        } else {
-            self.bytes[1]
+        self.head as u8
+    }
+
+    /// The record as it would be coded without times, in `out`; returns its length.
+    fn write(&self, out: &mut [u8; 2 + KEY_BYTES]) -> usize {
+        let hl = head_len(self.head as u8);
+        out[..2].copy_from_slice(&self.head.to_le_bytes());
+        for (i, w) in self.fields.iter().enumerate() {
+            out[hl + 8 * i..hl + 8 * i + 8].copy_from_slice(&w.to_le_bytes());
         }
+        hl + self.len as usize
     }
 }
 
 /// The last [`HISTORY_DEPTH`] entries, a ring.
 #[derive(Clone)]
 struct History {
-    entries: [[u8; ENTRY]; HISTORY_DEPTH],
+    fields: [[u64; 3]; HISTORY_DEPTH],
+    head: [u16; HISTORY_DEPTH],
     len: [u8; HISTORY_DEPTH],
     /// Entries pushed so far (wrapping); the newest has ordinal `count`.
     count: u32,
@@ -93,7 +102,12 @@ struct History {
 
 impl Default for History {
     fn default() -> Self {
-        History { entries: [[0; ENTRY]; HISTORY_DEPTH], len: [NOT_REPEATABLE; HISTORY_DEPTH], count: 0 }
+        History {
+            fields: [[0; 3]; HISTORY_DEPTH],
+            head: [0; HISTORY_DEPTH],
+            len: [NOT_REPEATABLE; HISTORY_DEPTH],
+            count: 0,
+        }
     }
 }
 
@@ -104,7 +118,8 @@ impl History {
         let slot = self.count as usize % HISTORY_DEPTH;
         match e {
             Some(e) => {
-                self.entries[slot] = e.bytes;
+                self.fields[slot] = e.fields;
+                self.head[slot] = e.head;
                 self.len[slot] = e.len;
             }
             None => self.len[slot] = NOT_REPEATABLE,
@@ -116,7 +131,21 @@ impl History {
     fn get(&self, k: usize) -> Option<Entry> {
         let slot = self.count.wrapping_sub(k as u32 - 1) as usize % HISTORY_DEPTH;
         let len = self.len[slot];
-        (len != NOT_REPEATABLE).then_some(Entry { bytes: self.entries[slot], len })
+        (len != NOT_REPEATABLE).then_some(Entry { fields: self.fields[slot], head: self.head[slot], len })
+    }
+
+    /// Whether the entry `k` records ago equals `key`.
+    #[inline]
+    fn holds(&self, k: usize, key: &Entry) -> bool {
+        let slot = self.count.wrapping_sub(k as u32 - 1) as usize % HISTORY_DEPTH;
+        // Word by word: the key's words were just stored separately, and one 16-byte load over
+        // two 8-byte stores cannot be forwarded (an array `==` compiles to such loads).
+        let f = &self.fields[slot];
+        self.len[slot] == key.len
+            && self.head[slot] == key.head
+            && f[0] == key.fields[0]
+            && f[1] == key.fields[1]
+            && f[2] == key.fields[2]
     }
 }
 
@@ -132,13 +161,13 @@ impl Index {
     /// A hit at the last distance (the usual case in periodic streams) skips the hash: the
     /// index only has to find what the last distance misses.
     fn find(&mut self, h: &History, key: &Entry) -> Option<usize> {
-        if h.get(self.last_k) == Some(*key) {
+        if h.holds(self.last_k, key) {
             return Some(self.last_k);
         }
         let slot = key.hash();
         let k = h.count.wrapping_sub(self.last_seen[slot]) as usize + 1;
         self.last_seen[slot] = h.count.wrapping_add(1);
-        let k = ((1..=HISTORY_DEPTH).contains(&k) && h.get(k) == Some(*key)).then_some(k)?;
+        let k = ((1..=HISTORY_DEPTH).contains(&k) && h.holds(k, key)).then_some(k)?;
         self.last_k = k;
         Some(k)
     }
@@ -225,17 +254,16 @@ fn decode_repeat(h: &mut History, buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -
     let k = (((head & 0x1f) - REPEAT_BASE) | ((head >> 5) << 3)) as usize + 1;
     let entry = h.get(k).ok_or_else(|| invalid(format!("repeat of the record {k} back, which cannot be repeated")))?;
     let head = entry.head();
-    let hl = head_len(head);
     // The entry's head says whether times follow (steps may have none).
     let timed = !(head & 0x1f == Kind::Step as u8 && head & STEP_NO_TIME != 0);
     let mut pos = 1;
     let times = if timed { (get_u64(buf, &mut pos)?, get_u64(buf, &mut pos)?) } else { (0, 0) };
-    let bytes = &entry.bytes[2 - hl..];
-    let len = hl + entry.len as usize;
+    let mut bytes = [0u8; 2 + KEY_BYTES];
+    let len = entry.write(&mut bytes);
     let unclean = || invalid(format!("the record {k} back does not repeat cleanly"));
     // Decode under a copy: the context changes only if the whole entry decodes exactly.
     let mut c = *ctx;
-    let (n, _, _) = decode_parts(bytes, &mut c, rec, Some(times)).map_err(|e| match e {
+    let (n, _, _) = decode_parts(&bytes, &mut c, rec, Some(times)).map_err(|e| match e {
         DecodeError::Incomplete => unclean(),
         e => e,
     })?;

@@ -7,18 +7,19 @@
 //! a typical record cost 3–6 bytes. That context ([`Ctx`]) lives per stream: per block in the
 //! log (so each block decodes on its own) and per task in the compact trace.
 
+use crate::fast;
 use crate::record::*;
 use crate::varint::{get_i64, get_u64, put_i64, put_u64, unzigzag, zigzag, VarintError};
 
 /// Delta context carried from record to record within one stream.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ctx {
-    peer: i32,
-    comm: u32,
-    tag: i32,
-    bytes: u64,
-    req: u32,
-    instance: u32,
+    pub(crate) peer: i32,
+    pub(crate) comm: u32,
+    pub(crate) tag: i32,
+    pub(crate) bytes: u64,
+    pub(crate) req: u32,
+    pub(crate) instance: u32,
 }
 
 /// Why a record could not be decoded.
@@ -39,9 +40,9 @@ impl From<VarintError> for DecodeError {
     }
 }
 
-const SAME_PEER: u8 = 0x20;
-const SAME_TAG: u8 = 0x40;
-const SAME_BYTES: u8 = 0x80;
+pub(crate) const SAME_PEER: u8 = 0x20;
+pub(crate) const SAME_TAG: u8 = 0x40;
+pub(crate) const SAME_BYTES: u8 = 0x80;
 /// Step records: gap and dur are both zero and omitted.
 pub(crate) const STEP_NO_TIME: u8 = 0x80;
 /// Wait completions: the low bit of the request delta says "full receive info follows".
@@ -68,14 +69,14 @@ pub fn encode(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) {
 /// [`encode`], returning where the gap and dur bytes start and end in `out`.
 pub(crate) fn encode_parts(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (usize, usize) {
     let at = out.len();
-    match encode_p2p_fast(out, ctx, rec) {
+    match fast::encode(out, ctx, rec) {
         Some(te) => (at + 1, at + te),
         None => encode_general(out, ctx, rec),
     }
 }
 
 /// Every kind, one capacity-checked byte at a time.
-fn encode_general(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (usize, usize) {
+pub(crate) fn encode_general(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (usize, usize) {
     let at = out.len();
     let code = wire_code(&rec.op);
     out.push(code);
@@ -166,68 +167,6 @@ fn encode_general(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (usize, usi
     (times_at, times_end)
 }
 
-/// The encoding twin of [`decode_p2p_fast`]: standard-mode send, recv, isend and irecv
-/// written into room made once, instead of a capacity check per byte. Writes exactly what the general path writes (a property test holds them equal);
-/// returns where the times end, relative to the record's start.
-#[inline(always)]
-fn encode_p2p_fast(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> Option<usize> {
-    let (code, peer, tag, bytes, comm, req) = match rec.op {
-        Op::Send { mode: SendMode::Standard, peer, tag, bytes, comm } => (Kind::Send, peer, tag, bytes, comm, None),
-        Op::Recv { peer, tag, bytes, comm } => (Kind::Recv, peer, tag, bytes, comm, None),
-        Op::Isend { mode: SendMode::Standard, peer, tag, bytes, comm, req } => {
-            (Kind::Isend, peer, tag, bytes, comm, Some(req))
-        }
-        Op::Irecv { peer, tag, bytes, comm, req } => (Kind::Irecv, peer, tag, bytes, comm, Some(req)),
-        _ => return None,
-    };
-    // Written in place: bytes stored one by one into a stack buffer and then copied out as
-    // 16-byte words stall the CPU's store forwarding.
-    let at = out.len();
-    out.resize(at + FAST_WINDOW, 0);
-    let b = out[at..].first_chunk_mut::<FAST_WINDOW>().expect("just resized");
-    let mut n = 1;
-    put_u64_in(b, &mut n, rec.gap_ns);
-    put_u64_in(b, &mut n, rec.dur_ns);
-    let times_end = n;
-    let mut flags = code as u8;
-    if peer == ctx.peer && comm == ctx.comm {
-        flags |= SAME_PEER;
-    } else {
-        put_u64_in(b, &mut n, zigzag(peer as i64));
-        put_u64_in(b, &mut n, comm as u64);
-    }
-    if tag == ctx.tag {
-        flags |= SAME_TAG;
-    } else {
-        put_u64_in(b, &mut n, zigzag(tag as i64));
-    }
-    if bytes == ctx.bytes {
-        flags |= SAME_BYTES;
-    } else {
-        put_u64_in(b, &mut n, bytes);
-    }
-    if let Some(req) = req {
-        put_u64_in(b, &mut n, zigzag(req as i64 - ctx.req as i64));
-        ctx.req = req;
-    }
-    b[0] = flags;
-    (ctx.peer, ctx.comm, ctx.tag, ctx.bytes) = (peer, comm, tag, bytes);
-    out.truncate(at + n);
-    Some(times_end)
-}
-
-/// A varint into a buffer with room for it (at most six varints follow a head byte).
-#[inline(always)]
-fn put_u64_in(b: &mut [u8; FAST_WINDOW], n: &mut usize, mut v: u64) {
-    while v >= 0x80 {
-        b[*n] = (v as u8) | 0x80;
-        v >>= 7;
-        *n += 1;
-    }
-    b[*n] = v as u8;
-    *n += 1;
-}
-
 fn put_p2p(out: &mut Vec<u8>, ctx: &mut Ctx, peer: i32, tag: i32, bytes: u64, comm: u32) -> u8 {
     let mut flags = 0;
     if peer == ctx.peer && comm == ctx.comm {
@@ -300,63 +239,10 @@ fn put_completions(out: &mut Vec<u8>, ctx: &mut Ctx, list: &[i64]) {
 /// Returns the bytes consumed. On any error `ctx` is left unchanged.
 #[inline]
 pub fn decode(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Result<usize, DecodeError> {
-    if let Some((n, _)) = decode_p2p_fast(buf, ctx, rec) {
+    if let Some((n, _)) = buf.first_chunk().and_then(|b| fast::decode(b, ctx, rec, None)) {
         return Ok(n);
     }
     decode_parts(buf, ctx, rec, None).map(|(n, _, _)| n)
-}
-
-/// Bytes that must follow a record's start for [`decode_p2p_fast`] to need no bounds checks:
-/// a head byte and at most six varints of at most ten bytes.
-const FAST_WINDOW: usize = 64;
-
-/// The records that dominate traces — standard-mode send, recv, isend, irecv — decoded by a
-/// function small enough to keep everything in registers. `None` means "not one of those, or
-/// not plainly valid, or too near the end of `buf`": the caller then runs [`decode_parts`],
-/// which decodes it the same way (a property test holds the two equal) or says what is wrong.
-/// Returns the bytes consumed and where the times end.
-#[inline(always)]
-pub(crate) fn decode_p2p_fast(buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -> Option<(usize, usize)> {
-    const SEND: u8 = Kind::Send as u8;
-    const ISEND: u8 = Kind::Isend as u8;
-    const RECV: u8 = Kind::Recv as u8;
-    const IRECV: u8 = Kind::Irecv as u8;
-    let b = buf.first_chunk::<FAST_WINDOW>()?;
-    let (code, flags) = (b[0] & 0x1f, b[0] & 0xe0);
-    if !matches!(code, SEND | ISEND | RECV | IRECV) {
-        return None;
-    }
-    let mut pos = 1;
-    let field = |pos: &mut usize| get_u64(b, pos).ok();
-    let (gap_ns, dur_ns) = (field(&mut pos)?, field(&mut pos)?);
-    let times_end = pos;
-    let mut c = *ctx;
-    if flags & SAME_PEER == 0 {
-        c.peer = i32::try_from(unzigzag(field(&mut pos)?)).ok()?;
-        c.comm = u32::try_from(field(&mut pos)?).ok()?;
-    }
-    if flags & SAME_TAG == 0 {
-        c.tag = i32::try_from(unzigzag(field(&mut pos)?)).ok()?;
-    }
-    if flags & SAME_BYTES == 0 {
-        c.bytes = field(&mut pos)?;
-    }
-    if code == ISEND || code == IRECV {
-        c.req = u32::try_from((c.req as i64).wrapping_add(unzigzag(field(&mut pos)?))).ok()?;
-    }
-    let (peer, tag, bytes, comm, req) = (c.peer, c.tag, c.bytes, c.comm, c.req);
-    let mode = SendMode::Standard;
-    rec.op = match code {
-        SEND => Op::Send { mode, peer, tag, bytes, comm },
-        ISEND => Op::Isend { mode, peer, tag, bytes, comm, req },
-        RECV => Op::Recv { peer, tag, bytes, comm },
-        _ => Op::Irecv { peer, tag, bytes, comm, req },
-    };
-    rec.gap_ns = gap_ns;
-    rec.dur_ns = dur_ns;
-    rec.list.clear();
-    *ctx = c;
-    Some((pos, times_end))
 }
 
 /// [`decode`], also returning where the gap and dur bytes start and end. With `times`, the
@@ -613,75 +499,3 @@ impl Reader<'_> {
 }
 
 pub use crate::repeat::{Stream, HISTORY_DEPTH};
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::collection::vec;
-    use proptest::prelude::*;
-
-    /// Whenever the fast path accepts bytes, the general decoder must read them identically.
-    fn agree(bytes: &[u8], ctx: Ctx) -> Result<bool, TestCaseError> {
-        let (mut fast_ctx, mut fast) = (ctx, Record::default());
-        let Some((n, te)) = decode_p2p_fast(bytes, &mut fast_ctx, &mut fast) else { return Ok(false) };
-        let (mut ctx, mut rec) = (ctx, Record::default());
-        prop_assert_eq!(decode_parts(bytes, &mut ctx, &mut rec, None), Ok((n, 1, te)));
-        prop_assert_eq!(fast_ctx, ctx);
-        prop_assert_eq!(fast, rec);
-        Ok(true)
-    }
-
-    fn any_ctx() -> impl Strategy<Value = Ctx> {
-        (any::<i32>(), any::<u32>(), any::<i32>(), any::<u64>(), any::<u32>())
-            .prop_map(|(peer, comm, tag, bytes, req)| Ctx { peer, comm, tag, bytes, req, instance: 0 })
-    }
-
-    proptest! {
-        /// The fast encoder writes the general encoder's bytes and leaves the same context.
-        #[test]
-        fn fast_encoder_agrees(kind in 0..4u8, peer in any::<i32>(), tag in any::<i32>(), bytes in any::<u64>(),
-                               req in any::<u32>(), gap in any::<u64>(), dur in any::<u64>(), ctx in any_ctx(),
-                               same in 0..8u8) {
-            let peer = if same & 1 != 0 { ctx.peer } else { peer };
-            let tag = if same & 2 != 0 { ctx.tag } else { tag };
-            let bytes = if same & 4 != 0 { ctx.bytes } else { bytes };
-            let (comm, mode) = (ctx.comm, SendMode::Standard);
-            let op = match kind {
-                0 => Op::Send { mode, peer, tag, bytes, comm },
-                1 => Op::Isend { mode, peer, tag, bytes, comm, req },
-                2 => Op::Recv { peer, tag, bytes, comm },
-                _ => Op::Irecv { peer, tag, bytes, comm, req },
-            };
-            let rec = Record::new(gap, dur, op);
-            let (mut fast_ctx, mut fast) = (ctx, vec![7u8]);
-            let te = encode_p2p_fast(&mut fast, &mut fast_ctx, &rec).expect("a fast-path kind");
-            let (mut slow_ctx, mut slow) = (ctx, vec![7u8]);
-            let slow_parts = encode_general(&mut slow, &mut slow_ctx, &rec);
-            prop_assert_eq!(fast, slow);
-            prop_assert_eq!((2, te + 1), slow_parts);
-            prop_assert_eq!(fast_ctx, slow_ctx);
-        }
-
-        #[test]
-        fn fast_path_agrees_on_any_bytes(bytes in vec(any::<u8>(), 0..90), ctx in any_ctx()) {
-            agree(&bytes, ctx)?;
-        }
-
-        #[test]
-        fn fast_path_takes_encoded_p2p(kind in 0..4u8, peer in -3..100i32, tag in -1..5i32, bytes in 0..1u64 << 40,
-                                       req in 0..1000u32, gap in any::<u64>(), dur in any::<u64>(),
-                                       ctx in any_ctx(), tail in vec(any::<u8>(), 64)) {
-            let (comm, mode) = (0, SendMode::Standard);
-            let op = match kind {
-                0 => Op::Send { mode, peer, tag, bytes, comm },
-                1 => Op::Isend { mode, peer, tag, bytes, comm, req },
-                2 => Op::Recv { peer, tag, bytes, comm },
-                _ => Op::Irecv { peer, tag, bytes, comm, req },
-            };
-            let mut buf = Vec::new();
-            encode(&mut buf, &mut ctx.clone(), &Record::new(gap, dur, op));
-            buf.extend_from_slice(&tail);
-            prop_assert!(agree(&buf, ctx)?);
-        }
-    }
-}

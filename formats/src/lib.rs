@@ -5,6 +5,7 @@
 //! record means the same thing at every stage.
 pub mod codec;
 pub mod error;
+mod fast;
 pub mod log;
 pub mod magic;
 pub mod record;

@@ -11,7 +11,8 @@
 //! forwarding, which once made this encoder a third of consolidation time. The encoder finds
 //! candidates through a small hash index instead of scanning the history.
 
-use crate::codec::{decode_p2p_fast, decode_parts, encode_parts, invalid, Ctx, DecodeError, MODE_BASE, STEP_NO_TIME};
+use crate::codec::{decode_parts, encode_parts, invalid, Ctx, DecodeError, MODE_BASE, STEP_NO_TIME};
+use crate::fast;
 use crate::record::{Kind, Record};
 use crate::varint::get_u64;
 
@@ -231,7 +232,7 @@ impl Stream {
         let Some(h) = self.hist.as_deref_mut() else {
             return crate::codec::decode(buf, &mut self.ctx, rec);
         };
-        if let Some((n, te)) = decode_p2p_fast(buf, &mut self.ctx, rec) {
+        if let Some((n, te)) = buf.first_chunk().and_then(|b| fast::decode(b, &mut self.ctx, rec, None)) {
             h.push(Entry::of(buf, 1, te, n));
             return Ok(n);
         }
@@ -258,15 +259,21 @@ fn decode_repeat(h: &mut History, buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -
     let timed = !(head & 0x1f == Kind::Step as u8 && head & STEP_NO_TIME != 0);
     let mut pos = 1;
     let times = if timed { (get_u64(buf, &mut pos)?, get_u64(buf, &mut pos)?) } else { (0, 0) };
-    let mut bytes = [0u8; 2 + KEY_BYTES];
-    let len = entry.write(&mut bytes);
+    let mut bytes = [0u8; fast::WINDOW];
+    let len = entry.write(bytes.first_chunk_mut().expect("the window holds an entry"));
     let unclean = || invalid(format!("the record {k} back does not repeat cleanly"));
     // Decode under a copy: the context changes only if the whole entry decodes exactly.
     let mut c = *ctx;
-    let (n, _, _) = decode_parts(&bytes, &mut c, rec, Some(times)).map_err(|e| match e {
-        DecodeError::Incomplete => unclean(),
-        e => e,
-    })?;
+    let n = match fast::decode(&bytes, &mut c, rec, Some(times)) {
+        Some((n, _)) => n,
+        None => {
+            let (n, _, _) = decode_parts(&bytes, &mut c, rec, Some(times)).map_err(|e| match e {
+                DecodeError::Incomplete => unclean(),
+                e => e,
+            })?;
+            n
+        }
+    };
     if n != len {
         return Err(unclean());
     }

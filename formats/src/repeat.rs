@@ -263,21 +263,25 @@ fn decode_repeat(h: &mut History, buf: &[u8], ctx: &mut Ctx, rec: &mut Record) -
     let len = entry.write(bytes.first_chunk_mut().expect("the window holds an entry"));
     let unclean = || invalid(format!("the record {k} back does not repeat cleanly"));
     // Decode under a copy: the context changes only if the whole entry decodes exactly.
-    let mut c = *ctx;
-    let n = match fast::decode(&bytes, &mut c, rec, Some(times)) {
-        Some((n, _)) => n,
-        None => {
-            let (n, _, _) = decode_parts(&bytes, &mut c, rec, Some(times)).map_err(|e| match e {
-                DecodeError::Incomplete => unclean(),
-                e => e,
-            })?;
-            n
+    // Two copies, not one: the fast path's stays in registers only if nothing takes its
+    // address, and one written field by field then copied whole stalls store forwarding.
+    let mut fast_ctx = *ctx;
+    if let Some((n, _)) = fast::decode(&bytes, &mut fast_ctx, rec, Some(times)) {
+        if n != len {
+            return Err(unclean());
         }
-    };
-    if n != len {
-        return Err(unclean());
+        *ctx = fast_ctx;
+    } else {
+        let mut c = *ctx;
+        let (n, _, _) = decode_parts(&bytes, &mut c, rec, Some(times)).map_err(|e| match e {
+            DecodeError::Incomplete => unclean(),
+            e => e,
+        })?;
+        if n != len {
+            return Err(unclean());
+        }
+        *ctx = c;
     }
-    *ctx = c;
     h.push(Some(entry));
     Ok(pos)
 }

@@ -479,17 +479,17 @@ impl Reader<'_> {
     }
     fn completions(&mut self, c: &mut Ctx, out: &mut Vec<i64>) -> Result<(), DecodeError> {
         let n = self.list_len(4)?;
+        out.reserve(n);
         for _ in 0..n / 4 {
             let v = self.u64()?;
             let req = (c.req as i64).wrapping_add(unzigzag(v >> 1));
             c.req = u32::try_from(req).map_err(|_| invalid(format!("request id {req} out of range")))?;
-            out.push(req);
-            if v & COMPLETION_FULL != 0 {
-                let (s, t, b) = (self.i64()?, self.i64()?, self.i64()?);
-                out.extend_from_slice(&[s, t, b]);
+            let quad = if v & COMPLETION_FULL != 0 {
+                [req, self.i64()?, self.i64()?, self.i64()?]
             } else {
-                out.extend_from_slice(&[NO_RANK as i64, 0, 0]);
-            }
+                [req, NO_RANK as i64, 0, 0]
+            };
+            out.extend_from_slice(&quad);
         }
         for _ in 0..n % 4 {
             out.push(self.i64()?);

@@ -59,6 +59,11 @@
 #pragma weak ompi_mpi_op_no_op
 #endif
 
+/* The per-call helpers and the hooks of the common calls: gcc would otherwise keep most of
+ * them out of line (they are used by hundreds of wrappers), and the calls, spills and
+ * prologues were a large part of the tracer's time per MPI call. */
+#define PSINS_HOT static inline __attribute__((always_inline))
+
 /* ------------------------------------------------------------------ shared state */
 
 volatile int psins_active = 0;
@@ -79,7 +84,7 @@ typedef struct psins_call {
     MPI_Status st;       /* substitute for MPI_STATUS_IGNORE */
 } psins_call;
 
-static inline uint64_t psins_now(void)
+PSINS_HOT uint64_t psins_now(void)
 {
 #ifdef PSINS_HAVE_TSC
     if (__builtin_expect(psins_use_tsc, 1))
@@ -91,7 +96,7 @@ static inline uint64_t psins_now(void)
 }
 
 /* 1 if this call is to be traced (and marks the thread busy), 0 to pass straight through. */
-static inline int psins_enter(void)
+PSINS_HOT int psins_enter(void)
 {
     if (__builtin_expect(!psins_active, 0) || psins_depth)
         return 0;
@@ -102,9 +107,9 @@ static inline int psins_enter(void)
     psins_depth = 1;
     return 1;
 }
-static inline void psins_leave(void) { psins_depth = 0; }
+PSINS_HOT void psins_leave(void) { psins_depth = 0; }
 
-static inline void psins_count(int fid)
+PSINS_HOT void psins_count(int fid)
 {
     if (psins_active && !psins_depth && (!psins_multiple || psins_is_main))
         psins_counts[fid]++;
@@ -142,7 +147,7 @@ static inline int64_t *psins_list(size_t n)
     }
     return list_buf;
 }
-static inline MPI_Status *psins_statuses(int n)
+PSINS_HOT MPI_Status *psins_statuses(int n)
 {
     if (n <= 0) return st_fallback;
     if ((size_t)n > st_cap) {
@@ -164,16 +169,19 @@ static inline int *psins_ints(size_t n, int which)
 
 /* ------------------------------------------------------------------ helpers */
 
-static inline int32_t map_rank(int r)
+PSINS_HOT int32_t map_rank(int r)
 {
+    /* one comparison for an ordinary rank when the sentinels are negative (MPICH, Open MPI) */
+    if (r >= 0 && r != MPI_ANY_SOURCE && r != MPI_PROC_NULL && r != MPI_ROOT && r != MPI_UNDEFINED)
+        return r;
     if (r == MPI_ANY_SOURCE) return -1;
     if (r == MPI_PROC_NULL) return -2;
     if (r == MPI_ROOT || r == MPI_UNDEFINED) return -3;
     return r;
 }
-static inline int32_t map_tag(int t) { return t == MPI_ANY_TAG ? -1 : t; }
+PSINS_HOT int32_t map_tag(int t) { return t == MPI_ANY_TAG ? -1 : t; }
 
-static inline uint64_t tsize(MPI_Datatype dt)
+PSINS_HOT uint64_t tsize(MPI_Datatype dt)
 {
     if (dt == MPI_DATATYPE_NULL) return 0;
 #ifdef MPICH
@@ -186,23 +194,37 @@ static inline uint64_t tsize(MPI_Datatype dt)
     if (PMPI_Type_size_x(dt, &s) != MPI_SUCCESS || s < 0) return 0;
     return (uint64_t)s;
 }
-static inline uint64_t nbytes(MPI_Count count, MPI_Datatype dt)
+PSINS_HOT uint64_t nbytes(MPI_Count count, MPI_Datatype dt)
 {
     return count <= 0 ? 0 : (uint64_t)count * tsize(dt);
 }
-static inline uint64_t status_bytes(const MPI_Status *st)
+PSINS_HOT uint64_t status_bytes(const MPI_Status *st)
 {
+#ifdef MPICH
+    /* MPICH keeps the byte count in the status (MPIR_STATUS_GET_COUNT: count_lo, and
+     * count_hi_and_cancelled above its cancel bit), which is what MPI_Get_elements_x with
+     * MPI_BYTE returns: no call needed. */
+    return ((uint64_t)((unsigned)st->count_hi_and_cancelled >> 1) << 32) + (unsigned)st->count_lo;
+#else
     MPI_Count n = 0;
     if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return 0;
     return (uint64_t)n;
+#endif
 }
-static inline void ev_init(psins_ev *e, const psins_call *T, uint32_t kind)
+PSINS_HOT int status_cancelled(const MPI_Status *st)
 {
-    memset(e, 0, sizeof *e);
-    e->t0 = T->t0;
-    e->t1 = T->t1;
-    e->kind = kind;
-    e->root = -3;
+#ifdef MPICH
+    return st->count_hi_and_cancelled & 1; /* MPIR_STATUS_GET_CANCEL_BIT */
+#else
+    int cancelled = 0;
+    PMPI_Test_cancelled(st, &cancelled);
+    return cancelled;
+#endif
+}
+PSINS_HOT void ev_init(psins_ev *e, const psins_call *T, uint32_t kind)
+{
+    /* an initialiser, not memset: gcc zeroes the struct with a few inline stores */
+    *e = (psins_ev){.t0 = T->t0, .t1 = T->t1, .kind = kind, .root = -3};
 }
 
 /* psins_formats::Kind codes */
@@ -231,11 +253,10 @@ enum { PF_BLOCKING = 1, PF_FOUND = 2, PF_MATCHED = 4 };
 
 /* ------------------------------------------------------------------ hash tables */
 
-static inline uint64_t mix64(uint64_t k)
-{
-    k ^= k >> 33; k *= 0xff51afd7ed558ccdULL; k ^= k >> 33; k *= 0xc4ceb9fe1a85ec53ULL; k ^= k >> 33;
-    return k;
-}
+/* Table slot of a handle: Fibonacci hashing (one multiply; the table index takes bits 32 and
+ * up of the product, which every bit of the key reaches). Handles are small integers with
+ * a fixed tag (MPICH) or aligned pointers (Open MPI), both spread well. */
+PSINS_HOT uint32_t slot_hash(uint64_t k) { return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 32); }
 
 /* Requests. A handle is NOT unique among live requests: MPICH returns one shared, already
  * completed request handle for every isend that finished at once, so two live requests can
@@ -248,18 +269,18 @@ typedef struct { uint64_t key; uint32_t id; uint8_t used, kind, persistent, acti
 static rq_ent *rq_tab; static uint32_t rq_cap, rq_n;
 static uint32_t rq_next_id = 1;
 
-static inline uint64_t rq_key(MPI_Request r) { uint64_t k = 0; memcpy(&k, &r, sizeof r); return k; }
+PSINS_HOT uint64_t rq_key(MPI_Request r) { uint64_t k = 0; memcpy(&k, &r, sizeof r); return k; }
 
-static rq_ent *rq_find(MPI_Request r)
+PSINS_HOT rq_ent *rq_find(MPI_Request r)
 {
     if (!rq_cap || r == MPI_REQUEST_NULL) return NULL;
     uint64_t k = rq_key(r);
-    for (uint32_t i = (uint32_t)mix64(k) & (rq_cap - 1);; i = (i + 1) & (rq_cap - 1)) {
+    for (uint32_t i = slot_hash(k) & (rq_cap - 1);; i = (i + 1) & (rq_cap - 1)) {
         if (!rq_tab[i].used) return NULL;
         if (rq_tab[i].key == k) return &rq_tab[i];
     }
 }
-static void rq_del(rq_ent *e)
+PSINS_HOT void rq_del(rq_ent *e)
 {
     uint32_t i = (uint32_t)(e - rq_tab), j = i;
     rq_tab[i].used = 0;
@@ -267,7 +288,7 @@ static void rq_del(rq_ent *e)
     for (;;) { /* backward-shift deletion (linear probing) */
         j = (j + 1) & (rq_cap - 1);
         if (!rq_tab[j].used) return;
-        uint32_t h = (uint32_t)mix64(rq_tab[j].key) & (rq_cap - 1);
+        uint32_t h = slot_hash(rq_tab[j].key) & (rq_cap - 1);
         if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
             rq_tab[i] = rq_tab[j];
             rq_tab[j].used = 0;
@@ -288,7 +309,7 @@ static int rq_resize(uint32_t cap)
     for (uint32_t n = 0; n < oc; n++) {
         uint32_t i = (start + 1 + n) % oc;
         if (!old[i].used) continue;
-        uint32_t j = (uint32_t)mix64(old[i].key) & (cap - 1);
+        uint32_t j = slot_hash(old[i].key) & (cap - 1);
         while (rq_tab[j].used) j = (j + 1) & (cap - 1);
         rq_tab[j] = old[i];
         rq_n++;
@@ -297,12 +318,12 @@ static int rq_resize(uint32_t cap)
     return 1;
 }
 /* Registers a new request; returns its id (0 if the table cannot grow). */
-static uint32_t rq_add(MPI_Request r, int kind, int persistent)
+PSINS_HOT uint32_t rq_add(MPI_Request r, int kind, int persistent)
 {
     if (r == MPI_REQUEST_NULL) return 0;
     if ((rq_n + 1) * 2 > rq_cap && !rq_resize(rq_cap ? rq_cap * 2 : 4096)) return 0;
     uint64_t k = rq_key(r);
-    uint32_t i = (uint32_t)mix64(k) & (rq_cap - 1);
+    uint32_t i = slot_hash(k) & (rq_cap - 1);
     while (rq_tab[i].used) i = (i + 1) & (rq_cap - 1);
     rq_ent *e = &rq_tab[i];
     e->used = 1; e->key = k;
@@ -328,7 +349,7 @@ static cm_ent *cm_find(MPI_Comm c)
 {
     if (!cm_cap) return NULL;
     uint64_t k = cm_key(c);
-    for (uint32_t i = (uint32_t)mix64(k) & (cm_cap - 1);; i = (i + 1) & (cm_cap - 1)) {
+    for (uint32_t i = slot_hash(k) & (cm_cap - 1);; i = (i + 1) & (cm_cap - 1)) {
         if (!cm_tab[i].used) return NULL;
         if (cm_tab[i].key == k) return &cm_tab[i];
     }
@@ -341,7 +362,7 @@ static void cm_del(cm_ent *e)
     for (;;) {
         j = (j + 1) & (cm_cap - 1);
         if (!cm_tab[j].used) return;
-        uint32_t h = (uint32_t)mix64(cm_tab[j].key) & (cm_cap - 1);
+        uint32_t h = slot_hash(cm_tab[j].key) & (cm_cap - 1);
         if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
             cm_tab[i] = cm_tab[j];
             cm_tab[j].used = 0;
@@ -359,7 +380,7 @@ static cm_ent *cm_insert(MPI_Comm c)
         cm_tab = t; cm_cap = cap; cm_n = 0;
         for (uint32_t i = 0; i < oc; i++) {
             if (!old[i].used) continue;
-            uint32_t j = (uint32_t)mix64(old[i].key) & (cap - 1);
+            uint32_t j = slot_hash(old[i].key) & (cap - 1);
             while (cm_tab[j].used) j = (j + 1) & (cap - 1);
             cm_tab[j] = old[i];
             cm_n++;
@@ -367,7 +388,7 @@ static cm_ent *cm_insert(MPI_Comm c)
         free(old);
     }
     uint64_t k = cm_key(c);
-    uint32_t i = (uint32_t)mix64(k) & (cm_cap - 1);
+    uint32_t i = slot_hash(k) & (cm_cap - 1);
     while (cm_tab[i].used && cm_tab[i].key != k) i = (i + 1) & (cm_cap - 1);
     if (!cm_tab[i].used) cm_n++;
     memset(&cm_tab[i], 0, sizeof cm_tab[i]);
@@ -418,7 +439,7 @@ static cm_ent *comm_register(MPI_Comm c, const psins_call *T, int fn, uint32_t p
     return e;
 }
 
-static inline cm_ent *comm_get(MPI_Comm c)
+PSINS_HOT cm_ent *comm_get(MPI_Comm c)
 {
     if (c == MPI_COMM_WORLD) return &cm_world;
     if (c == MPI_COMM_SELF) return &cm_self;
@@ -429,7 +450,7 @@ static inline cm_ent *comm_get(MPI_Comm c)
     e = comm_register(c, NULL, PSINS_COMMFN_Other, 0);
     return e ? e : &cm_world;
 }
-static inline uint32_t comm_id(MPI_Comm c) { return comm_get(c)->id; }
+PSINS_HOT uint32_t comm_id(MPI_Comm c) { return comm_get(c)->id; }
 
 /* Matched-probe messages: message handle -> (comm, source, tag), for Mrecv/Imrecv. */
 typedef struct { uint64_t key; uint32_t comm; int32_t src, tag; } msg_ent;
@@ -483,7 +504,7 @@ static inline void h_other_comm(psins_call *T, int fid, MPI_Comm *newcomm)
 
 /* ------------------------------------------------------------------ hooks: point to point */
 
-static inline void p2p_ev(psins_ev *e, const psins_call *T, uint32_t kind, int mode, MPI_Count count,
+PSINS_HOT void p2p_ev(psins_ev *e, const psins_call *T, uint32_t kind, int mode, MPI_Count count,
                           MPI_Datatype dt, int peer, int tag, MPI_Comm comm)
 {
     ev_init(e, T, kind);
@@ -493,7 +514,7 @@ static inline void p2p_ev(psins_ev *e, const psins_call *T, uint32_t kind, int m
     e->bytes = nbytes(count, dt);
     e->comm = comm_id(comm);
 }
-static inline void h_send(psins_call *T, int fid, int mode, const void *buf, MPI_Count count,
+PSINS_HOT void h_send(psins_call *T, int fid, int mode, const void *buf, MPI_Count count,
                           MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     (void)fid; (void)buf;
@@ -501,7 +522,7 @@ static inline void h_send(psins_call *T, int fid, int mode, const void *buf, MPI
     p2p_ev(&e, T, K_SEND, mode, count, dt, dest, tag, comm);
     psins_rs_record(&e);
 }
-static inline void h_isend(psins_call *T, int fid, int mode, const void *buf, MPI_Count count,
+PSINS_HOT void h_isend(psins_call *T, int fid, int mode, const void *buf, MPI_Count count,
                            MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     (void)fid; (void)buf;
@@ -519,7 +540,7 @@ static inline void h_send_init(psins_call *T, int fid, int mode, const void *buf
     e.req = rq_add(*request, RQ_SEND, 1);
     psins_rs_record(&e);
 }
-static inline void h_recv(psins_call *T, int fid, void *buf, MPI_Count count, MPI_Datatype dt,
+PSINS_HOT void h_recv(psins_call *T, int fid, void *buf, MPI_Count count, MPI_Datatype dt,
                           int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     (void)fid; (void)buf; (void)count; (void)dt; (void)source; (void)tag;
@@ -531,7 +552,7 @@ static inline void h_recv(psins_call *T, int fid, void *buf, MPI_Count count, MP
     e.comm = comm_id(comm);
     psins_rs_record(&e);
 }
-static inline void h_irecv(psins_call *T, int fid, void *buf, MPI_Count count, MPI_Datatype dt,
+PSINS_HOT void h_irecv(psins_call *T, int fid, void *buf, MPI_Count count, MPI_Datatype dt,
                            int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     (void)fid; (void)buf;
@@ -586,7 +607,7 @@ static inline void h_imrecv(psins_call *T, int fid, void *buf, MPI_Count count, 
     e.req = rq_add(*request, RQ_RECV, 0);
     psins_rs_record(&e);
 }
-static inline void h_sendrecv(psins_call *T, int fid, const void *sendbuf, MPI_Count sendcount,
+PSINS_HOT void h_sendrecv(psins_call *T, int fid, const void *sendbuf, MPI_Count sendcount,
                               MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                               MPI_Comm comm, MPI_Status *status)
@@ -599,7 +620,7 @@ static inline void h_sendrecv(psins_call *T, int fid, const void *sendbuf, MPI_C
     e.bytes2 = status_bytes(status);
     psins_rs_record(&e);
 }
-static inline void h_sendrecv_replace(psins_call *T, int fid, void *buf, MPI_Count count,
+PSINS_HOT void h_sendrecv_replace(psins_call *T, int fid, void *buf, MPI_Count count,
                                       MPI_Datatype datatype, int dest, int sendtag, int source,
                                       int recvtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -735,7 +756,7 @@ static inline void h_request_free(psins_call *T, int fid, MPI_Request *request)
 /* ------------------------------------------------------------------ hooks: completion */
 
 /* Saves the request handles before PMPI frees them. */
-static inline void save_requests(psins_call *T, int n, const MPI_Request *reqs)
+PSINS_HOT void save_requests(psins_call *T, int n, const MPI_Request *reqs)
 {
     T->n = 0;
     if (n <= 0) return;
@@ -748,7 +769,7 @@ static inline void save_requests(psins_call *T, int n, const MPI_Request *reqs)
     T->n = (uint32_t)n;
 }
 /* Appends the completion quadruple of saved request i; returns the new list length. */
-static inline size_t complete(size_t len, int64_t *l, const psins_call *T, int i, MPI_Status *st)
+PSINS_HOT size_t complete(size_t len, int64_t *l, const psins_call *T, int i, MPI_Status *st)
 {
     if (i < 0 || (uint32_t)i >= T->n || rq_saved[i] == MPI_REQUEST_NULL) return len;
     rq_ent *r = rq_find(rq_saved[i]);
@@ -757,9 +778,7 @@ static inline size_t complete(size_t len, int64_t *l, const psins_call *T, int i
         if (r->persistent && !r->active) return len; /* inactive persistent request */
         id = r->id;
         if (r->kind == RQ_RECV && st) {
-            int cancelled = 0;
-            PMPI_Test_cancelled(st, &cancelled);
-            if (!cancelled) {
+            if (!status_cancelled(st)) {
                 src = map_rank(st->MPI_SOURCE);
                 tag = map_tag(st->MPI_TAG);
                 bytes = (int64_t)status_bytes(st);
@@ -770,7 +789,7 @@ static inline size_t complete(size_t len, int64_t *l, const psins_call *T, int i
     l[len] = id; l[len + 1] = src; l[len + 2] = tag; l[len + 3] = bytes;
     return len + 4;
 }
-static inline void wait_ev(psins_call *T, int fn, int count, const int *idx, int nidx, MPI_Status *sts,
+PSINS_HOT void wait_ev(psins_call *T, int fn, int count, const int *idx, int nidx, MPI_Status *sts,
                            int per_index_status)
 {
     psins_ev e;
@@ -789,45 +808,45 @@ static inline void wait_ev(psins_call *T, int fn, int count, const int *idx, int
     e.list_len = len;
     psins_rs_record(&e);
 }
-static inline void pre_wait(psins_call *T, int fid, MPI_Request *request, MPI_Status *status)
+PSINS_HOT void pre_wait(psins_call *T, int fid, MPI_Request *request, MPI_Status *status)
 {
     (void)fid; (void)status;
     save_requests(T, 1, request);
 }
-static inline void h_wait(psins_call *T, int fid, MPI_Request *request, MPI_Status *status)
+PSINS_HOT void h_wait(psins_call *T, int fid, MPI_Request *request, MPI_Status *status)
 {
     (void)fid; (void)request;
     wait_ev(T, W_WAIT, 1, NULL, 1, status, 1);
 }
-static inline void pre_test(psins_call *T, int fid, MPI_Request *request, int *flag, MPI_Status *status)
+PSINS_HOT void pre_test(psins_call *T, int fid, MPI_Request *request, int *flag, MPI_Status *status)
 {
     (void)fid; (void)flag; (void)status;
     save_requests(T, 1, request);
 }
-static inline void h_test(psins_call *T, int fid, MPI_Request *request, int *flag, MPI_Status *status)
+PSINS_HOT void h_test(psins_call *T, int fid, MPI_Request *request, int *flag, MPI_Status *status)
 {
     (void)fid; (void)request;
     wait_ev(T, W_TEST, 1, NULL, *flag ? 1 : 0, status, 1);
 }
-static inline void pre_waitall(psins_call *T, int fid, int count, MPI_Request array_of_requests[],
+PSINS_HOT void pre_waitall(psins_call *T, int fid, int count, MPI_Request array_of_requests[],
                                MPI_Status array_of_statuses[])
 {
     (void)fid; (void)array_of_statuses;
     save_requests(T, count, array_of_requests);
 }
-static inline void h_waitall(psins_call *T, int fid, int count, MPI_Request array_of_requests[],
+PSINS_HOT void h_waitall(psins_call *T, int fid, int count, MPI_Request array_of_requests[],
                              MPI_Status array_of_statuses[])
 {
     (void)fid; (void)array_of_requests;
     wait_ev(T, W_WAITALL, count, NULL, count, array_of_statuses, 1);
 }
-static inline void pre_testall(psins_call *T, int fid, int count, MPI_Request array_of_requests[],
+PSINS_HOT void pre_testall(psins_call *T, int fid, int count, MPI_Request array_of_requests[],
                                int *flag, MPI_Status array_of_statuses[])
 {
     (void)fid; (void)flag; (void)array_of_statuses;
     save_requests(T, count, array_of_requests);
 }
-static inline void h_testall(psins_call *T, int fid, int count, MPI_Request array_of_requests[],
+PSINS_HOT void h_testall(psins_call *T, int fid, int count, MPI_Request array_of_requests[],
                              int *flag, MPI_Status array_of_statuses[])
 {
     (void)fid; (void)array_of_requests;
@@ -887,16 +906,21 @@ static inline void h_testsome(psins_call *T, int fid, int incount, MPI_Request a
 
 /* ------------------------------------------------------------------ hooks: collectives */
 
-static inline int op_builtin(MPI_Op op)
+PSINS_HOT int op_builtin(MPI_Op op)
 {
+#ifdef MPICH
+    /* handle kind "built in" (bits 30-31 = 1) and object type MPIR_OP (bits 26-29 = 6) */
+    return ((unsigned)op >> 26) == 0x16u;
+#else
     static const MPI_Op ops[] = { MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
                                   MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE,
                                   MPI_NO_OP };
     for (unsigned i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (op == ops[i]) return 1;
     return 0;
+#endif
 }
-static inline uint32_t op_flags(MPI_Op op)
+PSINS_HOT uint32_t op_flags(MPI_Op op)
 {
     if (op == MPI_OP_NULL) return 0;
     uint32_t f = 0;
@@ -908,7 +932,7 @@ static inline uint32_t op_flags(MPI_Op op)
 
 typedef struct { cm_ent *c; int nb; } coll_ctx;
 
-static inline void coll_emit(psins_call *T, int coll, int nb, cm_ent *c, int root, uint64_t sb,
+PSINS_HOT void coll_emit(psins_call *T, int coll, int nb, cm_ent *c, int root, uint64_t sb,
                              uint64_t rb, uint64_t count, uint32_t flags, const int64_t *list,
                              size_t n, MPI_Request *request)
 {
@@ -929,19 +953,19 @@ static inline void coll_emit(psins_call *T, int coll, int nb, cm_ent *c, int roo
     psins_rs_record(&e);
 }
 
-static inline void h_coll_barrier(psins_call *T, int fid, int nb, MPI_Comm comm, MPI_Request *request)
+PSINS_HOT void h_coll_barrier(psins_call *T, int fid, int nb, MPI_Comm comm, MPI_Request *request)
 {
     (void)fid;
     coll_emit(T, C_BARRIER, nb, comm_get(comm), -3, 0, 0, 0, 0, NULL, 0, request);
 }
-static inline void h_coll_bcast(psins_call *T, int fid, int nb, void *buffer, MPI_Count count,
+PSINS_HOT void h_coll_bcast(psins_call *T, int fid, int nb, void *buffer, MPI_Count count,
                                 MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
     (void)fid; (void)buffer;
     uint64_t b = nbytes(count, datatype);
     coll_emit(T, C_BCAST, nb, comm_get(comm), map_rank(root), b, b, (uint64_t)count, 0, NULL, 0, request);
 }
-static inline void h_coll_reduce(psins_call *T, int fid, int nb, const void *sendbuf, void *recvbuf,
+PSINS_HOT void h_coll_reduce(psins_call *T, int fid, int nb, const void *sendbuf, void *recvbuf,
                                  MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
                                  MPI_Comm comm, MPI_Request *request)
 {
@@ -950,14 +974,14 @@ static inline void h_coll_reduce(psins_call *T, int fid, int nb, const void *sen
     uint32_t f = op_flags(op) | (sendbuf == MPI_IN_PLACE ? CF_IN_PLACE : 0);
     coll_emit(T, C_REDUCE, nb, comm_get(comm), map_rank(root), b, b, (uint64_t)count, f, NULL, 0, request);
 }
-static inline void reduce_like(psins_call *T, int coll, int nb, const void *sendbuf, MPI_Count count,
+PSINS_HOT void reduce_like(psins_call *T, int coll, int nb, const void *sendbuf, MPI_Count count,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     uint64_t b = nbytes(count, datatype);
     uint32_t f = op_flags(op) | (sendbuf == MPI_IN_PLACE ? CF_IN_PLACE : 0);
     coll_emit(T, coll, nb, comm_get(comm), -3, b, b, (uint64_t)count, f, NULL, 0, request);
 }
-static inline void h_coll_allreduce(psins_call *T, int fid, int nb, const void *sendbuf, void *recvbuf,
+PSINS_HOT void h_coll_allreduce(psins_call *T, int fid, int nb, const void *sendbuf, void *recvbuf,
                                     MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                     MPI_Request *request)
 {

@@ -4,9 +4,12 @@
 # Two loops, each run traced and untraced, interleaved PAIRS times (default 7):
 #   1 rank : MPI_Allreduce of one double on MPI_COMM_SELF, ITERS_ALLREDUCE calls
 #   2 ranks: 8-byte MPI_Send/MPI_Recv ping-pong, ITERS_PINGPONG round trips (2 calls/rank each)
+#   1 rank : the ring app's calls to itself (MPI_Irecv, MPI_Isend, MPI_Waitall of both, 8 bytes
+#            on MPI_COMM_SELF), ITERS_RING iterations of 3 calls
 # CPU time (user+sys, getrusage) of the timed loop; reported: median over the pairs of
 # (traced - untraced) / calls, and the traced logs' bytes per record.
-# Env: MPICC (mpicc), ITERS_ALLREDUCE (2000000), ITERS_PINGPONG (200000), PSINS_TRACER_SO.
+# Env: MPICC (mpicc), ITERS_ALLREDUCE (2000000), ITERS_PINGPONG (200000), ITERS_RING (500000),
+# PSINS_TRACER_SO.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -18,6 +21,7 @@ trap 'rm -rf "$work"' EXIT
 "${MPICC:-mpicc}" -O2 -o "$work/overhead" "$here/bench/overhead.c"
 ia="${ITERS_ALLREDUCE:-2000000}"
 ip="${ITERS_PINGPONG:-200000}"
+ir="${ITERS_RING:-500000}"
 
 # run TEST NPROCS ITERS TRACED -> prints "cpu_ns calls" of rank 0, and log bytes/records if traced
 run() {
@@ -58,3 +62,5 @@ calls_total=$((ia))
 measure "allreduce 1 double, COMM_SELF, 1 rank" allreduce 1 "$ia"
 calls_total=$((4 * ip))
 measure "ping-pong 8 B, 2 ranks" pingpong 2 "$ip"
+calls_total=$((3 * ir))
+measure "ring calls to self, 1 rank" ring 1 "$ir"

@@ -1,6 +1,8 @@
 /* psins tracer overhead micro-benchmark (driven by tracer-cdylib/overhead.sh).
  *   overhead allreduce ITERS   1 rank: MPI_Allreduce of one double on MPI_COMM_SELF
  *   overhead pingpong ITERS    2 ranks: 8-byte MPI_Send/MPI_Recv ping-pong
+ *   overhead ring ITERS        1 rank: the ring app's calls to itself: MPI_Irecv and MPI_Isend
+ *                              of 8 bytes on MPI_COMM_SELF, MPI_Waitall of both (3 calls)
  * Prints one line per rank: "OVERHEAD test=<t> rank=<r> calls=<n> cpu_ns=<ns> wall_ns=<ns>",
  * CPU time (user+system, getrusage) and wall time of the timed loop only. */
 #include <mpi.h>
@@ -43,6 +45,16 @@ int main(int argc, char **argv)
     if (strcmp(test, "allreduce") == 0) {
         for (long i = 0; i < iters; i++) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
         calls = iters;
+    } else if (strcmp(test, "ring") == 0) {
+        MPI_Request reqs[2];
+        MPI_Status st[2];
+        char in[8];
+        for (long i = 0; i < iters; i++) {
+            MPI_Irecv(in, 8, MPI_BYTE, 0, 7, MPI_COMM_SELF, &reqs[0]);
+            MPI_Isend(buf, 8, MPI_BYTE, 0, 7, MPI_COMM_SELF, &reqs[1]);
+            MPI_Waitall(2, reqs, st);
+        }
+        calls = 3 * iters;
     } else if (size >= 2 && rank < 2) {
         int peer = 1 - rank;
         for (long i = 0; i < iters; i++) {

@@ -3,8 +3,9 @@
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::ffi::Ev;
+use crate::writer::{self, Encoder};
 use psins_collectives::{expand, CollArgs, Step, Thresholds};
-use psins_formats::{Coll, CommFn, LogEncoder, LogHeader, Op, Record, SendMode, WaitFn};
+use psins_formats::{Coll, CommFn, LogHeader, Op, SendMode, WaitFn};
 use std::cell::UnsafeCell;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -28,9 +29,10 @@ pub struct Tracer {
     pub block: usize,
     /// Start of the open (unsealed) block in `buf`.
     pub block_start: usize,
-    pub enc: LogEncoder,
-    rec: Record,
+    pub enc: Encoder,
     steps: Vec<Step>,
+    /// The arguments `steps` were expanded from, while they are valid (see [`Tracer::expand`]).
+    expanded: Option<ExpandKey>,
     counts: Vec<u64>,
     pub fd: i32,
     pub path: PathBuf,
@@ -44,6 +46,24 @@ pub struct Tracer {
     pub owner_pid: i32,
     pub expand_errors: u64,
     pub write_failed: bool,
+}
+
+/// What a collective's expansion depends on, besides its per-rank counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ExpandKey {
+    coll: Coll,
+    size: i32,
+    rank: i32,
+    root: i32,
+    send_bytes: u64,
+    recv_bytes: u64,
+    count: u64,
+    flags: u32,
+}
+
+/// A per-rank byte count of the list as the expansion reads it.
+fn count(v: i64) -> u64 {
+    v.max(0) as u64
 }
 
 /// The one tracer of this process. Only the thread(s) the shim lets through touch it, one
@@ -91,9 +111,9 @@ impl Tracer {
             block: cfg.block,
             block_start,
             buf,
-            enc: LogEncoder::new(),
-            rec: Record { list: Vec::with_capacity(1024), ..Record::default() },
+            enc: Encoder::new(),
             steps: Vec::with_capacity(256),
+            expanded: None,
             counts: Vec::with_capacity(256),
             fd,
             path,
@@ -116,77 +136,52 @@ impl Tracer {
             return;
         }
         let timed = ev.flags & EV_NO_TIME == 0;
-        if timed {
-            self.rec.gap_ns = self.clock.ns(ev.t0.saturating_sub(self.last_exit));
-            self.rec.dur_ns = self.clock.ns(ev.t1.saturating_sub(ev.t0));
+        let (gap, dur) = if timed {
+            (self.clock.ns(ev.t0.saturating_sub(self.last_exit)), self.clock.ns(ev.t1.saturating_sub(ev.t0)))
         } else {
-            self.rec.gap_ns = 0;
-            self.rec.dur_ns = 0;
-        }
-        self.rec.list.clear();
-        if !ev.list.is_null() && ev.list_len > 0 {
-            // SAFETY: the shim passes a valid array of list_len elements.
-            let l = unsafe { std::slice::from_raw_parts(ev.list, ev.list_len as usize) };
-            self.rec.list.extend_from_slice(l);
-        }
-        let mode = || SendMode::from_code(ev.sub as u8).unwrap_or(SendMode::Standard);
-        let mut coll = None;
-        let op = match ev.kind {
-            0 => Op::Init { thread_level: ev.sub as u8 },
-            1 => Op::Finalize,
-            2 => Op::Abort { code: ev.code },
-            3 => Op::Send { mode: mode(), peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm },
-            4 => Op::Isend { mode: mode(), peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm, req: ev.req },
-            5 => Op::SendInit { mode: mode(), peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm, req: ev.req },
-            6 => Op::Recv { peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm },
-            7 => Op::Irecv { peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm, req: ev.req },
-            8 => Op::RecvInit { peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm, req: ev.req },
-            9 => Op::Sendrecv {
-                peer: ev.peer,
-                tag: ev.tag,
-                bytes: ev.bytes,
-                src: ev.peer2,
-                rtag: ev.tag2,
-                rbytes: ev.bytes2,
-                comm: ev.comm,
-                replace: ev.flags & EV_REPLACE != 0,
-            },
-            10 => Op::Probe { peer: ev.peer, tag: ev.tag, bytes: ev.bytes, comm: ev.comm, flags: ev.sub as u8 },
-            11 => Op::Start { req: ev.req },
-            12 => Op::Startall,
-            13 => Op::RequestFree { req: ev.req },
-            14 => Op::Cancel { req: ev.req },
-            15 => Op::Wait { func: WaitFn::from_code(ev.sub as u8).unwrap_or(WaitFn::Wait), count: ev.count as u32 },
-            16 => {
-                let c = Coll::from_code(ev.sub as u8).unwrap_or(Coll::Barrier);
-                self.instance = self.instance.wrapping_add(1);
-                coll = Some(c);
-                Op::Coll {
-                    coll: c,
-                    comm: ev.comm,
-                    root: ev.root,
-                    send_bytes: ev.bytes,
-                    recv_bytes: ev.bytes2,
-                    count: ev.count,
-                    flags: (ev.flags & 0xff) as u8,
-                    req: ev.req,
-                    instance: self.instance,
-                }
-            }
-            18 => Op::CommCreate {
-                func: CommFn::from_code(ev.sub as u8).unwrap_or(CommFn::Other),
-                parent: ev.parent,
-                comm: ev.comm,
-            },
-            19 => Op::CommFree { comm: ev.comm },
-            _ => Op::Other { func: ev.sub },
+            (0, 0)
         };
-        self.rec.op = op;
-        self.push();
-        if let Some(c) = coll {
-            if self.cfg.expand {
-                self.expand(c, ev);
+        let list: &[i64] = if ev.list.is_null() || ev.list_len == 0 {
+            &[]
+        } else {
+            // SAFETY: the shim passes a valid array of list_len elements, alive for the call.
+            unsafe { std::slice::from_raw_parts(ev.list, ev.list_len as usize) }
+        };
+        // Each arm appends its own variant: with `push` inlined, the encoder's `match` on the
+        // variant folds away and every kind gets straight-line code.
+        let mode = || SendMode::from_code(ev.sub as u8).unwrap_or(SendMode::Standard);
+        let (peer, tag, bytes, comm, req) = (ev.peer, ev.tag, ev.bytes, ev.comm, ev.req);
+        match ev.kind {
+            0 => self.push(gap, dur, Op::Init { thread_level: ev.sub as u8 }, list),
+            1 => self.push(gap, dur, Op::Finalize, list),
+            2 => self.push(gap, dur, Op::Abort { code: ev.code }, list),
+            3 => self.push(gap, dur, Op::Send { mode: mode(), peer, tag, bytes, comm }, list),
+            4 => self.push(gap, dur, Op::Isend { mode: mode(), peer, tag, bytes, comm, req }, list),
+            5 => self.push(gap, dur, Op::SendInit { mode: mode(), peer, tag, bytes, comm, req }, list),
+            6 => self.push(gap, dur, Op::Recv { peer, tag, bytes, comm }, list),
+            7 => self.push(gap, dur, Op::Irecv { peer, tag, bytes, comm, req }, list),
+            8 => self.push(gap, dur, Op::RecvInit { peer, tag, bytes, comm, req }, list),
+            9 => {
+                let replace = ev.flags & EV_REPLACE != 0;
+                let (src, rtag, rbytes) = (ev.peer2, ev.tag2, ev.bytes2);
+                self.push(gap, dur, Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace }, list)
             }
+            10 => self.push(gap, dur, Op::Probe { peer, tag, bytes, comm, flags: ev.sub as u8 }, list),
+            11 => self.push(gap, dur, Op::Start { req }, list),
+            12 => self.push(gap, dur, Op::Startall, list),
+            13 => self.push(gap, dur, Op::RequestFree { req }, list),
+            14 => self.push(gap, dur, Op::Cancel { req }, list),
+            15 => {
+                let func = WaitFn::from_code(ev.sub as u8).unwrap_or(WaitFn::Wait);
+                self.push(gap, dur, Op::Wait { func, count: ev.count as u32 }, list)
+            }
+            16 => self.collective(gap, dur, ev, list),
+            18 => {
+                let func = CommFn::from_code(ev.sub as u8).unwrap_or(CommFn::Other);
+                self.push(gap, dur, Op::CommCreate { func, parent: ev.parent, comm }, list)
+            }
+            19 => self.push(gap, dur, Op::CommFree { comm }, list),
+            _ => self.push(gap, dur, Op::Other { func: ev.sub }, list),
         }
         if timed {
             // The tracer's own work after t1 (tens of ns) counts in the next gap: it is time
@@ -196,55 +191,86 @@ impl Tracer {
         }
     }
 
-    fn expand(&mut self, coll: Coll, ev: &Ev) {
-        if ev.comm_size <= 0 || ev.comm_rank < 0 {
-            return; // intercommunicator: MPICH's intra-communicator algorithms do not apply
-        }
-        self.counts.clear();
-        self.counts.extend(self.rec.list.iter().map(|&v| v.max(0) as u64));
-        let args = CollArgs {
+    /// A collective's record (it takes the next instance number), then its expansion.
+    fn collective(&mut self, gap: u64, dur: u64, ev: &Ev, list: &[i64]) {
+        self.instance = self.instance.wrapping_add(1);
+        let coll = Coll::from_code(ev.sub as u8).unwrap_or(Coll::Barrier);
+        let op = Op::Coll {
             coll,
-            size: ev.comm_size as u32,
-            rank: ev.comm_rank as u32,
-            root: ev.root.max(0) as u32,
+            comm: ev.comm,
+            root: ev.root,
             send_bytes: ev.bytes,
             recv_bytes: ev.bytes2,
-            counts: &self.counts,
             count: ev.count,
-            op_builtin: ev.flags & 4 != 0,
-            op_commutative: ev.flags & 8 != 0,
-            in_place: ev.flags & 2 != 0,
+            flags: (ev.flags & 0xff) as u8,
+            req: ev.req,
+            instance: self.instance,
         };
-        let instance = self.instance;
-        match expand(&args, &self.th, &mut self.steps) {
-            Ok(_) => {
-                self.rec.gap_ns = 0;
-                self.rec.dur_ns = 0;
-                self.rec.list.clear();
-                for i in 0..self.steps.len() {
-                    self.rec.op = self.steps[i].to_op(instance);
-                    self.push();
-                }
-            }
-            Err(_) => self.expand_errors += 1,
+        self.push(gap, dur, op, list);
+        if self.cfg.expand {
+            self.expand(coll, ev, list);
         }
     }
 
-    /// Appends `self.rec`, flushing first if it might not fit.
-    fn push(&mut self) {
-        let need = 96 + 11 * self.rec.list.len();
-        if self.buf.len() + need > self.limit {
+    /// Writes the collective's expansion steps. An application repeats the same collective
+    /// (one allreduce per iteration), and the expansion depends only on the arguments, so the
+    /// previous steps are reused while the arguments stay the same.
+    fn expand(&mut self, coll: Coll, ev: &Ev, list: &[i64]) {
+        if ev.comm_size <= 0 || ev.comm_rank < 0 {
+            return; // intercommunicator: MPICH's intra-communicator algorithms do not apply
+        }
+        let key = ExpandKey {
+            coll,
+            size: ev.comm_size,
+            rank: ev.comm_rank,
+            root: ev.root,
+            send_bytes: ev.bytes,
+            recv_bytes: ev.bytes2,
+            count: ev.count,
+            flags: ev.flags & 0xff,
+        };
+        let same_counts = self.counts.len() == list.len() && self.counts.iter().zip(list).all(|(&c, &v)| c == count(v));
+        if self.expanded != Some(key) || !same_counts {
+            self.expanded = None;
+            self.counts.clear();
+            self.counts.extend(list.iter().map(|&v| count(v)));
+            let args = CollArgs {
+                coll,
+                size: ev.comm_size as u32,
+                rank: ev.comm_rank as u32,
+                root: ev.root.max(0) as u32,
+                send_bytes: ev.bytes,
+                recv_bytes: ev.bytes2,
+                counts: &self.counts,
+                count: ev.count,
+                op_builtin: ev.flags & 4 != 0,
+                op_commutative: ev.flags & 8 != 0,
+                in_place: ev.flags & 2 != 0,
+            };
+            if expand(&args, &self.th, &mut self.steps).is_err() {
+                self.expand_errors += 1;
+                return;
+            }
+            self.expanded = Some(key);
+        }
+        for i in 0..self.steps.len() {
+            let op = self.steps[i].to_op(self.instance);
+            self.push(0, 0, op, &[]);
+        }
+    }
+
+    /// Appends one record, flushing first if it might not fit.
+    #[inline(always)]
+    fn push(&mut self, gap: u64, dur: u64, op: Op, list: &[i64]) {
+        if self.buf.len() + writer::room(list.len()) > self.limit {
             self.flush();
             if CLOSED.load(Ordering::Relaxed) {
                 return;
             }
         }
-        if self.buf.capacity() - self.buf.len() < need {
-            self.buf.reserve(need); // only for a record larger than the whole buffer
-        }
         BUSY.store(true, Ordering::Relaxed);
         std::sync::atomic::compiler_fence(Ordering::SeqCst);
-        self.enc.push(&mut self.buf, &self.rec);
+        self.enc.push(&mut self.buf, gap, dur, &op, list);
         std::sync::atomic::compiler_fence(Ordering::SeqCst);
         BUSY.store(false, Ordering::Relaxed);
         if self.buf.len() - self.block_start >= self.block {

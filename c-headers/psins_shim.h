@@ -29,7 +29,10 @@ typedef struct psins_ev {
 #define PSINS_EV_NO_TIME 0x100u   /* chained sub-record: gap = dur = 0 */
 #define PSINS_EV_REPLACE 0x200u   /* sendrecv_replace */
 
-/* Rust core entry points (tracer-cdylib/src/ffi.rs). Every one catches panics. */
+/* Rust core entry points (tracer-cdylib/src/ffi.rs). Every one catches panics. Only the shim
+ * calls them: hidden, so the calls are direct rather than through the PLT, and the library
+ * exports only MPI's symbols. */
+#pragma GCC visibility push(hidden)
 int psins_rs_configure(int rank);
 void psins_rs_job(int rank, char *buf, int len);
 int psins_rs_open(const char *jobbuf, int rank, int size, int thread_level, const char *libver,
@@ -41,6 +44,7 @@ void psins_rs_record(const psins_ev *ev);
 void psins_rs_finalize(uint64_t t0, uint64_t t1, const uint64_t *counts, int n, uint64_t other_thread_calls);
 void psins_rs_abort(uint64_t t0, int code);
 void psins_rs_after_fork_child(void);
+#pragma GCC visibility pop
 
 /* Shared flags: set by the Rust core, read by the shim on every call. */
 extern volatile int psins_active;   /* tracing is on (between a good MPI_Init and Finalize) */

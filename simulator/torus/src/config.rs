@@ -1,6 +1,11 @@
 //! The network's parameters, their validation, and the closed-form figures derived from
 //! them (zero-load latency, ideal uniform-traffic capacity).
 
+use std::collections::VecDeque;
+use std::mem::size_of;
+
+use crate::network::{Node, Output, Vc};
+
 /// Largest number of dimensions: keeps every router's input VCs in one 64-bit mask
 /// (2·6 ports · 4 VCs + injection = 49 bits).
 pub const MAX_DIMS: usize = 6;
@@ -153,15 +158,18 @@ impl TorusConfig {
         Ok(())
     }
 
-    /// Memory for the routers' state (VCs, buffers, ports, topology tables), before any
-    /// packet is in flight: about 32 + 4·B bytes per VC plus ~100 + 30·n per router.
+    /// Memory for the routers' state (VCs, ports, topology tables), before any packet is
+    /// in flight: 24 bytes per VC (a buffer is a list through its packets, so B costs
+    /// nothing here) plus about 110 + 60·n bytes per router.
     pub fn state_bytes(&self) -> u64 {
         let nodes = self.dims.iter().map(|&k| k as u64).product::<u64>();
-        let ports = 2 * self.dims.len() as u64;
-        let per_vc = 16 + 4 * self.buffer_packets as u64;
-        let per_router =
-            ports * self.vcs as u64 * per_vc + (ports + 1) * 17 + ports * 4 + 2 * self.dims.len() as u64 + 88;
-        nodes.saturating_mul(per_router)
+        let n = self.dims.len() as u64;
+        let ports = 2 * n;
+        let vcs = ports * self.vcs as u64 * size_of::<Vc>() as u64;
+        // Outputs and their round-robin pointers; neighbour ids; coordinates.
+        let outputs = (ports + 1) * (size_of::<Output>() as u64 + 1) + ports * 4 + 2 * n;
+        let node = (size_of::<Node>() + size_of::<VecDeque<u32>>()) as u64;
+        nodes.saturating_mul(vcs + outputs + node)
     }
 
     /// Number of nodes (= routers).

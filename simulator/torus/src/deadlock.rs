@@ -47,12 +47,10 @@ impl Torus {
         let r = (vc / per_router) as u32;
         let port = (vc % per_router) / self.vcs;
         let v = vc % self.vcs;
-        let cap = self.cap as usize;
         let state = self.vc[vc];
-        let dsts: Vec<String> = (0..state.len as usize)
-            .map(|i| self.fifo[vc * cap + (state.head as usize + i) % cap])
-            .map(|p| format!("→{:?}", self.topo.coords_of(self.pk[p].dst)))
-            .collect();
+        let queued = std::iter::successors(Some(state.head), |&p| Some(self.pk[p].next)).take(state.len as usize);
+        let dsts: Vec<String> =
+            queued.map(|p| format!("→{:?}", self.topo.coords_of(self.ms[self.pk[p].msg].dst))).collect();
         format!(
             "  router {r} {:?} input {} vc{v}: {}/{} packets [{}]",
             self.topo.coords_of(r),

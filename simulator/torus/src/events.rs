@@ -1,7 +1,7 @@
 //! Processing one cycle's events: heads becoming free to leave, routers waking up,
 //! packets finishing their ejection.
 
-use crate::network::{Torus, EV_HEAD, EV_ID, EV_WAKE, INPUT_BITS};
+use crate::network::{Node, Torus, EV_HEAD, EV_ID, EV_WAKE, INPUT_BITS};
 
 impl Torus {
     /// Runs cycle c: its events first, then every router they woke.
@@ -13,38 +13,34 @@ impl Torus {
         // Routers only read their own inputs and the occupancy of the VCs they alone
         // feed, which a downstream router's decision this cycle does not change (a packet
         // leaving still holds its slot until its tail is out), and every move lands a
-        // cycle ahead or more: the order in which routers decide is irrelevant.
+        // cycle ahead or more. So the order in which routers decide hardly matters: only
+        // when a refused router looks again can depend on it (the credit wake-ups of
+        // `pop_head`, with packets of unequal length). It is the events' order, so runs
+        // repeat exactly.
         for &ev in &events {
             let id = ev & EV_ID;
             match ev & !EV_ID {
                 EV_HEAD => self.head_may_go(id, c, &mut wakes),
-                EV_WAKE => self.wake(id as u32, &mut wakes),
+                EV_WAKE => self.wake(id as u32, c, &mut wakes),
                 _ => self.deliver(id as u32, c, delivered),
             }
         }
-        for &r in &wakes {
-            self.eval_once(r, c);
+        match self.vcs {
+            1 => self.eval_routers::<1>(&wakes, c),
+            2 => self.eval_routers::<2>(&wakes, c),
+            3 => self.eval_routers::<3>(&wakes, c),
+            _ => self.eval_routers::<4>(&wakes, c),
         }
         self.events = events;
         self.wakes = wakes;
     }
 
     /// Router r's blocked packets may be able to go: they ask again.
-    fn wake(&mut self, r: u32, wakes: &mut Vec<u32>) {
+    fn wake(&mut self, r: u32, c: u64, wakes: &mut Vec<u32>) {
         let node = &mut self.node[r as usize];
         node.eligible |= node.parked;
         node.parked = 0;
-        wakes.push(r);
-    }
-
-    /// Evaluates router r at cycle c unless it already was.
-    #[inline]
-    fn eval_once(&mut self, r: u32, c: u64) {
-        let node = &mut self.node[r as usize];
-        if node.last_eval != c {
-            node.last_eval = c;
-            self.eval_router(r, c);
-        }
+        to_evaluate(node, r, c, wakes);
     }
 
     /// The head of an input may be free to leave. A VC's head event is exact (scheduled
@@ -54,22 +50,21 @@ impl Torus {
         let (r, input) = split_input_id(id);
         debug_assert!(input == self.inj_input() || self.head_eligible(r, input, c));
         if input != self.inj_input() || self.head_eligible(r, input, c) {
-            self.node[r as usize].eligible |= 1 << input;
-            wakes.push(r);
+            let node = &mut self.node[r as usize];
+            node.eligible |= 1 << input;
+            to_evaluate(node, r, c, wakes);
         }
     }
 
     /// Whether input `input` of r has a packet at its head free to leave at cycle c.
     pub(crate) fn head_eligible(&self, r: u32, input: usize, c: u64) -> bool {
         if input == self.inj_input() {
-            let head = self.inj_queue[r as usize].front();
-            return head.is_some_and(|&m| self.ms[m].ready <= c) && self.node[r as usize].inj_free_at <= c;
+            let node = &self.node[r as usize];
+            return node.inj_ready <= c && node.inj_free_at <= c;
         }
         let vc = self.input_vc(r, input);
         let state = self.vc[vc];
-        state.len > 0
-            && state.free_at <= c
-            && self.pk[self.fifo[vc * self.cap as usize + state.head as usize]].ready <= c
+        state.len > 0 && state.free_at <= c && self.pk[state.head].ready <= c
     }
 
     /// Packet p's tail has left the ejection port; if it was its message's last, the
@@ -91,6 +86,15 @@ impl Torus {
             self.ms.free(pk.msg);
             self.counters.messages_delivered += 1;
         }
+    }
+}
+
+/// Lists router r for evaluation at cycle c, once however many events it had.
+#[inline]
+fn to_evaluate(node: &mut Node, r: u32, c: u64, wakes: &mut Vec<u32>) {
+    if node.last_eval != c {
+        node.last_eval = c;
+        wakes.push(r);
     }
 }
 

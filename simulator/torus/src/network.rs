@@ -17,10 +17,11 @@ use std::collections::VecDeque;
 use crate::calendar::Calendar;
 use crate::config::TorusConfig;
 use crate::deadlock::Deadlock;
-use crate::routing::RouteRecord;
+use crate::flow::slots_needed;
+use crate::routing::{Ports, RouteRecord};
 use crate::slab::{Message, Packet, Slab};
 use crate::stats::Counters;
-use crate::topology::Topology;
+use crate::topology::{Topology, NO_LINK};
 
 /// Event kinds, in the top two bits of a calendar entry; the rest is an id.
 /// HEAD (`router << INPUT_BITS | input`): the input's head packet may be able to leave.
@@ -54,14 +55,19 @@ pub struct Hop {
     pub cycle: u64,
 }
 
-/// An input VC's bookkeeping; its packets are in `Torus::fifo`.
+/// An input VC's bookkeeping. Its packets form a list through `Packet::next`, so finding
+/// the head packet is one load, not two, and buffer memory does not grow with B.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Vc {
     /// The cycle its previous packet finishes leaving; the next one waits for it.
     pub free_at: u64,
-    pub head: u8,
+    /// First and last packet queued (meaningless while `len` is 0).
+    pub head: u32,
+    pub tail: u32,
     /// Packets queued (the one streaming out is no longer counted here).
     pub len: u8,
+    /// The head packet's routing choices: routing looks at the VC, not the packet.
+    pub head_ports: Ports,
 }
 
 impl Vc {
@@ -78,6 +84,11 @@ pub(crate) struct Output {
     pub busy_until: u64,
     /// Link cycles used in the statistics window.
     pub used: u64,
+    /// The router the link leads to and the id of the first input VC it feeds there
+    /// (unused for ejection and missing mesh links): kept here, next to what routing
+    /// reads first, rather than recomputed from the topology on every hop.
+    pub to: u32,
+    pub first_vc: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -89,10 +100,16 @@ pub(crate) struct Node {
     /// Inputs whose head asked and was refused: they wait for this router's next wake-up
     /// (scheduled for when what blocks them changes) before asking again.
     pub parked: u64,
-    /// Last cycle the router was evaluated: several events in one cycle need one look.
+    /// Last cycle the router was listed for evaluation: several events in one cycle need
+    /// one look.
     pub last_eval: u64,
     /// When the packet streaming out of the source queue has left.
     pub inj_free_at: u64,
+    /// The message at the head of the source queue: when its next packet may leave
+    /// (u64::MAX: queue empty) and its routing choices. Kept here so that deciding about
+    /// the source queue touches the node only.
+    pub inj_ready: u64,
+    pub inj_ports: Ports,
     /// Bit per output whose downstream VCs were full with nothing streaming out: the
     /// next packet to leave those VCs wakes this router when its tail is out.
     pub credit_wait: u16,
@@ -109,11 +126,12 @@ pub struct Torus {
     pub(crate) ports: usize,
     pub(crate) vcs: usize,
     pub(crate) cap: u8,
+    /// Free slots a packet entering a ring needs in the target VC (the bubble rule).
+    pub(crate) enter_slots: u8,
     /// Link cycles of a full-size packet (most packets: saves a division per packet).
     pub(crate) full_phits: u64,
-    /// Input VC id = (router·ports + port)·V + vc; its FIFO is `fifo[id·B ..][..B]`.
+    /// Input VC id = (router·ports + port)·V + vc.
     pub(crate) vc: Vec<Vc>,
-    pub(crate) fifo: Vec<u32>,
     pub(crate) node: Vec<Node>,
     pub(crate) inj_queue: Vec<VecDeque<u32>>,
     /// Output id = router·(ports+1) + port.
@@ -134,8 +152,8 @@ pub struct Torus {
     pub(crate) trace_serial: Vec<u64>,
     /// Link traversals before the last statistics reset (for the lifetime count).
     pub(crate) hops_before_reset: u64,
-    /// Set credit-wait bits over all routers: while 0, a departing packet need not look
-    /// for an upstream router waiting for its slot.
+    /// Routers with a credit-wait bit set: while 0, a departing packet need not look for
+    /// an upstream router waiting for its slot.
     pub(crate) credit_waiters: u64,
     pub(crate) counters: Counters,
     pub(crate) trace: Option<Vec<Hop>>,
@@ -155,15 +173,23 @@ impl Torus {
         let cap = cfg.buffer_packets as u8;
         let nvc = nodes * ports * vcs;
         let cfg_phits = cfg.phits(cfg.packet_bytes as u64);
+        let enter_slots = slots_needed(!cfg.mesh, cfg.bubble, false);
         let horizon = cfg_phits + cfg.router_delay_cycles as u64 + 2;
-        let idle =
-            Node { eligible: 0, parked: 0, last_eval: u64::MAX, inj_free_at: 0, credit_wait: 0, wake_at: u64::MAX };
+        let idle = Node {
+            eligible: 0,
+            parked: 0,
+            last_eval: u64::MAX,
+            inj_free_at: 0,
+            inj_ready: u64::MAX,
+            inj_ports: Ports::default(),
+            credit_wait: 0,
+            wake_at: u64::MAX,
+        };
         Ok(Torus {
             vc: vec![Vc::default(); nvc],
-            fifo: vec![0; nvc * cap as usize],
             node: vec![idle; nodes],
             inj_queue: (0..nodes).map(|_| VecDeque::new()).collect(),
-            out: vec![Output::default(); nodes * (ports + 1)],
+            out: Self::outputs(&topo, vcs),
             out_rr: vec![0; nodes * (ports + 1)],
             pk: Slab::default(),
             ms: Slab::default(),
@@ -185,8 +211,24 @@ impl Torus {
             ports,
             vcs,
             cap,
+            enter_slots,
             full_phits: cfg_phits,
         })
+    }
+
+    /// Every router's outputs, ejection last, each knowing where its link leads.
+    fn outputs(topo: &Topology, vcs: usize) -> Vec<Output> {
+        let ports = topo.ports;
+        let mut out = vec![Output::default(); topo.nodes() * (ports + 1)];
+        for (id, o) in out.iter_mut().enumerate() {
+            let (r, port) = ((id / (ports + 1)) as u32, id % (ports + 1));
+            let to = if port < ports { topo.neighbour(r, port) } else { NO_LINK };
+            if to != NO_LINK {
+                o.to = to;
+                o.first_vc = ((to as usize * ports + port) * vcs) as u32;
+            }
+        }
+        out
     }
 
     pub fn config(&self) -> &TorusConfig {
@@ -236,6 +278,7 @@ impl Torus {
             route,
         });
         if self.enqueue_message(src, m) {
+            self.note_source_head(src);
             let at = ready.max(self.node[src as usize].inj_free_at);
             self.cal.push(self.now, at, EV_HEAD | self.input_id(src, self.inj_input()));
         }
@@ -259,6 +302,15 @@ impl Torus {
         }
         q.insert(at, m);
         at == 0
+    }
+
+    /// Copies what deciding about r's source queue needs from the message at its head.
+    #[inline]
+    pub(crate) fn note_source_head(&mut self, r: u32) {
+        let head = self.inj_queue[r as usize].front().map(|&m| &self.ms[m]);
+        let node = &mut self.node[r as usize];
+        node.inj_ready = head.map_or(u64::MAX, |msg| msg.ready);
+        node.inj_ports = head.map_or(Ports::default(), |msg| msg.route.ports());
     }
 
     /// Simulates up to and including `cycle`, appending (msg, delivery cycle) for messages

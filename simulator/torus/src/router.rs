@@ -12,10 +12,12 @@
 //! packet streaming out of a full downstream VC is gone, or — if the downstream VCs are
 //! full of packets that have not started to leave — whenever one of those leaves.
 
+use std::ops::Range;
+
 use crate::config::Routing;
-use crate::flow::{pick_lane, slots_needed};
+use crate::flow::pick_lane;
 use crate::network::{Torus, Vc, EV_WAKE, VC_BITS, VC_STRIDE};
-use crate::routing::RouteRecord;
+use crate::routing::Ports;
 
 /// Input port number the bubble rule sees for injected packets: matches no output.
 const FROM_SOURCE: usize = usize::MAX;
@@ -48,36 +50,57 @@ impl Refusal {
 
 /// The router and cycle being evaluated, and the outputs already granted in it.
 #[derive(Clone, Copy)]
-struct At {
-    r: u32,
-    c: u64,
+pub(crate) struct At {
+    pub r: u32,
+    pub c: u64,
     taken: u32,
+    /// Index of r's first output in `out` and `out_rr`, and of its first input VC in `vc`.
+    pub outs: usize,
+    pub vcs: usize,
 }
 
+impl At {
+    /// Index in `vc` of r's input `input` (not the source queue) when routers have V VCs.
+    #[inline]
+    pub fn input_vc<const V: usize>(&self, input: usize) -> usize {
+        self.vcs + (input >> VC_BITS) * V + (input & (VC_STRIDE - 1))
+    }
+}
+
+// The hot path is generic over the VC count V so that lane scans are unrolled and index
+// arithmetic folds to shifts and adds; `Torus::vcs` picks the instance once per cycle.
+// What runs on every hop (`request`, `route_adaptive`, `grant`) is inlined into it.
 impl Torus {
-    pub(crate) fn eval_router(&mut self, r: u32, c: u64) {
+    /// Evaluates routers `routers` at cycle c.
+    pub(crate) fn eval_routers<const V: usize>(&mut self, routers: &[u32], c: u64) {
+        for &r in routers {
+            self.eval_router::<V>(r, c);
+        }
+    }
+
+    fn eval_router<const V: usize>(&mut self, r: u32, c: u64) {
         let waiting = self.node[r as usize].eligible;
         if waiting == 0 {
             return;
         }
-        let at = At { r, c, taken: 0 };
+        let at = At { r, c, taken: 0, outs: r as usize * (self.ports + 1), vcs: r as usize * self.ports * V };
         if waiting & (waiting - 1) == 0 {
             // One waiting input (the common case below saturation): nothing to arbitrate.
             let input = waiting.trailing_zeros() as usize;
-            match self.request(at, input) {
+            match self.request::<V>(at, input) {
                 Ok((o, v)) => {
-                    self.arbitrate(r, o, 1 << input);
-                    self.grant(r, input, o, v, c);
+                    self.arbitrate(at, o, 1 << input);
+                    self.grant::<V>(at, input, o, v);
                 }
                 Err(refusal) => self.wait(r, c, 1 << input, refusal),
             }
             return;
         }
-        self.allocate(at, waiting);
+        self.allocate::<V>(at, waiting);
     }
 
     /// Separable allocation among several waiting inputs, repeated while grants happen.
-    fn allocate(&mut self, mut at: At, mut waiting: u64) {
+    fn allocate<const V: usize>(&mut self, mut at: At, mut waiting: u64) {
         let mut wanted_vc = [0u8; 64];
         let mut asks = [0u64; MAX_OUTPUTS];
         let mut refused = Refusal::NONE;
@@ -88,7 +111,7 @@ impl Torus {
             while bits != 0 {
                 let input = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                match self.request(at, input) {
+                match self.request::<V>(at, input) {
                     Ok((o, v)) => {
                         asks[o] = if asked & 1 << o == 0 { 0 } else { asks[o] } | 1 << input;
                         asked |= 1 << o;
@@ -108,8 +131,8 @@ impl Torus {
             while asked != 0 {
                 let o = asked.trailing_zeros() as usize;
                 asked &= asked - 1;
-                let winner = self.arbitrate(at.r, o, asks[o]);
-                self.grant(at.r, winner, o, wanted_vc[winner] as usize, at.c);
+                let winner = self.arbitrate(at, o, asks[o]);
+                self.grant::<V>(at, winner, o, wanted_vc[winner] as usize);
                 at.taken |= 1 << o;
                 waiting &= !(1 << winner);
             }
@@ -126,7 +149,7 @@ impl Torus {
         let node = &mut self.node[r as usize];
         node.eligible &= !inputs;
         node.parked |= inputs;
-        self.credit_waiters += u64::from((refusal.credit as u16 & !node.credit_wait).count_ones());
+        self.credit_waiters += u64::from(node.credit_wait == 0 && refusal.credit != 0);
         node.credit_wait |= refusal.credit as u16;
         if refusal.wake != u64::MAX && (node.wake_at != refusal.wake || node.wake_at <= c) {
             node.wake_at = refusal.wake;
@@ -137,7 +160,7 @@ impl Torus {
     /// Whether output o is free for a new packet; if not, when it will be.
     #[inline]
     fn out_free(&self, at: At, o: usize) -> Result<(), Refusal> {
-        let busy_until = self.out[at.r as usize * (self.ports + 1) + o].busy_until;
+        let busy_until = self.out[at.outs + o].busy_until;
         if at.taken & 1 << o == 0 && busy_until <= at.c {
             Ok(())
         } else {
@@ -146,8 +169,9 @@ impl Torus {
     }
 
     /// Round robin per output: the first asker at or after the output's pointer.
-    fn arbitrate(&mut self, r: u32, o: usize, ask: u64) -> usize {
-        let rr = &mut self.out_rr[r as usize * (self.ports + 1) + o];
+    #[inline]
+    fn arbitrate(&mut self, at: At, o: usize, ask: u64) -> usize {
+        let rr = &mut self.out_rr[at.outs + o];
         let later = ask & (u64::MAX << (*rr as u32 % 64));
         let winner = if later != 0 { later.trailing_zeros() } else { ask.trailing_zeros() } as usize;
         *rr = (winner + 1) as u8;
@@ -155,44 +179,46 @@ impl Torus {
     }
 
     /// What eligible input `input` of r would do now, if anything.
-    fn request(&self, at: At, input: usize) -> Result<Request, Refusal> {
-        let (route, in_port, in_vc): (&RouteRecord, usize, usize) = if input == self.inj_input() {
+    #[inline(always)]
+    fn request<const V: usize>(&self, at: At, input: usize) -> Result<Request, Refusal> {
+        let (route, in_port, in_vc): (Ports, usize, usize) = if input == self.inj_input() {
             // Checked, not assumed: source-queue events can be stale (see `head_may_go`).
             // (An empty queue cannot be eligible; if it were, it stays parked until a new
             // message's head event.)
-            let &m = self.inj_queue[at.r as usize].front().ok_or(Refusal::NONE)?;
-            let ready = self.ms[m].ready.max(self.node[at.r as usize].inj_free_at);
+            let node = &self.node[at.r as usize];
+            let ready = node.inj_ready.max(node.inj_free_at);
             if ready > at.c {
                 return Err(Refusal::wait_until(ready));
             }
-            (&self.ms[m].route, FROM_SOURCE, 0)
+            (node.inj_ports, FROM_SOURCE, 0)
         } else {
             debug_assert!(self.head_eligible(at.r, input, at.c));
-            let vc = self.input_vc(at.r, input);
-            let p = self.fifo[vc * self.cap as usize + self.vc[vc].head as usize];
-            (&self.pk[p].route, input >> VC_BITS, input & (VC_STRIDE - 1))
+            let vc = at.input_vc::<V>(input);
+            (self.vc[vc].head_ports, input >> VC_BITS, input & (VC_STRIDE - 1))
         };
         let Some(dor) = route.dor() else {
             return self.out_free(at, self.ports).map(|()| (self.ports, 0));
         };
         match self.cfg.routing {
-            Routing::Dor => self.route_dor(at, dor, in_port),
-            Routing::Adaptive => self.route_adaptive(at, dor, route.profitable(), in_port, in_vc),
+            Routing::Dor => self.route_dor::<V>(at, dor, in_port),
+            Routing::Adaptive => self.route_adaptive::<V>(at, dor, route.profitable(), in_port, in_vc),
         }
     }
 
     /// Bubble-restricted DOR through output o; any lane may be taken (lanes are
     /// interchangeable, and a ring's free slot can then be reached from any lane).
-    fn route_dor(&self, at: At, o: usize, in_port: usize) -> Result<Request, Refusal> {
+    #[inline]
+    fn route_dor<const V: usize>(&self, at: At, o: usize, in_port: usize) -> Result<Request, Refusal> {
         self.out_free(at, o)?;
-        let need = slots_needed(!self.cfg.mesh, self.cfg.bubble, in_port == o);
-        self.lane(at, o, 0..self.vcs, need).map(|v| (o, v))
+        let need = if in_port == o { 1 } else { self.enter_slots };
+        self.lane::<V>(at, o, 0..V, need).map(|v| (o, v))
     }
 
     /// Any profitable output with room in an adaptive VC (the roomiest wins); failing
     /// that, the escape VC 0 on the DOR output under the bubble rule, where only a packet
     /// already in the escape VC of that same ring counts as continuing.
-    fn route_adaptive(
+    #[inline(always)]
+    fn route_adaptive<const V: usize>(
         &self,
         at: At,
         dor: usize,
@@ -202,7 +228,7 @@ impl Torus {
     ) -> Result<Request, Refusal> {
         let mut best: Option<(usize, usize, u8)> = None;
         let mut refused = Refusal::NONE;
-        if self.vcs > 1 {
+        if V > 1 {
             let mut ports = profitable;
             while ports != 0 {
                 let o = ports.trailing_zeros() as usize;
@@ -211,11 +237,11 @@ impl Torus {
                     refused = refused.and(busy);
                     continue;
                 }
-                let adaptive = self.lanes(at.r, o)[1..].iter().map(|vc| vc.occupancy(at.c));
+                let adaptive = self.lanes::<V>(at, o)[1..].iter().map(|vc| vc.occupancy(at.c));
                 match pick_lane(adaptive, 1, self.cap, 1) {
                     Some((v, room)) if best.is_none_or(|(_, _, b)| room > b) => best = Some((o, v, room)),
                     Some(_) => {}
-                    None => refused = refused.and(self.room_refusal(at, o, 1..self.vcs)),
+                    None => refused = refused.and(self.room_refusal::<V>(at, o, 1..V)),
                 }
             }
         }
@@ -223,37 +249,36 @@ impl Torus {
             return Ok((o, v));
         }
         let escape = self.out_free(at, dor).and_then(|()| {
-            let need = slots_needed(!self.cfg.mesh, self.cfg.bubble, in_port == dor && in_vc == 0);
-            self.lane(at, dor, 0..1, need)
+            let need = if in_port == dor && in_vc == 0 { 1 } else { self.enter_slots };
+            self.lane::<V>(at, dor, 0..1, need)
         });
         escape.map(|v| (dor, v)).map_err(|r| r.and(refused))
     }
 
     /// The roomiest of `lanes` behind output o with `need` free slots.
     #[inline]
-    fn lane(&self, at: At, o: usize, lanes: std::ops::Range<usize>, need: u8) -> Result<usize, Refusal> {
-        let group = &self.lanes(at.r, o)[lanes.clone()];
+    fn lane<const V: usize>(&self, at: At, o: usize, lanes: Range<usize>, need: u8) -> Result<usize, Refusal> {
+        let group = &self.lanes::<V>(at, o)[lanes.clone()];
         let picked = if let [only] = group {
             // One lane (1 VC, or the escape VC): no choice to make.
             (self.cap - only.occupancy(at.c) >= need).then_some((lanes.start, 0))
         } else {
             pick_lane(group.iter().map(|vc| vc.occupancy(at.c)), lanes.start, self.cap, need)
         };
-        picked.map(|(v, _)| v).ok_or_else(|| self.room_refusal(at, o, lanes))
+        picked.map(|(v, _)| v).ok_or_else(|| self.room_refusal::<V>(at, o, lanes))
     }
 
     /// The VCs (all lanes) that output o of r feeds.
     #[inline]
-    fn lanes(&self, r: u32, o: usize) -> &[Vc] {
-        let first = self.vc_id(self.topo.neighbour(r, o), o, 0);
-        &self.vc[first..first + self.vcs]
+    fn lanes<const V: usize>(&self, at: At, o: usize) -> &[Vc; V] {
+        let first = self.out[at.outs + o].first_vc as usize;
+        self.vc[first..first + V].try_into().expect("V lanes")
     }
 
     /// When room may appear behind output o: the first tail to finish streaming out of
     /// those lanes, and in any case whenever a queued packet starts to leave (credit).
-    fn room_refusal(&self, at: At, o: usize, lanes: std::ops::Range<usize>) -> Refusal {
-        let wake =
-            self.lanes(at.r, o)[lanes].iter().map(|vc| vc.free_at).filter(|&t| t > at.c).min().unwrap_or(u64::MAX);
-        Refusal { wake, credit: 1 << o }
+    fn room_refusal<const V: usize>(&self, at: At, o: usize, lanes: Range<usize>) -> Refusal {
+        let wake = self.lanes::<V>(at, o)[lanes].iter().map(|vc| vc.free_at).filter(|&t| t > at.c).min();
+        Refusal { wake: wake.unwrap_or(u64::MAX), credit: 1 << o }
     }
 }

@@ -18,7 +18,8 @@ pub struct Packet {
     /// Cycles waited in the source queue beyond the router delay.
     pub source_wait: u64,
     pub msg: u32,
-    pub dst: u32,
+    /// The packet queued behind this one in its VC.
+    pub next: u32,
     /// Link cycles the packet occupies a link (its length in phits).
     pub phits: u32,
     pub hops: u32,

@@ -1,56 +1,72 @@
 //! Moving a granted packet: off its input (a VC head or a new packet cut from the source
 //! queue), onto the output link, into the downstream VC (or out of the ejection port),
 //! and scheduling what its move makes possible.
+//!
+//! This runs once per hop, so it is inlined into the router loop; cutting a packet from
+//! the source queue happens once per packet and stays out of line.
 
 use crate::network::{Hop, Torus, EV_DELIVER, EV_HEAD, EV_WAKE, VC_BITS, VC_STRIDE};
+use crate::router::At;
 use crate::slab::Packet;
 
 impl Torus {
     /// Moves the head of `input` out through output o into downstream VC v.
-    pub(crate) fn grant(&mut self, r: u32, input: usize, o: usize, v: usize, c: u64) {
+    #[inline(always)]
+    pub(crate) fn grant<const V: usize>(&mut self, at: At, input: usize, o: usize, v: usize) {
+        let (r, c) = (at.r, at.c);
         let node = &mut self.node[r as usize];
         // An input both eligible and parked (a message queued in front of a refused one)
         // leaves both states once it has moved.
         node.eligible &= !(1 << input);
         node.parked &= !(1 << input);
-        let (p, len) = if input == self.inj_input() { self.cut_packet(r, c) } else { self.pop_head(r, input, c) };
-        let out = &mut self.out[r as usize * (self.ports + 1) + o];
+        let (p, len) = if input == self.inj_input() { self.cut_packet(r, c) } else { self.pop_head::<V>(at, input) };
+        let out = &mut self.out[at.outs + o];
         out.busy_until = c + len;
         out.used += len;
+        let (to, first_vc) = (out.to, out.first_vc as usize);
         self.last_move = c;
-        if let Some(trace) = &mut self.trace {
-            let pk = &self.pk[p];
-            let msg = self.ms[pk.msg].user;
-            let packet = self.trace_serial.get(p as usize).copied().unwrap_or(u64::MAX);
-            trace.push(Hop { packet, msg, router: r, port: o as u8, vc: v as u8, cycle: c });
+        if self.trace.is_some() {
+            self.trace_hop(p, r, o, v, c);
         }
         if o == self.ports {
             self.cal.push(self.now, c + len, EV_DELIVER | p as u64);
         } else {
-            self.forward(r, o, v, p, c);
+            self.forward(to, o, first_vc + v, v, p, c);
         }
     }
 
-    /// The packet starts down the link: it takes a slot downstream now (cut-through
-    /// reserves a whole packet) and its head can leave there after the link and router
-    /// delays.
-    fn forward(&mut self, r: u32, o: usize, v: usize, p: u32, c: u64) {
-        let n = self.topo.neighbour(r, o);
-        let vc = self.vc_id(n, o, v);
-        let cap = self.cap as usize;
-        let state = &mut self.vc[vc];
-        let queued = state.len;
-        self.fifo[vc * cap + wrap(state.head as usize + queued as usize, cap)] = p;
-        state.len += 1;
-        let free_at = state.free_at;
+    /// Records a hop for path tracing (tests, debugging).
+    #[cold]
+    fn trace_hop(&mut self, p: u32, r: u32, o: usize, v: usize, c: u64) {
+        let pk = &self.pk[p];
+        let msg = self.ms[pk.msg].user;
+        let packet = self.trace_serial.get(p as usize).copied().unwrap_or(u64::MAX);
+        let hop = Hop { packet, msg, router: r, port: o as u8, vc: v as u8, cycle: c };
+        self.trace.as_mut().expect("tracing").push(hop);
+    }
+
+    /// The packet starts down the link into VC `vc` (lane v of input port o) of router n:
+    /// it takes a slot there now (cut-through reserves a whole packet) and its head can
+    /// leave n after the link and router delays.
+    #[inline(always)]
+    fn forward(&mut self, n: u32, o: usize, vc: usize, v: usize, p: u32, c: u64) {
         let ready = c + 1 + self.cfg.router_delay_cycles as u64;
         let pk = &mut self.pk[p];
         pk.ready = ready;
         pk.hops += 1;
         pk.route.step(o);
+        let ports = pk.route.ports();
         self.counters.packet_hops += 1;
-        // Behind other packets it is looked at when the one ahead leaves (`pop_head`).
-        if queued == 0 {
+        let state = &mut self.vc[vc];
+        let (queued, behind, free_at) = (state.len, state.tail, state.free_at);
+        state.tail = p;
+        state.len += 1;
+        if queued > 0 {
+            // Looked at when the packet ahead leaves (`pop_head`).
+            self.pk[behind].next = p;
+        } else {
+            state.head = p;
+            state.head_ports = ports;
             self.cal.push(self.now, ready.max(free_at), EV_HEAD | self.input_id(n, o * VC_STRIDE + v));
         }
     }
@@ -58,21 +74,25 @@ impl Torus {
     /// Takes the head packet off input VC `input` of r. Its slot stays taken until the tail
     /// has left; then the VC's next packet may go, and an upstream router waiting for room
     /// here is woken.
-    fn pop_head(&mut self, r: u32, input: usize, c: u64) -> (u32, u64) {
-        let vc = self.input_vc(r, input);
-        let cap = self.cap as usize;
+    #[inline(always)]
+    fn pop_head<const V: usize>(&mut self, at: At, input: usize) -> (u32, u64) {
+        let (r, c) = (at.r, at.c);
+        let vc = at.input_vc::<V>(input);
         let state = &mut self.vc[vc];
-        let p = self.fifo[vc * cap + state.head as usize];
-        state.head = wrap(state.head as usize + 1, cap) as u8;
+        let p = state.head;
         state.len -= 1;
         let pk = &mut self.pk[p];
         let len = pk.phits as u64;
         let done = c + len;
         pk.blocked += c - pk.ready;
+        let next = pk.next;
         state.free_at = done;
+        state.head = next;
         if state.len > 0 {
-            let next = self.pk[self.fifo[vc * cap + state.head as usize]].ready;
-            self.cal.push(self.now, next.max(done), EV_HEAD | self.input_id(r, input));
+            let behind = &self.pk[next];
+            let ready = behind.ready;
+            state.head_ports = behind.route.ports();
+            self.cal.push(self.now, ready.max(done), EV_HEAD | self.input_id(r, input));
         }
         if self.credit_waiters > 0 {
             let port = input >> VC_BITS;
@@ -80,7 +100,7 @@ impl Torus {
             let credit = &mut self.node[up as usize].credit_wait;
             if *credit & 1 << port != 0 {
                 *credit &= !(1 << port);
-                self.credit_waiters -= 1;
+                self.credit_waiters -= u64::from(*credit == 0);
                 self.cal.push(self.now, done, EV_WAKE | up as u64);
             }
         }
@@ -88,6 +108,7 @@ impl Torus {
     }
 
     /// Cuts the next packet of the message at the head of r's source queue.
+    #[inline(never)]
     fn cut_packet(&mut self, r: u32, c: u64) -> (u32, u64) {
         let queue = &mut self.inj_queue[r as usize];
         let m = *queue.front().expect("granted an empty source queue");
@@ -99,7 +120,6 @@ impl Torus {
         let phits = if bytes == self.cfg.packet_bytes as u64 { self.full_phits } else { self.cfg.phits(bytes) };
         let packet = Packet {
             msg: m,
-            dst: msg.dst,
             phits: phits as u32,
             born: msg.born,
             source_wait: c - msg.ready,
@@ -111,8 +131,9 @@ impl Torus {
         msg.ready = done;
         self.serial += 1;
         self.node[r as usize].inj_free_at = done;
-        if let Some(&next) = self.inj_queue[r as usize].front() {
-            let at = self.ms[next].ready.max(done);
+        self.note_source_head(r);
+        if !self.inj_queue[r as usize].is_empty() {
+            let at = self.node[r as usize].inj_ready.max(done);
             self.cal.push(self.now, at, EV_HEAD | self.input_id(r, self.inj_input()));
         }
         self.in_network += 1;
@@ -125,15 +146,5 @@ impl Torus {
             self.trace_serial[p as usize] = self.serial - 1;
         }
         (p, phits)
-    }
-}
-
-/// `i mod cap` for i < 2·cap, without a division (this is on every packet-hop).
-#[inline]
-fn wrap(i: usize, cap: usize) -> usize {
-    if i >= cap {
-        i - cap
-    } else {
-        i
     }
 }

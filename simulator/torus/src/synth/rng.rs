@@ -69,7 +69,8 @@ impl Rng {
         if ln_miss == f64::NEG_INFINITY {
             return 1;
         }
-        let g = (self.unit().ln() / ln_miss).floor();
+        // g ≥ 0 (or −0), so truncating is flooring, without a call to `floor`.
+        let g = self.unit().ln() / ln_miss;
         if g.is_finite() && g < 1e18 {
             1 + g as u64
         } else {

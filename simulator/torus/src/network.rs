@@ -26,7 +26,8 @@ use crate::topology::{Topology, NO_LINK};
 /// Event kinds, in the top two bits of a calendar entry; the rest is an id.
 /// HEAD (`router << INPUT_BITS | input`): the input's head packet may be able to leave.
 pub(crate) const EV_HEAD: u64 = 0;
-/// WAKE (router): something a blocked packet there waits for may have changed.
+/// WAKE (router): something a blocked packet there waits for may have changed: every
+/// parked input asks again.
 pub(crate) const EV_WAKE: u64 = 1 << 62;
 /// DELIVER (packet id): a packet's tail has left the ejection port.
 pub(crate) const EV_DELIVER: u64 = 2 << 62;
@@ -110,11 +111,12 @@ pub(crate) struct Node {
     /// the source queue touches the node only.
     pub inj_ready: u64,
     pub inj_ports: Ports,
-    /// Bit per output whose downstream VCs were full with nothing streaming out: the
-    /// next packet to leave those VCs wakes this router when its tail is out.
+    /// Bit per output whose downstream VCs had no room for a parked input: until this
+    /// router wakes, every packet leaving those VCs wakes it when its tail is out.
     pub credit_wait: u16,
-    /// The last wake-up this router scheduled for itself, so blocked packets waiting for
-    /// the same moment do not schedule it twice.
+    /// The earliest wake-up pending for this router, if later than the current cycle (it
+    /// may have others pending after it): a blocked packet needing a wake-up at or after
+    /// it schedules none of its own.
     pub wake_at: u64,
 }
 
@@ -183,7 +185,7 @@ impl Torus {
             inj_ready: u64::MAX,
             inj_ports: Ports::default(),
             credit_wait: 0,
-            wake_at: u64::MAX,
+            wake_at: 0,
         };
         Ok(Torus {
             vc: vec![Vc::default(); nvc],

@@ -10,7 +10,10 @@
 //!
 //! A packet that cannot go says when to look again: when its busy output frees, when a
 //! packet streaming out of a full downstream VC is gone, or — if the downstream VCs are
-//! full of packets that have not started to leave — whenever one of those leaves.
+//! full of packets that have not started to leave — when one of those has left: each
+//! departure from those VCs until the router wakes schedules a wake-up for when its tail
+//! is out (with packets of unequal lengths the first to start is not always the first
+//! out). So a blocked packet asks again at the first cycle it could move.
 
 use std::ops::Range;
 
@@ -151,9 +154,20 @@ impl Torus {
         node.parked |= inputs;
         self.credit_waiters += u64::from(node.credit_wait == 0 && refusal.credit != 0);
         node.credit_wait |= refusal.credit as u16;
-        if refusal.wake != u64::MAX && (node.wake_at != refusal.wake || node.wake_at <= c) {
-            node.wake_at = refusal.wake;
-            self.cal.push(self.now, refusal.wake, EV_WAKE | r as u64);
+        if refusal.wake != u64::MAX {
+            self.wake_at(r, c, refusal.wake);
+        }
+    }
+
+    /// Wakes r up at cycle t (after c), unless it already wakes up at t or earlier: every
+    /// parked input asks again then, and those still refused say anew what they wait for.
+    #[inline]
+    pub(crate) fn wake_at(&mut self, r: u32, c: u64, t: u64) {
+        debug_assert!(t > c);
+        let node = &mut self.node[r as usize];
+        if node.wake_at <= c || t < node.wake_at {
+            node.wake_at = t;
+            self.cal.push(self.now, t, EV_WAKE | r as u64);
         }
     }
 

@@ -5,7 +5,7 @@
 //! This runs once per hop, so it is inlined into the router loop; cutting a packet from
 //! the source queue happens once per packet and stays out of line.
 
-use crate::network::{Hop, Torus, EV_DELIVER, EV_HEAD, EV_WAKE, VC_BITS, VC_STRIDE};
+use crate::network::{Hop, Torus, EV_DELIVER, EV_HEAD, VC_BITS, VC_STRIDE};
 use crate::router::At;
 use crate::slab::Packet;
 
@@ -73,7 +73,7 @@ impl Torus {
 
     /// Takes the head packet off input VC `input` of r. Its slot stays taken until the tail
     /// has left; then the VC's next packet may go, and an upstream router waiting for room
-    /// here is woken.
+    /// behind this port is woken (unless it already wakes up earlier).
     #[inline(always)]
     fn pop_head<const V: usize>(&mut self, at: At, input: usize) -> (u32, u64) {
         let (r, c) = (at.r, at.c);
@@ -95,13 +95,12 @@ impl Torus {
             self.cal.push(self.now, ready.max(done), EV_HEAD | self.input_id(r, input));
         }
         if self.credit_waiters > 0 {
+            // Every departure counts until the upstream router wakes, not just the first:
+            // a shorter packet leaving another lane later can free its slot sooner.
             let port = input >> VC_BITS;
             let up = self.topo.upstream(r, port);
-            let credit = &mut self.node[up as usize].credit_wait;
-            if *credit & 1 << port != 0 {
-                *credit &= !(1 << port);
-                self.credit_waiters -= u64::from(*credit == 0);
-                self.cal.push(self.now, done, EV_WAKE | up as u64);
+            if self.node[up as usize].credit_wait & 1 << port != 0 {
+                self.wake_at(up, c, done);
             }
         }
         (p, len)

@@ -141,47 +141,50 @@ impl Tracer {
         } else {
             (0, 0)
         };
-        let list: &[i64] = if ev.list.is_null() || ev.list_len == 0 {
-            &[]
-        } else {
-            // SAFETY: the shim passes a valid array of list_len elements, alive for the call.
-            unsafe { std::slice::from_raw_parts(ev.list, ev.list_len as usize) }
+        // only the kinds that carry a list (Kind::has_list) look at it
+        let list = || -> &[i64] {
+            if ev.list.is_null() || ev.list_len == 0 {
+                &[]
+            } else {
+                // SAFETY: the shim passes a valid array of list_len elements, alive for the call.
+                unsafe { std::slice::from_raw_parts(ev.list, ev.list_len as usize) }
+            }
         };
         // Each arm appends its own variant: with `push` inlined, the encoder's `match` on the
         // variant folds away and every kind gets straight-line code.
         let mode = || SendMode::from_code(ev.sub as u8).unwrap_or(SendMode::Standard);
         let (peer, tag, bytes, comm, req) = (ev.peer, ev.tag, ev.bytes, ev.comm, ev.req);
         match ev.kind {
-            0 => self.push(gap, dur, Op::Init { thread_level: ev.sub as u8 }, list),
-            1 => self.push(gap, dur, Op::Finalize, list),
-            2 => self.push(gap, dur, Op::Abort { code: ev.code }, list),
-            3 => self.push(gap, dur, Op::Send { mode: mode(), peer, tag, bytes, comm }, list),
-            4 => self.push(gap, dur, Op::Isend { mode: mode(), peer, tag, bytes, comm, req }, list),
-            5 => self.push(gap, dur, Op::SendInit { mode: mode(), peer, tag, bytes, comm, req }, list),
-            6 => self.push(gap, dur, Op::Recv { peer, tag, bytes, comm }, list),
-            7 => self.push(gap, dur, Op::Irecv { peer, tag, bytes, comm, req }, list),
-            8 => self.push(gap, dur, Op::RecvInit { peer, tag, bytes, comm, req }, list),
+            0 => self.push(gap, dur, Op::Init { thread_level: ev.sub as u8 }, &[]),
+            1 => self.push(gap, dur, Op::Finalize, &[]),
+            2 => self.push(gap, dur, Op::Abort { code: ev.code }, &[]),
+            3 => self.push(gap, dur, Op::Send { mode: mode(), peer, tag, bytes, comm }, &[]),
+            4 => self.push(gap, dur, Op::Isend { mode: mode(), peer, tag, bytes, comm, req }, &[]),
+            5 => self.push(gap, dur, Op::SendInit { mode: mode(), peer, tag, bytes, comm, req }, &[]),
+            6 => self.push(gap, dur, Op::Recv { peer, tag, bytes, comm }, &[]),
+            7 => self.push(gap, dur, Op::Irecv { peer, tag, bytes, comm, req }, &[]),
+            8 => self.push(gap, dur, Op::RecvInit { peer, tag, bytes, comm, req }, &[]),
             9 => {
                 let replace = ev.flags & EV_REPLACE != 0;
                 let (src, rtag, rbytes) = (ev.peer2, ev.tag2, ev.bytes2);
-                self.push(gap, dur, Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace }, list)
+                self.push(gap, dur, Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace }, &[])
             }
-            10 => self.push(gap, dur, Op::Probe { peer, tag, bytes, comm, flags: ev.sub as u8 }, list),
-            11 => self.push(gap, dur, Op::Start { req }, list),
-            12 => self.push(gap, dur, Op::Startall, list),
-            13 => self.push(gap, dur, Op::RequestFree { req }, list),
-            14 => self.push(gap, dur, Op::Cancel { req }, list),
+            10 => self.push(gap, dur, Op::Probe { peer, tag, bytes, comm, flags: ev.sub as u8 }, &[]),
+            11 => self.push(gap, dur, Op::Start { req }, &[]),
+            12 => self.push(gap, dur, Op::Startall, list()),
+            13 => self.push(gap, dur, Op::RequestFree { req }, &[]),
+            14 => self.push(gap, dur, Op::Cancel { req }, &[]),
             15 => {
                 let func = WaitFn::from_code(ev.sub as u8).unwrap_or(WaitFn::Wait);
-                self.push(gap, dur, Op::Wait { func, count: ev.count as u32 }, list)
+                self.push(gap, dur, Op::Wait { func, count: ev.count as u32 }, list())
             }
-            16 => self.collective(gap, dur, ev, list),
+            16 => self.collective(gap, dur, ev, list()),
             18 => {
                 let func = CommFn::from_code(ev.sub as u8).unwrap_or(CommFn::Other);
-                self.push(gap, dur, Op::CommCreate { func, parent: ev.parent, comm }, list)
+                self.push(gap, dur, Op::CommCreate { func, parent: ev.parent, comm }, list())
             }
-            19 => self.push(gap, dur, Op::CommFree { comm }, list),
-            _ => self.push(gap, dur, Op::Other { func: ev.sub }, list),
+            19 => self.push(gap, dur, Op::CommFree { comm }, &[]),
+            _ => self.push(gap, dur, Op::Other { func: ev.sub }, &[]),
         }
         if timed {
             // The tracer's own work after t1 (tens of ns) counts in the next gap: it is time

@@ -19,8 +19,9 @@ build:
 apps:
 	$(MAKE) -C mpi-test-apps
 
-test: setup build apps ## every test: unit, property, fuzz-style, end to end under real mpirun
+test: setup build apps ## every test: unit, property, fuzz-style, end to end under real mpirun (MPICH, and Open MPI when installed)
 	$(CARGO) test --release --workspace
+	bash scripts/test-openmpi.sh
 
 bench: build ## speed benchmarks (several minutes, ~1.5 GB of scratch traces); figures go to docs/performance.md
 	$(CARGO) bench -p psins-formats --bench codec

@@ -1,17 +1,34 @@
 #!/usr/bin/env bash
 # Installs what psins needs from Debian's packages when it is missing: MPICH (compilers,
 # mpirun, headers) and gfortran for the Fortran test apps. Rust comes from rustup.
+#   bash scripts/setup.sh [--openmpi]
+# --openmpi also installs Open MPI, for the tracer's Open MPI tests (scripts/test-openmpi.sh),
+# and keeps MPICH the default `mpicc`/`mpirun`: Debian switches them to Open MPI otherwise.
 set -euo pipefail
+openmpi=no
+[ "${1:-}" = --openmpi ] && openmpi=yes
+command -v cargo >/dev/null || { echo "setup: cargo not found: install Rust (https://rustup.rs) first" >&2; exit 1; }
 need=()
 command -v mpicc >/dev/null || need+=(mpich libmpich-dev)
 command -v mpifort >/dev/null && mpifort --version >/dev/null 2>&1 || need+=(gfortran)
-command -v cargo >/dev/null || { echo "setup: cargo not found: install Rust (https://rustup.rs) first" >&2; exit 1; }
-if [ ${#need[@]} -eq 0 ]; then
-  exit 0
+if [ $openmpi = yes ] && ! command -v mpicc.openmpi >/dev/null; then
+  need+=(libopenmpi-dev openmpi-bin)
 fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-echo "setup: installing ${need[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq "${need[@]}" >/dev/null
+# Pin MPICH as the default before Open MPI arrives (manual mode survives the install) and
+# again after (in case both came in this one install).
+keep_mpich() {
+  if [ $openmpi = yes ] && [ -x /usr/bin/mpicc.mpich ]; then
+    $sudo update-alternatives --quiet --set mpi /usr/bin/mpicc.mpich
+    $sudo update-alternatives --quiet --set mpirun /usr/bin/mpirun.mpich
+  fi
+}
+keep_mpich
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+keep_mpich

@@ -7,6 +7,7 @@ pub mod codec;
 pub mod error;
 mod fast;
 pub mod log;
+pub mod log_writer;
 pub mod magic;
 pub mod record;
 mod repeat;

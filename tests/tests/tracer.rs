@@ -607,9 +607,12 @@ fn forked_child_is_not_traced() {
 #[test]
 fn exit_without_finalize_leaves_readable_log() {
     need_mpi!();
-    let run = run_exe("misc-exit", &misc_app(), 2, &["exit"], &[]);
+    // One rank: when a rank exits without MPI_Finalize, MPICH's mpiexec SIGKILLs the ranks
+    // still running, so with two the second log exists only if both exit in the same instant
+    // (a loaded machine loses that race; nothing in the tracer can survive SIGKILL).
+    let run = run_exe("misc-exit", &misc_app(), 1, &["exit"], &[]);
     let logs = run.logs();
-    assert_eq!(logs.len(), 2, "{}", run.stderr);
+    assert_eq!(logs.len(), 1, "{}", run.stderr);
     for p in logs {
         let log = read_log(&p);
         assert!(matches!(log.end, LogEnd::Truncated { .. }), "{:?}", log.end);

@@ -3,8 +3,8 @@
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::ffi::Ev;
-use crate::writer::{self, Encoder};
 use psins_collectives::{expand, CollArgs, Step, Thresholds};
+use psins_formats::log_writer::{self as writer, Encoder};
 use psins_formats::{Coll, CommFn, LogHeader, Op, SendMode, WaitFn};
 use std::cell::UnsafeCell;
 use std::path::PathBuf;

@@ -16,7 +16,6 @@ mod core;
 pub mod coverage;
 pub mod ffi;
 mod signals;
-mod writer;
 
 /// The function table generated from `c-headers/mpi_functions.tbl`.
 pub mod functions {

@@ -1,6 +1,6 @@
-//! The per-rank log encoder of the intercepted path.
+//! The per-rank log encoder of the tracer's intercepted path.
 //!
-//! It writes byte for byte what [`psins_formats::LogEncoder`] writes (the tests below compare
+//! It writes byte for byte what [`crate::LogEncoder`] writes (the tests below compare
 //! the two over every kind of record, block seals and the footer included), but it is built
 //! for a caller that appends one record per MPI call:
 //! - one capacity check per record instead of one per byte: [`MAX_FIXED`] +
@@ -9,11 +9,13 @@
 //! - the record comes as parts (`gap`, `dur`, `&Op`, list slice), so the shim's list is
 //!   encoded where it lies instead of being copied into a `Record` first.
 //!
-//! The wire format itself is `psins_formats::codec`'s (docs/format.md); this file mirrors
-//! `codec::encode_parts` and `log::LogEncoder` and must change with them.
+//! The wire format itself is [`crate::codec`]'s (docs/format.md); this file mirrors
+//! `codec::encode_general` and `log::LogEncoder` and must change with them. It lives here, in
+//! the format crate, rather than in the tracer so that a change to the format meets it, and
+//! its equality tests, in the same crate.
 
-use psins_formats::log::BLOCK_HEADER_LEN;
-use psins_formats::{Op, SendMode, StepOp, NO_RANK};
+use crate::log::BLOCK_HEADER_LEN;
+use crate::record::{Kind, Op, SendMode, StepOp, NO_RANK};
 
 /// Bytes of any record apart from its list: header 1, mode 1, gap and dur 10 each, and the
 /// largest kind's fields (a collective: 62 at most).
@@ -34,9 +36,9 @@ const SAME_BYTES: u8 = 0x80;
 const STEP_NO_TIME: u8 = 0x80;
 const COMPLETION_FULL: u64 = 1;
 /// Wire codes of the send kinds in a non-standard mode (a mode byte follows the header).
-const MODE_BASE: u8 = psins_formats::Kind::COUNT as u8;
+const MODE_BASE: u8 = Kind::COUNT as u8;
 
-/// The delta context of one block (`psins_formats::codec::Ctx`).
+/// The delta context of one block (`codec::Ctx`, kept apart so this file can stay lean).
 #[derive(Clone, Copy, Default)]
 struct Ctx {
     peer: i32,
@@ -48,7 +50,7 @@ struct Ctx {
 }
 
 /// Appends records to a caller-owned buffer as checksummed blocks; the drop-in counterpart of
-/// `psins_formats::LogEncoder` with the record given in parts.
+/// [`crate::LogEncoder`] with the record given in parts.
 #[derive(Default)]
 pub struct Encoder {
     ctx: Ctx,
@@ -313,7 +315,7 @@ unsafe fn completions(w: &mut Cursor, ctx: &mut Ctx, list: &[i64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use psins_formats::{Coll, CommFn, LogEncoder, LogReader, Record, WaitFn};
+    use crate::{Coll, CommFn, LogEncoder, LogReader, Record, WaitFn};
 
     /// A small deterministic generator (xorshift), so failures reproduce.
     struct Rng(u64);
@@ -479,7 +481,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("rank-000000.bin");
         let mut file = Vec::new();
-        psins_formats::LogHeader::default().write(&mut file);
+        crate::LogHeader::default().write(&mut file);
         file.extend_from_slice(body);
         std::fs::write(&path, &file).unwrap();
         let mut rd = LogReader::open(&path).unwrap();
@@ -489,7 +491,7 @@ mod tests {
             assert_eq!(&rec, want);
         }
         assert!(!rd.next(&mut rec).unwrap());
-        assert_eq!(rd.end(), &psins_formats::LogEnd::Complete);
+        assert_eq!(rd.end(), &crate::LogEnd::Complete);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -9,7 +9,7 @@
 
 use crate::fast;
 use crate::record::*;
-use crate::varint::{get_i64, get_u64, put_i64, put_u64, unzigzag, zigzag, VarintError};
+use crate::varint::{get_i64, get_u64, unzigzag, VarintError};
 
 /// Delta context carried from record to record within one stream.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,193 +46,20 @@ pub(crate) const SAME_BYTES: u8 = 0x80;
 /// Step records: gap and dur are both zero and omitted.
 pub(crate) const STEP_NO_TIME: u8 = 0x80;
 /// Wait completions: the low bit of the request delta says "full receive info follows".
-const COMPLETION_FULL: u64 = 1;
+pub(crate) const COMPLETION_FULL: u64 = 1;
 
 /// Wire codes 21..=23: send kinds in a non-standard mode (a mode byte follows the header).
 pub(crate) const MODE_BASE: u8 = Kind::COUNT as u8;
 
-fn wire_code(op: &Op) -> u8 {
-    let k = op.kind() as u8;
-    match *op {
-        Op::Send { mode, .. } if mode != SendMode::Standard => MODE_BASE,
-        Op::Isend { mode, .. } if mode != SendMode::Standard => MODE_BASE + 1,
-        Op::SendInit { mode, .. } if mode != SendMode::Standard => MODE_BASE + 2,
-        _ => k,
-    }
-}
-
-/// Appends `rec` to `out`, updating `ctx`.
+/// Appends `rec` to `out`, updating `ctx` (the encoder itself is [`crate::encode`]).
 pub fn encode(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) {
     encode_parts(out, ctx, rec);
 }
 
 /// [`encode`], returning where the gap and dur bytes start and end in `out`.
+#[inline(always)]
 pub(crate) fn encode_parts(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (usize, usize) {
-    let at = out.len();
-    match fast::encode(out, ctx, rec) {
-        Some(te) => (at + 1, at + te),
-        None => encode_general(out, ctx, rec),
-    }
-}
-
-/// Every kind, one capacity-checked byte at a time.
-pub(crate) fn encode_general(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> (usize, usize) {
-    let at = out.len();
-    let code = wire_code(&rec.op);
-    out.push(code);
-    if code >= MODE_BASE {
-        if let Op::Send { mode, .. } | Op::Isend { mode, .. } | Op::SendInit { mode, .. } = rec.op {
-            out.push(mode.code());
-        }
-    }
-    let mut flags = 0u8;
-    let timed = !(matches!(rec.op, Op::Step { .. }) && rec.gap_ns == 0 && rec.dur_ns == 0);
-    let times_at = out.len();
-    if timed {
-        put_u64(out, rec.gap_ns);
-        put_u64(out, rec.dur_ns);
-    } else {
-        flags |= STEP_NO_TIME;
-    }
-    let times_end = out.len();
-    match rec.op {
-        Op::Init { thread_level } => out.push(thread_level),
-        Op::Finalize => {}
-        Op::Abort { code } => put_i64(out, code as i64),
-        Op::Send { peer, tag, bytes, comm, .. } => flags |= put_p2p(out, ctx, peer, tag, bytes, comm),
-        Op::Isend { peer, tag, bytes, comm, req, .. } | Op::SendInit { peer, tag, bytes, comm, req, .. } => {
-            flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
-            put_req(out, ctx, req);
-        }
-        Op::Recv { peer, tag, bytes, comm } => flags |= put_p2p(out, ctx, peer, tag, bytes, comm),
-        Op::Irecv { peer, tag, bytes, comm, req } | Op::RecvInit { peer, tag, bytes, comm, req } => {
-            flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
-            put_req(out, ctx, req);
-        }
-        Op::Probe { peer, tag, bytes, comm, flags: pf } => {
-            flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
-            out.push(pf);
-        }
-        Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace } => {
-            flags |= put_p2p(out, ctx, peer, tag, bytes, comm);
-            put_i64(out, src as i64);
-            put_i64(out, rtag as i64);
-            put_u64(out, rbytes);
-            if replace {
-                out.push(1);
-            } else {
-                out.push(0);
-            }
-        }
-        Op::Start { req } | Op::RequestFree { req } | Op::Cancel { req } => put_req(out, ctx, req),
-        Op::Startall => put_list(out, &rec.list),
-        Op::Wait { func, count } => {
-            flags |= func.code() << 5;
-            put_u64(out, count as u64);
-            put_completions(out, ctx, &rec.list);
-        }
-        Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags: cf, req, instance } => {
-            out.push(coll.code());
-            out.push(cf);
-            put_u64(out, comm as u64);
-            put_i64(out, root as i64);
-            put_u64(out, send_bytes);
-            put_u64(out, recv_bytes);
-            put_u64(out, count);
-            put_u64(out, req as u64);
-            put_i64(out, instance as i64 - ctx.instance as i64);
-            ctx.instance = instance;
-            put_list(out, &rec.list);
-        }
-        Op::Step { instance, op, peer, bytes, peer2, bytes2 } => {
-            flags |= op.code() << 5;
-            put_i64(out, instance as i64 - ctx.instance as i64);
-            put_i64(out, peer as i64);
-            put_u64(out, bytes);
-            if op == StepOp::SendRecv {
-                put_i64(out, peer2 as i64);
-                put_u64(out, bytes2);
-            }
-        }
-        Op::CommCreate { func, parent, comm } => {
-            out.push(func.code());
-            put_u64(out, parent as u64);
-            put_u64(out, comm as u64);
-            put_delta_list(out, &rec.list);
-        }
-        Op::CommFree { comm } => put_u64(out, comm as u64),
-        Op::Other { func } => put_u64(out, func as u64),
-    }
-    out[at] |= flags;
-    (times_at, times_end)
-}
-
-fn put_p2p(out: &mut Vec<u8>, ctx: &mut Ctx, peer: i32, tag: i32, bytes: u64, comm: u32) -> u8 {
-    let mut flags = 0;
-    if peer == ctx.peer && comm == ctx.comm {
-        flags |= SAME_PEER;
-    } else {
-        put_i64(out, peer as i64);
-        put_u64(out, comm as u64);
-    }
-    if tag == ctx.tag {
-        flags |= SAME_TAG;
-    } else {
-        put_i64(out, tag as i64);
-    }
-    if bytes == ctx.bytes {
-        flags |= SAME_BYTES;
-    } else {
-        put_u64(out, bytes);
-    }
-    ctx.peer = peer;
-    ctx.comm = comm;
-    ctx.tag = tag;
-    ctx.bytes = bytes;
-    flags
-}
-
-fn put_req(out: &mut Vec<u8>, ctx: &mut Ctx, req: u32) {
-    put_i64(out, req as i64 - ctx.req as i64);
-    ctx.req = req;
-}
-
-fn put_list(out: &mut Vec<u8>, list: &[i64]) {
-    put_u64(out, list.len() as u64);
-    for &v in list {
-        put_i64(out, v);
-    }
-}
-
-/// Member lists are mostly runs of consecutive ranks: store differences.
-fn put_delta_list(out: &mut Vec<u8>, list: &[i64]) {
-    put_u64(out, list.len() as u64);
-    let mut prev = -1i64;
-    for &v in list {
-        put_i64(out, v.wrapping_sub(prev));
-        prev = v;
-    }
-}
-
-/// Completed sends (`[req, NO_RANK, 0, 0]`) cost only their request delta.
-fn put_completions(out: &mut Vec<u8>, ctx: &mut Ctx, list: &[i64]) {
-    put_u64(out, list.len() as u64);
-    let mut quads = list.chunks_exact(4);
-    for q in &mut quads {
-        let delta = zigzag(q[0].wrapping_sub(ctx.req as i64));
-        ctx.req = q[0] as u32;
-        if q[1] == NO_RANK as i64 && q[2] == 0 && q[3] == 0 {
-            put_u64(out, delta << 1);
-        } else {
-            put_u64(out, (delta << 1) | COMPLETION_FULL);
-            put_i64(out, q[1]);
-            put_i64(out, q[2]);
-            put_i64(out, q[3]);
-        }
-    }
-    for &v in quads.remainder() {
-        put_i64(out, v);
-    }
+    crate::encode::append(out, ctx, rec.gap_ns, rec.dur_ns, &rec.op, &rec.list)
 }
 
 /// Decodes one record from the start of `buf` into `rec` (its list buffer is reused).

@@ -1,16 +1,16 @@
-//! Fast paths for the records that dominate traces: standard-mode send, recv, isend and irecv,
-//! and the expansion steps of collectives.
+//! The decoding fast path for the records that dominate traces: standard-mode send, recv,
+//! isend and irecv, and the expansion steps of collectives.
 //!
-//! The general encoder and decoder in [`crate::codec`] handle every kind, which makes them
-//! large: the compiler keeps their state on the stack, every byte written checks the vector's
-//! capacity, every byte read checks the buffer's end. These functions handle only the hot
-//! kinds, with a fixed window of bytes in hand so that no step needs a check, and their state
-//! stays in registers. Each writes or reads exactly what the general path does; the property
-//! tests below hold them equal, so the file format is defined by the general path alone.
+//! The general decoder in [`crate::codec`] handles every kind, which makes it large: the
+//! compiler keeps its state on the stack and every byte read checks the buffer's end. This
+//! function handles only the hot kinds, with a fixed window of bytes in hand so that no step
+//! needs a check, and its state stays in registers. It reads exactly what the general path
+//! does; the property tests below hold them equal, so the format is defined by the general
+//! decoder (and the one encoder, [`crate::encode`]) alone.
 
 use crate::codec::{Ctx, SAME_BYTES, SAME_PEER, SAME_TAG, STEP_NO_TIME};
 use crate::record::{Kind, Op, Record, SendMode, StepOp, NO_RANK};
-use crate::varint::{get_u64, unzigzag, zigzag};
+use crate::varint::{get_u64, unzigzag};
 
 /// Bytes that must follow a record's start for the fast paths: a head byte and at most six
 /// varints of at most ten bytes.
@@ -114,117 +114,10 @@ fn step(f: &mut Fields, c: &Ctx, flags: u8) -> Option<Op> {
     Some(Op::Step { instance, op, peer, bytes, peer2, bytes2 })
 }
 
-/// Encodes a hot-kind record at the end of `out`, into room made once; `None` (nothing
-/// written) for other kinds. Returns where the times end, relative to the record's start.
-#[inline(always)]
-pub(crate) fn encode(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) -> Option<usize> {
-    if !matches!(
-        rec.op,
-        Op::Send { mode: SendMode::Standard, .. }
-            | Op::Isend { mode: SendMode::Standard, .. }
-            | Op::Recv { .. }
-            | Op::Irecv { .. }
-            | Op::Step { .. }
-    ) {
-        return None;
-    }
-    // Written in place: bytes stored one by one into a stack buffer and then copied out as
-    // 16-byte words stall the CPU's store forwarding.
-    let at = out.len();
-    out.resize(at + WINDOW, 0);
-    let b = out[at..].first_chunk_mut::<WINDOW>().expect("just resized");
-    let mut w = Writer { b, n: 1 };
-    let untimed_step = matches!(rec.op, Op::Step { .. }) && rec.gap_ns == 0 && rec.dur_ns == 0;
-    if !untimed_step {
-        w.u64(rec.gap_ns);
-        w.u64(rec.dur_ns);
-    }
-    let times_end = w.n;
-    let head = match rec.op {
-        Op::Send { peer, tag, bytes, comm, .. } => SEND | put_p2p(&mut w, ctx, peer, tag, bytes, comm),
-        Op::Recv { peer, tag, bytes, comm } => RECV | put_p2p(&mut w, ctx, peer, tag, bytes, comm),
-        Op::Isend { peer, tag, bytes, comm, req, .. } => {
-            ISEND | put_p2p(&mut w, ctx, peer, tag, bytes, comm) | put_req(&mut w, ctx, req)
-        }
-        Op::Irecv { peer, tag, bytes, comm, req } => {
-            IRECV | put_p2p(&mut w, ctx, peer, tag, bytes, comm) | put_req(&mut w, ctx, req)
-        }
-        Op::Step { instance, op, peer, bytes, peer2, bytes2 } => {
-            w.i64(instance as i64 - ctx.instance as i64);
-            w.i64(peer as i64);
-            w.u64(bytes);
-            if op == StepOp::SendRecv {
-                w.i64(peer2 as i64);
-                w.u64(bytes2);
-            }
-            STEP | op.code() << 5 | if untimed_step { STEP_NO_TIME } else { 0 }
-        }
-        _ => unreachable!("kinds checked above"),
-    };
-    let n = w.n;
-    w.b[0] = head;
-    out.truncate(at + n);
-    Some(times_end)
-}
-
-/// Writes varints into a window with room for them.
-struct Writer<'a> {
-    b: &'a mut [u8; WINDOW],
-    n: usize,
-}
-
-impl Writer<'_> {
-    #[inline(always)]
-    fn u64(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.b[self.n] = (v as u8) | 0x80;
-            v >>= 7;
-            self.n += 1;
-        }
-        self.b[self.n] = v as u8;
-        self.n += 1;
-    }
-    #[inline(always)]
-    fn i64(&mut self, v: i64) {
-        self.u64(zigzag(v));
-    }
-}
-
-#[inline(always)]
-fn put_p2p(w: &mut Writer, ctx: &mut Ctx, peer: i32, tag: i32, bytes: u64, comm: u32) -> u8 {
-    let mut flags = 0;
-    if peer == ctx.peer && comm == ctx.comm {
-        flags |= SAME_PEER;
-    } else {
-        w.i64(peer as i64);
-        w.u64(comm as u64);
-    }
-    if tag == ctx.tag {
-        flags |= SAME_TAG;
-    } else {
-        w.i64(tag as i64);
-    }
-    if bytes == ctx.bytes {
-        flags |= SAME_BYTES;
-    } else {
-        w.u64(bytes);
-    }
-    (ctx.peer, ctx.comm, ctx.tag, ctx.bytes) = (peer, comm, tag, bytes);
-    flags
-}
-
-/// Returns no flags; shaped like [`put_p2p`] so both chain into the head byte.
-#[inline(always)]
-fn put_req(w: &mut Writer, ctx: &mut Ctx, req: u32) -> u8 {
-    w.i64(req as i64 - ctx.req as i64);
-    ctx.req = req;
-    0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::{decode_parts, encode_general};
+    use crate::codec::{decode_parts, encode};
     use proptest::collection::vec;
     use proptest::prelude::*;
 
@@ -275,18 +168,6 @@ mod tests {
     }
 
     proptest! {
-        /// The fast encoder writes the general encoder's bytes and leaves the same context.
-        #[test]
-        fn encoders_agree((ctx, rec) in hot_record()) {
-            let (mut fast_ctx, mut fast) = (ctx, vec![7u8]);
-            let te = encode(&mut fast, &mut fast_ctx, &rec).expect("a hot kind");
-            let (mut slow_ctx, mut slow) = (ctx, vec![7u8]);
-            let slow_parts = encode_general(&mut slow, &mut slow_ctx, &rec);
-            prop_assert_eq!(fast, slow);
-            prop_assert_eq!((2, te + 1), slow_parts);
-            prop_assert_eq!(fast_ctx, slow_ctx);
-        }
-
         #[test]
         fn decoders_agree_on_any_bytes(bytes in vec(any::<u8>(), 64..90), ctx in any_ctx()) {
             agree(&bytes, ctx)?;
@@ -295,7 +176,7 @@ mod tests {
         #[test]
         fn decoder_takes_every_hot_record((ctx, rec) in hot_record(), tail in vec(any::<u8>(), 64)) {
             let mut buf = Vec::new();
-            encode_general(&mut buf, &mut ctx.clone(), &rec);
+            encode(&mut buf, &mut ctx.clone(), &rec);
             buf.extend_from_slice(&tail);
             prop_assert!(agree(&buf, ctx)?);
         }

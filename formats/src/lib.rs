@@ -4,10 +4,10 @@
 //! No MPI and no simulator here: this crate is what writers and readers share, so that a
 //! record means the same thing at every stage.
 pub mod codec;
+mod encode;
 pub mod error;
 mod fast;
 pub mod log;
-pub mod log_writer;
 pub mod magic;
 pub mod record;
 mod repeat;

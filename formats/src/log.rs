@@ -12,7 +12,7 @@
 use crate::codec::{self, Ctx, DecodeError};
 use crate::error::{Error, Result};
 use crate::magic::{self, FileKind, LOG_MAGIC, LOG_VERSION};
-use crate::record::Record;
+use crate::record::{Op, Record};
 use crate::varint::{get_str, get_u64, put_str, put_u64};
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -79,6 +79,12 @@ impl LogHeader {
     }
 }
 
+/// Buffer room to keep free before appending a record with a list of `n` entries (its block
+/// may have to be opened first).
+pub fn room(n: usize) -> usize {
+    BLOCK_HEADER_LEN + crate::encode::record_room(n)
+}
+
 /// Appends records to a caller-owned buffer as checksummed blocks. It never allocates: the
 /// caller reserves the buffer once, and calls [`LogEncoder::close_block`] and writes the buffer
 /// out when it is nearly full.
@@ -97,15 +103,27 @@ impl LogEncoder {
     }
 
     pub fn push(&mut self, out: &mut Vec<u8>, rec: &Record) {
+        self.push_parts(out, rec.gap_ns, rec.dur_ns, &rec.op, &rec.list);
+    }
+
+    /// [`LogEncoder::push`] with the record in parts, so a caller's list is encoded where it
+    /// lies (the tracer's intercepted path). Allocates only if `out` lacks [`room`] for it.
+    #[inline(always)]
+    pub fn push_parts(&mut self, out: &mut Vec<u8>, gap: u64, dur: u64, op: &Op, list: &[i64]) {
         if self.open_at.is_none() {
-            self.open_at = Some(out.len());
-            out.extend_from_slice(&[0u8; BLOCK_HEADER_LEN]);
-            self.ctx = Ctx::default();
-            self.block_records = 0;
+            self.open_block(out);
         }
-        codec::encode(out, &mut self.ctx, rec);
+        crate::encode::append(out, &mut self.ctx, gap, dur, op, list);
         self.block_records += 1;
         self.total_records += 1;
+    }
+
+    #[cold]
+    fn open_block(&mut self, out: &mut Vec<u8>) {
+        self.open_at = Some(out.len());
+        out.extend_from_slice(&[0u8; BLOCK_HEADER_LEN]);
+        self.ctx = Ctx::default();
+        self.block_records = 0;
     }
 
     /// Seals the open block (if any) by filling in its length, count and checksum.

@@ -4,7 +4,7 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::ffi::Ev;
 use psins_collectives::{expand, CollArgs, Step, Thresholds};
-use psins_formats::log_writer::{self as writer, Encoder};
+use psins_formats::log::{self, LogEncoder};
 use psins_formats::{Coll, CommFn, LogHeader, Op, SendMode, WaitFn};
 use std::cell::UnsafeCell;
 use std::path::PathBuf;
@@ -29,7 +29,7 @@ pub struct Tracer {
     pub block: usize,
     /// Start of the open (unsealed) block in `buf`.
     pub block_start: usize,
-    pub enc: Encoder,
+    pub enc: LogEncoder,
     steps: Vec<Step>,
     /// The arguments `steps` were expanded from, while they are valid (see [`Tracer::expand`]).
     expanded: Option<ExpandKey>,
@@ -111,7 +111,7 @@ impl Tracer {
             block: cfg.block,
             block_start,
             buf,
-            enc: Encoder::new(),
+            enc: LogEncoder::new(),
             steps: Vec::with_capacity(256),
             expanded: None,
             counts: Vec::with_capacity(256),
@@ -265,7 +265,7 @@ impl Tracer {
     /// Appends one record, flushing first if it might not fit.
     #[inline(always)]
     fn push(&mut self, gap: u64, dur: u64, op: Op, list: &[i64]) {
-        if self.buf.len() + writer::room(list.len()) > self.limit {
+        if self.buf.len() + log::room(list.len()) > self.limit {
             self.flush();
             if CLOSED.load(Ordering::Relaxed) {
                 return;
@@ -273,7 +273,7 @@ impl Tracer {
         }
         BUSY.store(true, Ordering::Relaxed);
         std::sync::atomic::compiler_fence(Ordering::SeqCst);
-        self.enc.push(&mut self.buf, gap, dur, &op, list);
+        self.enc.push_parts(&mut self.buf, gap, dur, &op, list);
         std::sync::atomic::compiler_fence(Ordering::SeqCst);
         BUSY.store(false, Ordering::Relaxed);
         if self.buf.len() - self.block_start >= self.block {

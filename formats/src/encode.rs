@@ -1,0 +1,305 @@
+//! The record encoder: one for every writer — the tracer's intercepted path, the per-rank
+//! log, the compact trace (docs/format.md §3 is its specification).
+//!
+//! The bytes of any record are bounded by [`record_room`] (a fixed part plus ten bytes per
+//! list entry, from the widths of the fields), so the encoder reserves once per record and
+//! then stores through a raw cursor: one capacity check per record instead of one per byte,
+//! which is what the tracer's per-call cost and consolidation speed need. Records come as
+//! parts (`gap`, `dur`, `&Op`, list slice), so a caller's list is encoded where it lies.
+
+use crate::codec::{Ctx, COMPLETION_FULL, MODE_BASE, SAME_BYTES, SAME_PEER, SAME_TAG, STEP_NO_TIME};
+use crate::record::{Op, SendMode, StepOp, NO_RANK};
+
+/// Bytes of any record apart from its list: header 1, mode 1, gap and dur 10 each, and the
+/// largest kind's fields (a collective: 62 at most).
+pub const MAX_FIXED: usize = 96;
+/// Bytes per list entry at most (a 64-bit varint; a completion quadruple takes 4 × 10).
+pub const MAX_PER_ENTRY: usize = 10;
+
+/// The most bytes a record with a list of `n` entries can take.
+pub fn record_room(n: usize) -> usize {
+    MAX_FIXED + MAX_PER_ENTRY * n
+}
+
+/// Appends one record to `out`, updating `ctx`; returns where its gap and dur start and end
+/// in `out`. Allocates only if `out` lacks [`record_room`] for this list length.
+#[inline(always)]
+pub(crate) fn append(out: &mut Vec<u8>, ctx: &mut Ctx, gap: u64, dur: u64, op: &Op, list: &[i64]) -> (usize, usize) {
+    out.reserve(record_room(list.len()));
+    let at = out.len();
+    // SAFETY: the reserve above covers the longest record `encode` can write for this list
+    // (MAX_FIXED + MAX_PER_ENTRY per entry: see the bounds in `Cursor`'s writers and the test
+    // `records_fit_the_bound`), and every byte up to the returned end is initialised by it.
+    unsafe {
+        let start = out.as_mut_ptr().add(at);
+        let mut w = Cursor(start);
+        let (ts, te) = encode(&mut w, ctx, gap, dur, op, list);
+        let n = w.0.offset_from(start) as usize;
+        debug_assert!(n <= record_room(list.len()));
+        out.set_len(at + n);
+        (at + ts.offset_from(start) as usize, at + te.offset_from(start) as usize)
+    }
+}
+
+/// A write position inside reserved, possibly uninitialised, buffer space.
+struct Cursor(*mut u8);
+
+impl Cursor {
+    #[inline(always)]
+    unsafe fn byte(&mut self, b: u8) {
+        self.0.write(b);
+        self.0 = self.0.add(1);
+    }
+
+    /// LEB128: at most 10 bytes (5 for a value below 2^35).
+    #[inline(always)]
+    unsafe fn u64(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
+
+    #[inline(always)]
+    unsafe fn i64(&mut self, v: i64) {
+        self.u64(((v << 1) ^ (v >> 63)) as u64);
+    }
+}
+
+/// The record over a cursor; returns where its times start and end. Longest case, a
+/// collective: 22 (header, mode, times) + 2 + 5 (comm) + 5 (root) + 3 × 10 + 5 (req) + 5
+/// (instance delta) + 10 (list length).
+#[inline(always)]
+unsafe fn encode(w: &mut Cursor, ctx: &mut Ctx, gap: u64, dur: u64, op: &Op, list: &[i64]) -> (*mut u8, *mut u8) {
+    let head = w.0;
+    let code = wire_code(op);
+    w.byte(code);
+    if code >= MODE_BASE {
+        if let Op::Send { mode, .. } | Op::Isend { mode, .. } | Op::SendInit { mode, .. } = *op {
+            w.byte(mode.code());
+        }
+    }
+    let mut flags = 0u8;
+    let times_at = w.0;
+    if matches!(op, Op::Step { .. }) && gap == 0 && dur == 0 {
+        flags |= STEP_NO_TIME;
+    } else {
+        w.u64(gap);
+        w.u64(dur);
+    }
+    let times_end = w.0;
+    match *op {
+        Op::Init { thread_level } => w.byte(thread_level),
+        Op::Finalize => {}
+        Op::Abort { code } => w.i64(code as i64),
+        Op::Send { peer, tag, bytes, comm, .. } | Op::Recv { peer, tag, bytes, comm } => {
+            flags |= p2p(w, ctx, peer, tag, bytes, comm)
+        }
+        Op::Isend { peer, tag, bytes, comm, req, .. }
+        | Op::SendInit { peer, tag, bytes, comm, req, .. }
+        | Op::Irecv { peer, tag, bytes, comm, req }
+        | Op::RecvInit { peer, tag, bytes, comm, req } => {
+            flags |= p2p(w, ctx, peer, tag, bytes, comm);
+            request(w, ctx, req);
+        }
+        Op::Probe { peer, tag, bytes, comm, flags: pf } => {
+            flags |= p2p(w, ctx, peer, tag, bytes, comm);
+            w.byte(pf);
+        }
+        Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace } => {
+            flags |= p2p(w, ctx, peer, tag, bytes, comm);
+            w.i64(src as i64);
+            w.i64(rtag as i64);
+            w.u64(rbytes);
+            w.byte(replace as u8);
+        }
+        Op::Start { req } | Op::RequestFree { req } | Op::Cancel { req } => request(w, ctx, req),
+        Op::Startall => plain_list(w, list),
+        Op::Wait { func, count } => {
+            flags |= func.code() << 5;
+            w.u64(count as u64);
+            completions(w, ctx, list);
+        }
+        Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags: cf, req, instance } => {
+            w.byte(coll.code());
+            w.byte(cf);
+            w.u64(comm as u64);
+            w.i64(root as i64);
+            w.u64(send_bytes);
+            w.u64(recv_bytes);
+            w.u64(count);
+            w.u64(req as u64);
+            w.i64(instance as i64 - ctx.instance as i64);
+            ctx.instance = instance;
+            plain_list(w, list);
+        }
+        Op::Step { instance, op, peer, bytes, peer2, bytes2 } => {
+            flags |= op.code() << 5;
+            w.i64(instance as i64 - ctx.instance as i64);
+            w.i64(peer as i64);
+            w.u64(bytes);
+            if op == StepOp::SendRecv {
+                w.i64(peer2 as i64);
+                w.u64(bytes2);
+            }
+        }
+        Op::CommCreate { func, parent, comm } => {
+            w.byte(func.code());
+            w.u64(parent as u64);
+            w.u64(comm as u64);
+            w.u64(list.len() as u64);
+            let mut prev = -1i64;
+            for &v in list {
+                w.i64(v.wrapping_sub(prev));
+                prev = v;
+            }
+        }
+        Op::CommFree { comm } => w.u64(comm as u64),
+        Op::Other { func } => w.u64(func as u64),
+    }
+    *head |= flags;
+    (times_at, times_end)
+}
+
+#[inline(always)]
+fn wire_code(op: &Op) -> u8 {
+    match *op {
+        Op::Send { mode, .. } if mode != SendMode::Standard => MODE_BASE,
+        Op::Isend { mode, .. } if mode != SendMode::Standard => MODE_BASE + 1,
+        Op::SendInit { mode, .. } if mode != SendMode::Standard => MODE_BASE + 2,
+        _ => op.kind() as u8,
+    }
+}
+
+/// Peer and communicator, tag, byte count: each omitted (a header flag) when equal to the
+/// previous point-to-point record's.
+#[inline(always)]
+unsafe fn p2p(w: &mut Cursor, ctx: &mut Ctx, peer: i32, tag: i32, bytes: u64, comm: u32) -> u8 {
+    let mut flags = 0;
+    if peer == ctx.peer && comm == ctx.comm {
+        flags |= SAME_PEER;
+    } else {
+        w.i64(peer as i64);
+        w.u64(comm as u64);
+    }
+    if tag == ctx.tag {
+        flags |= SAME_TAG;
+    } else {
+        w.i64(tag as i64);
+    }
+    if bytes == ctx.bytes {
+        flags |= SAME_BYTES;
+    } else {
+        w.u64(bytes);
+    }
+    (ctx.peer, ctx.comm, ctx.tag, ctx.bytes) = (peer, comm, tag, bytes);
+    flags
+}
+
+#[inline(always)]
+unsafe fn request(w: &mut Cursor, ctx: &mut Ctx, req: u32) {
+    w.i64(req as i64 - ctx.req as i64);
+    ctx.req = req;
+}
+
+#[inline(always)]
+unsafe fn plain_list(w: &mut Cursor, list: &[i64]) {
+    w.u64(list.len() as u64);
+    for &v in list {
+        w.i64(v);
+    }
+}
+
+/// `[req, source, tag, bytes]` quadruples; a completed send (`[req, NO_RANK, 0, 0]`) is only
+/// its request delta with the low bit clear.
+#[inline(always)]
+unsafe fn completions(w: &mut Cursor, ctx: &mut Ctx, list: &[i64]) {
+    w.u64(list.len() as u64);
+    let mut quads = list.chunks_exact(4);
+    for q in &mut quads {
+        let d = q[0].wrapping_sub(ctx.req as i64);
+        let delta = ((d << 1) ^ (d >> 63)) as u64;
+        ctx.req = q[0] as u32;
+        if q[1] == NO_RANK as i64 && q[2] == 0 && q[3] == 0 {
+            w.u64(delta << 1);
+        } else {
+            w.u64((delta << 1) | COMPLETION_FULL);
+            w.i64(q[1]);
+            w.i64(q[2]);
+            w.i64(q[3]);
+        }
+    }
+    for &v in quads.remainder() {
+        w.i64(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Coll, CommFn, WaitFn};
+
+    /// Bytes worked out by hand from docs/format.md §3, so that the one encoder cannot drift
+    /// from the page (round trips alone would not notice a change made on both sides).
+    #[test]
+    fn golden_bytes() {
+        let (mut out, mut ctx) = (Vec::new(), Ctx::default());
+        let send = Op::Send { mode: SendMode::Standard, peer: 1, tag: 5, bytes: 1024, comm: 0 };
+        append(&mut out, &mut ctx, 300, 2000, &send, &[]);
+        assert_eq!(out, [0x03, 0xac, 0x02, 0xd0, 0x0f, 0x02, 0x00, 0x0a, 0x80, 0x08]);
+        out.clear();
+        append(&mut out, &mut ctx, 1, 2, &send, &[]);
+        assert_eq!(out, [0x03 | 0x20 | 0x40 | 0x80, 0x01, 0x02], "same peer, tag and bytes");
+        out.clear();
+        let step = Op::Step { instance: 1, op: StepOp::SendRecv, peer: 1, bytes: 8, peer2: 1, bytes2: 8 };
+        append(&mut out, &mut ctx, 0, 0, &step, &[]);
+        assert_eq!(out, [17 | 2 << 5 | 0x80, 0x02, 0x02, 0x08, 0x02, 0x08], "untimed step");
+        out.clear();
+        let wait = Op::Wait { func: WaitFn::Waitall, count: 2 };
+        append(&mut out, &mut ctx, 0, 0, &wait, &[1, NO_RANK as i64, 0, 0, 2, 3, 7, 16]);
+        assert_eq!(out, [15 | 1 << 5, 0x00, 0x00, 0x02, 0x08, 0x04, 0x05, 0x06, 0x0e, 0x20], "send, then receive");
+    }
+
+    /// The largest record of each kind stays within the bound the raw writes rely on.
+    #[test]
+    fn records_fit_the_bound() {
+        let big = Op::Coll {
+            coll: Coll::Alltoallw,
+            comm: u32::MAX,
+            root: i32::MIN,
+            send_bytes: u64::MAX,
+            recv_bytes: u64::MAX,
+            count: u64::MAX,
+            flags: 15,
+            req: u32::MAX,
+            instance: u32::MAX,
+        };
+        let sendrecv = Op::Sendrecv {
+            peer: i32::MIN,
+            tag: i32::MIN,
+            bytes: u64::MAX,
+            src: i32::MIN,
+            rtag: i32::MIN,
+            rbytes: u64::MAX,
+            comm: u32::MAX,
+            replace: true,
+        };
+        let isend = Op::Isend {
+            mode: SendMode::Buffered,
+            peer: i32::MIN,
+            tag: i32::MIN,
+            bytes: u64::MAX,
+            comm: u32::MAX,
+            req: u32::MAX,
+        };
+        let wait = Op::Wait { func: WaitFn::Testsome, count: u32::MAX };
+        let create = Op::CommCreate { func: CommFn::Other, parent: u32::MAX, comm: u32::MAX };
+        let list = [i64::MIN, i64::MAX, i64::MIN, i64::MAX, i64::MIN, i64::MAX, i64::MIN];
+        for op in [big, sendrecv, isend, wait, create, Op::Startall] {
+            let mut out = Vec::new();
+            append(&mut out, &mut Ctx::default(), u64::MAX, u64::MAX, &op, &list);
+            assert!(out.len() <= record_room(list.len()), "{op:?}: {} bytes", out.len());
+        }
+    }
+}

@@ -612,19 +612,15 @@ fn c_wrapper(f: &Func) -> String {
 /// `mpi_<name>_f08ts_`; large-count `_c` functions end in `_large_`). Every argument arrives
 /// by reference; handles are converted with the f2c functions (identity on MPICH).
 fn f08_wrapper(f: &Func) -> String {
-    let base = f.name.strip_suffix("_c").unwrap_or(&f.name);
-    let large = base.len() != f.name.len();
-    let ts = f.params.iter().any(|p| p.ty.contains("void*"));
-    let sym =
-        format!("{}_f08{}{}_", base.to_lowercase(), if ts { "ts" } else { "" }, if large { "_large" } else { "" });
+    let sym = f08_symbol(f);
+    if f.how.starts_with("other") {
+        return f08_other_wrapper(f, &sym);
+    }
     let mut s = String::new();
     if f.how == "count" {
         // a local query: count it, no record (no conversion needed)
         let _ = writeln!(s, "/* {} (count) in mpi_f08 */", f.name);
-        let fp: Vec<String> =
-            f.params.iter().map(|p| format!("void *f_{}", p.name)).chain(["MPI_Fint *ierror".to_string()]).collect();
-        let fa: Vec<String> = f.params.iter().map(|p| format!("f_{}", p.name)).chain(["ierror".to_string()]).collect();
-        let (fp, fa) = (fp.join(", "), fa.join(", "));
+        let (fp, fa) = f08_passthrough(f);
         let _ = writeln!(s, "typedef void (*psins_f08_{sym}_t)({fp});");
         let _ = writeln!(s, "void {sym}({fp})\n{{");
         let _ = writeln!(s, "    static psins_f08_{sym}_t real;");
@@ -753,6 +749,76 @@ fn f08_wrapper(f: &Func) -> String {
     let _ = writeln!(s, "    T.t1 = psins_now();");
     let _ = writeln!(s, "    if (ierror && *ierror != MPI_SUCCESS && *ierror != MPI_ERR_IN_STATUS) {{ h_other(&T, {}); psins_leave(); return; }}", f.id);
     s.push_str(&post);
+    let _ = writeln!(s, "    {hpost};");
+    let _ = writeln!(s, "    psins_leave();");
+    s.push_str("}\n\n");
+    s
+}
+
+/// `void *` parameters that are `type(c_ptr)` or `integer(MPI_ADDRESS_KIND)` in mpi_f08, not
+/// choice buffers: they do not make the binding a `_f08ts_` one.
+const F08_NOT_CHOICE: &[&str] = &["baseptr", "buffer_addr", "extra_state", "attribute_val"];
+
+/// The MPICH mpi_f08 symbol of `f`: `mpi_<name>_f08_`, `_f08ts_` with a choice buffer,
+/// `_large_` appended for the `_c` large-count variants.
+fn f08_symbol(f: &Func) -> String {
+    let base = f.name.strip_suffix("_c").unwrap_or(&f.name);
+    let large = base.len() != f.name.len();
+    let ts = f.params.iter().any(|p| p.ty.contains("void*") && !F08_NOT_CHOICE.contains(&p.name.as_str()));
+    format!("{}_f08{}{}_", base.to_lowercase(), if ts { "ts" } else { "" }, if large { "_large" } else { "" })
+}
+
+/// The parameters and arguments of an f08 binding passed through untouched: every argument
+/// by reference (`void *`), `ierror`, then gfortran's hidden `size_t` length of each
+/// character argument.
+fn f08_passthrough(f: &Func) -> (String, String) {
+    let mut fparams: Vec<String> = f.params.iter().map(|p| format!("void *f_{}", p.name)).collect();
+    let mut fargs: Vec<String> = f.params.iter().map(|p| format!("f_{}", p.name)).collect();
+    fparams.push("MPI_Fint *ierror".into());
+    fargs.push("ierror".into());
+    for p in f.params.iter().filter(|p| p.ty.contains("char")) {
+        fparams.push(format!("size_t f_{}_len", p.name));
+        fargs.push(format!("f_{}_len", p.name));
+    }
+    (fparams.join(", "), fargs.join(", "))
+}
+
+/// The mpi_f08 wrapper of an `other*` function: the record needs no argument, so every
+/// argument is passed through untouched (all by reference, plus gfortran's hidden `size_t`
+/// lengths of the character arguments after `ierror`); only the request or communicator it
+/// returns is converted, after the call, for `other_req` / `other_comm`.
+fn f08_other_wrapper(f: &Func, sym: &str) -> String {
+    let (fp, fa) = f08_passthrough(f);
+    let pos = |pred: fn(&Param) -> bool| f.params.iter().rposition(pred);
+    let out = match f.how.as_str() {
+        "other_req" => {
+            pos(|p| p.ty == "MPI_Request*" || p.ty == "MPIO_Request*").map(|i| ("MPI_Request", "Request", i))
+        }
+        "other_comm" => pos(|p| p.ty == "MPI_Comm*").map(|i| ("MPI_Comm", "Comm", i)),
+        _ => None,
+    };
+    let mut s = String::new();
+    let _ = writeln!(s, "/* {} ({}) in mpi_f08 */", f.name, f.how);
+    let _ = writeln!(s, "typedef void (*psins_f08_{sym}_t)({fp});");
+    let _ = writeln!(s, "void {sym}({fp})\n{{");
+    let _ = writeln!(s, "    static psins_f08_{sym}_t real;");
+    let _ = writeln!(s, "    if (!real) real = (psins_f08_{sym}_t)dlsym(RTLD_NEXT, \"{sym}\");");
+    let _ = writeln!(s, "    if (!real) {{ if (ierror) *ierror = MPI_ERR_INTERN; return; }}");
+    let _ = writeln!(s, "    if (!psins_enter()) {{ real({fa}); return; }}");
+    let _ = writeln!(s, "    psins_call T;");
+    let _ = writeln!(s, "    T.t0 = psins_now();");
+    let _ = writeln!(s, "    real({fa});");
+    let _ = writeln!(s, "    T.t1 = psins_now();");
+    let _ =
+        writeln!(s, "    if (ierror && *ierror != MPI_SUCCESS) {{ h_other(&T, {}); psins_leave(); return; }}", f.id);
+    // the hook reads only the returned handle: the other arguments are NULL
+    let mut argv = vec!["NULL".to_string(); f.params.len()];
+    if let Some((ct, short, i)) = out {
+        let n = &f.params[i].name;
+        let _ = writeln!(s, "    {ct} {n}_v = MPI_{short}_f2c(*(MPI_Fint *)f_{n});");
+        argv[i] = format!("&{n}_v");
+    }
+    let (_, hpost) = hook_calls(f, &argv);
     let _ = writeln!(s, "    {hpost};");
     let _ = writeln!(s, "    psins_leave();");
     s.push_str("}\n\n");

@@ -55,6 +55,59 @@ pub fn describe(how: &str) -> String {
     }
 }
 
+/// Why MPICH 4.0.2 has no mpi_f08 symbol for `name`, if it is one of [`NO_F08`].
+pub fn no_f08_reason(name: &str) -> Option<&'static str> {
+    NO_F08.contains(&name).then(|| {
+        if name.ends_with("_c") {
+            "no mpi_f08 binding in MPICH 4.0.2 (no `_large` variant): not wrapped in mpi_f08"
+        } else {
+            "removed in MPI-3, no mpi_f08 binding: not wrapped in mpi_f08"
+        }
+    })
+}
+
+/// The recorded functions without an mpi_f08 symbol in MPICH 4.0.2 (`nm -D libmpichfort.so`):
+/// the MPI-1 functions removed in MPI-3 and the `_c` large-count variants MPICH binds in C only.
+pub const NO_F08: &[&str] = &[
+    "MPI_Type_hindexed",
+    "MPI_Type_hvector",
+    "MPI_Type_struct",
+    "MPI_Errhandler_create",
+    "MPI_Errhandler_get",
+    "MPI_Errhandler_set",
+    "MPI_Type_create_resized_c",
+    "MPI_Op_create_c",
+    "MPI_File_read_c",
+    "MPI_File_read_all_c",
+    "MPI_File_read_all_begin_c",
+    "MPI_File_read_at_c",
+    "MPI_File_read_at_all_c",
+    "MPI_File_read_at_all_begin_c",
+    "MPI_File_read_ordered_c",
+    "MPI_File_read_ordered_begin_c",
+    "MPI_File_read_shared_c",
+    "MPI_File_write_c",
+    "MPI_File_write_all_c",
+    "MPI_File_write_all_begin_c",
+    "MPI_File_write_at_c",
+    "MPI_File_write_at_all_c",
+    "MPI_File_write_at_all_begin_c",
+    "MPI_File_write_ordered_c",
+    "MPI_File_write_ordered_begin_c",
+    "MPI_File_write_shared_c",
+    "MPI_File_iread_c",
+    "MPI_File_iread_all_c",
+    "MPI_File_iread_at_c",
+    "MPI_File_iread_at_all_c",
+    "MPI_File_iread_shared_c",
+    "MPI_File_iwrite_c",
+    "MPI_File_iwrite_all_c",
+    "MPI_File_iwrite_at_c",
+    "MPI_File_iwrite_at_all_c",
+    "MPI_File_iwrite_shared_c",
+    "MPI_Register_datarep_c",
+];
+
 pub fn coverage_markdown() -> String {
     let mut s = String::from(
         "# MPI coverage of the psins tracer\n\n\
@@ -64,7 +117,8 @@ pub fn coverage_markdown() -> String {
          stable id (the `func` of `other` records) and how the tracer handles it. `_c` are the\n\
          MPI-4 large-count variants. Calls of `count` and `other` functions are totalled per\n\
          rank in `counts-NNNNNN.txt` next to the logs. Fortran `mpif.h`/`use mpi` calls reach\n\
-         the C wrappers; `+f08` functions are also wrapped under their `mpi_f08` symbols.\n\n",
+         the C wrappers; `+f08` functions are also wrapped under their `mpi_f08` symbols\n\
+         (MPICH): every recorded function except the ones MPICH's `mpi_f08` does not have.\n\n",
     );
     let mut by: std::collections::BTreeMap<String, usize> = Default::default();
     for &(_, _, how) in FUNCTIONS {
@@ -77,7 +131,11 @@ pub fn coverage_markdown() -> String {
     s.push_str(&format!("| **total** | **{}** |\n\n", FUNCTIONS.len()));
     s.push_str("| id | function | table entry | traced as |\n|---:|---|---|---|\n");
     for &(id, name, how) in FUNCTIONS {
-        s.push_str(&format!("| {id} | `{name}` | `{how}` | {} |\n", describe(how)));
+        let mut d = describe(how);
+        if let Some(why) = no_f08_reason(name) {
+            d = format!("{d}; {why}");
+        }
+        s.push_str(&format!("| {id} | `{name}` | `{how}` | {d} |\n"));
     }
     s
 }
@@ -141,6 +199,19 @@ mod tests {
         let missing: Vec<_> = names.difference(&table).collect();
         assert!(missing.is_empty(), "functions of mpi.h missing from c-headers/mpi_functions.tbl: {missing:?}");
         assert!(names.len() > 500, "parsed only {} names", names.len());
+    }
+
+    /// Every recorded function is wrapped in mpi_f08 too, but for the listed exceptions.
+    #[test]
+    fn recorded_functions_have_f08_wrappers() {
+        let recorded = |how: &str| {
+            let k = how.trim_end_matches(" +f08").split(':').next().unwrap();
+            !matches!(k, "none" | "count" | "init" | "init_thread" | "finalize" | "abort")
+        };
+        let missing: BTreeSet<&str> =
+            FUNCTIONS.iter().filter(|f| recorded(f.2) && !f.2.ends_with("+f08")).map(|f| f.1).collect();
+        let want: BTreeSet<&str> = NO_F08.iter().copied().collect();
+        assert_eq!(missing, want, "recorded functions without +f08 in c-headers/mpi_functions.tbl");
     }
 
     #[test]

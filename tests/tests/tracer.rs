@@ -156,6 +156,16 @@ fn check_app(name: &str, n: u32, args: &[&str]) -> (Run, Vec<Log>) {
             counts.calls
         );
         assert_eq!(p2p_of(log), counts.p2p, "{name} at {n} ranks, rank {rank}: point-to-point totals");
+        // every collective is expanded, except neighbourhood ones, which are counted apart
+        let file = std::fs::read_to_string(run.job_dir().join(format!("counts-{rank:06}.txt"))).unwrap();
+        let neighbour = log
+            .records
+            .iter()
+            .filter(|r| matches!(r.op, Op::Coll { coll, .. } if coll.name().starts_with("Neighbor")))
+            .count();
+        assert!(file.contains("# collectives whose expansion failed: 0\n"), "{name} rank {rank}:\n{file}");
+        let line = format!("# neighbourhood collectives (recorded, never expanded): {neighbour}\n");
+        assert!(file.contains(&line), "{name} rank {rank}: expected {line:?} in\n{file}");
         // receives never record wildcards
         for r in &log.records {
             if let Op::Recv { peer, tag, .. } = r.op {

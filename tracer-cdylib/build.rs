@@ -619,13 +619,8 @@ fn f08_wrapper(f: &Func) -> String {
     let mut s = String::new();
     if f.how == "count" {
         // a local query: count it, no record (no conversion needed)
-        let _ = writeln!(s, "/* {} (count) in mpi_f08 */", f.name);
         let (fp, fa) = f08_passthrough(f);
-        let _ = writeln!(s, "typedef void (*psins_f08_{sym}_t)({fp});");
-        let _ = writeln!(s, "void {sym}({fp})\n{{");
-        let _ = writeln!(s, "    static psins_f08_{sym}_t real;");
-        let _ = writeln!(s, "    if (!real) real = (psins_f08_{sym}_t)dlsym(RTLD_NEXT, \"{sym}\");");
-        let _ = writeln!(s, "    if (!real) {{ if (ierror) *ierror = MPI_ERR_INTERN; return; }}");
+        f08_head(&mut s, f, &sym, &fp);
         let _ = writeln!(s, "    psins_count({});", f.id);
         let _ = writeln!(s, "    real({fa});\n}}\n");
         return s;
@@ -732,12 +727,7 @@ fn f08_wrapper(f: &Func) -> String {
     let (hpre, hpost) = hook_calls(f, &cargs);
     let fp = fparams.join(", ");
     let fa = fargs.join(", ");
-    let _ = writeln!(s, "/* {} ({}) in mpi_f08 */", f.name, f.how);
-    let _ = writeln!(s, "typedef void (*psins_f08_{sym}_t)({fp});");
-    let _ = writeln!(s, "void {sym}({fp})\n{{");
-    let _ = writeln!(s, "    static psins_f08_{sym}_t real;");
-    let _ = writeln!(s, "    if (!real) real = (psins_f08_{sym}_t)dlsym(RTLD_NEXT, \"{sym}\");");
-    let _ = writeln!(s, "    if (!real) {{ if (ierror) *ierror = MPI_ERR_INTERN; return; }}");
+    f08_head(&mut s, f, &sym, &fp);
     let _ = writeln!(s, "    if (!psins_enter()) {{ real({fa}); return; }}");
     let _ = writeln!(s, "    psins_call T;");
     s.push_str(&pre);
@@ -753,6 +743,17 @@ fn f08_wrapper(f: &Func) -> String {
     let _ = writeln!(s, "    psins_leave();");
     s.push_str("}\n\n");
     s
+}
+
+/// The start of every mpi_f08 wrapper: what it wraps, and the real binding, looked up once
+/// (`MPI_ERR_INTERN` when the MPI library has none).
+fn f08_head(s: &mut String, f: &Func, sym: &str, fp: &str) {
+    let _ = writeln!(s, "/* {} ({}) in mpi_f08 */", f.name, f.how);
+    let _ = writeln!(s, "typedef void (*psins_f08_{sym}_t)({fp});");
+    let _ = writeln!(s, "void {sym}({fp})\n{{");
+    let _ = writeln!(s, "    static psins_f08_{sym}_t real;");
+    let _ = writeln!(s, "    if (!real) real = (psins_f08_{sym}_t)dlsym(RTLD_NEXT, \"{sym}\");");
+    let _ = writeln!(s, "    if (!real) {{ if (ierror) *ierror = MPI_ERR_INTERN; return; }}");
 }
 
 /// `void *` parameters that are `type(c_ptr)` or `integer(MPI_ADDRESS_KIND)` in mpi_f08, not
@@ -798,12 +799,7 @@ fn f08_other_wrapper(f: &Func, sym: &str) -> String {
         _ => None,
     };
     let mut s = String::new();
-    let _ = writeln!(s, "/* {} ({}) in mpi_f08 */", f.name, f.how);
-    let _ = writeln!(s, "typedef void (*psins_f08_{sym}_t)({fp});");
-    let _ = writeln!(s, "void {sym}({fp})\n{{");
-    let _ = writeln!(s, "    static psins_f08_{sym}_t real;");
-    let _ = writeln!(s, "    if (!real) real = (psins_f08_{sym}_t)dlsym(RTLD_NEXT, \"{sym}\");");
-    let _ = writeln!(s, "    if (!real) {{ if (ierror) *ierror = MPI_ERR_INTERN; return; }}");
+    f08_head(&mut s, f, sym, &fp);
     let _ = writeln!(s, "    if (!psins_enter()) {{ real({fa}); return; }}");
     let _ = writeln!(s, "    psins_call T;");
     let _ = writeln!(s, "    T.t0 = psins_now();");

@@ -55,6 +55,7 @@ impl Requests {
     }
 
     fn create(&mut self, req: u32, persistent: bool) -> Result<u32, Misuse> {
+        // The id `alloc` will hand out, taken only once the insert has succeeded: one lookup.
         let id = match self.free.peek() {
             Some(&Reverse(id)) => id,
             None => self.next + 1,

@@ -127,10 +127,16 @@ impl History {
         }
     }
 
-    /// The entry pushed `k` records ago (k = 1 is the previous record).
+    /// Where the entry pushed `k` records ago lives (k = 1 is the previous record).
+    #[inline]
+    fn slot(&self, k: usize) -> usize {
+        self.count.wrapping_sub(k as u32 - 1) as usize % HISTORY_DEPTH
+    }
+
+    /// The entry pushed `k` records ago.
     #[inline]
     fn get(&self, k: usize) -> Option<Entry> {
-        let slot = self.count.wrapping_sub(k as u32 - 1) as usize % HISTORY_DEPTH;
+        let slot = self.slot(k);
         let len = self.len[slot];
         (len != NOT_REPEATABLE).then_some(Entry { fields: self.fields[slot], head: self.head[slot], len })
     }
@@ -138,7 +144,7 @@ impl History {
     /// Whether the entry `k` records ago equals `key`.
     #[inline]
     fn holds(&self, k: usize, key: &Entry) -> bool {
-        let slot = self.count.wrapping_sub(k as u32 - 1) as usize % HISTORY_DEPTH;
+        let slot = self.slot(k);
         // Word by word: the key's words were just stored separately, and one 16-byte load over
         // two 8-byte stores cannot be forwarded (an array `==` compiles to such loads).
         let f = &self.fields[slot];

@@ -1102,6 +1102,20 @@ static inline void h_coll_neighbor_alltoall(psins_call *T, int fid, int nb, cons
 
 /* v/w variants, for int counts (CT=int) and large counts (CT=MPI_Count, suffix _c). */
 #define PSINS_V_HOOKS(SUF, CT, DT)                                                                  \
+/* The root's per-rank byte counts (the remote group's, on an intercommunicator) into the      \
+ * record's list; returns how many, their sum in *total. */                                     \
+static inline int root_counts##SUF(MPI_Comm comm, cm_ent *c, const CT counts[], MPI_Datatype t,   \
+        int64_t **lp, uint64_t *total)                                                          \
+{                                                                                               \
+    int n = c->inter ? 0 : c->size;                                                             \
+    if (c->inter) PMPI_Comm_remote_size(comm, &n);                                              \
+    int64_t *l = psins_list((size_t)(n > 0 ? n : 1));                                           \
+    uint64_t ts = tsize(t);                                                                     \
+    if (l) for (int i = 0; i < n; i++) { l[i] = (int64_t)((uint64_t)counts[i] * ts); *total += (uint64_t)l[i]; } \
+    else n = 0;                                                                                 \
+    *lp = l;                                                                                    \
+    return n;                                                                                   \
+}                                                                                               \
 static inline void h_coll_gatherv##SUF(psins_call *T, int fid, int nb, const void *sendbuf,          \
         CT sendcount, MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[], const DT displs[], \
         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)                       \
@@ -1111,14 +1125,7 @@ static inline void h_coll_gatherv##SUF(psins_call *T, int fid, int nb, const voi
     int am_root = c->inter ? root == MPI_ROOT : c->rank == root;                                    \
     int inplace = am_root && sendbuf == MPI_IN_PLACE;                                               \
     int n = 0; uint64_t rb = 0; int64_t *l = NULL;                                                  \
-    if (am_root) {                                                                                  \
-        n = c->inter ? 0 : c->size;                                                                 \
-        if (c->inter) PMPI_Comm_remote_size(comm, &n);                                              \
-        l = psins_list((size_t)(n > 0 ? n : 1));                                                    \
-        uint64_t ts = tsize(recvtype);                                                              \
-        if (l) for (int i = 0; i < n; i++) { l[i] = (int64_t)((uint64_t)recvcounts[i] * ts); rb += (uint64_t)l[i]; } \
-        else n = 0;                                                                                 \
-    }                                                                                               \
+    if (am_root) n = root_counts##SUF(comm, c, recvcounts, recvtype, &l, &rb);                     \
     uint64_t sb = inplace ? (l && c->rank < n ? (uint64_t)l[c->rank] : 0)                           \
                  : (root == MPI_ROOT || root == MPI_PROC_NULL ? 0 : nbytes(sendcount, sendtype));   \
     coll_emit(T, C_GATHERV, nb, c, map_rank(root), sb, rb, 0, inplace ? CF_IN_PLACE : 0, l,          \
@@ -1133,14 +1140,7 @@ static inline void h_coll_scatterv##SUF(psins_call *T, int fid, int nb, const vo
     int am_root = c->inter ? root == MPI_ROOT : c->rank == root;                                    \
     int inplace = am_root && recvbuf == MPI_IN_PLACE;                                               \
     int n = 0; uint64_t sb = 0; int64_t *l = NULL;                                                  \
-    if (am_root) {                                                                                  \
-        n = c->inter ? 0 : c->size;                                                                 \
-        if (c->inter) PMPI_Comm_remote_size(comm, &n);                                              \
-        l = psins_list((size_t)(n > 0 ? n : 1));                                                    \
-        uint64_t ts = tsize(sendtype);                                                              \
-        if (l) for (int i = 0; i < n; i++) { l[i] = (int64_t)((uint64_t)sendcounts[i] * ts); sb += (uint64_t)l[i]; } \
-        else n = 0;                                                                                 \
-    }                                                                                               \
+    if (am_root) n = root_counts##SUF(comm, c, sendcounts, sendtype, &l, &sb);                     \
     uint64_t rb = inplace ? (l && c->rank < n ? (uint64_t)l[c->rank] : 0)                           \
                  : (root == MPI_ROOT || root == MPI_PROC_NULL ? 0 : nbytes(recvcount, recvtype));   \
     coll_emit(T, C_SCATTERV, nb, c, map_rank(root), sb, rb, 0, inplace ? CF_IN_PLACE : 0, l,         \

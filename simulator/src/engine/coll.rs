@@ -293,17 +293,6 @@ impl<S: TraceSource> Sim<'_, S> {
         Ok(self.block_on(t, now))
     }
 
-    /// Reads the next record without skipping steps (for expanded collectives).
-    fn read_raw(&mut self, t: u32) -> Result<bool> {
-        let task = &mut self.tasks[t as usize];
-        if !self.src.next(t, &mut task.rec)? {
-            return Ok(false);
-        }
-        task.index = task.records_read;
-        task.records_read += 1;
-        self.records += 1;
-        Ok(true)
-    }
 
     /// Expands the collective with psins-collectives (the trace has no steps for it); false
     /// if the collective cannot be expanded from its record alone.

@@ -260,23 +260,32 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     /// Reads task `t`'s next record, skipping expansion steps outside an expanded collective.
     fn read_next(&mut self, t: u32) -> Result<bool> {
         loop {
-            let task = &mut self.tasks[t as usize];
-            if !self.src.next(t, &mut task.rec)? {
+            if !self.read_raw(t)? {
                 return Ok(false);
             }
-            task.index = task.records_read;
-            task.records_read += 1;
-            self.records += 1;
             if self.records & 0xffff == 0 {
                 if let Some(p) = &self.progress {
                     p.set_position(self.records);
                 }
             }
             // Steps of a collective replayed analytically: their time is in the model's.
-            if !matches!(task.rec.op, Op::Step { .. }) {
+            if !matches!(self.tasks[t as usize].rec.op, Op::Step { .. }) {
                 return Ok(true);
             }
         }
+    }
+
+    /// Reads task `t`'s next record, steps included (for expanded collectives).
+    #[inline(always)]
+    fn read_raw(&mut self, t: u32) -> Result<bool> {
+        let task = &mut self.tasks[t as usize];
+        if !self.src.next(t, &mut task.rec)? {
+            return Ok(false);
+        }
+        task.index = task.records_read;
+        task.records_read += 1;
+        self.records += 1;
+        Ok(true)
     }
 
     /// Accounts `rec`'s CPU burst from `now`; returns when its call executes.

@@ -293,7 +293,6 @@ impl<S: TraceSource> Sim<'_, S> {
         Ok(self.block_on(t, now))
     }
 
-
     /// Expands the collective with psins-collectives (the trace has no steps for it); false
     /// if the collective cannot be expanded from its record alone.
     fn generate_steps(&mut self, t: u32) -> Result<bool> {

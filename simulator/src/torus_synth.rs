@@ -8,8 +8,7 @@ use psins_torus::TorusConfig;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Loads of a sweep when none are given: up to and past saturation of every design.
-pub const DEFAULT_LOADS: &str = "0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.9,1.0";
+pub use psins_torus::synth::DEFAULT_LOADS;
 
 pub struct SynthRequest {
     pub pattern: String,

@@ -32,7 +32,7 @@ struct Args {
     #[arg(long)]
     sweep: Option<String>,
     /// Loads for --sweep, comma-separated.
-    #[arg(long, default_value = "0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.9,1.0")]
+    #[arg(long, default_value = psins_torus::synth::DEFAULT_LOADS)]
     loads: String,
     #[arg(long, default_value_t = 2000)]
     warmup: u64,

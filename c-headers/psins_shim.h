@@ -20,7 +20,8 @@ typedef struct psins_ev {
     uint32_t parent, flags;   /* parent comm (comm_create); CollFlags / PSINS_EV_* */
     int32_t root, comm_size;  /* collective root; size of comm (-1: intercomm, no expansion) */
     int32_t comm_rank, code;  /* my rank in comm; abort code */
-    uint64_t count;           /* reduction element count / number of requests */
+    uint64_t count;           /* reduction element count / number of requests /
+                                 remote group size (comm_create of an intercommunicator) */
     const int64_t *list;      /* record list (see psins_formats::record) */
     uint64_t list_len;
 } psins_ev;

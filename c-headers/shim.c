@@ -397,20 +397,38 @@ static cm_ent *cm_insert(MPI_Comm c)
     return &cm_tab[i];
 }
 
-/* Member list of `c` as world ranks (local group for intercommunicators) into list_buf. */
-static size_t comm_members(MPI_Comm c, int size)
+/* World ranks of group `g`'s `n` members, in group-rank order, into `l`; -3 (NO_RANK) for a
+ * process outside MPI_COMM_WORLD (spawned). */
+static int group_members(MPI_Group g, int n, int64_t *l)
 {
-    int64_t *l = psins_list((size_t)(size > 0 ? size : 1));
-    int *in = psins_ints((size_t)(size > 0 ? size : 1), 0), *out = psins_ints((size_t)(size > 0 ? size : 1), 1);
-    if (!l || !in || !out || size <= 0) return 0;
+    int *in = psins_ints((size_t)n, 0), *out = psins_ints((size_t)n, 1);
+    if (!in || !out) return 0;
+    for (int i = 0; i < n; i++) in[i] = i;
+    if (PMPI_Group_translate_ranks(g, n, in, world_group, out) != MPI_SUCCESS)
+        for (int i = 0; i < n; i++) out[i] = MPI_UNDEFINED;
+    for (int i = 0; i < n; i++) l[i] = out[i] == MPI_UNDEFINED ? -3 : out[i];
+    return 1;
+}
+
+/* Member list of `c` (of `size` ranks) as world ranks into list_buf. An intercommunicator
+ * lists its local group then its remote group, whose size goes to *remote: point-to-point
+ * peers on it are remote ranks, which a reader can only map with that group. */
+static size_t comm_members(MPI_Comm c, int size, int inter, uint64_t *remote)
+{
+    int rsize = 0;
+    *remote = 0;
+    if (size <= 0 || (inter && PMPI_Comm_remote_size(c, &rsize) != MPI_SUCCESS)) return 0;
+    int64_t *l = psins_list((size_t)size + (size_t)rsize);
     MPI_Group g;
-    if (PMPI_Comm_group(c, &g) != MPI_SUCCESS) return 0;
-    for (int i = 0; i < size; i++) in[i] = i;
-    if (PMPI_Group_translate_ranks(g, size, in, world_group, out) != MPI_SUCCESS)
-        for (int i = 0; i < size; i++) out[i] = MPI_UNDEFINED;
+    if (!l || PMPI_Comm_group(c, &g) != MPI_SUCCESS) return 0;
+    int ok = group_members(g, size, l);
     PMPI_Group_free(&g);
-    for (int i = 0; i < size; i++) l[i] = out[i] == MPI_UNDEFINED ? -3 : out[i];
-    return (size_t)size;
+    if (!ok) return 0;
+    if (rsize > 0 && PMPI_Comm_remote_group(c, &g) == MPI_SUCCESS) {
+        if (group_members(g, rsize, l + size)) *remote = (uint64_t)rsize;
+        PMPI_Group_free(&g);
+    }
+    return (size_t)size + *remote;
 }
 
 /* Registers communicator `c` and writes its comm_create record (chained, no time of its own
@@ -433,7 +451,7 @@ static cm_ent *comm_register(MPI_Comm c, const psins_call *T, int fn, uint32_t p
     ev.sub = (uint32_t)fn;
     ev.parent = parent;
     ev.comm = e->id;
-    ev.list_len = comm_members(c, e->size);
+    ev.list_len = comm_members(c, e->size, inter, &ev.count);
     ev.list = list_buf;
     psins_rs_record(&ev);
     return e;

@@ -5,20 +5,39 @@
 //! globally by its member list and by how many communicators with that same member list the
 //! rank had created before it (MPI's collective creation order makes that count agree on every
 //! member). Ids 0 (world) and 1 (each task's own self) keep their meaning.
+//!
+//! An intercommunicator's ranks list their local group first, so the two sides list the same
+//! two groups in opposite orders; its identity is the pair in a canonical order (the
+//! lexicographically smaller group first), which both sides compute alike.
 
-use psins_formats::{CommDef, COMM_SELF, COMM_WORLD};
+use psins_formats::{CommDef, COMM_SELF, COMM_WORLD, OUTSIDE_JOB};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 
+/// A communicator's members in canonical order and the size of its first group (0 for an
+/// intra-communicator), as in [`CommDef`].
+type Group = (Vec<u32>, u32);
+
 #[derive(Default)]
 pub struct Comms {
-    /// (members, occurrence) → global id and the ranks that created it.
-    global: BTreeMap<(Vec<u32>, u32), (u32, Vec<u32>)>,
+    /// (group, occurrence) → global id and the ranks that created it.
+    global: BTreeMap<(Group, u32), (u32, Vec<u32>)>,
     /// Per rank: local id → global id.
     local: Vec<HashMap<u32, u32>>,
-    /// Per rank: how many comms with these members it has created so far.
-    seen: Vec<HashMap<Vec<u32>, u32>>,
+    /// Per rank: how many comms with this group it has created so far.
+    seen: Vec<HashMap<Group, u32>>,
     next: u32,
+}
+
+/// The canonical form of a member list whose first `split` entries are the creating rank's
+/// local group (0: an intra-communicator, kept as it is).
+fn canonical(members: &[u32], split: u32) -> Group {
+    let (a, b) = members.split_at(split as usize);
+    if split == 0 || a <= b {
+        (members.to_vec(), split)
+    } else {
+        ([b, a].concat(), b.len() as u32)
+    }
 }
 
 impl Comms {
@@ -32,16 +51,19 @@ impl Comms {
         }
     }
 
-    /// Registers rank `rank`'s creation of local communicator `local` with `members` and
+    /// Registers rank `rank`'s creation of local communicator `local` with `members` (for an
+    /// intercommunicator, `split` > 0 of them its local group, then its remote group) and
     /// returns its global id. Idempotent across passes once [`Comms::reset_locals`] ran.
-    pub fn created(&mut self, rank: u32, local: u32, members: &[u32]) -> Result<u32, String> {
-        if !members.contains(&rank) {
+    pub fn created(&mut self, rank: u32, local: u32, members: &[u32], split: u32) -> Result<u32, String> {
+        let own = if split == 0 { members } else { &members[..split as usize] };
+        if !own.contains(&rank) {
             return Err(format!(
                 "communicator {local} does not contain the rank that created it (members {members:?})"
             ));
         }
-        let n = self.seen[rank as usize].entry(members.to_vec()).or_insert(0);
-        let key = (members.to_vec(), *n);
+        let group = canonical(members, split);
+        let n = self.seen[rank as usize].entry(group.clone()).or_insert(0);
+        let key = (group, *n);
         *n += 1;
         let next = &mut self.next;
         let entry = self.global.entry(key).or_insert_with(|| {
@@ -76,9 +98,12 @@ impl Comms {
     /// Every member of every communicator must have created it; ranks in `excused`
     /// (truncated logs) may lack the creations after their cut.
     pub fn check(&self, excused: &[bool]) -> Result<(), String> {
-        for ((members, _), (id, creators)) in &self.global {
-            let missing: Vec<u32> =
-                members.iter().copied().filter(|m| !creators.contains(m) && !excused[*m as usize]).collect();
+        for (((members, _), _), (id, creators)) in &self.global {
+            let missing: Vec<u32> = members
+                .iter()
+                .copied()
+                .filter(|&m| m != OUTSIDE_JOB && !creators.contains(&m) && !excused[m as usize])
+                .collect();
             if !missing.is_empty() {
                 return Err(format!(
                     "communicator definitions disagree: communicator {id} with members {members:?} was created by ranks {creators:?} but never by {missing:?}"
@@ -90,9 +115,12 @@ impl Comms {
 
     /// The table written into the trace (world included; self is per task and implicit).
     pub fn table(&self, world_size: u32) -> Vec<CommDef> {
-        let mut t = vec![CommDef { id: COMM_WORLD, members: (0..world_size).collect() }];
-        let mut rest: Vec<CommDef> =
-            self.global.iter().map(|((m, _), (id, _))| CommDef { id: *id, members: m.clone() }).collect();
+        let mut t = vec![CommDef::intra(COMM_WORLD, (0..world_size).collect())];
+        let mut rest: Vec<CommDef> = self
+            .global
+            .iter()
+            .map(|(((m, split), _), (id, _))| CommDef { id: *id, members: m.clone(), split: *split })
+            .collect();
         rest.sort_by_key(|c| c.id);
         t.extend(rest);
         t
@@ -115,18 +143,40 @@ mod tests {
     fn same_members_same_order_same_id() {
         let mut c = Comms::new(4);
         // Rank 0 numbers its split 2, rank 2 numbers it 7: they are one communicator.
-        c.created(0, 2, &[0, 2]).unwrap();
-        c.created(2, 7, &[0, 2]).unwrap();
-        c.created(1, 2, &[1, 3]).unwrap();
-        c.created(3, 2, &[1, 3]).unwrap();
+        c.created(0, 2, &[0, 2], 0).unwrap();
+        c.created(2, 7, &[0, 2], 0).unwrap();
+        c.created(1, 2, &[1, 3], 0).unwrap();
+        c.created(3, 2, &[1, 3], 0).unwrap();
         assert_eq!(c.to_global(0, 2), c.to_global(2, 7));
         assert_ne!(c.to_global(0, 2), c.to_global(1, 2));
         c.check(&[false; 4]).unwrap();
         // A dup of the same group is a different communicator.
-        c.created(0, 3, &[0, 2]).unwrap();
+        c.created(0, 3, &[0, 2], 0).unwrap();
         assert_ne!(c.to_global(0, 3), c.to_global(0, 2));
         let e = c.check(&[false; 4]).unwrap_err();
         assert!(e.contains("never by [2]"), "{e}");
         c.check(&[false, false, true, false]).unwrap();
+    }
+
+    #[test]
+    fn both_sides_of_an_intercommunicator_are_one() {
+        let mut c = Comms::new(4);
+        // groups {0, 2} and {1, 3}: each rank lists its own group first
+        c.created(0, 2, &[0, 2, 1, 3], 2).unwrap();
+        c.created(2, 2, &[0, 2, 1, 3], 2).unwrap();
+        c.created(1, 4, &[1, 3, 0, 2], 2).unwrap();
+        c.check(&[false; 4]).unwrap_err();
+        c.created(3, 2, &[1, 3, 0, 2], 2).unwrap();
+        c.check(&[false; 4]).unwrap();
+        let id = c.to_global(0, 2).unwrap();
+        assert_eq!(c.to_global(1, 4), Some(id));
+        assert_eq!(c.to_global(3, 2), Some(id));
+        let def = c.table(4).into_iter().find(|d| d.id == id).unwrap();
+        assert_eq!((def.members, def.split), (vec![0, 2, 1, 3], 2));
+        // the same members as one intra-communicator are another communicator
+        c.created(0, 3, &[0, 2, 1, 3], 0).unwrap();
+        assert_ne!(c.to_global(0, 3), Some(id));
+        // a rank must be in its own (local) group
+        assert!(c.created(1, 5, &[0, 2, 1, 3], 2).is_err());
     }
 }

@@ -64,7 +64,7 @@ fn program(rank: u32) -> Vec<Record> {
     let (sreq, rreq) = (100 + rank, 200 + rank);
     vec![
         Record::new(0, 5, Op::Init { thread_level: 0 }),
-        Record::new(1, 2, Op::CommCreate { func: CommFn::Split, parent: COMM_WORLD, comm: local })
+        Record::new(1, 2, Op::CommCreate { func: CommFn::Split, parent: COMM_WORLD, comm: local, split: 0 })
             .with_list(vec![0, 1]),
         Record::new(3, 4, Op::Irecv { peer, tag: 1, bytes: 64, comm: local, req: rreq }),
         Record::new(3, 4, Op::Isend { mode: SendMode::Standard, peer, tag: 1, bytes: 64, comm: local, req: sreq }),

@@ -9,17 +9,18 @@ pub enum Val {
     List(Vec<i64>),
 }
 
-/// Translates a comm-local peer to a world rank where the communicator is known.
+/// Translates a comm-local peer of task `task` to a world rank where the communicator is
+/// known (on an intercommunicator a peer is a rank of the other group).
 pub trait Comms {
-    fn world(&self, comm: u32, peer: i32) -> Option<i64>;
+    fn world(&self, comm: u32, task: u32, peer: i32) -> Option<i64>;
 }
 
-pub fn fields(rec: &Record, comms: &dyn Comms, step_comm: u32) -> Vec<(&'static str, Val)> {
+pub fn fields(rec: &Record, task: u32, comms: &dyn Comms, step_comm: u32) -> Vec<(&'static str, Val)> {
     use Val::*;
     let mut f =
         vec![("kind", Str(rec.kind().name())), ("gap_ns", Int(rec.gap_ns as i64)), ("dur_ns", Int(rec.dur_ns as i64))];
     let peer = |f: &mut Vec<_>, key: &'static str, comm: u32, p: i32| {
-        let w = if p >= 0 { comms.world(comm, p) } else { None };
+        let w = if p >= 0 { comms.world(comm, task, p) } else { None };
         f.push((key, Int(w.unwrap_or(p as i64))));
     };
     match rec.op {
@@ -83,11 +84,17 @@ pub fn fields(rec: &Record, comms: &dyn Comms, step_comm: u32) -> Vec<(&'static 
                 f.push(("bytes2", Int(bytes2 as i64)));
             }
         }
-        Op::CommCreate { func, parent, comm } => {
+        Op::CommCreate { func, parent, comm, split } => {
             f.push(("func", Str(func.name())));
             f.push(("parent", Int(parent as i64)));
             f.push(("comm", Int(comm as i64)));
-            f.push(("members", List(rec.list.clone())));
+            if split == 0 {
+                f.push(("members", List(rec.list.clone())));
+            } else {
+                let (local, remote) = rec.list.split_at((split as usize).min(rec.list.len()));
+                f.push(("local_group", List(local.to_vec())));
+                f.push(("remote_group", List(remote.to_vec())));
+            }
         }
         Op::CommFree { comm } => f.push(("comm", Int(comm as i64))),
         Op::Other { func } => f.push(("func_id", Int(func as i64))),

@@ -1,7 +1,9 @@
 //! Walks either kind of file and hands each record to the chosen printer.
 
 use crate::fields::{fields, json_line, text_line, Comms};
-use psins_formats::{codec, sniff, Error, FileKind, Kind, LogEnd, LogReader, Op, Record, TraceReader};
+use psins_formats::{
+    codec, sniff, CommDef, Error, FileKind, Kind, LogEnd, LogReader, Op, Record, TraceReader, OUTSIDE_JOB,
+};
 use std::collections::HashMap;
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
@@ -15,11 +17,18 @@ pub enum Mode {
 
 /// Communicator members, from the trace's table or from a log's own CommCreate records.
 #[derive(Default)]
-struct CommMap(HashMap<u32, Vec<u32>>);
+struct CommMap(HashMap<u32, CommDef>);
+
+impl CommMap {
+    fn add(&mut self, c: CommDef) {
+        self.0.insert(c.id, c);
+    }
+}
 
 impl Comms for CommMap {
-    fn world(&self, comm: u32, peer: i32) -> Option<i64> {
-        self.0.get(&comm)?.get(peer as usize).map(|&w| w as i64)
+    fn world(&self, comm: u32, task: u32, peer: i32) -> Option<i64> {
+        let w = *self.0.get(&comm)?.peer_group(task)?.get(peer as usize)?;
+        (w != OUTSIDE_JOB).then_some(w as i64)
     }
 }
 
@@ -53,7 +62,7 @@ impl Printer {
             Op::Step { instance, .. } if instance == self.last_coll.0 => self.last_coll.1,
             _ => 0,
         };
-        let f = fields(rec, comms, step_comm);
+        let f = fields(rec, task, comms, step_comm);
         self.line.clear();
         if self.mode == Mode::Json {
             json_line(task, &f, &mut self.line);
@@ -128,12 +137,12 @@ fn dump_log(path: &Path, task: Option<u32>, p: &mut Printer) -> Result<(), Box<d
         return Err(Error::new(path, format!("this log holds rank {rank} only")).into());
     }
     let mut comms = CommMap::default();
-    comms.0.insert(psins_formats::COMM_WORLD, (0..size).collect());
-    comms.0.insert(psins_formats::COMM_SELF, vec![rank]);
+    comms.add(CommDef::intra(psins_formats::COMM_WORLD, (0..size).collect()));
+    comms.add(CommDef::intra(psins_formats::COMM_SELF, vec![rank]));
     let mut rec = Record::default();
     while rd.next(&mut rec)? {
-        if let Op::CommCreate { comm, .. } = rec.op {
-            comms.0.insert(comm, rec.list.iter().map(|&m| m as u32).collect());
+        if let Op::CommCreate { comm, split, .. } = rec.op {
+            comms.add(CommDef { id: comm, members: CommDef::members_from_list(&rec.list), split });
         }
         p.record(rank, &rec, &comms)?;
     }
@@ -152,7 +161,7 @@ fn dump_log(path: &Path, task: Option<u32>, p: &mut Printer) -> Result<(), Box<d
 
 fn dump_trace(path: &Path, task: Option<u32>, p: &mut Printer) -> Result<(), Box<dyn std::error::Error>> {
     let tr = TraceReader::open(path)?;
-    let comms = CommMap(tr.header.comms.iter().map(|c| (c.id, c.members.clone())).collect());
+    let comms = CommMap(tr.header.comms.iter().map(|c| (c.id, c.clone())).collect());
     let tasks: Vec<u32> = match task {
         Some(t) if t >= tr.tasks() => {
             return Err(Error::new(path, format!("no task {t}: the trace has {} tasks", tr.tasks())).into())

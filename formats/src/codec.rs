@@ -47,6 +47,9 @@ pub(crate) const SAME_BYTES: u8 = 0x80;
 pub(crate) const STEP_NO_TIME: u8 = 0x80;
 /// Wait completions: the low bit of the request delta says "full receive info follows".
 pub(crate) const COMPLETION_FULL: u64 = 1;
+/// comm_create: the communicator is an intercommunicator; the size of its local group
+/// follows the member list.
+pub(crate) const COMM_INTER: u8 = 0x20;
 
 /// Wire codes 21..=23: send kinds in a non-standard mode (a mode byte follows the header).
 pub(crate) const MODE_BASE: u8 = Kind::COUNT as u8;
@@ -200,7 +203,14 @@ pub(crate) fn decode_parts(
             let func = CommFn::from_code(fc).ok_or_else(|| invalid(format!("unknown comm constructor {fc}")))?;
             let (parent, comm) = (r.u32()?, r.u32()?);
             r.delta_list(&mut rec.list)?;
-            Op::CommCreate { func, parent, comm }
+            let split = if flags & COMM_INTER != 0 { r.u32()? } else { 0 };
+            if flags & COMM_INTER != 0 && (split == 0 || split as usize >= rec.list.len()) {
+                return Err(invalid(format!(
+                    "intercommunicator {comm}: local group of {split} in a member list of {}",
+                    rec.list.len()
+                )));
+            }
+            Op::CommCreate { func, parent, comm, split }
         }
         Kind::CommFree => Op::CommFree { comm: r.u32()? },
         Kind::Other => Op::Other { func: r.u32()? },

@@ -7,7 +7,7 @@
 //! which is what the tracer's per-call cost and consolidation speed need. Records come as
 //! parts (`gap`, `dur`, `&Op`, list slice), so a caller's list is encoded where it lies.
 
-use crate::codec::{Ctx, COMPLETION_FULL, MODE_BASE, SAME_BYTES, SAME_PEER, SAME_TAG, STEP_NO_TIME};
+use crate::codec::{Ctx, COMM_INTER, COMPLETION_FULL, MODE_BASE, SAME_BYTES, SAME_PEER, SAME_TAG, STEP_NO_TIME};
 use crate::record::{Op, SendMode, StepOp, NO_RANK};
 
 /// Bytes of any record apart from its list: header 1, mode 1, gap and dur 10 each, and the
@@ -144,7 +144,7 @@ unsafe fn encode(w: &mut Cursor, ctx: &mut Ctx, gap: u64, dur: u64, op: &Op, lis
                 w.u64(bytes2);
             }
         }
-        Op::CommCreate { func, parent, comm } => {
+        Op::CommCreate { func, parent, comm, split } => {
             w.byte(func.code());
             w.u64(parent as u64);
             w.u64(comm as u64);
@@ -153,6 +153,10 @@ unsafe fn encode(w: &mut Cursor, ctx: &mut Ctx, gap: u64, dur: u64, op: &Op, lis
             for &v in list {
                 w.i64(v.wrapping_sub(prev));
                 prev = v;
+            }
+            if split != 0 {
+                flags |= COMM_INTER;
+                w.u64(split as u64);
             }
         }
         Op::CommFree { comm } => w.u64(comm as u64),
@@ -259,6 +263,10 @@ mod tests {
         let wait = Op::Wait { func: WaitFn::Waitall, count: 2 };
         append(&mut out, &mut ctx, 0, 0, &wait, &[1, NO_RANK as i64, 0, 0, 2, 3, 7, 16]);
         assert_eq!(out, [15 | 1 << 5, 0x00, 0x00, 0x02, 0x08, 0x04, 0x05, 0x06, 0x0e, 0x20], "send, then receive");
+        out.clear();
+        let inter = Op::CommCreate { func: CommFn::IntercommCreate, parent: 0, comm: 2, split: 2 };
+        append(&mut out, &mut ctx, 0, 0, &inter, &[0, 2, 1, 3]);
+        assert_eq!(out, [18 | 0x20, 0, 0, 10, 0, 2, 4, 0x02, 0x04, 0x01, 0x04, 2], "local group 0 2, remote 1 3");
     }
 
     /// The largest record of each kind stays within the bound the raw writes rely on.
@@ -294,7 +302,7 @@ mod tests {
             req: u32::MAX,
         };
         let wait = Op::Wait { func: WaitFn::Testsome, count: u32::MAX };
-        let create = Op::CommCreate { func: CommFn::Other, parent: u32::MAX, comm: u32::MAX };
+        let create = Op::CommCreate { func: CommFn::Other, parent: u32::MAX, comm: u32::MAX, split: u32::MAX };
         let list = [i64::MIN, i64::MAX, i64::MIN, i64::MAX, i64::MIN, i64::MAX, i64::MIN];
         for op in [big, sendrecv, isend, wait, create, Op::Startall] {
             let mut out = Vec::new();

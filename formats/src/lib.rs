@@ -18,4 +18,4 @@ pub use error::{Error, Result};
 pub use log::{has_footer, LogEncoder, LogEnd, LogHeader, LogReader};
 pub use magic::{sniff, FileKind};
 pub use record::*;
-pub use trace::{CommDef, TaskCursor, TaskEntry, TraceHeader, TraceReader, TraceWriter};
+pub use trace::{CommDef, TaskCursor, TaskEntry, TraceHeader, TraceReader, TraceWriter, OUTSIDE_JOB};

@@ -222,11 +222,15 @@ pub enum Op {
         bytes2: u64,
     },
     /// A new communicator `comm` made from `parent`; the list holds its members as world
-    /// ranks, in comm-rank order.
+    /// ranks, in comm-rank order. For an intercommunicator `split` is the size of the
+    /// creating rank's local group, the first `split` entries; its remote group follows
+    /// (members outside the world, e.g. spawned processes, are [`NO_RANK`]). 0 for an
+    /// intra-communicator.
     CommCreate {
         func: CommFn,
         parent: u32,
         comm: u32,
+        split: u32,
     },
     CommFree {
         comm: u32,

@@ -9,7 +9,8 @@
 //!                            crc32(stored bytes) u32 | task flags u32 (bit 0: repeats used)
 //! crc32 of everything above u32
 //! task streams, rank order
-//! comms  (comms_len bytes at comms_offset): varint n, then n × (id, size, member deltas)
+//! comms  (comms_len bytes at comms_offset): varint n, then n × (id, size, member deltas);
+//!        an intercommunicator: (id, 0, size, member deltas, size of its first group)
 //! crc32 of the comms bytes u32
 //! ```
 //! The communicator table comes last so that a writer can learn it while streaming the tasks
@@ -33,10 +34,48 @@ const PREAMBLE_LEN: usize = 32;
 const INDEX_ENTRY_LEN: usize = 40;
 
 /// A communicator of the trace: its id and its members as world ranks, in comm-rank order.
+/// An intercommunicator lists its two groups one after the other, each in its own rank
+/// order; `split` is the size of the first (0 for an intra-communicator). Members outside
+/// the traced job (spawned processes) are [`OUTSIDE_JOB`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommDef {
     pub id: u32,
     pub members: Vec<u32>,
+    pub split: u32,
+}
+
+/// A [`CommDef`] member that is not a task of the trace: an intercommunicator's remote
+/// process outside `MPI_COMM_WORLD` (spawned), which a comm_create record lists as `NO_RANK`.
+pub const OUTSIDE_JOB: u32 = u32::MAX;
+
+impl CommDef {
+    /// Members from a comm_create record's list (`NO_RANK` becomes [`OUTSIDE_JOB`]).
+    pub fn members_from_list(list: &[i64]) -> Vec<u32> {
+        list.iter().map(|&m| if m == crate::NO_RANK as i64 { OUTSIDE_JOB } else { m as u32 }).collect()
+    }
+
+    pub fn intra(id: u32, members: Vec<u32>) -> CommDef {
+        CommDef { id, members, split: 0 }
+    }
+
+    pub fn is_inter(&self) -> bool {
+        self.split != 0
+    }
+
+    /// The world ranks that `caller`'s point-to-point peers on this communicator index: every
+    /// member, or on an intercommunicator the group `caller` is not in. `None` when `caller`
+    /// is in neither group of an intercommunicator.
+    pub fn peer_group(&self, caller: u32) -> Option<&[u32]> {
+        if !self.is_inter() {
+            return Some(&self.members);
+        }
+        let (a, b) = self.members.split_at(self.split as usize);
+        if a.contains(&caller) {
+            Some(b)
+        } else {
+            b.contains(&caller).then_some(a)
+        }
+    }
 }
 
 /// Where one task's stream is.
@@ -94,11 +133,17 @@ fn encode_comms(comms: &[CommDef]) -> Vec<u8> {
     put_u64(&mut out, comms.len() as u64);
     for c in comms {
         put_u64(&mut out, c.id as u64);
+        if c.is_inter() {
+            put_u64(&mut out, 0); // no communicator is empty: 0 marks an intercommunicator
+        }
         put_u64(&mut out, c.members.len() as u64);
         let mut prev = -1i64;
         for &m in &c.members {
             put_i64(&mut out, m as i64 - prev);
             prev = m as i64;
+        }
+        if c.is_inter() {
+            put_u64(&mut out, c.split as u64);
         }
     }
     out
@@ -120,7 +165,11 @@ fn decode_comms(b: &[u8]) -> Option<Vec<CommDef>> {
     let mut comms = Vec::new();
     for _ in 0..n {
         let id = u32::try_from(get_u64(b, &mut p).ok()?).ok()?;
-        let size = get_u64(b, &mut p).ok()?;
+        let mut size = get_u64(b, &mut p).ok()?;
+        let inter = size == 0;
+        if inter {
+            size = get_u64(b, &mut p).ok()?;
+        }
         if size > (b.len() - p) as u64 {
             return None;
         }
@@ -130,7 +179,11 @@ fn decode_comms(b: &[u8]) -> Option<Vec<CommDef>> {
             prev = prev.checked_add(get_i64(b, &mut p).ok()?)?;
             members.push(u32::try_from(prev).ok()?);
         }
-        comms.push(CommDef { id, members });
+        let split = if inter { u32::try_from(get_u64(b, &mut p).ok()?).ok()? } else { 0 };
+        if inter && (split == 0 || split as u64 >= size) {
+            return None;
+        }
+        comms.push(CommDef { id, members, split });
     }
     (p == b.len()).then_some(comms)
 }

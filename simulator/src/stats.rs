@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(n[fn_id(&w) as usize], "MPI_Testsome");
         let p = Op::Probe { peer: 0, tag: 0, bytes: 0, comm: 0, flags: ProbeFlags::MATCHED };
         assert_eq!(n[fn_id(&p) as usize], "MPI_Improbe");
-        let cc = Op::CommCreate { func: CommFn::SplitType, parent: 0, comm: 2 };
+        let cc = Op::CommCreate { func: CommFn::SplitType, parent: 0, comm: 2, split: 0 };
         assert_eq!(n[fn_id(&cc) as usize], "MPI_Comm_split_type");
         assert_eq!(n[fn_id(&Op::CommFree { comm: 2 }) as usize], "MPI_Comm_free");
     }

@@ -49,7 +49,7 @@ fn op() -> impl Strategy<Value = Record> {
                     req: 0,
                     instance: 1,
                 },
-                12 => Op::CommCreate { func: CommFn::Split, parent: 0, comm: 5 },
+                12 => Op::CommCreate { func: CommFn::Split, parent: 0, comm: 5, split: 0 },
                 _ => Op::Step { instance: 1, op: StepOp::Send, peer, bytes, peer2: NO_RANK, bytes2: 0 },
             };
             Record::new(gap, 0, op).with_list(if matches!(op, Op::Wait { .. } | Op::CommCreate { .. }) {

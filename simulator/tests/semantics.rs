@@ -95,12 +95,34 @@ fn bad_peer_names_task_and_record() {
 #[test]
 fn sub_communicator_translates_ranks() {
     let create = |members: &[i64]| {
-        rec(0, Op::CommCreate { func: CommFn::Split, parent: 0, comm: 4 }).with_list(members.to_vec())
+        rec(0, Op::CommCreate { func: CommFn::Split, parent: 0, comm: 4, split: 0 }).with_list(members.to_vec())
     };
     let s = rec(0, Op::Send { mode: SendMode::Standard, peer: 1, tag: 1, bytes: 1000, comm: 4 });
     let rv = rec(0, Op::Recv { peer: 0, tag: 1, bytes: 1000, comm: 4 });
     let tasks = vec![vec![create(&[0, 2]), s, fin()], vec![fin()], vec![create(&[0, 2]), rv, fin()]];
     assert_eq!(predicted(&run(&tasks, &[])), 2 * US);
+}
+
+/// Intercommunicators: a peer is a rank of the caller's remote group (groups {0, 2} and {1}
+/// here, each task listing its own group first); the same 2 µs as on the world.
+#[test]
+fn intercommunicator_peers_are_remote_ranks() {
+    let create = |members: &[i64], split| {
+        rec(0, Op::CommCreate { func: CommFn::IntercommCreate, parent: 0, comm: 4, split }).with_list(members.to_vec())
+    };
+    let s = rec(0, Op::Send { mode: SendMode::Standard, peer: 0, tag: 1, bytes: 1000, comm: 4 });
+    let rv = rec(0, Op::Recv { peer: 1, tag: 1, bytes: 1000, comm: 4 });
+    let tasks = vec![
+        vec![create(&[0, 2, 1], 2), fin()],
+        vec![create(&[1, 0, 2], 1), rv, fin()],
+        vec![create(&[0, 2, 1], 2), s, fin()],
+    ];
+    assert_eq!(predicted(&run(&tasks, &[])), 2 * US);
+    // remote rank 1 does not exist for group {0, 2}
+    let bad = rec(0, Op::Send { mode: SendMode::Standard, peer: 1, tag: 1, bytes: 8, comm: 4 });
+    let tasks = vec![vec![create(&[0, 2, 1], 2), bad, fin()], vec![create(&[1, 0, 2], 1), fin()], vec![fin()]];
+    let err = replay(&tasks, &machine(&[])).unwrap_err();
+    assert_eq!(err.to_string(), "rank 0, record 1: peer 1 is outside the remote group of intercommunicator 4 (size 1)");
 }
 
 /// Expanded collectives: the trace's own Step records and psins-collectives' expansion of a

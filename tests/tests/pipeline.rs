@@ -14,8 +14,19 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// Apps at 2 and 4 ranks (the Fortran ones need MPICH's Fortran wrappers).
-const APPS: &[&str] =
-    &["pingpong", "ring", "stencil2d", "stencil3d", "cg", "is", "master_worker", "collectives", "comms", "requests"];
+const APPS: &[&str] = &[
+    "pingpong",
+    "ring",
+    "stencil2d",
+    "stencil3d",
+    "cg",
+    "is",
+    "master_worker",
+    "collectives",
+    "comms",
+    "requests",
+    "intercomm",
+];
 
 fn consolidate(run: &Run, out: &Path) {
     run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), out.as_os_str()]);
@@ -28,21 +39,22 @@ fn meaning(kind: &str, gap: i64, dur: i64, peer: Option<i64>, tag: Option<i64>, 
 }
 
 fn log_meanings(log: &Log) -> Vec<String> {
-    let mut comms: HashMap<u32, Vec<i64>> = HashMap::new();
-    comms.insert(0, (0..log.header.world_size as i64).collect());
-    comms.insert(COMM_SELF, vec![log.header.rank as i64]);
-    let world = |comms: &HashMap<u32, Vec<i64>>, c: u32, p: i32| -> i64 {
+    let rank = log.header.rank;
+    let mut comms: HashMap<u32, CommDef> = HashMap::new();
+    comms.insert(0, CommDef::intra(0, (0..log.header.world_size).collect()));
+    comms.insert(COMM_SELF, CommDef::intra(COMM_SELF, vec![rank]));
+    let world = |comms: &HashMap<u32, CommDef>, c: u32, p: i32| -> i64 {
         if p < 0 {
             return p as i64;
         }
-        comms.get(&c).and_then(|m| m.get(p as usize)).copied().unwrap_or(-100)
+        comms.get(&c).and_then(|d| d.peer_group(rank)?.get(p as usize)).map_or(-100, |&w| w as i64)
     };
     let mut last_coll_comm = 0;
     log.records
         .iter()
         .map(|r| {
-            if let Op::CommCreate { comm, .. } = r.op {
-                comms.insert(comm, r.list.clone());
+            if let Op::CommCreate { comm, split, .. } = r.op {
+                comms.insert(comm, CommDef { id: comm, members: CommDef::members_from_list(&r.list), split });
             }
             let (peer, tag, bytes) = match r.op {
                 Op::Send { peer, tag, bytes, comm, .. }
@@ -97,7 +109,7 @@ fn message_ends(tr: &TraceReader) -> (Vec<End>, Vec<End>) {
             if c == COMM_SELF {
                 return t as i64;
             }
-            comms[&c].members[p as usize] as i64
+            comms[&c].peer_group(t).expect("a member")[p as usize] as i64
         };
         let mut reqs: HashMap<u32, Op> = HashMap::new();
         let mut cur = tr.task(t, 4096).unwrap();
@@ -305,4 +317,32 @@ fn wildcard_receives_are_resolved_in_the_trace() {
     let at_master: Vec<&End> = recvs.iter().filter(|e| e.2 == 0).collect();
     assert!(!at_master.is_empty());
     assert!(at_master.iter().all(|e| (1..4).contains(&e.1)), "master receives name real workers: {at_master:?}");
+}
+
+/// Over an intercommunicator a peer is a rank of the other group: the trace must carry both
+/// groups, give both sides one id, and map peers so that every send pairs with its receive
+/// (`pipeline` checks the pairing; here, what the table holds).
+#[test]
+fn intercommunicators_hold_both_groups() {
+    need_mpi!();
+    let run = run_traced("intercomm", 4, &[], &[]);
+    run.ok();
+    let trace = run.dir.join("ic.psins");
+    consolidate(&run, &trace);
+    let tr = TraceReader::open(&trace).unwrap();
+    // world ranks 0 and 3 form group 0; group 1 is 2, 1 in its rank order (split key -rank)
+    let inter: Vec<&CommDef> = tr.header.comms.iter().filter(|c| c.is_inter()).collect();
+    assert_eq!(inter.len(), 2, "Intercomm_create and its dup: {:?}", tr.header.comms);
+    for c in &inter {
+        assert_eq!((&c.members[..], c.split), (&[0, 3, 2, 1][..], 2), "{c:?}");
+    }
+    assert!(tr.header.comms.iter().any(|c| !c.is_inter() && c.members == [0, 3, 2, 1]), "the merged communicator");
+    let (sends, recvs) = message_ends(&tr);
+    let across = |e: &&End| inter.iter().any(|c| c.id == e.0);
+    let group = |w: i64| w % 3 == 0;
+    let on_inter: Vec<&End> = sends.iter().filter(across).collect();
+    // all pairs (2 × 2 each way) and the two rank-0-to-rank-0 sends
+    assert_eq!(on_inter.len(), 10, "{on_inter:?}");
+    assert!(on_inter.iter().all(|e| group(e.1) != group(e.2)), "sends cross the groups: {on_inter:?}");
+    assert_eq!(recvs.iter().filter(across).count(), 10);
 }

@@ -184,7 +184,9 @@ impl Tracer {
             16 => self.collective(gap, dur, ev, list()),
             18 => {
                 let func = CommFn::from_code(ev.sub as u8).unwrap_or(CommFn::Other);
-                self.push(gap, dur, Op::CommCreate { func, parent: ev.parent, comm }, list())
+                // `count` is an intercommunicator's remote group, listed after its local group
+                let split = if ev.count > 0 { (ev.list_len - ev.count) as u32 } else { 0 };
+                self.push(gap, dur, Op::CommCreate { func, parent: ev.parent, comm, split }, list())
             }
             19 => self.push(gap, dur, Op::CommFree { comm }, &[]),
             _ => self.push(gap, dur, Op::Other { func: ev.sub }, &[]),

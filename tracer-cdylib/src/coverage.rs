@@ -44,7 +44,7 @@ pub fn describe(how: &str) -> String {
             format!("`wait` record ({k}): completed requests with actual source/tag/bytes")
         }
         "coll" => format!("`coll` record ({a}) + expansion steps"),
-        "comm_new" => format!("`comm_create` record ({a}) with world-rank members"),
+        "comm_new" => format!("`comm_create` record ({a}) with world-rank members (of an intercommunicator: local group, then remote group)"),
         "comm_free" => "`comm_free` record".to_string(),
         _ => how.to_string(),
     };

@@ -73,8 +73,18 @@ pub fn op_and_list() -> impl Strategy<Value = (Op, Vec<i64>)> {
                 (Op::Step { instance, op, peer, bytes, peer2, bytes2 }, vec![])
             }
         ),
-        (prop::sample::select(CommFn::ALL), comm(), comm(), prop::collection::vec(0..1_000_000i64, 0..20))
-            .prop_map(|(func, parent, comm, l)| (Op::CommCreate { func, parent, comm }, l)),
+        (
+            prop::sample::select(CommFn::ALL),
+            comm(),
+            comm(),
+            prop::collection::vec(0..1_000_000i64, 0..20),
+            any::<u32>()
+        )
+            .prop_map(|(func, parent, comm, l, s)| {
+                // an intercommunicator (both groups non-empty) or not
+                let split = if l.len() >= 2 && s % 2 == 1 { 1 + s / 2 % (l.len() as u32 - 1) } else { 0 };
+                (Op::CommCreate { func, parent, comm, split }, l)
+            }),
         comm().prop_map(|comm| (Op::CommFree { comm }, vec![])),
         any::<u32>().prop_map(|func| (Op::Other { func }, vec![])),
     ]
@@ -141,8 +151,11 @@ pub fn read_log(path: &std::path::Path) -> (Vec<Record>, LogEnd) {
 }
 
 pub fn write_trace(path: &std::path::Path, tasks: &[Vec<Record>], zstd: Option<i32>) -> TraceHeader {
-    let comms =
-        vec![CommDef { id: 0, members: (0..tasks.len() as u32).collect() }, CommDef { id: 5, members: vec![3, 1, 2] }];
+    let comms = vec![
+        CommDef::intra(0, (0..tasks.len() as u32).collect()),
+        CommDef::intra(5, vec![3, 1, 2]),
+        CommDef { id: 6, members: vec![0, 3, 1, 2], split: 1 },
+    ];
     let meta = vec![("app".to_string(), "test".to_string())];
     let mut w = TraceWriter::create(path, tasks.len() as u32, meta, comms, zstd).expect("create");
     for (t, recs) in tasks.iter().enumerate() {

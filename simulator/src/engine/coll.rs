@@ -88,7 +88,8 @@ impl<S: TraceSource> Sim<'_, S> {
             SimError::bad_record(t, index, format!("rank {t} is not a member of communicator {comm}"))
         })?;
         let nonblocking = flags & CollFlags::NONBLOCKING != 0;
-        if self.expanded && !nonblocking && size > 1 {
+        // MPICH's intercommunicator algorithms are not expanded (docs/collectives.md)
+        if self.expanded && !nonblocking && size > 1 && !self.comms.is_inter(comm) {
             return self.start_expanded(t, local, size, at);
         }
         let task = &mut self.tasks[t as usize];

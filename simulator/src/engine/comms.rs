@@ -1,13 +1,37 @@
 //! Communicators: translate communicator-local ranks to world ranks and back.
 //! World and self are implicit; the others come from the trace header and CommCreate records.
+//! An intercommunicator holds both its groups: a point-to-point peer is a rank of the group
+//! the caller is not in, and its collectives involve every member of both.
 
 use psins_formats::{CommDef, COMM_SELF, COMM_WORLD};
 use std::collections::BTreeMap;
 
 struct Comm {
+    /// World ranks; an intercommunicator's two groups one after the other.
     members: Vec<u32>,
-    /// (world, local) sorted by world rank, for the reverse lookup.
+    /// Size of an intercommunicator's first group; 0 for an intra-communicator.
+    split: u32,
+    /// (world, position in `members`) sorted by world rank, for the reverse lookup.
     by_world: Vec<(u32, u32)>,
+}
+
+impl Comm {
+    fn position(&self, world: u32) -> Option<u32> {
+        self.by_world.binary_search_by_key(&world, |&(w, _)| w).ok().map(|i| self.by_world[i].1)
+    }
+
+    /// The world ranks that `caller`'s peers index (see the module comment).
+    fn peers(&self, caller: u32) -> &[u32] {
+        if self.split == 0 {
+            return &self.members;
+        }
+        let (a, b) = self.members.split_at(self.split as usize);
+        match self.position(caller) {
+            Some(p) if p < self.split => b,
+            Some(_) => a,
+            None => &[],
+        }
+    }
 }
 
 pub struct Comms {
@@ -19,27 +43,32 @@ impl Comms {
     pub fn new(world: u32, defs: &[CommDef]) -> Comms {
         let mut c = Comms { world, map: BTreeMap::new() };
         for d in defs {
-            c.insert(d.id, &d.members);
+            c.insert(d.id, &d.members, d.split);
         }
         c
     }
 
     /// Registers `id` (a CommCreate seen in a stream). The first definition wins: every
-    /// member's record lists the same members.
-    pub fn insert(&mut self, id: u32, members: &[u32]) {
+    /// member's record lists the same members (an intercommunicator's in either group order).
+    pub fn insert(&mut self, id: u32, members: &[u32], split: u32) {
         if id == COMM_WORLD || id == COMM_SELF || self.map.contains_key(&id) {
             return;
         }
         let mut by_world: Vec<(u32, u32)> = members.iter().enumerate().map(|(l, &w)| (w, l as u32)).collect();
         by_world.sort_unstable();
-        self.map.insert(id, Comm { members: members.to_vec(), by_world });
+        self.map.insert(id, Comm { members: members.to_vec(), split, by_world });
+    }
+
+    pub fn is_inter(&self, comm: u32) -> bool {
+        self.map.get(&comm).is_some_and(|c| c.split != 0)
     }
 
     pub fn known(&self, id: u32) -> bool {
         id == COMM_WORLD || id == COMM_SELF || self.map.contains_key(&id)
     }
 
-    /// Size of `comm` as seen by task `caller`.
+    /// Number of processes taking part in `comm`'s collectives (both groups of an
+    /// intercommunicator).
     pub fn size(&self, comm: u32) -> Option<u32> {
         match comm {
             COMM_WORLD => Some(self.world),
@@ -57,23 +86,32 @@ impl Comms {
         match comm {
             COMM_WORLD => ((local as u32) < self.world).then_some(local as u32),
             COMM_SELF => (local == 0).then_some(caller),
-            _ => self.map.get(&comm)?.members.get(local as usize).copied(),
+            _ => self.map.get(&comm)?.peers(caller).get(local as usize).copied(),
         }
     }
 
-    /// Local rank of world rank `world` in `comm`.
+    /// How many ranks `caller` can address on `comm` (the remote group's size on an
+    /// intercommunicator).
+    pub fn peer_count(&self, comm: u32, caller: u32) -> u32 {
+        match comm {
+            COMM_WORLD => self.world,
+            COMM_SELF => 1,
+            _ => self.map.get(&comm).map_or(0, |c| c.peers(caller).len() as u32),
+        }
+    }
+
+    /// Local rank of world rank `world` in `comm`; on an intercommunicator, its position
+    /// among the members of both groups (what the collective bookkeeping indexes).
     pub fn local_of(&self, comm: u32, world: u32) -> Option<u32> {
         match comm {
             COMM_WORLD => Some(world),
             COMM_SELF => Some(0),
-            _ => {
-                let c = self.map.get(&comm)?;
-                c.by_world.binary_search_by_key(&world, |&(w, _)| w).ok().map(|i| c.by_world[i].1)
-            }
+            _ => self.map.get(&comm)?.position(world),
         }
     }
 
-    /// Members of `comm` as world ranks (`caller` for self).
+    /// Members of `comm` as world ranks (`caller` for self; both groups of an
+    /// intercommunicator), indexed like [`Comms::local_of`].
     pub fn members(&self, comm: u32, caller: u32) -> Members<'_> {
         match comm {
             COMM_WORLD => Members::Range(self.world),

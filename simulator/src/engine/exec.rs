@@ -26,15 +26,18 @@ impl<S: TraceSource> Sim<'_, S> {
                 Ok(Flow::Done(at))
             }
             Op::Other { .. } => Ok(Flow::Done(at + self.scaled_dur(t))),
-            Op::CommCreate { comm, .. } => {
-                let members: Vec<u32> = self.tasks[t as usize].rec.list.iter().map(|&m| m as u32).collect();
-                if let Some(&m) = members.iter().find(|&&m| m >= self.tasks.len() as u32) {
+            Op::CommCreate { comm, split, .. } => {
+                let members = CommDef::members_from_list(&self.tasks[t as usize].rec.list);
+                if let Some(&m) = members.iter().find(|&&m| m >= self.tasks.len() as u32 && m != OUTSIDE_JOB) {
                     return Err(bad(format!(
                         "communicator {comm} lists world rank {m}, beyond the {} tasks",
                         self.tasks.len()
                     )));
                 }
-                self.comms.insert(comm, &members);
+                if split as usize >= members.len().max(1) {
+                    return Err(bad(format!("intercommunicator {comm}: local group of {split} in {members:?}")));
+                }
+                self.comms.insert(comm, &members, split);
                 Ok(Flow::Done(at))
             }
             Op::Send { mode, peer, tag, bytes, comm } => {
@@ -134,9 +137,17 @@ impl<S: TraceSource> Sim<'_, S> {
         if !self.comms.known(comm) {
             return Err(format!("unknown communicator {comm}"));
         }
-        self.comms.world_of(comm, t, peer).map(Some).ok_or_else(|| {
-            format!("peer {peer} is outside communicator {comm} (size {})", self.comms.size(comm).unwrap_or(0))
-        })
+        match self.comms.world_of(comm, t, peer) {
+            Some(OUTSIDE_JOB) => {
+                Err(format!("peer {peer} of intercommunicator {comm} is a process outside the traced job (spawned?)"))
+            }
+            Some(w) => Ok(Some(w)),
+            None => {
+                let what =
+                    if self.comms.is_inter(comm) { "the remote group of intercommunicator" } else { "communicator" };
+                Err(format!("peer {peer} is outside {what} {comm} (size {})", self.comms.peer_count(comm, t)))
+            }
+        }
     }
 
     /// World rank (or ANY) of receive source `peer`; `None` for PROC_NULL.

@@ -116,9 +116,13 @@ pub fn coverage_markdown() -> String {
          Every function of MPICH 4.0.2's `mpi.h` (`mpi_proto.h` + `mpio.h`) is listed with its\n\
          stable id (the `func` of `other` records) and how the tracer handles it. `_c` are the\n\
          MPI-4 large-count variants. Calls of `count` and `other` functions are totalled per\n\
-         rank in `counts-NNNNNN.txt` next to the logs. Fortran `mpif.h`/`use mpi` calls reach\n\
-         the C wrappers; `+f08` functions are also wrapped under their `mpi_f08` symbols\n\
-         (MPICH): every recorded function except the ones MPICH's `mpi_f08` does not have.\n\n",
+         rank in `counts-NNNNNN.txt` next to the logs. `+f08` marks every recorded function\n\
+         except the ones MPICH's `mpi_f08` does not have. With MPICH, Fortran `mpif.h`/`use mpi`\n\
+         calls reach the C wrappers and `+f08` functions are also wrapped under their `mpi_f08`\n\
+         symbols. With Open MPI, whose Fortran bindings call `PMPI_*`, the `+f08` functions its\n\
+         `mpi.h` declares are wrapped under both their `mpif.h`/`use mpi` symbol\n\
+         (`mpi_<name>_`) and their `mpi_f08` one (`mpi_<name>_f08_`), and so are `MPI_Init`,\n\
+         `MPI_Init_thread`, `MPI_Finalize` and `MPI_Abort`.\n\n",
     );
     let mut by: std::collections::BTreeMap<String, usize> = Default::default();
     for &(_, _, how) in FUNCTIONS {

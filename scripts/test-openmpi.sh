@@ -13,5 +13,6 @@ out=$PWD/target/openmpi
 export MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi
 CARGO_TARGET_DIR=$out cargo build --release -p psins-tracer
 make -s -C mpi-test-apps MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi BIN="$out/apps/bin" OBJ="$out/apps/obj"
+# the Fortran apps were built above with mpifort.openmpi: their tests must run, not skip
 PSINS_MPIRUN=mpirun.openmpi PSINS_TRACER_SO="$out/release/libpsinstrace.so" PSINS_APPS_DIR="$out/apps/bin" \
-  cargo test --release -p psins-e2e --test tracer
+  PSINS_REQUIRE_FORTRAN=1 cargo test --release -p psins-e2e --test tracer

@@ -51,18 +51,6 @@ pub fn mpi() -> Option<Flavour> {
     })
 }
 
-/// Open MPI's Fortran bindings call PMPI_* directly (even `mpif.h`), and the tracer wraps
-/// Fortran symbols for MPICH only (docs/tracer.md): Fortran tests skip there.
-#[macro_export]
-macro_rules! need_mpich_fortran {
-    () => {
-        if $crate::mpi() == Some($crate::Flavour::OpenMpi) {
-            eprintln!("SKIP: Fortran bindings are wrapped for MPICH only (see docs/tracer.md, Open MPI)");
-            return;
-        }
-    };
-}
-
 #[macro_export]
 macro_rules! need_mpi {
     () => {

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-/// Apps at 2 and 4 ranks (the Fortran ones need MPICH's Fortran wrappers).
+/// Apps at 2 and 4 ranks (the Fortran ones at 2, in `fortran_apps_at_2_ranks`).
 const APPS: &[&str] = &[
     "pingpong",
     "ring",
@@ -284,7 +284,6 @@ fn every_app_at_2_and_4_ranks() {
 #[test]
 fn fortran_apps_at_2_ranks() {
     need_mpi!();
-    need_mpich_fortran!();
     for app in ["stencil_f", "stencil_f08"] {
         if root().join("mpi-test-apps/bin").join(app).exists() {
             pipeline(app, 2);

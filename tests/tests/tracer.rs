@@ -236,6 +236,34 @@ fn comms_2_and_4() {
     }
 }
 
+/// An intercommunicator's comm_create lists the local group, then the remote group (world
+/// ranks r % 3 == 0 form group 0; group 1 is in reverse world order), and so does its dup.
+#[test]
+fn intercomm_records_both_groups() {
+    need_mpi!();
+    for n in [2u32, 4] {
+        let (_, logs) = check_app("intercomm", n, &[]);
+        let group = |g: u32| -> Vec<i64> {
+            let mut m: Vec<i64> = (0..n).filter(|r| (r % 3 == 0) == (g == 0)).map(i64::from).collect();
+            if g == 1 {
+                m.reverse();
+            }
+            m
+        };
+        for (rank, log) in logs.iter().enumerate() {
+            let mine = u32::from(rank % 3 != 0);
+            let want = [group(mine), group(1 - mine)].concat();
+            let inter: Vec<_> =
+                log.records.iter().filter(|r| matches!(r.op, Op::CommCreate { split: 1.., .. })).collect();
+            assert_eq!(inter.len(), 2, "rank {rank}: Intercomm_create and Comm_dup");
+            for r in inter {
+                assert_eq!(r.list, want, "rank {rank}: {:?}", r.op);
+                assert!(matches!(r.op, Op::CommCreate { split, .. } if split as usize == group(mine).len()));
+            }
+        }
+    }
+}
+
 #[test]
 fn requests_2_and_4() {
     need_mpi!();

@@ -240,9 +240,31 @@ static void header(FILE *f, const char *what)
     fprintf(f, "# %s measured by psins_bench on %s at %s\n", what, host, date);
 }
 
+/* No interconnect, let alone shared memory, takes this long for an empty message: a latency
+ * above it means the ranks waited for cores (another job, or more ranks than cores). */
+#define BUSY_LATENCY 100e-6
+
+/* The warning for a latency measured on a busy host, or NULL. */
+static const char *busy_host(const struct results *res)
+{
+    static char why[256];
+    double load[1] = {0};
+    if (res->latency <= BUSY_LATENCY)
+        return NULL;
+    if (getloadavg(load, 1) < 1)
+        load[0] = -1;
+    snprintf(why, sizeof why,
+             "0-byte latency %.0f us: the ranks waited for cores (load average %.1f on %ld CPUs), "
+             "so every time here is inflated; calibrate on an idle host",
+             res->latency * 1e6, load[0], sysconf(_SC_NPROCESSORS_ONLN));
+    return why;
+}
+
 static void write_machine(FILE *f, const struct results *res)
 {
     header(f, "base machine");
+    if (busy_host(res))
+        fprintf(f, "# WARNING: %s\n", busy_host(res));
     fprintf(f, "# latency: half round trip at 0 B; bandwidth: slope between %d and %d B; each the fastest of 5 trials\n",
             res->pp_bytes[NPP - 2], res->pp_bytes[NPP - 1]);
     for (int i = 0; i < NPP; i++)
@@ -336,6 +358,8 @@ int main(int argc, char **argv)
     pingpong(&res);
     CALL(MPI_Barrier, (W));     /* idle ranks wait here during the ping-pong */
     collectives(&res);
+    if (rank == 0 && busy_host(&res))
+        fprintf(stderr, "psins_bench: warning: %s\n", busy_host(&res));
     int ok = rank != 0 || report(&res);
     fflush(stdout);
     psins_finish(rank);

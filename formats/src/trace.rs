@@ -62,6 +62,36 @@ impl CommDef {
         self.split != 0
     }
 
+    /// Whether a trace of `tasks` tasks can hold this definition: members, `split` inside
+    /// the list, every member a task, save that one group of an intercommunicator may be
+    /// processes outside the job ([`OUTSIDE_JOB`]; the other group must be tasks).
+    pub fn check(&self, tasks: u32) -> std::result::Result<(), String> {
+        let id = self.id;
+        if self.members.is_empty() {
+            return Err(format!("communicator {id} has no members"));
+        }
+        let (a, b) = match self.members.split_at_checked(self.split as usize) {
+            Some((a, b)) if !b.is_empty() => (a, b),
+            _ => return Err(format!("communicator {id}: first group of {} in {:?}", self.split, self.members)),
+        };
+        if let Some(&m) = self.members.iter().find(|&&m| m >= tasks && m != OUTSIDE_JOB) {
+            return Err(format!("communicator {id} lists world rank {m}, beyond the {tasks} tasks"));
+        }
+        let outside = |g: &[u32]| g.contains(&OUTSIDE_JOB);
+        if outside(&self.members) && (!self.is_inter() || (outside(a) && outside(b))) {
+            return Err(format!(
+                "communicator {id} lists processes outside the traced job among its own members: {:?}",
+                self.members
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether some members are processes outside the traced job.
+    pub fn reaches_outside(&self) -> bool {
+        self.members.contains(&OUTSIDE_JOB)
+    }
+
     /// The world ranks that `caller`'s point-to-point peers on this communicator index: every
     /// member, or on an intercommunicator the group `caller` is not in. `None` when `caller`
     /// is in neither group of an intercommunicator.
@@ -69,7 +99,7 @@ impl CommDef {
         if !self.is_inter() {
             return Some(&self.members);
         }
-        let (a, b) = self.members.split_at(self.split as usize);
+        let (a, b) = self.members.split_at_checked(self.split as usize)?;
         if a.contains(&caller) {
             Some(b)
         } else {
@@ -370,6 +400,10 @@ impl TraceWriter {
         let Sink::Plain(mut w) = std::mem::replace(&mut self.sink, Sink::Taken) else {
             unreachable!("sink is plain between tasks")
         };
+        let tasks = self.header.tasks.len() as u32;
+        if let Some(e) = self.header.comms.iter().find_map(|c| c.check(tasks).err()) {
+            return Err(Error::new(&self.path, format!("cannot write the communicator table: {e}")));
+        }
         let comms = encode_comms(&self.header.comms);
         let comms_at = w.pos;
         w.write_all(&comms).map_err(|e| self.io(e))?;
@@ -442,6 +476,9 @@ impl TraceReader {
         let meta =
             decode_meta(&body[m_at..i_at]).ok_or_else(|| Error::new(path, "malformed metadata").at(m_at as u64))?;
         let comms = read_comms(path, &file, comms_at, clen, hlen, len)?;
+        if let Some(e) = comms.iter().find_map(|c| c.check(tasks as u32).err()) {
+            return Err(Error::new(path, format!("malformed communicator table: {e}")).at(comms_at));
+        }
         let mut entries = Vec::with_capacity(tasks as usize);
         for (t, e) in body[i_at..].chunks_exact(INDEX_ENTRY_LEN).enumerate() {
             let q = |i: usize| u64::from_le_bytes(e[i * 8..i * 8 + 8].try_into().unwrap());
@@ -669,5 +706,43 @@ impl TaskCursor {
     fn slice_done_crc(&self) -> Option<u32> {
         let s = self.source.slice();
         (s.pos == s.end).then(|| s.crc.clone().finalize())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn communicator_table_round_trips_and_refuses_bad_intercommunicators() {
+        let defs = vec![
+            CommDef::intra(0, vec![0, 1, 2]),
+            CommDef { id: 3, members: vec![0, 2, 1], split: 2 },
+            CommDef { id: 4, members: vec![1, OUTSIDE_JOB, OUTSIDE_JOB], split: 1 },
+        ];
+        let bytes = encode_comms(&defs);
+        assert_eq!(decode_comms(&bytes), Some(defs.clone()));
+        for d in &defs {
+            d.check(3).unwrap();
+        }
+        // id 3 by hand: marker, 2 members (deltas from -1), first group of `split`
+        for (split, ok) in [(0, false), (1, true), (2, false), (9, false)] {
+            let mut b = vec![1, 3, 0, 2];
+            put_i64(&mut b, 1);
+            put_i64(&mut b, 1);
+            put_u64(&mut b, split);
+            assert_eq!(decode_comms(&b).is_some(), ok, "split {split}");
+        }
+        let bad = [
+            CommDef::intra(5, vec![]),
+            CommDef::intra(5, vec![0, OUTSIDE_JOB]),
+            CommDef { id: 5, members: vec![OUTSIDE_JOB, OUTSIDE_JOB], split: 1 },
+            CommDef { id: 5, members: vec![0, 1], split: 2 },
+            CommDef::intra(5, vec![0, 3]),
+        ];
+        for d in bad {
+            assert!(d.check(3).is_err(), "{d:?}");
+        }
+        assert_eq!(CommDef { id: 5, members: vec![0, 1], split: 7 }.peer_group(0), None);
     }
 }

@@ -125,6 +125,42 @@ fn intercommunicator_peers_are_remote_ranks() {
     assert_eq!(err.to_string(), "rank 0, record 1: peer 1 is outside the remote group of intercommunicator 4 (size 1)");
 }
 
+/// Processes outside the traced job (an intercommunicator's spawned group) are an error where
+/// a replay would need them, never an index out of range or a deadlock.
+#[test]
+fn processes_outside_the_job_are_reported() {
+    let outside = NO_RANK as i64;
+    let create = |list: Vec<i64>, split| {
+        rec(0, Op::CommCreate { func: CommFn::Other, parent: 0, comm: 4, split }).with_list(list)
+    };
+    let barrier = rec(
+        0,
+        Op::Coll {
+            coll: Coll::Barrier,
+            comm: 4,
+            root: NO_RANK,
+            send_bytes: 0,
+            recv_bytes: 0,
+            count: 0,
+            flags: 0,
+            req: 0,
+            instance: 1,
+        },
+    );
+    let m = machine(&["mpi.collectives=expanded"]);
+    let err = |tasks: &[Vec<Record>]| replay(tasks, &m).unwrap_err().to_string();
+    let e = err(&[vec![create(vec![0, outside], 0), barrier.clone(), fin()]]);
+    assert!(e.contains("outside the traced job among its own members"), "{e}");
+    let e = err(&[vec![create(vec![outside, 0], 1), fin()]]);
+    assert!(e.contains("local group lists processes outside the job"), "{e}");
+    let spawned = create(vec![0, outside, outside], 1);
+    let send = rec(0, Op::Send { mode: SendMode::Standard, peer: 1, tag: 1, bytes: 8, comm: 4 });
+    let e = err(&[vec![spawned.clone(), send, fin()]]);
+    assert!(e.contains("is a process outside the traced job"), "{e}");
+    let e = err(&[vec![spawned, barrier, fin()]]);
+    assert!(e.contains("outside the traced job (spawned): it cannot be replayed"), "{e}");
+}
+
 /// Expanded collectives: the trace's own Step records and psins-collectives' expansion of a
 /// trace without them give the same replay; both complete under every model.
 #[test]

@@ -298,7 +298,8 @@ fn collectives_2_and_4() {
 // With MPICH, `mpif.h` calls reach the C wrappers and mpi_f08 calls its f08 wrappers; with
 // Open MPI both reach its Fortran wrappers (docs/tracer.md, Fortran). Exact record counts
 // against the app's own counts also prove that no call is recorded twice (Open MPI's mpi_f08
-// bindings call its mpif.h ones, which are wrapped too).
+// bindings reach its `ompi_<name>_f` or `pmpi_<name>_` entry points, which the tracer does not
+// wrap, from inside the wrapper of `mpi_<name>_f08_`).
 #[test]
 fn fortran_mpif_h_is_traced() {
     need_mpi!();

@@ -267,7 +267,7 @@ fn fortran_array(abi: Fortran, f: &Func, p: &Param, c: &mut FortranCall, untrace
         "MPI_Datatype []" if ompi => {
             // read by the hook after the call; the send side means nothing in place
             let send = n.starts_with("send");
-            let neighbor = f.name.contains("Neighbor") as u8;
+            let neighbor = f.name.to_lowercase().contains("neighbor") as u8; // MPI_Ineighbor_ too
             c.params.push(format!("MPI_Fint *{fname}"));
             let conv =
                 format!("psins_fo_types({fname}, psins_fo_npeers(comm, {neighbor}, {}), {})", send as u8, send as u8);

@@ -13,7 +13,7 @@ use crate::model::CollCall;
 use crate::source::TraceSource;
 use crate::units::Ps;
 use psins_collectives::{CollArgs, ExpandError, Step};
-use psins_formats::{Coll, CollFlags, Op, SendMode};
+use psins_formats::{Coll, CollFlags, Op, SendMode, OUTSIDE_JOB};
 use std::collections::VecDeque;
 
 /// Tag of every expansion message (they have their own context, so any value works).
@@ -87,6 +87,10 @@ impl<S: TraceSource> Sim<'_, S> {
         let local = self.comms.local_of(comm, t).ok_or_else(|| {
             SimError::bad_record(t, index, format!("rank {t} is not a member of communicator {comm}"))
         })?;
+        if self.comms.reaches_outside(comm) {
+            let msg = format!("collective on intercommunicator {comm}, whose other group is outside the traced job (spawned): it cannot be replayed");
+            return Err(SimError::bad_record(t, index, msg));
+        }
         let nonblocking = flags & CollFlags::NONBLOCKING != 0;
         // MPICH's intercommunicator algorithms are not expanded (docs/collectives.md)
         if self.expanded && !nonblocking && size > 1 && !self.comms.is_inter(comm) {
@@ -244,7 +248,7 @@ impl<S: TraceSource> Sim<'_, S> {
 
     fn step_peer(&self, t: u32, comm: u32, peer: u32) -> Result<u32> {
         let task = &self.tasks[t as usize];
-        self.comms.world_of(comm, t, peer as i32).ok_or_else(|| {
+        self.comms.world_of(comm, t, peer as i32).filter(|&w| w != OUTSIDE_JOB).ok_or_else(|| {
             SimError::bad_record(
                 t,
                 task.index,

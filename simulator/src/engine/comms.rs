@@ -3,7 +3,7 @@
 //! An intercommunicator holds both its groups: a point-to-point peer is a rank of the group
 //! the caller is not in, and its collectives involve every member of both.
 
-use psins_formats::{CommDef, COMM_SELF, COMM_WORLD};
+use psins_formats::{CommDef, COMM_SELF, COMM_WORLD, OUTSIDE_JOB};
 use std::collections::BTreeMap;
 
 struct Comm {
@@ -61,6 +61,11 @@ impl Comms {
 
     pub fn is_inter(&self, comm: u32) -> bool {
         self.map.get(&comm).is_some_and(|c| c.split != 0)
+    }
+
+    /// Whether some members of `comm` are processes outside the traced job (spawned).
+    pub fn reaches_outside(&self, comm: u32) -> bool {
+        self.map.get(&comm).is_some_and(|c| c.by_world.last().is_some_and(|&(w, _)| w == OUTSIDE_JOB))
     }
 
     pub fn known(&self, id: u32) -> bool {

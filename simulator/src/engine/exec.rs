@@ -26,18 +26,15 @@ impl<S: TraceSource> Sim<'_, S> {
                 Ok(Flow::Done(at))
             }
             Op::Other { .. } => Ok(Flow::Done(at + self.scaled_dur(t))),
+            Op::CommCreate { comm: COMM_NULL, .. } => Ok(Flow::Done(at)),
             Op::CommCreate { comm, split, .. } => {
                 let members = CommDef::members_from_list(&self.tasks[t as usize].rec.list);
-                if let Some(&m) = members.iter().find(|&&m| m >= self.tasks.len() as u32 && m != OUTSIDE_JOB) {
-                    return Err(bad(format!(
-                        "communicator {comm} lists world rank {m}, beyond the {} tasks",
-                        self.tasks.len()
-                    )));
+                let def = CommDef { id: comm, members, split };
+                def.check(self.tasks.len() as u32).map_err(bad)?;
+                if def.members[..split as usize].contains(&OUTSIDE_JOB) {
+                    return Err(bad(format!("communicator {comm}: its local group lists processes outside the job")));
                 }
-                if split as usize >= members.len().max(1) {
-                    return Err(bad(format!("intercommunicator {comm}: local group of {split} in {members:?}")));
-                }
-                self.comms.insert(comm, &members, split);
+                self.comms.insert(comm, &def.members, split);
                 Ok(Flow::Done(at))
             }
             Op::Send { mode, peer, tag, bytes, comm } => {

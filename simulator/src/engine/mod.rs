@@ -28,7 +28,7 @@ use crate::units::{Ps, PS_PER_NS};
 use coll::CollQueue;
 use comms::Comms;
 use p2p::Msgs;
-use psins_formats::{Op, OUTSIDE_JOB};
+use psins_formats::Op;
 use queue::{Ev, Queue};
 use std::collections::BTreeMap;
 use task::{State, Task};
@@ -129,13 +129,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     pub fn with_model(src: S, m: &'m Machine, model: Box<dyn NetworkModel>, opts: Options) -> Result<Self> {
         let n = src.tasks();
         let comms = src.comms();
-        if let Some((c, w)) =
-            comms.iter().find_map(|c| c.members.iter().find(|&&w| w >= n && w != OUTSIDE_JOB).map(|&w| (c.id, w)))
-        {
-            return Err(SimError::Usage(format!(
-                "{}: communicator {c} in the trace header lists world rank {w}, but there are {n} tasks",
-                src.describe()
-            )));
+        if let Some(e) = comms.iter().find_map(|c| c.check(n).err()) {
+            return Err(SimError::Usage(format!("{}: in the trace header, {e}", src.describe())));
         }
         let mode = match m.collectives {
             CollMode::Auto => model.preferred_collectives(),

@@ -6,8 +6,12 @@ use std::path::Path;
 
 pub const LOG_MAGIC: &[u8; 8] = b"PSINSLOG";
 pub const TRACE_MAGIC: &[u8; 8] = b"PSINSTRC";
-pub const LOG_VERSION: u16 = 1;
-pub const TRACE_VERSION: u16 = 1;
+/// Version 2 added intercommunicators (comm_create head bit 5 and the communicator table's
+/// two-group entries); version 1 files, which cannot contain them, are still read.
+pub const LOG_VERSION: u16 = 2;
+pub const TRACE_VERSION: u16 = 2;
+/// The oldest version this build reads, of either kind.
+pub const OLDEST_READ: u16 = 1;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
@@ -63,10 +67,14 @@ pub fn check(path: &Path, head: &[u8], want: FileKind) -> Result<()> {
         }
     }
     let v = u16::from_le_bytes([head[8], head[9]]);
-    if v != want.version() {
+    if !(OLDEST_READ..=want.version()).contains(&v) {
         return Err(Error::new(
             path,
-            format!("{} of format version {v}; this build reads version {} only", want.describe(), want.version()),
+            format!(
+                "{} of format version {v}; this build reads versions {OLDEST_READ} to {}",
+                want.describe(),
+                want.version()
+            ),
         ));
     }
     Ok(())

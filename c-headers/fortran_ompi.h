@@ -1,6 +1,6 @@
 /* psins tracer: C helpers of the generated wrappers of Open MPI's Fortran bindings
  * (tracer-cdylib/build/fortran.rs, `Fortran::OpenMpi`); included by the generated code inside
- * shim.c under #ifdef OPEN_MPI, after the shim's own helpers (grow, topo_degrees).
+ * shim.c under #ifdef OPEN_MPI, after the shim's own helpers (grow, topo_degrees, comm_get).
  *
  * Open MPI's MPI_IN_PLACE, MPI_BOTTOM and status ignores are the addresses of common blocks,
  * which libmpi_mpifh compares with gfortran's single-underscore names (as ompi_recv_f does);
@@ -43,11 +43,9 @@ static MPI_Request *psins_fo_requests(const MPI_Fint *f, int n)
  * intercommunicator), or per neighbour on a topology (out-degree on the send side). */
 static int psins_fo_npeers(MPI_Comm comm, int neighbor, int send)
 {
-    int n = 0, in = 0, out = 0, inter = 0;
+    int in = 0, out = 0;
     if (neighbor) { topo_degrees(comm, &in, &out); return send ? out : in; }
-    PMPI_Comm_test_inter(comm, &inter);
-    if (inter) PMPI_Comm_remote_size(comm, &n); else PMPI_Comm_size(comm, &n);
-    return n;
+    return comm_get(comm)->peers;
 }
 static MPI_Datatype *psins_fo_ty[2]; static size_t psins_fo_ty_cap[2];
 static MPI_Datatype *psins_fo_types(const MPI_Fint *f, int n, int which)

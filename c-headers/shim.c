@@ -336,11 +336,14 @@ PSINS_HOT uint32_t rq_add(MPI_Request r, int kind, int persistent)
     return e->id;
 }
 
-/* Communicators: handle -> (id, size, rank). World and self are fixed ids 0 and 1. */
-typedef struct { uint64_t key; uint32_t id; int32_t size, rank; uint8_t used, inter; } cm_ent;
+/* Communicators: handle -> (id, size, rank, peers). World and self are fixed ids 0 and 1.
+ * `peers` is how many ranks a point-to-point peer or a per-peer count indexes: the size, or
+ * on an intercommunicator the remote group's size. */
+typedef struct { uint64_t key; uint32_t id; int32_t size, rank, peers; uint8_t used, inter; } cm_ent;
 static cm_ent *cm_tab; static uint32_t cm_cap, cm_n;
 static uint32_t cm_next_id = 2;
-static cm_ent cm_world, cm_self, cm_null = {0, 0xFFFFFFFFu, 0, -1, 1, 1};
+static cm_ent cm_world, cm_self,
+    cm_null = {.id = 0xFFFFFFFFu, .size = 0, .rank = -1, .peers = 0, .used = 1, .inter = 1};
 static MPI_Group world_group = MPI_GROUP_NULL;
 
 static inline uint64_t cm_key(MPI_Comm c) { uint64_t k = 0; memcpy(&k, &c, sizeof c); return k; }
@@ -411,13 +414,12 @@ static int group_members(MPI_Group g, int n, int64_t *l)
 }
 
 /* Member list of `c` (of `size` ranks) as world ranks into list_buf. An intercommunicator
- * lists its local group then its remote group, whose size goes to *remote: point-to-point
- * peers on it are remote ranks, which a reader can only map with that group. */
-static size_t comm_members(MPI_Comm c, int size, int inter, uint64_t *remote)
+ * (`rsize` > 0) lists its local group then its remote group, whose size goes to *remote:
+ * point-to-point peers on it are remote ranks, which a reader can only map with that group. */
+static size_t comm_members(MPI_Comm c, int size, int rsize, uint64_t *remote)
 {
-    int rsize = 0;
     *remote = 0;
-    if (size <= 0 || (inter && PMPI_Comm_remote_size(c, &rsize) != MPI_SUCCESS)) return 0;
+    if (size <= 0) return 0;
     int64_t *l = psins_list((size_t)size + (size_t)rsize);
     MPI_Group g;
     if (!l || PMPI_Comm_group(c, &g) != MPI_SUCCESS) return 0;
@@ -443,6 +445,8 @@ static cm_ent *comm_register(MPI_Comm c, const psins_call *T, int fn, uint32_t p
     PMPI_Comm_size(c, &e->size);
     PMPI_Comm_rank(c, &e->rank);
     e->inter = (uint8_t)inter;
+    e->peers = e->size;
+    if (inter && PMPI_Comm_remote_size(c, &e->peers) != MPI_SUCCESS) e->peers = 0;
     e->id = cm_next_id++;
     psins_ev ev;
     psins_call none = {0};
@@ -451,7 +455,7 @@ static cm_ent *comm_register(MPI_Comm c, const psins_call *T, int fn, uint32_t p
     ev.sub = (uint32_t)fn;
     ev.parent = parent;
     ev.comm = e->id;
-    ev.list_len = comm_members(c, e->size, inter, &ev.count);
+    ev.list_len = comm_members(c, e->size, inter ? e->peers : 0, &ev.count);
     ev.list = list_buf;
     psins_rs_record(&ev);
     return e;
@@ -1122,11 +1126,10 @@ static inline void h_coll_neighbor_alltoall(psins_call *T, int fid, int nb, cons
 #define PSINS_V_HOOKS(SUF, CT, DT)                                                                  \
 /* The root's per-rank byte counts (the remote group's, on an intercommunicator) into the      \
  * record's list; returns how many, their sum in *total. */                                     \
-static inline int root_counts##SUF(MPI_Comm comm, cm_ent *c, const CT counts[], MPI_Datatype t,   \
-        int64_t **lp, uint64_t *total)                                                          \
+static inline int root_counts##SUF(cm_ent *c, const CT counts[], MPI_Datatype t, int64_t **lp,    \
+        uint64_t *total)                                                                        \
 {                                                                                               \
-    int n = c->inter ? 0 : c->size;                                                             \
-    if (c->inter) PMPI_Comm_remote_size(comm, &n);                                              \
+    int n = c->peers;                                                                           \
     int64_t *l = psins_list((size_t)(n > 0 ? n : 1));                                           \
     uint64_t ts = tsize(t);                                                                     \
     if (l) for (int i = 0; i < n; i++) { l[i] = (int64_t)((uint64_t)counts[i] * ts); *total += (uint64_t)l[i]; } \
@@ -1143,7 +1146,7 @@ static inline void h_coll_gatherv##SUF(psins_call *T, int fid, int nb, const voi
     int am_root = c->inter ? root == MPI_ROOT : c->rank == root;                                    \
     int inplace = am_root && sendbuf == MPI_IN_PLACE;                                               \
     int n = 0; uint64_t rb = 0; int64_t *l = NULL;                                                  \
-    if (am_root) n = root_counts##SUF(comm, c, recvcounts, recvtype, &l, &rb);                     \
+    if (am_root) n = root_counts##SUF(c, recvcounts, recvtype, &l, &rb);                           \
     uint64_t sb = inplace ? (l && c->rank < n ? (uint64_t)l[c->rank] : 0)                           \
                  : (root == MPI_ROOT || root == MPI_PROC_NULL ? 0 : nbytes(sendcount, sendtype));   \
     coll_emit(T, C_GATHERV, nb, c, map_rank(root), sb, rb, 0, inplace ? CF_IN_PLACE : 0, l,          \
@@ -1158,7 +1161,7 @@ static inline void h_coll_scatterv##SUF(psins_call *T, int fid, int nb, const vo
     int am_root = c->inter ? root == MPI_ROOT : c->rank == root;                                    \
     int inplace = am_root && recvbuf == MPI_IN_PLACE;                                               \
     int n = 0; uint64_t sb = 0; int64_t *l = NULL;                                                  \
-    if (am_root) n = root_counts##SUF(comm, c, sendcounts, sendtype, &l, &sb);                     \
+    if (am_root) n = root_counts##SUF(c, sendcounts, sendtype, &l, &sb);                           \
     uint64_t rb = inplace ? (l && c->rank < n ? (uint64_t)l[c->rank] : 0)                           \
                  : (root == MPI_ROOT || root == MPI_PROC_NULL ? 0 : nbytes(recvcount, recvtype));   \
     coll_emit(T, C_SCATTERV, nb, c, map_rank(root), sb, rb, 0, inplace ? CF_IN_PLACE : 0, l,         \
@@ -1183,8 +1186,7 @@ static inline void h_coll_allgatherv##SUF(psins_call *T, int fid, int nb, const 
 {                                                                                                   \
     (void)fid; (void)recvbuf; (void)displs;                                                         \
     cm_ent *c = comm_get(comm);                                                                     \
-    int n = c->size;                                                                                \
-    if (c->inter) PMPI_Comm_remote_size(comm, &n);                                                  \
+    int n = c->peers;                                                                               \
     allgatherv_common##SUF(T, C_ALLGATHERV, nb, sendbuf, sendcount, sendtype, recvcounts, recvtype, \
                            comm, n, request);                                                       \
 }                                                                                                   \
@@ -1233,8 +1235,7 @@ static inline void h_coll_alltoallv##SUF(psins_call *T, int fid, int nb, const v
 {                                                                                                   \
     (void)fid; (void)recvbuf; (void)sdispls; (void)rdispls;                                         \
     cm_ent *c = comm_get(comm);                                                                     \
-    int n = c->size;                                                                                \
-    if (c->inter) PMPI_Comm_remote_size(comm, &n);                                                  \
+    int n = c->peers;                                                                               \
     alltoallv_common##SUF(T, C_ALLTOALLV, nb, sendbuf, sendcounts, NULL, sendtype, recvcounts, NULL, \
                           recvtype, comm, n, n, request);                                           \
 }                                                                                                   \
@@ -1245,8 +1246,7 @@ static inline void h_coll_alltoallw##SUF(psins_call *T, int fid, int nb, const v
 {                                                                                                   \
     (void)fid; (void)recvbuf; (void)sdispls; (void)rdispls;                                         \
     cm_ent *c = comm_get(comm);                                                                     \
-    int n = c->size;                                                                                \
-    if (c->inter) PMPI_Comm_remote_size(comm, &n);                                                  \
+    int n = c->peers;                                                                               \
     alltoallv_common##SUF(T, C_ALLTOALLW, nb, sendbuf, sendcounts, sendtypes, MPI_DATATYPE_NULL,    \
                           recvcounts, recvtypes, MPI_DATATYPE_NULL, comm, n, n, request);           \
 }                                                                                                   \
@@ -1366,8 +1366,8 @@ static void psins_start(int provided, uint64_t t0, uint64_t t1)
     provided = provided == MPI_THREAD_MULTIPLE ? 3 : provided == MPI_THREAD_SERIALIZED ? 2
              : provided == MPI_THREAD_FUNNELED ? 1 : 0;
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
-    cm_world = (cm_ent){0, 0, size, rank, 1, 0};
-    cm_self = (cm_ent){0, 1, 1, 0, 1, 0};
+    cm_world = (cm_ent){.id = 0, .size = size, .rank = rank, .peers = size, .used = 1};
+    cm_self = (cm_ent){.id = 1, .size = 1, .rank = 0, .peers = 1, .used = 1};
     if (!rq_cap) rq_resize(4096);
     /* rank 0 picks the job directory; everyone learns it */
     char job[4096 + 16];

@@ -3,7 +3,7 @@
 
 use crate::comms::Comms;
 use crate::requests::Requests;
-use psins_formats::{CollFlags, CommDef, Op, Record, COMM_NULL, COMM_WORLD, NO_RANK};
+use psins_formats::{CollFlags, CommDef, Op, Record, COMM_NULL, COMM_WORLD};
 
 pub struct RankState {
     pub rank: u32,
@@ -41,30 +41,17 @@ impl RankState {
         }
     }
 
-    /// A comm_create record's members as world ranks: ranks of the world, or NO_RANK in an
-    /// intercommunicator's remote group (a spawned process, outside the traced job).
-    fn members(&self, comm: u32, split: u32, list: &[i64]) -> Result<Vec<u32>, String> {
-        let outside = |(i, &m): (usize, &i64)| {
-            let spawned = split > 0 && i >= split as usize && m == NO_RANK as i64;
-            (m < 0 || m >= self.world_size as i64) && !spawned
-        };
-        if list.iter().enumerate().any(outside) {
-            return Err(format!("communicator {comm} lists a member outside the world: {list:?}"));
-        }
-        Ok(CommDef::members_from_list(list))
-    }
-
     fn normalise_comms(&self, comms: &mut Comms, rec: &mut Record) -> Result<(), String> {
         let rank = self.rank;
         let unknown = |c: u32| format!("uses communicator {c}, which this rank never created");
         match &mut rec.op {
             Op::CommCreate { parent, comm, split, .. } => {
-                let members = self.members(*comm, *split, &rec.list)?;
                 *parent = comms.to_global(rank, *parent).ok_or_else(|| unknown(*parent))?;
-                if *comm == COMM_NULL && members.is_empty() {
+                if *comm == COMM_NULL && rec.list.is_empty() {
                     return Ok(());
                 }
-                *comm = comms.created(rank, *comm, &members, *split)?;
+                let def = CommDef::from_record(*comm, *split, &rec.list, self.world_size)?;
+                *comm = comms.created(rank, *comm, &def.members, *split)?;
             }
             Op::CommFree { comm } => {
                 let local = *comm;
@@ -78,21 +65,5 @@ impl RankState {
             }
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use psins_formats::OUTSIDE_JOB;
-
-    #[test]
-    fn only_a_remote_group_may_list_processes_outside_the_job() {
-        let s = RankState::new(0, 2);
-        let spawned = [0, NO_RANK as i64, NO_RANK as i64];
-        assert_eq!(s.members(3, 1, &spawned).unwrap(), [0, OUTSIDE_JOB, OUTSIDE_JOB]);
-        assert!(s.members(3, 0, &spawned).is_err(), "an intra-communicator");
-        assert!(s.members(3, 2, &[NO_RANK as i64, 0, 1]).is_err(), "in the local group");
-        assert!(s.members(3, 1, &[0, 2]).is_err(), "beyond the world");
     }
 }

@@ -54,6 +54,18 @@ impl CommDef {
         list.iter().map(|&m| if m == crate::NO_RANK as i64 { OUTSIDE_JOB } else { m as u32 }).collect()
     }
 
+    /// The communicator a comm_create record defines (`list` and `split` as in
+    /// [`crate::Op::CommCreate`]), checked as a trace of `tasks` tasks holds it: [`CommDef::check`],
+    /// and the creating task's own (local) group holds no process outside the job.
+    pub fn from_record(id: u32, split: u32, list: &[i64], tasks: u32) -> std::result::Result<CommDef, String> {
+        let def = CommDef { id, members: Self::members_from_list(list), split };
+        def.check(tasks)?;
+        if def.members[..split as usize].contains(&OUTSIDE_JOB) {
+            return Err(format!("communicator {id}: its local group lists processes outside the job"));
+        }
+        Ok(def)
+    }
+
     pub fn intra(id: u32, members: Vec<u32>) -> CommDef {
         CommDef { id, members, split: 0 }
     }
@@ -85,11 +97,6 @@ impl CommDef {
             ));
         }
         Ok(())
-    }
-
-    /// Whether some members are processes outside the traced job.
-    pub fn reaches_outside(&self) -> bool {
-        self.members.contains(&OUTSIDE_JOB)
     }
 
     /// The world ranks that `caller`'s point-to-point peers on this communicator index: every
@@ -712,6 +719,7 @@ impl TaskCursor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::NO_RANK;
 
     #[test]
     fn communicator_table_round_trips_and_refuses_bad_intercommunicators() {
@@ -744,5 +752,15 @@ mod tests {
             assert!(d.check(3).is_err(), "{d:?}");
         }
         assert_eq!(CommDef { id: 5, members: vec![0, 1], split: 7 }.peer_group(0), None);
+    }
+
+    #[test]
+    fn only_a_remote_group_may_list_processes_outside_the_job() {
+        let members = |split, list: &[i64]| CommDef::from_record(3, split, list, 2).map(|d| d.members);
+        let spawned = [0, NO_RANK as i64, NO_RANK as i64];
+        assert_eq!(members(1, &spawned).unwrap(), [0, OUTSIDE_JOB, OUTSIDE_JOB]);
+        assert!(members(0, &spawned).is_err(), "an intra-communicator");
+        assert!(members(2, &[NO_RANK as i64, 0, 1]).is_err(), "in the local group");
+        assert!(members(1, &[0, 2]).is_err(), "beyond the world");
     }
 }

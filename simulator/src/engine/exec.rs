@@ -28,12 +28,8 @@ impl<S: TraceSource> Sim<'_, S> {
             Op::Other { .. } => Ok(Flow::Done(at + self.scaled_dur(t))),
             Op::CommCreate { comm: COMM_NULL, .. } => Ok(Flow::Done(at)),
             Op::CommCreate { comm, split, .. } => {
-                let members = CommDef::members_from_list(&self.tasks[t as usize].rec.list);
-                let def = CommDef { id: comm, members, split };
-                def.check(self.tasks.len() as u32).map_err(bad)?;
-                if def.members[..split as usize].contains(&OUTSIDE_JOB) {
-                    return Err(bad(format!("communicator {comm}: its local group lists processes outside the job")));
-                }
+                let tasks = self.tasks.len() as u32;
+                let def = CommDef::from_record(comm, split, &self.tasks[t as usize].rec.list, tasks).map_err(bad)?;
                 self.comms.insert(comm, &def.members, split);
                 Ok(Flow::Done(at))
             }

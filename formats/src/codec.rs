@@ -203,11 +203,12 @@ pub(crate) fn decode_parts(
             let func = CommFn::from_code(fc).ok_or_else(|| invalid(format!("unknown comm constructor {fc}")))?;
             let (parent, comm) = (r.u32()?, r.u32()?);
             r.delta_list(&mut rec.list)?;
-            let split = if flags & COMM_INTER != 0 { r.u32()? } else { 0 };
-            if flags & COMM_INTER != 0 && (split == 0 || split as usize >= rec.list.len()) {
+            let split = if flags & COMM_INTER == 0 { 0 } else { r.u32()? };
+            // both groups of an intercommunicator have members
+            if flags & COMM_INTER != 0 && !(1..rec.list.len()).contains(&(split as usize)) {
+                let n = rec.list.len();
                 return Err(invalid(format!(
-                    "intercommunicator {comm}: local group of {split} in a member list of {}",
-                    rec.list.len()
+                    "intercommunicator {comm}: local group of {split} in a member list of {n}"
                 )));
             }
             Op::CommCreate { func, parent, comm, split }

@@ -135,15 +135,24 @@ fn list_models() {
     }
 }
 
-fn check(path: &Path, set: &[String]) -> Result<()> {
+/// Loads a machine file; warns when psins-calibrate flagged its figures as measured on a noisy host.
+fn load_machine(path: &Path, set: &[String]) -> Result<Machine> {
     let m = Machine::load(path, set)?;
+    if let Some(why) = m.calibrated.as_ref().and_then(|c| c.noisy.as_deref()) {
+        eprintln!("psins-sim: warning: {}: calibrated on a noisy host ({why}); predictions may be off", path.display());
+    }
+    Ok(m)
+}
+
+fn check(path: &Path, set: &[String]) -> Result<()> {
+    let m = load_machine(path, set)?;
     model::build(&m).map_err(|msg| SimError::Config { path: path.to_path_buf(), msg })?;
     print!("{}", m.effective());
     Ok(())
 }
 
 fn synth(a: &SynthArgs) -> Result<()> {
-    let m = Machine::load(&a.machine, &a.set)?;
+    let m = load_machine(&a.machine, &a.set)?;
     let req = psins_sim::torus_synth::SynthRequest {
         pattern: a.pattern.clone(),
         load: a.load,
@@ -162,7 +171,7 @@ fn run(a: &RunArgs) -> Result<()> {
         .as_deref()
         .ok_or_else(|| SimError::Usage("missing TRACE (a .psins file or a gen: spec); see --help".into()))?;
     let machine = a.machine.as_deref().ok_or_else(|| SimError::Usage("missing --machine FILE; see --help".into()))?;
-    let m = Machine::load(machine, &a.set)?;
+    let m = load_machine(machine, &a.set)?;
     let timeline = match &a.timeline {
         Some(p) => Some(Timeline::create(p, a.timeline_ranks.as_deref(), a.timeline_window.as_deref())?),
         None => None,

@@ -1,9 +1,9 @@
 //! From the file as written to the resolved [`Machine`] (defaults, cross-field checks), and
 //! back to TOML for `psins-sim check`.
 
-use super::file::{CollMode, MachineFile, MappingKind};
-use super::{coll_key, default_shape, CpuRatios, Link, Machine, Shape};
-use crate::units::{fmt_bandwidth, fmt_bytes, fmt_time};
+use super::file::{BandSection, CollMode, MachineFile, MappingKind};
+use super::{coll_key, default_shape, Band, CpuRatios, Link, Machine, Overhead, Shape};
+use crate::units::{fmt_bandwidth, fmt_bytes, fmt_time, Bandwidth, Time};
 use psins_formats::Coll;
 use psins_torus::TorusConfig;
 use std::fmt::Write;
@@ -35,8 +35,11 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         (_, None) => Vec::new(),
     };
     let cpu = cpu_ratios(&f)?;
-    let inter = Link { latency: f.network.latency.0, bandwidth: f.network.bandwidth.0 };
-    let intra = f.intra.as_ref().map(|l| Link { latency: l.latency.0, bandwidth: l.bandwidth.0 }).unwrap_or(inter);
+    let inter = link("network", f.network.latency, f.network.bandwidth, &f.network.band)?;
+    let intra = match &f.intra {
+        Some(l) => link("intra", l.latency, l.bandwidth, &l.band)?,
+        None => inter,
+    };
     let mut shapes = Vec::new();
     for (name, s) in &f.mpi.collective_shape {
         let c = Coll::ALL
@@ -77,7 +80,64 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         out_links: count(n.out_links, "out_links")?,
         calibration,
         torus: torus_config(&f)?,
+        calibrated: f.calibrated.clone(),
     })
+}
+
+/// A path's cost from its section: `[[SECTION.band]]` entries, or one band of the section's
+/// latency and bandwidth.
+fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection]) -> Result<Link, String> {
+    if bands.is_empty() {
+        return Ok(Link::new(latency.0, bandwidth.0));
+    }
+    let rate = |r: Option<Bandwidth>, i: usize, key: &str| match r {
+        None => Ok(0.0),
+        Some(Bandwidth(b)) if b > 0.0 => Ok(1e12 / b),
+        Some(_) => Err(format!("[[{section}.band]] #{}: {key} must be positive", i + 1)),
+    };
+    let mut out = Vec::with_capacity(bands.len());
+    for (i, b) in bands.iter().enumerate() {
+        let last = i + 1 == bands.len();
+        let upto = match (b.upto, last) {
+            (Some(u), false) => u.0,
+            (None, true) => u64::MAX,
+            (None, false) => {
+                return Err(format!("[[{section}.band]] #{}: every band but the last needs `upto`", i + 1))
+            }
+            (Some(u), true) => return Err(format!(
+                "[[{section}.band]] #{}: the last band covers every larger message, so it takes no `upto` (found {u})",
+                i + 1
+            )),
+        };
+        out.push(Band {
+            upto,
+            latency: b.latency.unwrap_or(latency).0,
+            bandwidth: b.bandwidth.unwrap_or(bandwidth).0,
+            send: Overhead { fixed: b.send_overhead.map_or(0, |t| t.0), per_byte: rate(b.send_rate, i, "send_rate")? },
+            recv: Overhead { fixed: b.recv_overhead.map_or(0, |t| t.0), per_byte: rate(b.recv_rate, i, "recv_rate")? },
+        });
+    }
+    Link::with_bands(latency.0, &out).map_err(|e| format!("[[{section}.band]]: {e}"))
+}
+
+/// `[[SECTION.band]]` entries as TOML, when the link has more than latency and bandwidth.
+fn print_bands(s: &mut String, section: &str, l: &Link) {
+    if l.is_plain() {
+        return;
+    }
+    for b in l.bands() {
+        let _ = writeln!(s, "[[{section}.band]]");
+        if b.upto != u64::MAX {
+            let _ = writeln!(s, "upto = \"{}\"", fmt_bytes(b.upto));
+        }
+        let _ = writeln!(s, "latency = \"{}\"\nbandwidth = \"{}\"", fmt_time(b.latency), fmt_bandwidth(b.bandwidth));
+        for (name, o) in [("send", b.send), ("recv", b.recv)] {
+            let _ = writeln!(s, "{name}_overhead = \"{}\"", fmt_time(o.fixed));
+            if o.per_byte > 0.0 {
+                let _ = writeln!(s, "{name}_rate = \"{}\"", fmt_bandwidth(1e12 / o.per_byte));
+            }
+        }
+    }
 }
 
 /// `[network.torus]` (defaults when the model is `torus` and the section is absent). The
@@ -168,6 +228,7 @@ pub fn print(m: &Machine) -> String {
         fmt_time(m.intra.latency),
         fmt_bandwidth(m.intra.bandwidth)
     );
+    print_bands(&mut s, "intra", &m.intra);
     let mode = match m.collectives {
         CollMode::Analytic => "analytic",
         CollMode::Expanded => "expanded",
@@ -197,9 +258,23 @@ pub fn print(m: &Machine) -> String {
     if let Some(c) = &m.calibration {
         let _ = writeln!(s, "calibration = {:?}", c.display().to_string());
     }
+    print_bands(&mut s, "network", &m.inter);
     if let Some(t) = &m.torus {
         super::torus::print(&mut s, t);
     }
     let _ = default_shape; // shapes not listed fall back to these defaults
+    if let Some(c) = &m.calibrated {
+        let _ = writeln!(s, "\n[calibrated]");
+        let fields = [("by", &c.by), ("at", &c.at), ("host", &c.host), ("launcher", &c.launcher)];
+        let more = [("mpi_library", &c.mpi_library), ("buffers", &c.buffers), ("noisy", &c.noisy)];
+        for (k, v) in fields.iter().chain(more.iter()) {
+            if let Some(v) = v {
+                let _ = writeln!(s, "{k} = {v:?}");
+            }
+        }
+        if let Some(n) = c.trials {
+            let _ = writeln!(s, "trials = {n}");
+        }
+    }
     s
 }

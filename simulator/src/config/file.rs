@@ -13,6 +13,23 @@ pub struct MachineFile {
     #[serde(default)]
     pub mpi: MpiSection,
     pub network: NetworkSection,
+    /// Written by psins-calibrate: when, where and how the figures were measured.
+    pub calibrated: Option<CalibratedSection>,
+}
+
+/// `[calibrated]`: the provenance psins-calibrate writes. `noisy` says why the figures are not
+/// to be trusted (psins-sim warns when it is set).
+#[derive(Debug, Deserialize, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CalibratedSection {
+    pub by: Option<String>,
+    pub at: Option<String>,
+    pub host: Option<String>,
+    pub launcher: Option<String>,
+    pub mpi_library: Option<String>,
+    pub buffers: Option<String>,
+    pub trials: Option<u32>,
+    pub noisy: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -110,6 +127,25 @@ pub fn parse_ranges(s: &str) -> Result<Vec<u32>, String> {
 pub struct LinkSection {
     pub latency: Time,
     pub bandwidth: Bandwidth,
+    #[serde(default)]
+    pub band: Vec<BandSection>,
+}
+
+/// `[[network.band]]` / `[[intra.band]]`: the costs of messages up to `upto` bytes (the last
+/// band has no `upto`). A missing latency or bandwidth is the section's; missing overheads
+/// are 0. See `config/link.rs` for the formulas.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct BandSection {
+    pub upto: Option<Bytes>,
+    pub latency: Option<Time>,
+    pub bandwidth: Option<Bandwidth>,
+    /// o_s = send_overhead + bytes / send_rate.
+    pub send_overhead: Option<Time>,
+    pub send_rate: Option<Bandwidth>,
+    /// o_r = recv_overhead + bytes / recv_rate.
+    pub recv_overhead: Option<Time>,
+    pub recv_rate: Option<Bandwidth>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -146,6 +182,9 @@ pub struct NetworkSection {
     pub model: String,
     pub latency: Time,
     pub bandwidth: Bandwidth,
+    /// Size-dependent costs and per-message overheads (`[[network.band]]`).
+    #[serde(default)]
+    pub band: Vec<BandSection>,
     /// `bus`, `pmac`: number of global buses.
     pub buses: Option<u32>,
     /// `inlink`, `pmac`: incoming links per node.

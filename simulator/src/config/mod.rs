@@ -3,38 +3,18 @@
 
 mod effective;
 pub mod file;
+mod link;
 mod overrides;
 pub mod torus;
 
 pub use file::{CollMode, MappingKind};
+pub use link::{Band, Link, Overhead, MAX_BANDS};
 
 use crate::error::{Result, SimError};
 use crate::units::Ps;
 use file::MachineFile;
 use psins_formats::Coll;
 use std::path::{Path, PathBuf};
-
-/// Latency and bandwidth of one kind of path.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Link {
-    pub latency: Ps,
-    /// Bytes per second.
-    pub bandwidth: f64,
-}
-
-impl Link {
-    /// Picoseconds to serialise `bytes` at this link's bandwidth.
-    #[inline]
-    pub fn transfer(&self, bytes: u64) -> Ps {
-        // +0.5 and truncate: round-half-up without a libm call on the hot path.
-        (bytes as f64 * (1e12 / self.bandwidth) + 0.5) as Ps
-    }
-    /// Latency plus transfer: the uncontended delivery delay.
-    #[inline]
-    pub fn delay(&self, bytes: u64) -> Ps {
-        self.latency + self.transfer(bytes)
-    }
-}
 
 /// How an analytic collective's time grows with the number of participants P.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -159,6 +139,8 @@ pub struct Machine {
     pub calibration: Option<PathBuf>,
     /// `[network.torus]`, resolved when the model is `torus` or the section is present.
     pub torus: Option<psins_torus::TorusConfig>,
+    /// `[calibrated]`: how psins-calibrate measured this machine, when it did.
+    pub calibrated: Option<file::CalibratedSection>,
 }
 
 impl Machine {

@@ -42,8 +42,8 @@ impl<S: TraceSource> Sim<'_, S> {
             Op::Isend { mode, peer, tag, bytes, comm, req } => {
                 let Some(dst) = self.peer(t, comm, peer).map_err(bad)? else { return Ok(self.null_req(t, req, at)) };
                 let h = self.tasks[t as usize].add_req(req, ReqKind::Send);
-                self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h) }, at);
-                Ok(Flow::Done(at))
+                let free = self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h) }, at);
+                Ok(Flow::Done(free))
             }
             Op::Recv { peer, tag, comm, .. } => {
                 let Some(src) = self.source(t, comm, peer).map_err(bad)? else { return Ok(Flow::Done(at)) };
@@ -77,17 +77,16 @@ impl<S: TraceSource> Sim<'_, S> {
                 let args = Persistent { send: false, mode: SendMode::Standard, peer, tag, bytes, comm };
                 Ok(self.persistent(t, req, args, at))
             }
-            Op::Start { req } => {
-                self.start(t, req, at)?;
-                Ok(Flow::Done(at))
-            }
+            Op::Start { req } => Ok(Flow::Done(self.start(t, req, at)?)),
             Op::Startall => {
+                // Each send's overhead keeps the CPU, so the next request starts after it.
                 let list = std::mem::take(&mut self.tasks[t as usize].rec.list);
+                let mut free = at;
                 for &req in &list {
-                    self.start(t, req as u32, at)?;
+                    free = self.start(t, req as u32, free)?;
                 }
                 self.tasks[t as usize].rec.list = list;
-                Ok(Flow::Done(at))
+                Ok(Flow::Done(free))
             }
             Op::RequestFree { req } => {
                 let task = &mut self.tasks[t as usize];
@@ -197,8 +196,8 @@ impl<S: TraceSource> Sim<'_, S> {
         Flow::Done(at)
     }
 
-    /// Starts persistent request `req`.
-    fn start(&mut self, t: u32, req: u32, at: Ps) -> Result<()> {
+    /// Starts persistent request `req`; returns when the CPU is free (after a send's o_s).
+    fn start(&mut self, t: u32, req: u32, at: Ps) -> Result<Ps> {
         let task = &mut self.tasks[t as usize];
         let index = task.index;
         let r = task.reqs.iter_mut().rev().find(|r| r.id == req && r.kind == ReqKind::Persistent).ok_or_else(|| {
@@ -221,18 +220,17 @@ impl<S: TraceSource> Sim<'_, S> {
                     mode: p.mode,
                     r: Ref::Req(h),
                 };
-                self.post_send(t, a, at);
-            } else {
-                self.complete(t, Ref::Req(h), at, at);
+                return Ok(self.post_send(t, a, at));
             }
-            return Ok(());
+            self.complete(t, Ref::Req(h), at, at);
+            return Ok(at);
         }
         let (peer, tag) = self.resolve_wildcard(t, p.peer, p.tag, req)?;
         match self.source(t, p.comm, peer).map_err(bad)? {
             Some(src) => self.post_recv(t, Posted { src, tag, comm: p.comm, coll: false, r: Ref::Req(h), at }),
             None => self.complete(t, Ref::Req(h), at, at),
         }
-        Ok(())
+        Ok(at)
     }
 
     fn exec_probe(&mut self, t: u32, peer: i32, tag: i32, comm: u32, flags: u8, at: Ps) -> Result<Flow, Bad> {

@@ -4,14 +4,18 @@
 //! simulated time) or when a receive is posted, whichever is later; queues are scanned in
 //! order, so matching is FIFO and non-overtaking per (communicator, source, tag).
 //!
-//! Protocols, with L0 the path latency:
-//! - eager (standard/ready sends up to the threshold, buffered sends): data leaves at once,
-//!   the send completes at once, the receive completes at max(delivery, receive posted);
+//! Protocols, with L0 the path's control latency, o_s and o_r the path's sender and receiver
+//! overheads for the message's size (config/link.rs), t_s the send posted:
+//! - eager (standard/ready sends up to the threshold, buffered sends): data leaves at
+//!   t_s + o_s, the send completes then, the receive completes at
+//!   max(delivery, receive posted) + o_r;
 //! - synchronous eager (synchronous sends up to the threshold): as eager, but the send
-//!   completes at max(delivery, receive posted) + L0 (the receiver's acknowledgement);
-//! - rendezvous (above the threshold): data leaves at max(send + L0, receive posted) + L0
-//!   (request-to-send, clear-to-send; without the handshake: max(send, receive)), both sides
-//!   complete at delivery.
+//!   completes one L0 after the receive (the receiver's acknowledgement);
+//! - rendezvous (above the threshold): data leaves at max(t_s + o_s + L0, receive posted) + L0
+//!   (request-to-send, clear-to-send; without the handshake: max(t_s + o_s, receive)), the
+//!   send completes at delivery, the receive at delivery + o_r.
+//!
+//! The sending call itself is busy until t_s + o_s ([`Sim::post_send`] returns that time).
 
 use super::task::{Posted, Ref, ANY, UNKNOWN};
 use super::{Ev, Sim};
@@ -37,8 +41,12 @@ pub struct Msg {
     pub bytes: u64,
     pub proto: Proto,
     pub sent_at: Ps,
+    /// t_s + o_s: when the data (eager) or the request-to-send (rendezvous) can leave.
+    pub ready_at: Ps,
     /// Control-message latency of the path (handshakes, acknowledgements).
     pub l0: Ps,
+    /// o_r: the receiver's overhead once the data is there.
+    pub o_r: Ps,
     pub send_ref: Ref,
     pub recv_ref: Ref,
     /// When the matching receive was posted (UNKNOWN until matched).
@@ -102,10 +110,12 @@ fn fits(p: &Posted, m: &Msg) -> bool {
 }
 
 impl<S: TraceSource> Sim<'_, S> {
-    /// Posts a send from `t` at `now`.
-    pub(super) fn post_send(&mut self, t: u32, a: SendArgs, now: Ps) {
+    /// Posts a send from `t` at `now`; returns when the sending CPU is free again (now + o_s).
+    pub(super) fn post_send(&mut self, t: u32, a: SendArgs, now: Ps) -> Ps {
         let intra = self.node[t as usize] == self.node[a.dst as usize];
-        let l0 = if intra { self.m.intra.latency } else { self.m.inter.latency };
+        let link = if intra { &self.m.intra } else { &self.m.inter };
+        let (l0, o_r) = (link.latency, link.recv_overhead(a.bytes));
+        let ready = now + link.send_overhead(a.bytes);
         let small = a.bytes <= self.m.eager_threshold;
         let proto = match a.mode {
             SendMode::Buffered => Proto::Eager,
@@ -122,7 +132,9 @@ impl<S: TraceSource> Sim<'_, S> {
             bytes: a.bytes,
             proto,
             sent_at: now,
+            ready_at: ready,
             l0,
+            o_r,
             send_ref: a.r,
             recv_ref: Ref::None,
             matched_at: UNKNOWN,
@@ -131,10 +143,15 @@ impl<S: TraceSource> Sim<'_, S> {
         };
         let id = self.msgs.alloc(msg);
         if proto != Proto::Rendezvous {
-            self.inject(id, now);
+            if ready == now {
+                self.inject(id, now);
+            } else {
+                // Models see messages in time order, so a later departure is an event.
+                self.q.push(ready, Ev::Inject(id));
+            }
         }
         if proto == Proto::Eager {
-            self.complete(t, a.r, now, now);
+            self.complete(t, a.r, ready, now);
         }
         let dst = &mut self.tasks[a.dst as usize];
         let m = self.msgs.get(id);
@@ -148,6 +165,7 @@ impl<S: TraceSource> Sim<'_, S> {
                 self.probe_wake(a.dst, id, now);
             }
         }
+        ready
     }
 
     /// Posts receive `p` (source a world rank or ANY, posted at `p.at`) on `t`.
@@ -170,7 +188,8 @@ impl<S: TraceSource> Sim<'_, S> {
         m.recv_ref = r;
         m.matched_at = tr;
         if m.proto == Proto::Rendezvous {
-            let start = if self.m.rendezvous_handshake { (m.sent_at + m.l0).max(tr) + m.l0 } else { m.sent_at.max(tr) };
+            let start =
+                if self.m.rendezvous_handshake { (m.ready_at + m.l0).max(tr) + m.l0 } else { m.ready_at.max(tr) };
             self.q.push(start, Ev::Inject(id));
         } else if m.delivered_at != UNKNOWN {
             self.settle(id);
@@ -211,7 +230,7 @@ impl<S: TraceSource> Sim<'_, S> {
     fn settle(&mut self, id: MsgId) {
         let m = *self.msgs.get(id);
         let (td, tr) = (m.delivered_at, m.matched_at);
-        let recv_done = td.max(tr);
+        let recv_done = td.max(tr) + m.o_r;
         self.complete(m.dst, m.recv_ref, recv_done, m.sent_at);
         match m.proto {
             Proto::Eager => {}
@@ -244,9 +263,9 @@ impl<S: TraceSource> Sim<'_, S> {
     fn envelope_at(&self, id: MsgId) -> Ps {
         let m = self.msgs.get(id);
         match m.proto {
-            Proto::Rendezvous => m.sent_at + m.l0,
+            Proto::Rendezvous => m.ready_at + m.l0,
             _ if m.delivered_at != UNKNOWN => m.delivered_at,
-            _ => m.sent_at + m.l0,
+            _ => m.ready_at + m.l0,
         }
     }
 

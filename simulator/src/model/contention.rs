@@ -94,7 +94,7 @@ impl NetworkModel for Contention {
             self.delayed += 1;
             self.delay_ps += (start - msg.ready) as u128;
         }
-        Some(start + self.link.latency + transfer)
+        Some(start + self.link.wire_latency(msg.bytes) + transfer)
     }
 
     fn collective(&mut self, c: &CollCall) -> Ps {

@@ -154,7 +154,7 @@ impl NetworkModel for Pmac {
         let load = all.max(out).max(inn).max(1.0);
         self.max_load = self.max_load.max(load);
         let transfer = (self.link.transfer(msg.bytes) as f64 * load).round() as Ps;
-        let end = msg.ready + self.link.latency + transfer;
+        let end = msg.ready + self.link.wire_latency(msg.bytes) + transfer;
         self.in_flight.push(Reverse((end, msg.src_node, msg.dst_node)));
         self.out_count[s] += 1;
         self.in_count[d] += 1;

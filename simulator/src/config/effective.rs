@@ -104,10 +104,12 @@ fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection
             (None, false) => {
                 return Err(format!("[[{section}.band]] #{}: every band but the last needs `upto`", i + 1))
             }
-            (Some(u), true) => return Err(format!(
+            (Some(u), true) => {
+                return Err(format!(
                 "[[{section}.band]] #{}: the last band covers every larger message, so it takes no `upto` (found {u})",
                 i + 1
-            )),
+            ))
+            }
         };
         out.push(Band {
             upto,

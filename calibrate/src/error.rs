@@ -1,0 +1,31 @@
+//! What can go wrong, typed, each with the exit code it maps to (docs/calibrate.md).
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum Error {
+    /// The launcher could not be started or the worker failed under it.
+    #[error("launcher: {0}")]
+    Launcher(String),
+    /// The worker's output cannot be read.
+    #[error("worker output: {0}")]
+    Worker(String),
+    /// The ranks were placed so that nothing meaningful can be measured.
+    #[error("placement: {0}")]
+    Placement(String),
+    /// Figures that cannot all be true at once.
+    #[error("contradictory figures: {0}")]
+    Contradiction(String),
+    /// The host was too noisy; `--allow-noisy` writes a flagged file instead.
+    #[error("too noisy to calibrate: {0} (rerun on an idle host, raise --max-spread, or write a flagged file with --allow-noisy)")]
+    Noisy(String),
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+}
+
+impl Error {
+    /// 1 for every failure; clap's usage errors exit 2.
+    pub fn exit_code(&self) -> i32 {
+        1
+    }
+}

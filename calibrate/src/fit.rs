@@ -1,0 +1,415 @@
+//! From repeated measurements to a size-banded LogGP model (docs/models.md, "Per-message
+//! costs"): medians and spreads, the noise verdict, the consistency checks, and the per-band
+//! fits that psins-sim's `[[network.band]]` reads.
+//!
+//! The model the simulator replays is, for an eager message of S bytes,
+//! half round trip = o_s(S) + L(S) + S / B(S) + o_r(S), and for a rendezvous one
+//! o_s(S) + 2·L0 (handshake) + L(S) + S / B(S) + o_r(S). The worker measures the half round
+//! trip, o_s (time inside MPI_Isend) and o_r (an MPI_Recv of an arrived message), so the wire
+//! is what is left: that is what the bands fit, and why the calibrated model reproduces the
+//! measured ping-pong at every measured size.
+
+use crate::error::Error;
+use crate::samples::{Samples, Trials};
+
+/// Median of the trials and their spread: interquartile range over the median.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Figure {
+    pub median: f64,
+    pub spread: f64,
+}
+
+pub fn figure(t: &Trials) -> Figure {
+    let mut v = t.clone();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
+    let (q1, q3) = (v[n / 4], v[(3 * n) / 4].max(v[n / 4]));
+    let spread = if median > 0.0 { (q3 - q1) / median } else { 0.0 };
+    Figure { median, spread }
+}
+
+/// One fitted band, in seconds and bytes per second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BandFit {
+    /// Largest size in the band (None: unbounded).
+    pub upto: Option<u64>,
+    pub latency: f64,
+    pub bandwidth: f64,
+    pub send_overhead: f64,
+    /// Bytes per second of the per-byte part of o_s (None: constant).
+    pub send_rate: Option<f64>,
+    pub recv_overhead: f64,
+    pub recv_rate: Option<f64>,
+}
+
+#[derive(Debug)]
+pub struct Calibration {
+    /// Control latency L0 (seconds): the wire time of an empty message.
+    pub latency: f64,
+    pub bands: Vec<BandFit>,
+    /// Largest message sent eagerly (None: every size measured was eager).
+    pub eager_threshold: Option<u64>,
+    pub memcpy_bandwidth: f64,
+    /// (size, median half round trip, spread) of the buffers used, for the file's comments.
+    pub pingpong: Vec<(u64, Figure)>,
+    /// The same for the other kind of buffers.
+    pub pingpong_other: Vec<(u64, Figure)>,
+    /// Why the figures are not to be trusted, if they are not.
+    pub noisy: Option<String>,
+}
+
+pub struct FitOptions<'a> {
+    pub buffers: &'a str,
+    /// Largest acceptable spread of a key figure (fraction).
+    pub max_spread: f64,
+    /// Fit a noisy host's figures anyway (flagged) instead of refusing.
+    pub allow_noisy: bool,
+}
+
+/// A 0-byte half round trip above this on one host means the ranks waited for cores.
+const BUSY_LATENCY: f64 = 100e-6;
+
+pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
+    let other = if o.buffers == "cold" { "warm" } else { "cold" };
+    let series = |m: &std::collections::BTreeMap<(String, u64), Trials>, b: &str| -> Vec<(u64, Figure)> {
+        m.iter().filter(|((k, _), _)| k == b).map(|((_, size), t)| (*size, figure(t))).collect()
+    };
+    let pp = series(&s.pingpong, o.buffers);
+    // The overheads are single calls between two clock reads: take the clock's own cost out.
+    let less_timer = |v: Vec<(u64, Figure)>| -> Vec<(u64, Figure)> {
+        v.into_iter().map(|(b, f)| (b, Figure { median: (f.median - s.timer_overhead).max(0.0), ..f })).collect()
+    };
+    let os = less_timer(series(&s.send_overhead, o.buffers));
+    let or = less_timer(series(&s.recv_overhead, o.buffers));
+    if pp.len() < 4 || os.len() != pp.len() || or.len() != pp.len() {
+        return Err(Error::Worker(format!(
+            "{} ping-pong sizes with {} buffers and {} / {} overhead sizes: expected at least 4, all alike",
+            pp.len(),
+            o.buffers,
+            os.len(),
+            or.len()
+        )));
+    }
+    if s.memcpy.is_empty() {
+        return Err(Error::Worker("no memcpy measurement".into()));
+    }
+    let memcpy_bandwidth = s.memcpy_bytes as f64 / figure(&s.memcpy).median;
+    let eager_threshold = eager(&s.eager)?;
+    let noisy = noise(s, &pp, o.max_spread);
+    match &noisy {
+        Some(why) if !o.allow_noisy => return Err(Error::Noisy(why.clone())),
+        Some(_) => {}
+        // On a noisy host the contradictions below are the noise's doing; it is named instead.
+        None => contradictions(&pp, memcpy_bandwidth)?,
+    }
+
+    // Wire time per size: what the overheads (and the handshake) leave of the half round trip.
+    // Above the eager threshold the receive of an "arrived" message includes the transfer, so
+    // o_r is the largest eager size's.
+    let is_eager = |b: u64| eager_threshold.map_or(true, |e| b <= e);
+    let or_eager = or.iter().rev().find(|(b, _)| is_eager(*b)).map_or(0.0, |(_, f)| f.median);
+    let o_r = |i: usize| if is_eager(or[i].0) { or[i].1.median } else { or_eager };
+    let l0 = (pp[0].1.median - os[0].1.median - o_r(0)).max(0.0);
+    let mut wire = Vec::new();
+    for (i, &(b, f)) in pp.iter().enumerate() {
+        let handshake = if is_eager(b) { 0.0 } else { 2.0 * l0 };
+        let w = f.median - os[i].1.median - o_r(i) - handshake;
+        if w < 0.0 && noisy.is_none() {
+            return Err(Error::Contradiction(format!(
+                "at {b} bytes the overheads (o_s {:.3} us + o_r {:.3} us) exceed the half round trip {:.3} us",
+                os[i].1.median * 1e6,
+                o_r(i) * 1e6,
+                f.median * 1e6
+            )));
+        }
+        wire.push((b, w.max(0.0)));
+    }
+
+    let sizes: Vec<u64> = pp.iter().map(|p| p.0).collect();
+    let edges = band_edges(eager_threshold, &sizes);
+    let mut bands = Vec::new();
+    let mut lo = 0u64;
+    for (k, &hi) in edges.iter().enumerate() {
+        let last = k + 1 == edges.len();
+        let inside = |b: u64| (k == 0 || b > lo) && (last || b <= hi);
+        let pts: Vec<(f64, f64)> = wire.iter().filter(|p| inside(p.0)).map(|&(b, w)| (b as f64, w)).collect();
+        let ospts: Vec<(f64, f64)> = os.iter().filter(|p| inside(p.0)).map(|&(b, f)| (b as f64, f.median)).collect();
+        let orpts: Vec<(f64, f64)> =
+            (0..or.len()).filter(|&i| inside(or[i].0)).map(|i| (or[i].0 as f64, o_r(i))).collect();
+        if pts.is_empty() {
+            continue;
+        }
+        let (lat, per_byte) = line(&pts);
+        // A band of small messages can have a flat or noisy slope; the wire is never faster
+        // than a memory copy.
+        let per_byte = per_byte.max(1.0 / memcpy_bandwidth);
+        let top = pts.last().map_or(0.0, |p| p.0);
+        let (so, sr) = overhead(&ospts, top);
+        let (ro, rr) = overhead(&orpts, top);
+        bands.push(BandFit {
+            upto: if last { None } else { Some(hi) },
+            latency: lat.max(0.0),
+            bandwidth: 1.0 / per_byte,
+            send_overhead: so,
+            send_rate: sr,
+            recv_overhead: ro,
+            recv_rate: rr,
+        });
+        lo = hi;
+    }
+    if let Some(last) = bands.last_mut() {
+        last.upto = None;
+    }
+    let pingpong_other = series(&s.pingpong, other);
+    Ok(Calibration { latency: l0, bands, eager_threshold, memcpy_bandwidth, pingpong: pp, pingpong_other, noisy })
+}
+
+/// Band upper bounds: small messages (≤ 1 KiB, latency-bound), the rest of the eager range,
+/// rendezvous messages that fit in a cache (≤ 1 MiB), and everything larger. A band needs
+/// two measured sizes to fit a line: one with fewer joins the band below it.
+fn band_edges(eager: Option<u64>, sizes: &[u64]) -> Vec<u64> {
+    let mut e = vec![1024];
+    if let Some(t) = eager {
+        if t > 1024 {
+            e.push(t);
+        }
+    }
+    if e.last().is_some_and(|&l| l < 1 << 20) {
+        e.push(1 << 20);
+    }
+    e.push(u64::MAX);
+    let count = |lo: u64, hi: u64| sizes.iter().filter(|&&b| b > lo && b <= hi).count();
+    let mut out: Vec<u64> = Vec::new();
+    for (i, &hi) in e.iter().enumerate() {
+        let lo = out.last().copied().unwrap_or(0);
+        let n = if i == 0 { sizes.iter().filter(|&&b| b <= hi).count() } else { count(lo, hi) };
+        match out.last_mut() {
+            // Too few sizes here: the band below grows to cover them.
+            Some(prev) if n < 2 => *prev = hi,
+            _ => out.push(hi),
+        }
+    }
+    out
+}
+
+/// An overhead's constant and rate: a per-byte part that adds under 2 % at the band's largest
+/// size is noise, and left out.
+fn overhead(p: &[(f64, f64)], top: f64) -> (f64, Option<f64>) {
+    let (a, b) = line(p);
+    if b * top < 0.02 * a.max(1e-9) {
+        let mean = p.iter().map(|q| q.1).sum::<f64>() / p.len() as f64;
+        return (mean.max(0.0), None);
+    }
+    (a.max(0.0), Some(1.0 / b))
+}
+
+/// Least-squares line y = a + b·x, with b ≥ 0 (a negative slope is noise: b = 0, a = mean).
+fn line(p: &[(f64, f64)]) -> (f64, f64) {
+    let n = p.len() as f64;
+    let (mx, my) = (p.iter().map(|q| q.0).sum::<f64>() / n, p.iter().map(|q| q.1).sum::<f64>() / n);
+    let sxx: f64 = p.iter().map(|q| (q.0 - mx).powi(2)).sum();
+    let sxy: f64 = p.iter().map(|q| (q.0 - mx) * (q.1 - my)).sum();
+    if sxx == 0.0 || sxy <= 0.0 {
+        return (my, 0.0);
+    }
+    let b = sxy / sxx;
+    let a = my - b * mx;
+    if a < 0.0 {
+        // Keep the line through the data with a non-negative intercept: fit the slope through
+        // the origin instead.
+        let sxy0: f64 = p.iter().map(|q| q.0 * q.1).sum();
+        let sxx0: f64 = p.iter().map(|q| q.0 * q.0).sum();
+        return (0.0, sxy0 / sxx0);
+    }
+    (a, b)
+}
+
+/// The largest size that did not block, if some size blocked.
+fn eager(probes: &[(u64, bool)]) -> Result<Option<u64>, Error> {
+    let blocked = probes.iter().filter(|p| p.1).map(|p| p.0).min();
+    let Some(b) = blocked else { return Ok(None) };
+    let lo = probes.iter().filter(|p| !p.1 && p.0 < b).map(|p| p.0).max().unwrap_or(0);
+    if probes.iter().any(|p| !p.1 && p.0 > b) {
+        return Err(Error::Contradiction(format!(
+            "the eager probe blocked at {b} bytes but not at a larger size: the host is too noisy to tell the protocols apart"
+        )));
+    }
+    Ok(Some(lo))
+}
+
+/// Why the figures should not be trusted, if they should not.
+fn noise(s: &Samples, pp: &[(u64, Figure)], max_spread: f64) -> Option<String> {
+    let one_host = s.ranks.len() >= 2 && s.ranks[0].host == s.ranks[1].host;
+    if one_host && pp[0].1.median > BUSY_LATENCY {
+        return Some(format!(
+            "0-byte half round trip {:.0} us on one host: the ranks waited for cores",
+            pp[0].1.median * 1e6
+        ));
+    }
+    let worst = pp.iter().max_by(|a, b| a.1.spread.total_cmp(&b.1.spread))?;
+    (worst.1.spread > max_spread).then(|| {
+        format!(
+            "the ping-pong at {} bytes has a spread of {:.0} % over its trials (allowed {:.0} %)",
+            worst.0,
+            worst.1.spread * 100.0,
+            max_spread * 100.0
+        )
+    })
+}
+
+fn contradictions(pp: &[(u64, Figure)], memcpy_bandwidth: f64) -> Result<(), Error> {
+    let at = |b: u64| pp.iter().find(|p| p.0 == b).map(|p| p.1.median);
+    if let (Some(l0), Some(l1)) = (at(0), at(1)) {
+        // Allow for timer noise, not for an empty message taking clearly longer than one byte.
+        if l0 > 1.25 * l1 + 50e-9 {
+            return Err(Error::Contradiction(format!(
+                "the 0-byte latency ({:.3} us) is above the 1-byte time ({:.3} us)",
+                l0 * 1e6,
+                l1 * 1e6
+            )));
+        }
+    }
+    // Between the two largest sizes the slope is the bandwidth a large transfer gets.
+    if let [.., a, b] = pp {
+        let dt = b.1.median - a.1.median;
+        if dt > 0.0 {
+            let bw = (b.0 - a.0) as f64 / dt;
+            if bw > 2.0 * memcpy_bandwidth {
+                return Err(Error::Contradiction(format!(
+                    "bandwidth {:.2} GB/s between {} and {} bytes is beyond twice the memory copy bandwidth {:.2} GB/s",
+                    bw / 1e9,
+                    a.0,
+                    b.0,
+                    memcpy_bandwidth / 1e9
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_spread() {
+        let f = figure(&vec![1.0, 2.0, 3.0, 4.0, 100.0]);
+        assert_eq!(f.median, 3.0);
+        assert_eq!(f.spread, (4.0 - 2.0) / 3.0);
+        assert_eq!(figure(&vec![5.0]).spread, 0.0);
+    }
+
+    #[test]
+    fn line_fits_exact_points_and_refuses_negative_slopes() {
+        let (a, b) = line(&[(0.0, 1.0), (10.0, 2.0), (20.0, 3.0)]);
+        assert!((a - 1.0).abs() < 1e-12 && (b - 0.1).abs() < 1e-12);
+        assert_eq!(line(&[(0.0, 2.0), (10.0, 1.0)]), (1.5, 0.0));
+    }
+
+    #[test]
+    fn eager_threshold_is_the_largest_size_that_did_not_block() {
+        let p = [(256, false), (512, false), (1024, true), (768, false), (896, true)];
+        assert_eq!(eager(&p).unwrap(), Some(768));
+        assert_eq!(eager(&[(256, false)]).unwrap(), None);
+        assert!(eager(&[(256, true), (512, false)]).is_err());
+    }
+
+    #[test]
+    fn edges_follow_the_threshold() {
+        let pow2: Vec<u64> = std::iter::once(0).chain((0..=22).map(|k| 1 << k)).collect();
+        assert_eq!(band_edges(Some(8192), &pow2), vec![1024, 8192, 1 << 20, u64::MAX]);
+        // powers of 8 up to 2 MiB: one size in (1 KiB, 8 KiB] and one above 1 MiB, so each
+        // joins the band below it
+        let pow8: Vec<u64> = std::iter::once(0).chain((0..=7).map(|k| 1 << (3 * k))).collect();
+        assert_eq!(band_edges(Some(8192), &pow8), vec![8192, u64::MAX]);
+        assert_eq!(band_edges(None, &[0, 1, 8]), vec![u64::MAX]);
+    }
+}
+
+#[cfg(test)]
+mod recovery {
+    //! Samples generated from a known model, without noise, must give that model back.
+    use super::*;
+    use crate::samples::{RankInfo, Samples};
+
+    /// Eager up to 8 KiB. Small: L 1us, 2 GB/s, o_s 0.3us, o_r 0.2us. Medium (1-8 KiB): L 1.5us,
+    /// 4 GB/s, o_s 0.5us + S/8 GB/s, o_r 0.4us. Rendezvous: L0 = 1us (the 0-byte wire) and
+    /// 2 L0 handshake, L 3us, 8 GB/s; o_s 0.6us; o_r (measured: the whole transfer) taken as
+    /// the largest eager size's, 0.4us.
+    fn model(b: u64) -> (f64, f64, f64) {
+        let s = b as f64;
+        if b <= 1024 {
+            (0.3e-6, 1e-6 + s / 2e9, 0.2e-6)
+        } else if b <= 8192 {
+            (0.5e-6 + s / 8e9, 1.5e-6 + s / 4e9, 0.4e-6)
+        } else {
+            (0.6e-6, 2e-6 + 3e-6 + s / 8e9, 0.4e-6)
+        }
+    }
+
+    fn samples() -> Samples {
+        let mut s = Samples::default();
+        for r in 0..2 {
+            s.ranks.push(RankInfo { rank: r, host: "h".into(), cpu: r as i64, cpus_allowed: 2, cpus_online: 2 });
+        }
+        s.memcpy = vec![1e-3; 5];
+        s.memcpy_bytes = 10_000_000; // 10 GB/s
+        let sizes = std::iter::once(0).chain((0..=22).map(|k| 1u64 << k));
+        for b in sizes {
+            let (os, wire, or) = model(b);
+            for buffers in ["cold", "warm"] {
+                let k = (buffers.to_string(), b);
+                s.pingpong.insert(k.clone(), vec![os + wire + or; 5]);
+                s.send_overhead.insert(k.clone(), vec![os; 5]);
+                // above the threshold the receive of an "arrived" message includes the data
+                s.recv_overhead.insert(k, vec![if b <= 8192 { or } else { wire }; 5]);
+            }
+        }
+        s.eager = vec![(4096, false), (8192, false), (16384, true), (8320, true)];
+        s.done = true;
+        s
+    }
+
+    #[test]
+    fn a_noise_free_model_is_recovered() {
+        let c = calibrate(&samples(), &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false }).unwrap();
+        assert_eq!(c.eager_threshold, Some(8192));
+        assert!(c.noisy.is_none());
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b.abs().max(1e-9);
+        assert!(close(c.latency, 1e-6), "L0 {}", c.latency);
+        let b = &c.bands;
+        assert_eq!(b.len(), 4, "{b:?}");
+        assert_eq!(b.iter().map(|b| b.upto).collect::<Vec<_>>(), vec![Some(1024), Some(8192), Some(1 << 20), None]);
+        assert!(close(b[0].latency, 1e-6) && close(b[0].bandwidth, 2e9), "{:?}", b[0]);
+        assert!(close(b[0].send_overhead, 0.3e-6) && b[0].send_rate.is_none(), "{:?}", b[0]);
+        assert!(close(b[1].latency, 1.5e-6) && close(b[1].bandwidth, 4e9), "{:?}", b[1]);
+        assert!(close(b[1].send_overhead, 0.5e-6) && close(b[1].send_rate.unwrap(), 8e9), "{:?}", b[1]);
+        assert!(close(b[2].latency, 3e-6) && close(b[2].bandwidth, 8e9), "{:?}", b[2]);
+        assert!(close(b[2].recv_overhead, 0.4e-6), "{:?}", b[2]);
+        assert!(close(b[3].latency, 3e-6) && close(b[3].bandwidth, 8e9), "{:?}", b[3]);
+    }
+
+    #[test]
+    fn noise_is_refused_or_flagged() {
+        let mut s = samples();
+        s.pingpong.insert(("cold".into(), 64), vec![1e-6, 1e-6, 2e-6, 3e-6, 3e-6]);
+        let o = |allow| FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: allow };
+        let e = calibrate(&s, &o(false)).unwrap_err().to_string();
+        assert!(e.contains("64 bytes") && e.contains("spread"), "{e}");
+        assert!(calibrate(&s, &o(true)).unwrap().noisy.unwrap().contains("64 bytes"));
+    }
+
+    #[test]
+    fn contradictions_name_the_figure() {
+        let mut s = samples();
+        s.pingpong.insert(("cold".into(), 0), vec![9e-6; 5]);
+        let e = calibrate(&s, &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false }).unwrap_err();
+        assert!(e.to_string().contains("0-byte latency"), "{e}");
+        let mut s = samples();
+        s.memcpy_bytes = 1000; // 1 MB/s memory: every transfer is faster than memory
+        let e = calibrate(&s, &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false }).unwrap_err();
+        assert!(e.to_string().contains("memory copy bandwidth"), "{e}");
+    }
+}

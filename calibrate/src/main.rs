@@ -1,0 +1,239 @@
+//! psins-calibrate: measures this machine's (or two cluster nodes') MPI point-to-point costs
+//! and collectives through a real MPI launch, and writes a psins-sim machine file of them.
+//!
+//! It launches the worker (worker/psins_calib_worker.c, built with the MPI compiler wrapper)
+//! through a configurable launcher, takes the median of every figure over repeated trials,
+//! refuses a host too noisy to measure, checks that the figures can all be true, fits
+//! size bands (fit.rs) and writes the files (write.rs).
+
+mod error;
+mod fit;
+mod samples;
+mod write;
+
+use clap::Parser;
+use error::Error;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Measures MPI point-to-point costs (per size band: latency, bandwidth, sender and receiver
+/// overheads; the eager threshold) and collective times through a real MPI launch, and
+/// writes a psins-sim machine file (with pmac collective curves beside it).
+///
+/// Exit codes: 0 written; 1 the calibration failed or was refused (launcher, worker output,
+/// placement, contradictory figures, too noisy: the message names the figure); 2 bad
+/// arguments.
+#[derive(Parser, Debug)]
+#[command(name = "psins-calibrate", version, after_help = AFTER)]
+struct Args {
+    /// Machine file to write.
+    #[arg(short, long, default_value = "calibrated.toml")]
+    output: PathBuf,
+    /// Collective curves file to write (default: the output's name with .curves.toml).
+    #[arg(long)]
+    curves: Option<PathBuf>,
+    /// Trials of every measurement (medians and spreads are over these).
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(3..=100))]
+    trials: u32,
+    /// Seconds each trial of one figure lasts (more: steadier, slower).
+    #[arg(long, default_value_t = 0.02)]
+    seconds_per_trial: f64,
+    /// Which measurement the model uses: cold buffers (a new slice of a 64 MiB pool each time,
+    /// as applications that compute between messages see them) or warm (one reused buffer).
+    #[arg(long, default_value = "cold", value_parser = ["cold", "warm"])]
+    buffers: String,
+    /// Largest acceptable interquartile spread of a ping-pong figure, in percent.
+    #[arg(long, default_value_t = 10.0)]
+    max_spread: f64,
+    /// Write the file even when the host is too noisy, with `[calibrated] noisy` set (psins-sim warns).
+    #[arg(long)]
+    allow_noisy: bool,
+    /// The worker program (default: the one built with this tool).
+    #[arg(long)]
+    worker: Option<PathBuf>,
+    /// Fewer sizes and collectives: a rough calibration in a few seconds.
+    #[arg(long)]
+    quick: bool,
+    /// The machine's name in the file.
+    #[arg(long, default_value = "calibrated")]
+    name: String,
+    /// The launcher and its arguments, after `--` (default: mpirun -n 2). The worker's path
+    /// and arguments are appended.
+    #[arg(last = true)]
+    launcher: Vec<String>,
+}
+
+const AFTER: &str = "Examples:
+  psins-calibrate -o base.toml                          # this host, mpirun -n 2
+  psins-calibrate -o two-nodes.toml -- srun -N 2 -n 2   # two nodes of a cluster
+  MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self psins-calibrate -o tcp.toml   # MPICH through TCP
+
+Calibrate on an idle host, one rank per core. docs/calibrate.md explains every figure.";
+
+fn main() {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => {}
+        Err(e) => {
+            eprintln!("psins-calibrate: {e}");
+            std::process::exit(e.exit_code());
+        }
+    }
+}
+
+fn run(a: &Args) -> Result<(), Error> {
+    if !(a.seconds_per_trial > 0.0 && a.seconds_per_trial <= 10.0) || !(a.max_spread > 0.0) {
+        eprintln!("psins-calibrate: --seconds-per-trial must be in (0, 10] and --max-spread positive");
+        std::process::exit(2);
+    }
+    let worker = find_worker(a.worker.as_deref())?;
+    let launcher =
+        if a.launcher.is_empty() { vec!["mpirun".into(), "-n".into(), "2".into()] } else { a.launcher.clone() };
+    let load = load_average();
+    let text = launch(&launcher, &worker, a)?;
+    let samples = samples::Samples::parse(&text)?;
+    placement(&samples)?;
+    let opts = fit::FitOptions { buffers: &a.buffers, max_spread: a.max_spread / 100.0, allow_noisy: a.allow_noisy };
+    let mut cal = fit::calibrate(&samples, &opts)?;
+    if cal.noisy.is_none() {
+        if let Some((l, cpus)) = load.filter(|&(l, cpus)| l > cpus as f64 - 0.5) {
+            cal.noisy = Some(format!("load average {l:.2} on {cpus} CPUs before the run"));
+        }
+    }
+    if let Some(why) = &cal.noisy {
+        if !a.allow_noisy {
+            return Err(Error::Noisy(why.clone()));
+        }
+        eprintln!("psins-calibrate: warning: too noisy ({why}); the file says so");
+    }
+    let curves = a.curves.clone().unwrap_or_else(|| a.output.with_extension("curves.toml"));
+    let curves_name = relative_to(&curves, &a.output);
+    let prov = write::Provenance {
+        at: now_utc(),
+        launcher: &launcher.join(" "),
+        buffers: &a.buffers,
+        trials: a.trials,
+        name: &a.name,
+        curves: &curves_name,
+    };
+    save(&curves, &write::curves(&samples, &prov))?;
+    save(&a.output, &write::machine(&cal, &samples, &prov))?;
+    eprintln!(
+        "psins-calibrate: wrote {} and {} (latency {:.3} us, {} bands, eager threshold {})",
+        a.output.display(),
+        curves.display(),
+        cal.latency * 1e6,
+        cal.bands.len(),
+        cal.eager_threshold.map_or("above every size measured".into(), |e| format!("{e} B"))
+    );
+    Ok(())
+}
+
+/// The worker: --worker, $PSINS_CALIB_WORKER, beside this executable (or in
+/// ../libexec/psins/ of it, as `make install` lays it out), then the one cargo built.
+fn find_worker(given: Option<&Path>) -> Result<PathBuf, Error> {
+    let mut tried = Vec::new();
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(p) = given {
+        candidates.push(p.into());
+    } else {
+        if let Some(p) = std::env::var_os("PSINS_CALIB_WORKER") {
+            candidates.push(p.into());
+        }
+        if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+            candidates.push(dir.join("psins-calib-worker"));
+            candidates.push(dir.join("../libexec/psins/psins-calib-worker"));
+        }
+        candidates.push(concat!(env!("OUT_DIR"), "/psins-calib-worker").into());
+    }
+    for c in candidates {
+        if c.is_file() {
+            return Ok(c);
+        }
+        tried.push(c.display().to_string());
+    }
+    Err(Error::Launcher(format!("no calibration worker found (tried {})", tried.join(", "))))
+}
+
+fn launch(launcher: &[String], worker: &Path, a: &Args) -> Result<String, Error> {
+    let mut cmd = Command::new(&launcher[0]);
+    cmd.args(&launcher[1..]).arg(worker);
+    cmd.args(["-r", &a.trials.to_string(), "-t", &a.seconds_per_trial.to_string()]);
+    if a.quick {
+        cmd.arg("-q");
+    }
+    // mpiexec makes an inherited stdin non-blocking; give it none.
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let shown = format!("{} {}", launcher.join(" "), worker.display());
+    let out = cmd.output().map_err(|e| Error::Launcher(format!("cannot run `{}`: {e}", launcher[0])))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = err.lines().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect();
+        return Err(Error::Launcher(format!("`{shown}` failed ({}):\n{}", out.status, tail.join("\n"))));
+    }
+    String::from_utf8(out.stdout).map_err(|_| Error::Worker("output is not UTF-8".into()))
+}
+
+/// Ranks 0 and 1 must be able to run at once: two distinct CPUs.
+fn placement(s: &samples::Samples) -> Result<(), Error> {
+    let (Some(r0), Some(r1)) = (s.ranks.iter().find(|r| r.rank == 0), s.ranks.iter().find(|r| r.rank == 1)) else {
+        return Err(Error::Worker("ranks 0 and 1 did not both report".into()));
+    };
+    if r0.host != r1.host {
+        return Ok(());
+    }
+    if r0.cpus_online < 2 {
+        return Err(Error::Placement(format!("host {} has {} CPU: ranks 0 and 1 share it", r0.host, r0.cpus_online)));
+    }
+    if r0.cpus_allowed == 1 && r1.cpus_allowed == 1 && r0.cpu == r1.cpu {
+        return Err(Error::Placement(format!(
+            "ranks 0 and 1 are both bound to CPU {} of {}: bind them to different cores",
+            r0.cpu, r0.host
+        )));
+    }
+    Ok(())
+}
+
+/// (1-minute load average, CPUs online), if the system says.
+fn load_average() -> Option<(f64, usize)> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let l = s.split_whitespace().next()?.parse().ok()?;
+    Some((l, std::thread::available_parallelism().map_or(1, |n| n.get())))
+}
+
+/// Writes through a temporary file and a rename, so a failed run leaves no half file.
+fn save(path: &Path, text: &str) -> Result<(), Error> {
+    let io = |source| Error::Io { path: path.display().to_string(), source };
+    let tmp = path.with_extension("tmp-psins-calibrate");
+    std::fs::write(&tmp, text).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// `target`'s path as the machine file at `from` should name it (relative when side by side).
+fn relative_to(target: &Path, from: &Path) -> String {
+    match (target.parent(), from.parent()) {
+        (Some(a), Some(b)) if a == b => target.file_name().map_or_else(String::new, |f| f.to_string_lossy().into()),
+        _ => std::fs::canonicalize(target.parent().unwrap_or(Path::new(".")))
+            .map(|d| d.join(target.file_name().unwrap_or_default()))
+            .unwrap_or_else(|_| target.to_path_buf())
+            .display()
+            .to_string(),
+    }
+}
+
+/// ISO 8601 UTC from the system clock (no time-zone database needed).
+fn now_utc() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}

@@ -1,0 +1,164 @@
+//! The worker's output, parsed: one line per measurement (`kind key=value ...`, see
+//! worker/psins_calib_worker.c), grouped into repeated trials so medians and spreads can be
+//! taken. Unknown lines are errors: a worker from another version must not be half-read.
+
+use crate::error::Error;
+use std::collections::BTreeMap;
+
+/// Where one rank ran.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankInfo {
+    pub rank: u32,
+    pub host: String,
+    pub cpu: i64,
+    pub cpus_allowed: i64,
+    pub cpus_online: i64,
+}
+
+/// Trials of one figure, in seconds.
+pub type Trials = Vec<f64>;
+
+#[derive(Debug, Default)]
+pub struct Samples {
+    pub ranks: Vec<RankInfo>,
+    pub mpi_library: String,
+    /// Seconds one clock read costs (MPI_Wtime).
+    pub timer_overhead: f64,
+    /// Per trial: seconds to memcpy `memcpy_bytes`.
+    pub memcpy: Trials,
+    pub memcpy_bytes: u64,
+    /// (buffers, bytes) → half round trips.
+    pub pingpong: BTreeMap<(String, u64), Trials>,
+    pub send_overhead: BTreeMap<(String, u64), Trials>,
+    pub recv_overhead: BTreeMap<(String, u64), Trials>,
+    /// (bytes, the send blocked until the receive was posted).
+    pub eager: Vec<(u64, bool)>,
+    /// (collective, ranks, bytes) → seconds per call.
+    pub collectives: BTreeMap<(String, u32, u64), Trials>,
+    pub done: bool,
+}
+
+impl Samples {
+    pub fn parse(text: &str) -> Result<Samples, Error> {
+        let mut s = Samples::default();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            s.line(line).map_err(|why| Error::Worker(format!("line {}: {why}: `{line}`", i + 1)))?;
+        }
+        if !s.done {
+            return Err(Error::Worker("the output ends before its `done` line: the worker did not finish".into()));
+        }
+        Ok(s)
+    }
+
+    fn line(&mut self, line: &str) -> Result<(), String> {
+        let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
+        if kind == "mpi" {
+            let v = rest.strip_prefix("library=").ok_or("expected library=")?;
+            self.mpi_library = v.trim_matches('"').replace('\t', " ");
+            return Ok(());
+        }
+        let f = Fields::new(rest)?;
+        match kind {
+            "rank" => self.ranks.push(RankInfo {
+                rank: f.num("r")? as u32,
+                host: f.text("host")?.to_string(),
+                cpu: f.int("cpu")?,
+                cpus_allowed: f.int("cpus_allowed")?,
+                cpus_online: f.int("cpus_online")?,
+            }),
+            "timer" => self.timer_overhead = f.secs("overhead_ns")? * 1e-9,
+            "memcpy" => {
+                self.memcpy_bytes = f.num("bytes")?;
+                self.memcpy.push(f.secs("seconds")?);
+            }
+            "pingpong" => push(&mut self.pingpong, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("half_rtt")?),
+            "send_overhead" => {
+                push(&mut self.send_overhead, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?)
+            }
+            "recv_overhead" => {
+                push(&mut self.recv_overhead, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?)
+            }
+            "eager" => self.eager.push((f.num("bytes")?, f.num("blocked")? != 0)),
+            "collective" => {
+                let key = (f.text("name")?.to_string(), f.num("ranks")? as u32, f.num("bytes")?);
+                push(&mut self.collectives, key, f.secs("seconds")?)
+            }
+            "done" => self.done = true,
+            _ => return Err(format!("unknown measurement `{kind}`")),
+        }
+        Ok(())
+    }
+}
+
+fn push<K: Ord>(m: &mut BTreeMap<K, Trials>, k: K, v: f64) {
+    m.entry(k).or_default().push(v);
+}
+
+/// `key=value` fields of one line.
+struct Fields<'a>(Vec<(&'a str, &'a str)>);
+
+impl<'a> Fields<'a> {
+    fn new(rest: &'a str) -> Result<Self, String> {
+        let mut v = Vec::new();
+        for w in rest.split_whitespace() {
+            v.push(w.split_once('=').ok_or_else(|| format!("`{w}` is not key=value"))?);
+        }
+        Ok(Fields(v))
+    }
+    fn text(&self, k: &str) -> Result<&'a str, String> {
+        self.0.iter().find(|(key, _)| *key == k).map(|&(_, v)| v).ok_or_else(|| format!("no `{k}`"))
+    }
+    fn int(&self, k: &str) -> Result<i64, String> {
+        self.text(k)?.parse().map_err(|_| format!("`{k}` is not an integer"))
+    }
+    fn num(&self, k: &str) -> Result<u64, String> {
+        self.text(k)?.parse().map_err(|_| format!("`{k}` is not a count"))
+    }
+    fn secs(&self, k: &str) -> Result<f64, String> {
+        let v: f64 = self.text(k)?.parse().map_err(|_| format!("`{k}` is not a number"))?;
+        if v.is_finite() && v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(format!("`{k}` = {v} is not a time"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_kind_and_groups_trials() {
+        let text = "rank r=0 host=a cpu=0 cpus_allowed=2 cpus_online=2\n\
+                    mpi library=\"MPICH Version:\t4.0.2\"\n\
+                    timer overhead_ns=20\n\
+                    memcpy trial=0 bytes=1024 seconds=1e-6\n\
+                    pingpong buffers=cold bytes=8 trial=0 half_rtt=2e-7\n\
+                    pingpong buffers=cold bytes=8 trial=1 half_rtt=3e-7\n\
+                    send_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
+                    recv_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
+                    eager bytes=256 blocked=0\n\
+                    collective name=barrier ranks=2 bytes=0 trial=0 seconds=1e-6\n\
+                    done\n";
+        let s = Samples::parse(text).unwrap();
+        assert_eq!(s.ranks[0].host, "a");
+        assert_eq!(s.mpi_library, "MPICH Version: 4.0.2");
+        assert_eq!(s.pingpong[&("cold".into(), 8)], vec![2e-7, 3e-7]);
+        assert_eq!(s.eager, vec![(256, false)]);
+    }
+
+    #[test]
+    fn bad_output_names_the_line() {
+        let e = Samples::parse("done\npingpong bytes=x\n").unwrap_err().to_string();
+        assert!(e.contains("line 2"), "{e}");
+        let e = Samples::parse("rank r=0 host=a cpu=0 cpus_allowed=1 cpus_online=1\n").unwrap_err().to_string();
+        assert!(e.contains("did not finish"), "{e}");
+        let e = Samples::parse("memcpy trial=0 bytes=1 seconds=-1\ndone\n").unwrap_err().to_string();
+        assert!(e.contains("not a time"), "{e}");
+    }
+}

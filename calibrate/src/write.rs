@@ -1,0 +1,116 @@
+//! The calibration as psins-sim files: the machine file (`[[intra.band]]`/`[[network.band]]`,
+//! the eager threshold, `[calibrated]` provenance) and the pmac collective curves beside it.
+
+use crate::fit::{figure, BandFit, Calibration};
+use crate::samples::Samples;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// How the run was made, for `[calibrated]`.
+pub struct Provenance<'a> {
+    pub at: String,
+    pub launcher: &'a str,
+    pub buffers: &'a str,
+    pub trials: u32,
+    pub name: &'a str,
+    /// File name of the curves, relative to the machine file.
+    pub curves: &'a str,
+}
+
+fn us(s: f64) -> String {
+    format!("\"{:.4}us\"", s * 1e6)
+}
+fn gbps(b: f64) -> String {
+    format!("\"{:.4}GB/s\"", b / 1e9)
+}
+
+pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
+    let mut o = String::new();
+    let hosts: BTreeSet<&str> = s.ranks.iter().map(|r| r.host.as_str()).collect();
+    let ranks = s.ranks.len().max(2) as u32;
+    let nodes = hosts.len().max(1) as u32;
+    let _ = writeln!(o, "# Written by psins-calibrate {}: measured, not edited.", env!("CARGO_PKG_VERSION"));
+    let _ =
+        writeln!(o, "# Half round trips (median of {} trials, interquartile spread), {} buffers:", p.trials, p.buffers);
+    for (b, f) in &c.pingpong {
+        let _ = writeln!(o, "#   {b:>8} B  {:>10.3} us  ±{:.1} %", f.median * 1e6, f.spread * 100.0);
+    }
+    if !c.pingpong_other.is_empty() {
+        let other = if p.buffers == "cold" { "warm" } else { "cold" };
+        let _ = write!(o, "# {other} buffers, for comparison (us):");
+        for (b, f) in &c.pingpong_other {
+            let _ = write!(o, " {b}:{:.3}", f.median * 1e6);
+        }
+        let _ = writeln!(o);
+    }
+    let _ = writeln!(o, "# memory copy bandwidth {:.2} GB/s", c.memcpy_bandwidth / 1e9);
+    let _ = writeln!(o, "\n[calibrated]\nby = \"psins-calibrate {}\"", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(o, "at = {:?}\nhost = {:?}", p.at, hosts.iter().copied().collect::<Vec<_>>().join(","));
+    let _ = writeln!(o, "launcher = {:?}\nmpi_library = {:?}", p.launcher, s.mpi_library);
+    let _ = writeln!(o, "buffers = {:?}\ntrials = {}", p.buffers, p.trials);
+    if let Some(why) = &c.noisy {
+        let _ = writeln!(o, "noisy = {why:?}");
+    }
+    let _ =
+        writeln!(o, "\n[machine]\nname = {:?}\nnodes = {nodes}\ncores_per_node = {}", p.name, ranks.div_ceil(nodes));
+    if let Some(e) = c.eager_threshold {
+        let _ = writeln!(o, "\n[mpi]\neager_threshold = {e}");
+    }
+    // Both ranks on one host measured the intra-node path; on two, the network. The other
+    // section gets the same figures (an unmeasured path has nothing better).
+    let nominal = c.bands.last().map_or(1e9, |b| b.bandwidth);
+    let sections: &[&str] = if nodes == 1 { &["intra", "network"] } else { &["network"] };
+    for sec in sections {
+        let _ = writeln!(o, "\n[{sec}]");
+        if *sec == "network" {
+            let _ = writeln!(o, "model = \"simple\"");
+            let _ = writeln!(o, "calibration = {:?}", p.curves);
+        }
+        let _ = writeln!(o, "latency = {}\nbandwidth = {}", us(c.latency), gbps(nominal));
+        for b in &c.bands {
+            band(&mut o, sec, b);
+        }
+    }
+    o
+}
+
+fn band(o: &mut String, sec: &str, b: &BandFit) {
+    let _ = writeln!(o, "[[{sec}.band]]");
+    if let Some(u) = b.upto {
+        let _ = writeln!(o, "upto = {u}");
+    }
+    let _ = writeln!(o, "latency = {}\nbandwidth = {}", us(b.latency), gbps(b.bandwidth));
+    let _ = writeln!(o, "send_overhead = {}", us(b.send_overhead));
+    if let Some(r) = b.send_rate {
+        let _ = writeln!(o, "send_rate = {}", gbps(r));
+    }
+    let _ = writeln!(o, "recv_overhead = {}", us(b.recv_overhead));
+    if let Some(r) = b.recv_rate {
+        let _ = writeln!(o, "recv_rate = {}", gbps(r));
+    }
+}
+
+/// pmac's `[[curve]]` entries: the median time of one call per size.
+pub fn curves(s: &Samples, p: &Provenance) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "# Collective curves written by psins-calibrate {} at {}", env!("CARGO_PKG_VERSION"), p.at);
+    let _ = writeln!(o, "# bytes: per-rank size (allgather: each rank's part; alltoall: per peer); seconds: median of {} trials of the mean call time, slowest rank", p.trials);
+    let names: BTreeSet<(&str, u32)> = s.collectives.keys().map(|(n, r, _)| (n.as_str(), *r)).collect();
+    for (name, ranks) in names {
+        let pts: Vec<(u64, f64)> = s
+            .collectives
+            .iter()
+            .filter(|((n, r, _), _)| n == name && *r == ranks)
+            .map(|((_, _, b), t)| (*b, figure(t).median))
+            .collect();
+        let bytes: Vec<String> = pts.iter().map(|p| p.0.to_string()).collect();
+        let secs: Vec<String> = pts.iter().map(|p| format!("{:.6e}", p.1)).collect();
+        let _ = writeln!(
+            o,
+            "\n[[curve]]\ncollective = {name:?}\nranks = {ranks}\nbytes = [{}]\nseconds = [{}]",
+            bytes.join(", "),
+            secs.join(", ")
+        );
+    }
+    o
+}

@@ -1,0 +1,111 @@
+//! psins-calibrate under real `mpirun` (MPICH): the file it writes is a valid psins-sim
+//! machine, and every way a calibration can go wrong is one error naming the cause.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("calibrate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn calibrate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_psins-calibrate")).args(args).output().expect("psins-calibrate runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A quick calibration of this host. Whether the host is quiet is not up to the test, so it
+/// allows a noisy result; what it checks is that the file loads, carries its provenance, and
+/// models what was measured.
+#[test]
+fn writes_a_machine_file_psins_sim_loads() {
+    let out = tmp("base.toml");
+    let o = calibrate(&["--quick", "--trials", "3", "--allow-noisy", "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = psins_sim::Machine::load(&out, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let c = m.calibrated.as_ref().expect("[calibrated] written");
+    assert_eq!(c.launcher.as_deref(), Some("mpirun -n 2"));
+    assert!(c.mpi_library.as_deref().unwrap_or("").contains("MPICH"), "{c:?}");
+    assert_eq!((c.buffers.as_deref(), c.trials), (Some("cold"), Some(3)));
+    assert_eq!((m.nodes, m.cores_per_node), (1, 2), "two ranks on this host");
+    assert!(m.intra.bands().len() >= 2 && m.intra == m.inter, "{:?}", m.intra);
+    assert!(m.intra.send_overhead(64) > 0, "a send costs the CPU something");
+    // MPICH's shared memory sends small messages eagerly and large ones by rendezvous.
+    assert!(m.eager_threshold >= 256 && m.eager_threshold < 4 << 20, "{}", m.eager_threshold);
+    // The pmac curves beside it load too.
+    let pmac = psins_sim::Machine::load(&out, &["network.model=pmac".into()]).unwrap();
+    assert!(psins_sim::model::build(&pmac).is_ok(), "the curves file is valid");
+}
+
+#[test]
+fn a_failing_launcher_is_one_error_naming_it() {
+    let out = tmp("never.toml");
+    let o = calibrate(&["--quick", "-o", out.to_str().unwrap(), "--", "false"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("launcher: `false"), "{}", stderr(&o));
+    let o = calibrate(&["--quick", "-o", out.to_str().unwrap(), "--", "no-such-launcher-psins"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot run `no-such-launcher-psins`"), "{}", stderr(&o));
+    assert!(!out.exists(), "nothing written");
+}
+
+/// Hydra's `-bind-to user:0,0` puts both ranks on CPU 0: a ping-pong between them measures the
+/// scheduler, so the calibration refuses.
+#[test]
+fn ranks_on_one_core_are_refused() {
+    let out = tmp("one-core.toml");
+    let o = calibrate(&[
+        "--quick",
+        "--trials",
+        "3",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "mpirun",
+        "-bind-to",
+        "user:0,0",
+        "-n",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("both bound to CPU 0"), "{}", stderr(&o));
+    assert!(!out.exists());
+}
+
+/// Two busy loops per core: the calibration refuses, or (with --allow-noisy) flags the file.
+/// It never writes an unflagged file.
+#[test]
+fn a_loaded_host_is_refused_or_flagged() {
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut hogs: Vec<_> = (0..2 * cpus)
+        .map(|_| Command::new("sh").args(["-c", "while :; do :; done"]).spawn().expect("busy loop"))
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let out = tmp("loaded.toml");
+    let refused = calibrate(&["--quick", "--trials", "5", "--seconds-per-trial", "0.001", "-o", out.to_str().unwrap()]);
+    let flagged_out = tmp("loaded-flagged.toml");
+    let flagged = calibrate(&[
+        "--quick",
+        "--trials",
+        "5",
+        "--seconds-per-trial",
+        "0.001",
+        "--allow-noisy",
+        "-o",
+        flagged_out.to_str().unwrap(),
+    ]);
+    for h in &mut hogs {
+        let _ = h.kill();
+        let _ = h.wait();
+    }
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("too noisy"), "{}", stderr(&refused));
+    assert!(!out.exists());
+    assert!(flagged.status.success(), "{}", stderr(&flagged));
+    let m = psins_sim::Machine::load(&flagged_out, &[]).unwrap();
+    assert!(m.calibrated.unwrap().noisy.is_some(), "the loaded host's file is flagged");
+}

@@ -1,0 +1,319 @@
+/*
+ * psins-calib-worker: the MPI side of psins-calibrate. It only measures; the Rust tool
+ * launches it, reads what rank 0 prints, takes medians, judges the noise, fits the size
+ * bands and writes the machine file.
+ *
+ * usage: psins-calib-worker [-t SECONDS_PER_TRIAL] [-r TRIALS] [-q]
+ *   -q: quick (fewer sizes and collectives), for tests.
+ *
+ * Output (rank 0, stdout), one measurement per line, `key=value` fields:
+ *   rank r=<i> host=<name> cpu=<cpu> cpus_allowed=<n> cpus_online=<n>
+ *   mpi library="<MPI_Get_library_version, first line>"
+ *   timer overhead_ns=<x>
+ *   memcpy trial=<k> bytes=<n> seconds=<x>                  (rank 0 alone)
+ *   pingpong buffers=warm|cold bytes=<n> trial=<k> half_rtt=<seconds>
+ *   send_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (inside MPI_Isend)
+ *   recv_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (MPI_Recv of an arrived message)
+ *   eager bytes=<n> blocked=0|1                              (threshold probe)
+ *   collective name=<c> ranks=<P> bytes=<n> trial=<k> seconds=<x>
+ *   done
+ *
+ * Point-to-point runs between ranks 0 and 1; the others wait. "cold" buffers: every
+ * repetition uses the next slice of a 64 MiB pool on both sides, so the data is not in any
+ * cache, as in an application that computes between messages; "warm": one buffer, reused.
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define W MPI_COMM_WORLD
+#define TAG 77
+#define POOL (64u << 20)
+#define MAX_BYTES (4u << 20)
+#define MAX_REPS 2000
+#define EAGER_DELAY 2e-3 /* the receiver waits this long before posting in the eager probe */
+
+static int rank, size, trials = 7, quick;
+static MPI_Comm P; /* ranks 0 and 1: every point-to-point measurement */
+static double budget = 0.02;
+static char *pool;
+static size_t slot;
+
+/* The buffer for this repetition: the same one (warm) or the next slice of the pool (cold). */
+static char *buffer(int cold, size_t bytes)
+{
+    if (!cold)
+        return pool;
+    size_t stride = (bytes + 4095) & ~(size_t)4095;
+    if (stride == 0)
+        stride = 4096;
+    if (slot + stride > POOL)
+        slot = 0;
+    char *b = pool + slot;
+    slot += stride;
+    return b;
+}
+
+static void spin(double seconds)
+{
+    double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < seconds)
+        ;
+}
+
+/* Rank 0 picks a repetition count from one timed call of `one` and tells the others of `c`. */
+static int agree_reps(double one, MPI_Comm c)
+{
+    int reps = one > 0 ? (int)(budget / one) : MAX_REPS;
+    reps = reps < 5 ? 5 : reps > MAX_REPS ? MAX_REPS : reps;
+    MPI_Bcast(&reps, 1, MPI_INT, 0, c);
+    return reps;
+}
+
+static void round_trip(int cold, int bytes)
+{
+    int peer = 1 - rank;
+    if (rank == 0) {
+        MPI_Send(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P);
+        MPI_Recv(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, MPI_STATUS_IGNORE);
+        MPI_Send(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P);
+    }
+}
+
+/* Returns the repetition count, which the overhead measurement of the same size reuses. */
+static int pingpong(int cold, int bytes)
+{
+    round_trip(cold, bytes);
+    double t0 = MPI_Wtime();
+    round_trip(cold, bytes);
+    int reps = agree_reps(MPI_Wtime() - t0, P);
+    for (int k = 0; k < trials; k++) {
+        t0 = MPI_Wtime();
+        for (int i = 0; i < reps; i++)
+            round_trip(cold, bytes);
+        double half = (MPI_Wtime() - t0) / reps / 2;
+        if (rank == 0)
+            printf("pingpong buffers=%s bytes=%d trial=%d half_rtt=%.9e\n", cold ? "cold" : "warm", bytes, k, half);
+    }
+    return reps;
+}
+
+/* o_s: time inside MPI_Isend while the receiver is already waiting; o_r: time inside an
+ * MPI_Recv whose message has arrived (MPI_Probe saw it). One 0-byte reply per repetition
+ * keeps the two ranks in step so neither queue fills. */
+static void overheads(int cold, int bytes, int reps)
+{
+    int peer = 1 - rank;
+    for (int k = 0; k < trials; k++) {
+        double os = 0, or = 0;
+        for (int i = 0; i < reps; i++) {
+            if (rank == 0) {
+                MPI_Request rq;
+                char *b = buffer(cold, bytes);
+                double t0 = MPI_Wtime();
+                MPI_Isend(b, bytes, MPI_BYTE, peer, TAG, P, &rq);
+                os += MPI_Wtime() - t0;
+                MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG + 1, P, MPI_STATUS_IGNORE);
+            } else {
+                char *b = buffer(cold, bytes);
+                MPI_Probe(peer, TAG, P, MPI_STATUS_IGNORE);
+                double t0 = MPI_Wtime();
+                MPI_Recv(b, bytes, MPI_BYTE, peer, TAG, P, MPI_STATUS_IGNORE);
+                or += MPI_Wtime() - t0;
+                MPI_Send(NULL, 0, MPI_BYTE, peer, TAG + 1, P);
+            }
+        }
+        /* rank 1's figure travels to rank 0, which prints both */
+        double mine = (rank == 0 ? os : or) / reps, theirs = 0;
+        if (rank == 1)
+            MPI_Send(&mine, 1, MPI_DOUBLE, 0, TAG + 2, P);
+        else
+            MPI_Recv(&theirs, 1, MPI_DOUBLE, 1, TAG + 2, P, MPI_STATUS_IGNORE);
+        if (rank == 0) {
+            const char *kind = cold ? "cold" : "warm";
+            printf("send_overhead buffers=%s bytes=%d trial=%d seconds=%.9e\n", kind, bytes, k, mine);
+            printf("recv_overhead buffers=%s bytes=%d trial=%d seconds=%.9e\n", kind, bytes, k, theirs);
+        }
+    }
+}
+
+/* Does a send of `bytes` return before its receive is posted? Rank 1 posts EAGER_DELAY late;
+ * an eager send returns at once, a rendezvous send waits for the receive. Fastest of 3. */
+static int blocks(int bytes)
+{
+    int peer = 1 - rank;
+    double best = 1e9;
+    for (int k = 0; k < 3; k++) {
+        MPI_Barrier(P);
+        if (rank == 0) {
+            double t0 = MPI_Wtime();
+            MPI_Send(pool, bytes, MPI_BYTE, peer, TAG, P);
+            double t = MPI_Wtime() - t0;
+            best = t < best ? t : best;
+        } else {
+            spin(EAGER_DELAY);
+            MPI_Recv(pool, bytes, MPI_BYTE, peer, TAG, P, MPI_STATUS_IGNORE);
+        }
+    }
+    int b = best > EAGER_DELAY / 2;
+    MPI_Bcast(&b, 1, MPI_INT, 0, P);
+    if (rank == 0)
+        printf("eager bytes=%d blocked=%d\n", bytes, b);
+    return b;
+}
+
+/* Largest size that does not block: doubling from 256 B, then bisection to 1/64 of it. */
+static void eager_threshold(void)
+{
+    int lo = 0, hi = 256;
+    while (hi <= (int)MAX_BYTES && !blocks(hi)) {
+        lo = hi;
+        hi *= 2;
+    }
+    if (hi > (int)MAX_BYTES)
+        return;
+    while (hi - lo > (lo / 64 > 8 ? lo / 64 : 8)) {
+        int mid = lo + (hi - lo) / 2;
+        if (blocks(mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+}
+
+static void memcpy_rate(void)
+{
+    size_t bytes = 16u << 20;
+    char *dst = malloc(bytes);
+    memcpy(dst, pool, bytes);
+    for (int k = 0; k < trials; k++) {
+        double t0 = MPI_Wtime();
+        memcpy(dst, pool + (k & 1) * bytes, bytes);
+        __asm__ volatile("" : : "r"(dst) : "memory"); /* the copy is used: keep it */
+        double t = MPI_Wtime() - t0;
+        printf("memcpy trial=%d bytes=%zu seconds=%.9e\n", k, bytes, t);
+    }
+    free(dst);
+}
+
+enum coll { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, NCOLL };
+static const char *coll_name[NCOLL] = {"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"};
+
+static void run_collective(enum coll c, int bytes, char *s, char *r)
+{
+    int doubles = bytes / 8 > 0 ? bytes / 8 : 1;
+    switch (c) {
+    case BARRIER: MPI_Barrier(W); break;
+    case BCAST: MPI_Bcast(s, bytes, MPI_BYTE, 0, W); break;
+    case REDUCE: MPI_Reduce(s, r, doubles, MPI_DOUBLE, MPI_SUM, 0, W); break;
+    case ALLREDUCE: MPI_Allreduce(s, r, doubles, MPI_DOUBLE, MPI_SUM, W); break;
+    case ALLGATHER: MPI_Allgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, W); break;
+    default: MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, W); break;
+    }
+}
+
+/* Mean time of one call per trial, the slowest rank's. */
+static void collective(enum coll c, int bytes, char *s, char *r)
+{
+    run_collective(c, bytes, s, r);
+    MPI_Barrier(W);
+    double t0 = MPI_Wtime(), one, t;
+    run_collective(c, bytes, s, r);
+    t = MPI_Wtime() - t0;
+    MPI_Allreduce(&t, &one, 1, MPI_DOUBLE, MPI_MAX, W);
+    int reps = agree_reps(one, W);
+    for (int k = 0; k < trials; k++) {
+        MPI_Barrier(W);
+        t0 = MPI_Wtime();
+        for (int i = 0; i < reps; i++)
+            run_collective(c, bytes, s, r);
+        t = (MPI_Wtime() - t0) / reps;
+        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, W);
+        if (rank == 0)
+            printf("collective name=%s ranks=%d bytes=%d trial=%d seconds=%.9e\n", coll_name[c], size, bytes, k, t);
+    }
+}
+
+static void identify(void)
+{
+    char host[256] = "unknown", line[512];
+    gethostname(host, sizeof host - 1);
+    cpu_set_t set;
+    int allowed = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+    snprintf(line, sizeof line, "rank r=%d host=%s cpu=%d cpus_allowed=%d cpus_online=%ld", rank, host,
+             sched_getcpu(), allowed, sysconf(_SC_NPROCESSORS_ONLN));
+    char all[512 * 64];
+    int n = size < 64 ? size : 64;
+    MPI_Gather(line, 512, MPI_CHAR, all, 512, MPI_CHAR, 0, W);
+    if (rank != 0)
+        return;
+    for (int i = 0; i < n; i++)
+        printf("%s\n", all + 512 * i);
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n\"")] = 0;
+    printf("mpi library=\"%s\"\n", lib);
+    double t0 = MPI_Wtime(), t1 = t0;
+    for (int i = 0; i < 1000; i++)
+        t1 = MPI_Wtime();
+    printf("timer overhead_ns=%.1f\n", (t1 - t0) / 1000 * 1e9);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(W, &rank);
+    MPI_Comm_size(W, &size);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
+            budget = atof(argv[++i]);
+        else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
+            trials = atoi(argv[++i]);
+        else if (strcmp(argv[i], "-q") == 0)
+            quick = 1;
+        else {
+            if (rank == 0)
+                fprintf(stderr, "psins-calib-worker: unknown argument `%s`\n", argv[i]);
+            MPI_Abort(W, 2);
+        }
+    }
+    if (size < 2 || budget <= 0 || trials < 1) {
+        if (rank == 0)
+            fprintf(stderr, "psins-calib-worker: needs at least 2 ranks, -t > 0 and -r >= 1\n");
+        MPI_Abort(W, 2);
+    }
+    MPI_Comm_split(W, rank < 2 ? 0 : MPI_UNDEFINED, rank, &P);
+    pool = malloc(2 * (size_t)POOL);
+    memset(pool, 1, 2 * (size_t)POOL); /* fault every page in before timing anything */
+    identify();
+    if (rank == 0)
+        memcpy_rate();
+    /* sizes: 0, then powers of 2 (quick: powers of 8) up to 4 MiB */
+    int step = quick ? 8 : 2;
+    if (rank < 2) {
+        for (int cold = 0; cold < 2; cold++)
+            for (long b = 0; b <= MAX_BYTES; b = b ? b * step : 1)
+                overheads(cold, (int)b, pingpong(cold, (int)b));
+        eager_threshold();
+    }
+    MPI_Barrier(W);
+    int ncs = quick ? 3 : 7;
+    size_t biggest = (size_t)8 << (3 * (ncs - 1));
+    char *s = calloc(biggest * size, 1), *r = calloc(biggest * size, 1);
+    for (int c = 0; c < NCOLL; c++)
+        for (int i = 0; i < (c == BARRIER ? 1 : ncs); i++)
+            collective(c, c == BARRIER ? 0 : 8 << (3 * i), s, r);
+    if (rank == 0)
+        printf("done\n");
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,38 +1,56 @@
 #!/usr/bin/env bash
-# The first prediction check (docs/validation.md): trace every test app at 2 ranks, calibrate
-# this host with psins_bench, replay each trace on the calibrated host, and compare predicted
-# with measured run time and communication time. Prints a Markdown table.
+# make validate (docs/validation.md): predicted versus measured run time of every test app at
+# 2 ranks, on this host and on a second network the same host offers.
 #
-# Measured run time: the traced run from MPI_Init's return to MPI_Finalize's entry, slowest
-# rank (the span the simulator predicts). Measured communication: time inside MPI calls other
-# than Init and Finalize, slowest rank. Predicted: psins-sim's end time and comm_s (which
-# includes waiting), slowest rank.
+# 1. Calibrate two machines with psins-calibrate: this host through shared memory (MPICH's
+#    default) and through TCP (MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self: every message goes
+#    through UCX's TCP transport over loopback).
+# 2. Trace each app once, on shared memory, and consolidate.
+# 3. Predict the app's run on both calibrated machines from that one trace.
+# 4. Run the app untraced on each network (RUNS times, median) and compare: measured = the
+#    slowest rank's span from MPI_Init's return to MPI_Finalize's entry (scripts/span.c,
+#    preloaded, prints it and intercepts nothing else), predicted = psins-sim's end time of
+#    the slowest rank.
+# Run on a quiet host (load average below 1): psins-calibrate refuses a noisy one.
 set -euo pipefail
 # mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
 # which can make this script's own later writes to the same terminal or pipe fail (O_NONBLOCK).
 cd "$(dirname "$0")/.."
 BIN=target/release
-# app:arguments — the longer runs of scripts/overhead-apps.sh (0.1–0.6 s each): the default
-# sub-millisecond runs vary by tens of percent from one run to the next.
-APPS=${APPS:-"pingpong:500 ring:50000 stencil2d:10000 stencil3d:3000 cg:4000 is:2000 master_worker:200 collectives comms requests"}
+# app:arguments — runs of 0.3–1 s where the app takes a count (shorter ones vary by tens of
+# percent between identical runs); the fixed-size apps last milliseconds and are listed for
+# completeness.
+APPS=${APPS:-"pingpong:500 ring:200000 stencil2d:20000 stencil3d:8000 cg:12000 is:4000 master_worker:400 collectives comms requests"}
+RUNS=${RUNS:-3}
 out=${OUT:-build/validation}
 rm -rf "$out" && mkdir -p "$out"
+TCP_ENV=(env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self)
+${MPICC:-mpicc} -O2 -shared -fPIC -o "$out/libpsinsspan.so" scripts/span.c
+SPAN="$PWD/$out/libpsinsspan.so"
 
-timeout 300 mpirun -n 2 mpi-test-apps/bin/psins_bench -o "$out/calib" < /dev/null > /dev/null
-machine="$out/calib/base-machine.toml"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+"$BIN/psins-calibrate" -o "$out/shm.toml" --name "this host, shared memory" ${CALIBRATE_ARGS:-}
+"${TCP_ENV[@]}" "$BIN/psins-calibrate" -o "$out/tcp.toml" --name "this host, TCP" ${CALIBRATE_ARGS:-}
 
-. scripts/lib.sh
-
-# Slowest rank's predicted end and comm from the JSON report: "end_s comm_s".
+# Slowest rank's predicted end from a JSON report.
 predicted() {
-  tr -d ' \n' < "$1" | grep -o '"tasks":\[[^]]*\]' | grep -o '{[^}]*}' | awk '
-    { match($0, /"comm_s":[0-9.e+-]+/); c = substr($0, RSTART + 9, RLENGTH - 9) + 0
-      match($0, /"end_s":[0-9.e+-]+/); e = substr($0, RSTART + 8, RLENGTH - 8) + 0
-      if (c > mc) mc = c; if (e > me) me = e }
-    END { printf "%.9f %.9f\n", me, mc }'
+  tr -d ' \n' < "$1" | grep -o '"tasks":\[[^]]*\]' | grep -o '"end_s":[0-9.e+-]*' | cut -d: -f2 | sort -g | tail -1
 }
 
-printf '| app | measured run (ms) | predicted run (ms) | error | measured comm (ms) | predicted comm (ms) | error |\n'
+# Median over RUNS untraced runs of the slowest rank's span: measure ENV... -- APP ARGS
+measure() {
+  local spans=() i
+  for ((i = 0; i < RUNS; i++)); do
+    spans+=("$("$@" 2>&1 > /dev/null < /dev/null | sed -n 's/^PSINS_SPAN rank=[0-9]* seconds=//p' | sort -g | tail -1)")
+  done
+  printf '%s\n' "${spans[@]}" | sort -g | sed -n "$(((RUNS + 1) / 2))p"
+}
+
+row() { # app measured predicted
+  awk -v ms="$1" -v ps="$2" 'BEGIN { printf "%.2f | %.2f | %+.1f %%", ms * 1e3, ps * 1e3, 100 * (ps - ms) / ms }'
+}
+
+printf '| app | shm measured (ms) | shm predicted (ms) | error | TCP measured (ms) | TCP predicted (ms) | error |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|\n'
 for spec in $APPS; do
   app=${spec%%:*} args=""
@@ -41,13 +59,15 @@ for spec in $APPS; do
   mkdir -p "$dir"
   PSINS_DIR="$dir/logs" LD_PRELOAD="$PWD/$BIN/libpsinstrace.so" timeout 300 mpirun -n 2 "mpi-test-apps/bin/$app" $args < /dev/null > "$dir/stdout" 2> /dev/null
   "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
-  "$BIN/psins-sim" "$dir/$app.psins" -m "$machine" -q --no-progress --json "$dir/sim.json"
-  read -r ms mc < <(measured "$dir/$app.psins")
-  read -r ps pc < <(predicted "$dir/sim.json")
-  awk -v a="$app" -v ms="$ms" -v mc="$mc" -v ps="$ps" -v pc="$pc" 'BEGIN {
-    printf "| %s | %.3f | %.3f | %+.0f %% | %.3f | %.3f | %+.0f %% |\n",
-      a, ms * 1e3, ps * 1e3, 100 * (ps - ms) / ms, mc * 1e3, pc * 1e3, (mc > 0 ? 100 * (pc - mc) / mc : 0) }'
+  cells=()
+  for net in shm tcp; do
+    "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json"
+    if [ $net = shm ]; then env=(env); else env=("${TCP_ENV[@]}"); fi
+    ms=$(measure "${env[@]}" LD_PRELOAD="$SPAN" timeout 300 mpirun -n 2 "mpi-test-apps/bin/$app" $args)
+    cells+=("$(row "$ms" "$(predicted "$dir/$net.json")")")
+  done
+  printf '| %s | %s | %s |\n' "$app" "${cells[0]}" "${cells[1]}"
 done
 echo
-grep -E '^(latency|bandwidth)' "$machine" | head -2 | tr '\n' ' '
-echo "(calibrated by psins_bench, $machine); $(nproc) cores; $(date -u +%Y-%m-%d)"
+echo "Calibrated by psins-calibrate ($out/shm.toml, $out/tcp.toml); medians of $RUNS untraced runs;"
+echo "$(nproc) cores; $(date -u +%Y-%m-%d); load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -63,8 +63,13 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     for sec in sections {
         let _ = writeln!(o, "\n[{sec}]");
         if *sec == "network" {
-            let _ = writeln!(o, "model = \"simple\"");
+            // pmac: point-to-point as `simple` while one message at a time crosses a node's
+            // link, and the collectives this run measured from their curves (the others
+            // from their algorithm).
+            let _ = writeln!(o, "model = \"pmac\"");
             let _ = writeln!(o, "calibration = {:?}", p.curves);
+            // Two ranks measure one link, not a machine-wide bus: leave the bus unlimited.
+            let _ = writeln!(o, "buses = 65536");
         }
         let _ = writeln!(o, "latency = {}\nbandwidth = {}", us(c.latency), gbps(nominal));
         for b in &c.bands {

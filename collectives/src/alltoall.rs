@@ -1,7 +1,7 @@
 //! MPI_Alltoall (`MPIR_Alltoall_intra_{brucks,scattered,pairwise,pairwise_sendrecv_replace}`)
 //! and MPI_Alltoallv/w (`..._intra_scattered`, `..._intra_pairwise_sendrecv_replace`).
 
-use crate::steps::{exchange_nonempty, sendrecv};
+use crate::steps::{irecv, isend, sendrecv, waitall};
 use crate::{CollArgs, Step, Thresholds, NOOP};
 
 /// `send_bytes`/`recv_bytes` are the blocks for ONE peer.
@@ -20,7 +20,7 @@ pub(crate) fn expand_alltoall(a: &CollArgs, th: &Thresholds, out: &mut Vec<Step>
         bruck(p, r, rb, out);
         "alltoall_brucks"
     } else if s <= th.alltoall_medium_msg_size {
-        scattered(p, r, out, false, |_| s, |_| rb);
+        scattered(p, r, th.alltoall_throttle, out, false, |_| s, |_| rb);
         "alltoall_scattered"
     } else {
         pairwise(p, r, s, rb, out);
@@ -29,7 +29,7 @@ pub(crate) fn expand_alltoall(a: &CollArgs, th: &Thresholds, out: &mut Vec<Step>
 }
 
 /// `counts` = P send counts then P receive counts, by peer.
-pub(crate) fn expand_alltoallv(a: &CollArgs, out: &mut Vec<Step>) -> &'static str {
+pub(crate) fn expand_alltoallv(a: &CollArgs, th: &Thresholds, out: &mut Vec<Step>) -> &'static str {
     let (p, r) = (a.size as u64, a.rank as u64);
     let (sends, recvs) = a.counts.split_at(a.size as usize);
     let w = a.coll == crate::Coll::Alltoallw;
@@ -37,7 +37,7 @@ pub(crate) fn expand_alltoallv(a: &CollArgs, out: &mut Vec<Step>) -> &'static st
         sendrecv_replace(p, r, out, |peer| recvs[peer as usize]);
         return if w { "alltoallw_pairwise_sendrecv_replace" } else { "alltoallv_pairwise_sendrecv_replace" };
     }
-    scattered(p, r, out, true, |peer| sends[peer as usize], |peer| recvs[peer as usize]);
+    scattered(p, r, th.alltoall_throttle, out, true, |peer| sends[peer as usize], |peer| recvs[peer as usize]);
     if w {
         "alltoallw_scattered"
     } else {
@@ -53,28 +53,40 @@ fn sendrecv_replace(p: u64, r: u64, out: &mut Vec<Step>, bytes: impl Fn(u64) -> 
     }
 }
 
-/// Scattered: MPICH posts, batch by batch (`MPIR_CVAR_ALLTOALL_THROTTLE` peers at a time),
-/// a receive from r+d and a send to r−d for each distance d, then waits for the batch. The
-/// steps are those pairs in posting order, one SendRecv per distance; the batch boundaries
-/// only bound how many are in flight, so they do not appear. The block for itself (d = 0)
-/// never leaves the rank and is left out. `skip_empty`: the v/w variants post nothing for
-/// an empty block.
+/// Scattered (`alltoall_intra_scattered.c` and its v/w twins): distances 0..P in batches of
+/// `throttle` (`MPIR_CVAR_ALLTOALL_THROTTLE`; 0 = one batch); each batch posts a receive
+/// from r+d for each of its distances, then a send to r−d for each, then waits for all.
+/// The block for itself (d = 0, in the first batch) never leaves the rank and is left out,
+/// so with P ≤ throttle the one batch has P−1 receives and P−1 sends, and with P = 40 and
+/// the default 32 the batches hold distances 1..=31 and 32..=39. `skip_empty`: the v/w
+/// variants post nothing for an empty block.
 fn scattered(
     p: u64,
     r: u64,
+    throttle: u64,
     out: &mut Vec<Step>,
     skip_empty: bool,
     send_bytes: impl Fn(u64) -> u64,
     recv_bytes: impl Fn(u64) -> u64,
 ) {
-    for d in 1..p {
-        let (to, from) = ((r + p - d) % p, (r + d) % p);
-        let (s, rb) = (send_bytes(to), recv_bytes(from));
-        if skip_empty {
-            exchange_nonempty(out, to, s, from, rb);
-        } else {
-            sendrecv(out, to, s, from, rb);
+    let batch = if throttle == 0 { p } else { throttle };
+    let mut first = 0;
+    while first < p {
+        let last = first.saturating_add(batch).min(p);
+        for d in (first..last).filter(|&d| d != 0) {
+            let (from, rb) = ((r + d) % p, recv_bytes((r + d) % p));
+            if !(skip_empty && rb == 0) {
+                irecv(out, from, rb);
+            }
         }
+        for d in (first..last).filter(|&d| d != 0) {
+            let (to, s) = ((r + p - d) % p, send_bytes((r + p - d) % p));
+            if !(skip_empty && s == 0) {
+                isend(out, to, s);
+            }
+        }
+        waitall(out);
+        first = last;
     }
 }
 

@@ -6,10 +6,13 @@
 //!   FIFO order).
 //! * [`run_rendezvous`]: runs all step lists together with the strictest blocking semantics
 //!   — a send completes only when its receive is posted (rendezvous), a `SendRecv` posts both
-//!   halves at once and completes when both have — and reports a deadlock if they stall.
+//!   halves at once and completes when both have, a batch (`ISend`/`IRecv` steps up to their
+//!   `WaitAll`) posts all its messages at once and completes when all have — and reports a
+//!   deadlock if they stall, or a batch left open at the end of a list.
 //!
-//! Both are linear in the number of steps.
+//! Both are linear in the number of steps (expected, with hashing).
 
+use std::collections::HashMap;
 use std::fmt;
 
 use crate::{expand, CollArgs, ExpandError, Step, Thresholds};
@@ -64,6 +67,11 @@ pub enum CheckError {
         sends: usize,
         receives: usize,
     },
+    /// `ISend`/`IRecv` steps after the last `WaitAll` of a rank's list: never waited for.
+    UnclosedBatch {
+        rank: u32,
+        step: usize,
+    },
     /// Ranks still blocked, with the step each waits in (at most 8 listed).
     Deadlock {
         blocked: Vec<(u32, usize, Step)>,
@@ -89,6 +97,9 @@ impl fmt::Display for CheckError {
             }
             CheckError::CountMismatch { from, to, sends, receives } => {
                 write!(f, "{sends} sends from {from} to {to} but {receives} receives of them")
+            }
+            CheckError::UnclosedBatch { rank, step } => {
+                write!(f, "rank {rank} step {step}: posted, but no waitall follows")
             }
             CheckError::Deadlock { blocked, total_blocked } => {
                 write!(f, "deadlock: {total_blocked} ranks blocked")?;
@@ -225,6 +236,13 @@ fn group_by_pair(msgs: &mut Vec<(u32, u32, u64)>, p: usize) {
 /// The rendezvous executor; see the module documentation.
 pub fn run_rendezvous(lists: &[Vec<Step>]) -> Result<(), CheckError> {
     check_peers(lists)?;
+    for (rank, list) in lists.iter().enumerate() {
+        if let Some(step) = list.iter().rposition(|s| s.is_posting()) {
+            if !list[step..].contains(&Step::WaitAll) {
+                return Err(CheckError::UnclosedBatch { rank: rank as u32, step });
+            }
+        }
+    }
     let mut ex = Executor::new(lists);
     let mut ready: Vec<usize> = (0..lists.len()).collect();
     while let Some(rank) = ready.pop() {
@@ -233,76 +251,105 @@ pub fn run_rendezvous(lists: &[Vec<Step>]) -> Result<(), CheckError> {
     ex.finished()
 }
 
-/// Program counters plus, for the current step of each rank, which halves are still open.
+/// One open half: (peer, its number among this rank's messages to (or from) that peer).
+type Half = (u32, u64);
+
+/// Program counters plus, for the current unit of each rank (one blocking step, or a batch
+/// through its `WaitAll`), the halves still open with their byte counts and the step each
+/// came from. Messages are numbered per ordered pair, so the k-th send from p to q meets
+/// the k-th receive at q from p (MPI's non-overtaking order).
 struct Executor<'a> {
     lists: &'a [Vec<Step>],
+    /// First step of the current unit, and one past its end.
     pc: Vec<usize>,
-    send_open: Vec<bool>,
-    recv_open: Vec<bool>,
+    end: Vec<usize>,
+    sends: Vec<HashMap<Half, (u64, usize)>>,
+    recvs: Vec<HashMap<Half, (u64, usize)>>,
+    /// Messages posted so far, per (rank, peer): sends then receives.
+    sent: HashMap<(u32, u32), u64>,
+    received: HashMap<(u32, u32), u64>,
 }
 
 impl<'a> Executor<'a> {
     fn new(lists: &'a [Vec<Step>]) -> Executor<'a> {
         let n = lists.len();
-        let mut ex = Executor { lists, pc: vec![0; n], send_open: vec![false; n], recv_open: vec![false; n] };
-        (0..n).for_each(|r| ex.open_current(r));
+        let mut ex = Executor {
+            lists,
+            pc: vec![0; n],
+            end: vec![0; n],
+            sends: vec![HashMap::new(); n],
+            recvs: vec![HashMap::new(); n],
+            sent: HashMap::new(),
+            received: HashMap::new(),
+        };
+        (0..n).for_each(|r| ex.open_unit(r));
         ex
+    }
+
+    /// Opens the unit starting at `pc[rank]`, numbering its messages.
+    fn open_unit(&mut self, rank: usize) {
+        let list = &self.lists[rank];
+        let start = self.pc[rank];
+        let end = if list.get(start).is_some_and(|s| s.is_posting()) {
+            list[start..].iter().position(|s| *s == Step::WaitAll).map_or(list.len(), |i| start + i + 1)
+        } else {
+            (start + 1).min(list.len())
+        };
+        self.end[rank] = end;
+        for (i, st) in list[start..end].iter().enumerate() {
+            if let Some((to, bytes)) = st.send() {
+                let k = self.sent.entry((rank as u32, to)).or_insert(0);
+                self.sends[rank].insert((to, *k), (bytes, start + i));
+                *k += 1;
+            }
+            if let Some((from, bytes)) = st.recv() {
+                let k = self.received.entry((rank as u32, from)).or_insert(0);
+                self.recvs[rank].insert((from, *k), (bytes, start + i));
+                *k += 1;
+            }
+        }
     }
 
     fn current(&self, rank: usize) -> Option<Step> {
         self.lists[rank].get(self.pc[rank]).copied()
     }
 
-    fn open_current(&mut self, rank: usize) {
-        let st = self.current(rank);
-        self.send_open[rank] = st.is_some_and(|s| s.send().is_some());
-        self.recv_open[rank] = st.is_some_and(|s| s.recv().is_some());
-    }
-
-    /// Advances `rank` past its current step if both halves are done.
+    /// Advances `rank` past its current unit if all its halves are done.
     fn settle(&mut self, rank: usize, ready: &mut Vec<usize>) {
-        if self.current(rank).is_some() && !self.send_open[rank] && !self.recv_open[rank] {
-            self.pc[rank] += 1;
-            self.open_current(rank);
+        if self.current(rank).is_some() && self.sends[rank].is_empty() && self.recvs[rank].is_empty() {
+            self.pc[rank] = self.end[rank];
+            self.open_unit(rank);
             ready.push(rank);
         }
     }
 
-    /// Matches the open halves of `rank`'s current step with its peers' current steps.
+    /// Matches the open halves of `rank`'s current unit with its peers' current units.
     fn try_match(&mut self, rank: usize, ready: &mut Vec<usize>) -> Result<(), CheckError> {
-        let Some(st) = self.current(rank) else { return Ok(()) };
-        if let (true, Some((to, bytes))) = (self.send_open[rank], st.send()) {
-            let to = to as usize;
-            if let (true, Some((from, want))) = (self.recv_open[to], self.current(to).and_then(|s| s.recv())) {
-                if from as usize == rank {
-                    self.mismatch(rank, to, bytes, want)?;
-                    self.send_open[rank] = false;
-                    self.recv_open[to] = false;
-                    self.settle(to, ready);
-                }
+        let me = rank as u32;
+        let sends: Vec<(Half, (u64, usize))> = self.sends[rank].iter().map(|(&h, &v)| (h, v)).collect();
+        for ((to, k), (bytes, step)) in sends {
+            if let Some((want, _)) = self.recvs[to as usize].remove(&(me, k)) {
+                self.mismatch(me, to, step, bytes, want)?;
+                self.sends[rank].remove(&(to, k));
+                self.settle(to as usize, ready);
             }
         }
-        if let (true, Some((from, want))) = (self.recv_open[rank], st.recv()) {
-            let from = from as usize;
-            if let (true, Some((to, bytes))) = (self.send_open[from], self.current(from).and_then(|s| s.send())) {
-                if to as usize == rank {
-                    self.mismatch(from, rank, bytes, want)?;
-                    self.send_open[from] = false;
-                    self.recv_open[rank] = false;
-                    self.settle(from, ready);
-                }
+        let recvs: Vec<(Half, (u64, usize))> = self.recvs[rank].iter().map(|(&h, &v)| (h, v)).collect();
+        for ((from, k), (want, _)) in recvs {
+            if let Some((bytes, step)) = self.sends[from as usize].remove(&(me, k)) {
+                self.mismatch(from, me, step, bytes, want)?;
+                self.recvs[rank].remove(&(from, k));
+                self.settle(from as usize, ready);
             }
         }
         self.settle(rank, ready);
         Ok(())
     }
 
-    fn mismatch(&self, from: usize, to: usize, sent: u64, received: u64) -> Result<(), CheckError> {
+    fn mismatch(&self, from: u32, to: u32, index: usize, sent: u64, received: u64) -> Result<(), CheckError> {
         if sent == received {
             return Ok(());
         }
-        let index = self.pc[from];
-        let (from, to) = (from as u32, to as u32);
         Err(CheckError::SizeMismatch { from, to, index, sent, received })
     }
 

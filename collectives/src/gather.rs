@@ -1,7 +1,7 @@
 //! MPI_Gather and MPI_Scatter (`MPIR_Gather_intra_binomial`, `MPIR_Scatter_intra_binomial`)
 //! and their v variants (`MPIR_Gatherv_allcomm_linear`, `MPIR_Scatterv_allcomm_linear`).
 
-use crate::steps::{recv, send};
+use crate::steps::{irecv, isend, recv, send, waitall};
 use crate::tree::{Binomial, Rel};
 use crate::{CollArgs, Step, NOOP};
 
@@ -52,22 +52,25 @@ pub(crate) fn expand_scatter(a: &CollArgs, out: &mut Vec<Step>) -> &'static str 
     "scatter_binomial"
 }
 
-/// Linear gatherv: the root posts a receive from every other rank with a non-empty block
-/// and waits for all; the others send theirs (MPICH uses a synchronous send from 32 ranks
-/// on, `MPIR_CVAR_GATHERV_INTER_SSEND_MIN_PROCS`, which a step cannot express).
+/// Linear gatherv (`gatherv_allcomm_linear.c`): the root posts a receive from every other
+/// rank with a non-empty block, in rank order, and waits for all; the others send theirs
+/// (MPICH uses a synchronous send from 32 ranks on, `MPIR_CVAR_GATHERV_INTER_SSEND_MIN_PROCS`,
+/// which a step cannot express).
 pub(crate) fn expand_gatherv(a: &CollArgs, out: &mut Vec<Step>) -> &'static str {
-    linear(a, out, a.send_bytes, recv, send);
+    linear(a, out, a.send_bytes, irecv, send);
     "gatherv_linear"
 }
 
-/// Linear scatterv: the root sends every other rank its non-empty block.
+/// Linear scatterv (`scatterv_allcomm_linear.c`): the root posts a send to every other rank
+/// with a non-empty block and waits for all; the others receive theirs.
 pub(crate) fn expand_scatterv(a: &CollArgs, out: &mut Vec<Step>) -> &'static str {
-    linear(a, out, a.recv_bytes, send, recv);
+    linear(a, out, a.recv_bytes, isend, recv);
     "scatterv_linear"
 }
 
-/// The root does `at_root` with each other rank whose count is non-zero, in rank order; the
-/// other ranks do `elsewhere` with the root if their own block is non-empty.
+/// The root posts `at_root` with each other rank whose count is non-zero, in rank order,
+/// then waits for the batch; the other ranks do `elsewhere` with the root if their own
+/// block is non-empty.
 fn linear(
     a: &CollArgs,
     out: &mut Vec<Step>,
@@ -81,6 +84,7 @@ fn linear(
                 at_root(out, peer as u64, bytes);
             }
         }
+        waitall(out);
     } else if own_bytes > 0 {
         elsewhere(out, a.root as u64, own_bytes);
     }

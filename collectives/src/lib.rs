@@ -37,14 +37,20 @@ pub const NOOP: &str = "noop";
 
 /// One point-to-point step of an expansion. Peers are communicator-local ranks.
 ///
-/// A `SendRecv` posts both halves at once (MPICH's `MPIC_Sendrecv`, or a batch of
-/// `isend`/`irecv` it waits on together); a lone `Send` or `Recv` is blocking. Zero-byte
-/// steps are real messages (MPICH sends them) and are kept.
+/// `Send`, `Recv` and `SendRecv` are blocking: the step is over when its messages are (a
+/// `SendRecv` posts both halves at once, MPICH's `MPIC_Sendrecv`). `ISend` and `IRecv`
+/// only post a message; the next `WaitAll` waits for every one posted since the previous
+/// `WaitAll` (MPICH posting a batch of `MPIC_Isend`/`MPIC_Irecv` and `MPIC_Waitall`ing on
+/// it, or a schedule's phase up to its barrier). Every expansion closes its last batch with
+/// a `WaitAll`. Zero-byte steps are real messages (MPICH sends them) and are kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Step {
     Send { peer: u32, bytes: u64 },
     Recv { peer: u32, bytes: u64 },
     SendRecv { send_peer: u32, send_bytes: u64, recv_peer: u32, recv_bytes: u64 },
+    ISend { peer: u32, bytes: u64 },
+    IRecv { peer: u32, bytes: u64 },
+    WaitAll,
 }
 
 impl Step {
@@ -53,29 +59,43 @@ impl Step {
             Step::Send { .. } => StepOp::Send,
             Step::Recv { .. } => StepOp::Recv,
             Step::SendRecv { .. } => StepOp::SendRecv,
+            Step::ISend { .. } => StepOp::ISend,
+            Step::IRecv { .. } => StepOp::IRecv,
+            Step::WaitAll => StepOp::WaitAll,
         }
     }
 
     /// The send half as (destination, bytes), if any.
     pub fn send(&self) -> Option<(u32, u64)> {
         match *self {
-            Step::Send { peer, bytes } => Some((peer, bytes)),
+            Step::Send { peer, bytes } | Step::ISend { peer, bytes } => Some((peer, bytes)),
             Step::SendRecv { send_peer, send_bytes, .. } => Some((send_peer, send_bytes)),
-            Step::Recv { .. } => None,
+            Step::Recv { .. } | Step::IRecv { .. } | Step::WaitAll => None,
         }
     }
 
     /// The receive half as (source, bytes), if any.
     pub fn recv(&self) -> Option<(u32, u64)> {
         match *self {
-            Step::Recv { peer, bytes } => Some((peer, bytes)),
+            Step::Recv { peer, bytes } | Step::IRecv { peer, bytes } => Some((peer, bytes)),
             Step::SendRecv { recv_peer, recv_bytes, .. } => Some((recv_peer, recv_bytes)),
-            Step::Send { .. } => None,
+            Step::Send { .. } | Step::ISend { .. } | Step::WaitAll => None,
         }
     }
 
+    /// Whether the step only posts its message (a batch member, completed by a `WaitAll`).
+    pub fn is_posting(&self) -> bool {
+        matches!(self, Step::ISend { .. } | Step::IRecv { .. })
+    }
+
+    /// Whether the step waits: a blocking step for its own messages, a `WaitAll` for the
+    /// batch before it.
+    pub fn waits(&self) -> bool {
+        !self.is_posting()
+    }
+
     /// The record that stores this step as sub-record of collective `instance`. Unused
-    /// `peer2`/`bytes2` are `NO_RANK`/0, as the codec decodes them.
+    /// `peer`/`peer2` are `NO_RANK` and unused byte counts 0, as the codec decodes them.
     pub fn to_op(&self, instance: u32) -> Op {
         let (op, peer, bytes, peer2, bytes2) = match *self {
             Step::Send { peer, bytes } => (StepOp::Send, peer as i32, bytes, NO_RANK, 0),
@@ -83,6 +103,9 @@ impl Step {
             Step::SendRecv { send_peer, send_bytes, recv_peer, recv_bytes } => {
                 (StepOp::SendRecv, send_peer as i32, send_bytes, recv_peer as i32, recv_bytes)
             }
+            Step::ISend { peer, bytes } => (StepOp::ISend, peer as i32, bytes, NO_RANK, 0),
+            Step::IRecv { peer, bytes } => (StepOp::IRecv, peer as i32, bytes, NO_RANK, 0),
+            Step::WaitAll => (StepOp::WaitAll, NO_RANK, 0, NO_RANK, 0),
         };
         Op::Step { instance, op, peer, bytes, peer2, bytes2 }
     }
@@ -92,6 +115,9 @@ impl Step {
         let Op::Step { op, peer, bytes, peer2, bytes2, .. } = *op else {
             return None;
         };
+        if op == StepOp::WaitAll {
+            return Some(Step::WaitAll);
+        }
         let peer = u32::try_from(peer).ok()?;
         Some(match op {
             StepOp::Send => Step::Send { peer, bytes },
@@ -102,6 +128,9 @@ impl Step {
                 recv_peer: u32::try_from(peer2).ok()?,
                 recv_bytes: bytes2,
             },
+            StepOp::ISend => Step::ISend { peer, bytes },
+            StepOp::IRecv => Step::IRecv { peer, bytes },
+            StepOp::WaitAll => Step::WaitAll,
         })
     }
 }
@@ -237,7 +266,7 @@ pub fn expand(args: &CollArgs, th: &Thresholds, out: &mut Vec<Step>) -> Result<&
         Coll::Allgather => Ok(allgather::expand_allgather(a, th, out)),
         Coll::Allgatherv => allgather::expand_allgatherv(a, th, out),
         Coll::Alltoall => Ok(alltoall::expand_alltoall(a, th, out)),
-        Coll::Alltoallv | Coll::Alltoallw => Ok(alltoall::expand_alltoallv(a, out)),
+        Coll::Alltoallv | Coll::Alltoallw => Ok(alltoall::expand_alltoallv(a, th, out)),
         Coll::ReduceScatter => reduce_scatter::expand_reduce_scatter(a, th, out),
         Coll::ReduceScatterBlock => Ok(reduce_scatter::expand_reduce_scatter_block(a, th, out)),
         Coll::Scan => Ok(scan::expand(a, out, "scan_recursive_doubling")),

@@ -25,3 +25,19 @@ pub(crate) fn exchange_nonempty(out: &mut Vec<Step>, to: u64, send_bytes: u64, f
         (false, false) => {}
     }
 }
+
+pub(crate) fn isend(out: &mut Vec<Step>, peer: u64, bytes: u64) {
+    out.push(Step::ISend { peer: peer as u32, bytes });
+}
+
+pub(crate) fn irecv(out: &mut Vec<Step>, peer: u64, bytes: u64) {
+    out.push(Step::IRecv { peer: peer as u32, bytes });
+}
+
+/// Closes the batch posted since the last `WaitAll`, if it posted anything (MPICH waits on
+/// zero requests too, which costs nothing and is left out).
+pub(crate) fn waitall(out: &mut Vec<Step>) {
+    if out.last().is_some_and(|s| s.is_posting()) {
+        out.push(Step::WaitAll);
+    }
+}

@@ -19,7 +19,7 @@ pub struct ThresholdInfo {
 
 macro_rules! thresholds {
     ($( $(#[doc = $doc:literal])+ $field:ident = $default:literal, $cvar:literal; )+) => {
-        /// Selection thresholds in bytes (or ranks for `*_min_procs`).
+        /// Selection thresholds in bytes (or ranks for `*_min_procs`, peers for `alltoall_throttle`).
         #[derive(Clone, Debug, PartialEq, Eq)]
         pub struct Thresholds {
             $( $(#[doc = $doc])+ pub $field: u64, )+
@@ -94,6 +94,9 @@ thresholds! {
     /// Alltoall: per-peer blocks of at most this many bytes use the scattered algorithm,
     /// larger ones pairwise exchange.
     alltoall_medium_msg_size = 32768, "MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE";
+    /// Scattered alltoall/alltoallv/alltoallw: how many peers one batch posts to and from
+    /// before waiting for all of them (a count of peers, not bytes; 0 = all in one batch).
+    alltoall_throttle = 32, "MPIR_CVAR_ALLTOALL_THROTTLE";
 }
 
 /// A threshold setting that could not be applied; `origin` names the variable or line.

@@ -67,6 +67,9 @@ fn steps_round_trip_through_records() {
         Step::Send { peer: 3, bytes: 10 },
         Step::Recv { peer: 0, bytes: 0 },
         Step::SendRecv { send_peer: 1, send_bytes: 5, recv_peer: 2, recv_bytes: 6 },
+        Step::ISend { peer: 4, bytes: 1 << 40 },
+        Step::IRecv { peer: 0, bytes: 0 },
+        Step::WaitAll,
     ];
     for st in steps {
         let op = st.to_op(7);
@@ -124,6 +127,29 @@ fn checker_catches_errors() {
     ];
     assert!(check_matching(&cross).is_ok());
     let err = run_rendezvous(&cross).unwrap_err();
+    assert!(matches!(err, CheckError::Deadlock { total_blocked: 2, .. }), "{err}");
+
+    // The same exchange as one batch each: both sends posted with the receives, no deadlock.
+    let batch = |peer| vec![Step::ISend { peer, bytes: 1 }, Step::IRecv { peer, bytes: 1 }, Step::WaitAll];
+    assert_eq!(verify(&[batch(1), batch(0)]).unwrap().messages, 2);
+    // Receives posted in a batch still match sends in FIFO order, pair by pair.
+    let fifo = vec![
+        vec![Step::IRecv { peer: 1, bytes: 2 }, Step::IRecv { peer: 1, bytes: 3 }, Step::WaitAll],
+        vec![Step::Send { peer: 0, bytes: 2 }, Step::Send { peer: 0, bytes: 3 }],
+    ];
+    assert!(verify(&fifo).is_ok());
+    let swapped = vec![fifo[0].clone(), vec![Step::Send { peer: 0, bytes: 3 }, Step::Send { peer: 0, bytes: 2 }]];
+    assert!(matches!(run_rendezvous(&swapped), Err(CheckError::SizeMismatch { .. })));
+    // A batch never waited for.
+    let open = vec![vec![Step::ISend { peer: 1, bytes: 1 }], vec![Step::Recv { peer: 0, bytes: 1 }]];
+    let err = run_rendezvous(&open).unwrap_err();
+    assert_eq!(err, CheckError::UnclosedBatch { rank: 0, step: 0 }, "{err}");
+    // A batch whose receive's sender waits for a receive the batch's rank posts only later.
+    let stuck = vec![
+        vec![Step::IRecv { peer: 1, bytes: 1 }, Step::WaitAll, Step::Send { peer: 1, bytes: 1 }],
+        vec![Step::Recv { peer: 0, bytes: 1 }, Step::Send { peer: 0, bytes: 1 }],
+    ];
+    let err = run_rendezvous(&stuck).unwrap_err();
     assert!(matches!(err, CheckError::Deadlock { total_blocked: 2, .. }), "{err}");
 
     let own = vec![vec![Step::SendRecv { send_peer: 0, send_bytes: 1, recv_peer: 0, recv_bytes: 1 }]];

@@ -76,6 +76,19 @@ proptest! {
         check(&build(coll, p, root, bytes, elem, flags, seed));
     }
 
+    /// The batches of scattered alltoall(v/w) stay consistent for any throttle.
+    #[test]
+    fn any_alltoall_throttle_is_consistent(
+        coll in proptest::sample::select(&[Coll::Alltoall, Coll::Alltoallv, Coll::Alltoallw][..]),
+        p in 2u32..80,
+        throttle in 0u64..90,
+        seed in any::<u64>(),
+    ) {
+        let mut th = Thresholds::default();
+        th.set("alltoall_throttle", throttle).unwrap();
+        common::check_with(&build(coll, p, 0, 1000, 1, 0, seed), &th);
+    }
+
     #[test]
     fn expand_never_panics(
         code in 0u8..22,

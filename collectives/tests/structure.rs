@@ -5,7 +5,7 @@ mod common;
 
 use common::{check, floor_pow2, Call};
 use psins_collectives::check::Summary;
-use psins_collectives::{expand, Coll, CollArgs, Thresholds};
+use psins_collectives::{expand, Coll, CollArgs, Step, Thresholds};
 
 fn ceil_log2(p: u64) -> u64 {
     p.next_power_of_two().trailing_zeros() as u64
@@ -184,6 +184,50 @@ fn alltoall() {
         c.in_place = true;
         expect(c, "alltoall_pairwise_sendrecv_replace", all, all * 100);
     }
+}
+
+/// Scattered alltoall keeps MPICH's batches (`MPIR_CVAR_ALLTOALL_THROTTLE` = 32 peers,
+/// the rank itself included, so its own block takes a slot of the first batch): on 4 ranks
+/// rank 1 posts receives from 2, 3, 0, sends to 0, 3, 2, then waits; on 40 ranks the first
+/// batch holds distances 1..=31 and the second 32..=39.
+#[test]
+fn scattered_alltoall_batches() {
+    let th = Thresholds::default();
+    let steps = |p: u32, r: u32, th: &Thresholds| {
+        let mut a = CollArgs::new(Coll::Alltoall, p, r);
+        (a.send_bytes, a.recv_bytes) = (1000, 1000);
+        let mut out = Vec::new();
+        assert_eq!(expand(&a, th, &mut out).unwrap(), "alltoall_scattered");
+        out
+    };
+    let (ir, is) = (|peer| Step::IRecv { peer, bytes: 1000 }, |peer| Step::ISend { peer, bytes: 1000 });
+    assert_eq!(steps(4, 1, &th), [ir(2), ir(3), ir(0), is(0), is(3), is(2), Step::WaitAll]);
+    let s = steps(40, 5, &th);
+    assert_eq!(s.len(), 31 * 2 + 1 + 8 * 2 + 1);
+    assert_eq!((s[0], s[30], s[31], s[61], s[62]), (ir(6), ir(36), is(4), is(14), Step::WaitAll));
+    assert_eq!((s[63], s[70], s[71], s[78], s[79]), (ir(37), ir(4), is(13), is(6), Step::WaitAll));
+    // Throttle 0 (MPICH: all peers at once) and 1 (one peer per batch).
+    let mut one = th.clone();
+    one.set("alltoall_throttle", 0).unwrap();
+    assert_eq!(steps(40, 5, &one).iter().filter(|s| **s == Step::WaitAll).count(), 1);
+    one.set("alltoall_throttle", 1).unwrap();
+    assert_eq!(
+        steps(4, 1, &one),
+        [ir(2), is(0), Step::WaitAll, ir(3), is(3), Step::WaitAll, ir(0), is(2), Step::WaitAll]
+    );
+}
+
+/// Linear gatherv: the root posts every receive, then waits once.
+#[test]
+fn linear_gatherv_is_one_batch() {
+    let counts = [5, 0, 7, 9];
+    let mut a = CollArgs::new(Coll::Gatherv, 4, 2);
+    a.root = 2;
+    a.counts = &counts;
+    let mut out = Vec::new();
+    expand(&a, &Thresholds::default(), &mut out).unwrap();
+    let want = [Step::IRecv { peer: 0, bytes: 5 }, Step::IRecv { peer: 3, bytes: 9 }, Step::WaitAll];
+    assert_eq!(out, want);
 }
 
 #[test]

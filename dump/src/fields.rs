@@ -77,8 +77,10 @@ pub fn fields(rec: &Record, task: u32, comms: &dyn Comms, step_comm: u32) -> Vec
             f.push(("step", Str(op.name())));
             f.push(("instance", Int(instance as i64)));
             f.push(("comm", Int(step_comm as i64)));
-            peer(&mut f, "peer", step_comm, p);
-            f.push(("bytes", Int(bytes as i64)));
+            if op != StepOp::WaitAll {
+                peer(&mut f, "peer", step_comm, p);
+                f.push(("bytes", Int(bytes as i64)));
+            }
             if op == StepOp::SendRecv {
                 peer(&mut f, "peer2", step_comm, peer2);
                 f.push(("bytes2", Int(bytes2 as i64)));

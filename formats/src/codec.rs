@@ -45,6 +45,9 @@ pub(crate) const SAME_TAG: u8 = 0x40;
 pub(crate) const SAME_BYTES: u8 = 0x80;
 /// Step records: gap and dur are both zero and omitted.
 pub(crate) const STEP_NO_TIME: u8 = 0x80;
+/// Step records: head bits 5–6 hold the op when it is below this; this value there says
+/// the op follows as one byte (the batch ops of format version 3).
+pub(crate) const STEP_OP_ESCAPE: u8 = 3;
 /// Wait completions: the low bit of the request delta says "full receive info follows".
 pub(crate) const COMPLETION_FULL: u64 = 1;
 /// comm_create: the communicator is an intercommunicator; the size of its local group
@@ -191,10 +194,16 @@ pub(crate) fn decode_parts(
             Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags: cf, req, instance }
         }
         Kind::Step => {
-            let sc = (flags >> 5) & 3;
+            let mut sc = (flags >> 5) & 3;
+            if sc == STEP_OP_ESCAPE {
+                sc = r.byte()?;
+                if sc < STEP_OP_ESCAPE {
+                    return Err(invalid(format!("step op {sc} written in the escape byte")));
+                }
+            }
             let op = StepOp::from_code(sc).ok_or_else(|| invalid(format!("unknown step op {sc}")))?;
             let instance = r.instance_peek(&c)?;
-            let (peer, bytes) = (r.i32()?, r.u64()?);
+            let (peer, bytes) = if op == StepOp::WaitAll { (NO_RANK, 0) } else { (r.i32()?, r.u64()?) };
             let (peer2, bytes2) = if op == StepOp::SendRecv { (r.i32()?, r.u64()?) } else { (NO_RANK, 0) };
             Op::Step { instance, op, peer, bytes, peer2, bytes2 }
         }

@@ -7,7 +7,9 @@
 //! which is what the tracer's per-call cost and consolidation speed need. Records come as
 //! parts (`gap`, `dur`, `&Op`, list slice), so a caller's list is encoded where it lies.
 
-use crate::codec::{Ctx, COMM_INTER, COMPLETION_FULL, MODE_BASE, SAME_BYTES, SAME_PEER, SAME_TAG, STEP_NO_TIME};
+use crate::codec::{
+    Ctx, COMM_INTER, COMPLETION_FULL, MODE_BASE, SAME_BYTES, SAME_PEER, SAME_TAG, STEP_NO_TIME, STEP_OP_ESCAPE,
+};
 use crate::record::{Op, SendMode, StepOp, NO_RANK};
 
 /// Bytes of any record apart from its list: header 1, mode 1, gap and dur 10 each, and the
@@ -135,10 +137,17 @@ unsafe fn encode(w: &mut Cursor, ctx: &mut Ctx, gap: u64, dur: u64, op: &Op, lis
             plain_list(w, list);
         }
         Op::Step { instance, op, peer, bytes, peer2, bytes2 } => {
-            flags |= op.code() << 5;
+            if op.code() < STEP_OP_ESCAPE {
+                flags |= op.code() << 5;
+            } else {
+                flags |= STEP_OP_ESCAPE << 5;
+                w.byte(op.code());
+            }
             w.i64(instance as i64 - ctx.instance as i64);
-            w.i64(peer as i64);
-            w.u64(bytes);
+            if op != StepOp::WaitAll {
+                w.i64(peer as i64);
+                w.u64(bytes);
+            }
             if op == StepOp::SendRecv {
                 w.i64(peer2 as i64);
                 w.u64(bytes2);
@@ -259,6 +268,15 @@ mod tests {
         let step = Op::Step { instance: 1, op: StepOp::SendRecv, peer: 1, bytes: 8, peer2: 1, bytes2: 8 };
         append(&mut out, &mut ctx, 0, 0, &step, &[]);
         assert_eq!(out, [17 | 2 << 5 | 0x80, 0x02, 0x02, 0x08, 0x02, 0x08], "untimed step");
+        out.clear();
+        // Batch ops (version 3): head op bits 3, then the op byte.
+        let irecv = Op::Step { instance: 1, op: StepOp::IRecv, peer: 3, bytes: 8, peer2: NO_RANK, bytes2: 0 };
+        append(&mut out, &mut ctx, 0, 0, &irecv, &[]);
+        assert_eq!(out, [17 | 3 << 5 | 0x80, 0x04, 0x02, 0x06, 0x08], "irecv step");
+        out.clear();
+        let waitall = Op::Step { instance: 1, op: StepOp::WaitAll, peer: NO_RANK, bytes: 0, peer2: NO_RANK, bytes2: 0 };
+        append(&mut out, &mut ctx, 0, 0, &waitall, &[]);
+        assert_eq!(out, [17 | 3 << 5 | 0x80, 0x05, 0x02], "waitall step: no peer, no bytes");
         out.clear();
         let wait = Op::Wait { func: WaitFn::Waitall, count: 2 };
         append(&mut out, &mut ctx, 0, 0, &wait, &[1, NO_RANK as i64, 0, 0, 2, 3, 7, 16]);

@@ -107,7 +107,8 @@ fn p2p(f: &mut Fields, c: &mut Ctx, code: u8, flags: u8) -> Option<Op> {
 /// does not change (the steps of one collective all refer to it).
 #[inline(always)]
 fn step(f: &mut Fields, c: &Ctx, flags: u8) -> Option<Op> {
-    let op = StepOp::from_code((flags >> 5) & 3)?;
+    // The batch ops (an op byte follows) are left to the general decoder.
+    let op = StepOp::from_code((flags >> 5) & 3).filter(|op| op.code() < crate::codec::STEP_OP_ESCAPE)?;
     let instance = f.delta_u32(c.instance)?;
     let (peer, bytes) = (f.i32()?, f.u64()?);
     let (peer2, bytes2) = if op == StepOp::SendRecv { (f.i32()?, f.u64()?) } else { (NO_RANK, 0) };

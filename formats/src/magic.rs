@@ -7,9 +7,10 @@ use std::path::Path;
 pub const LOG_MAGIC: &[u8; 8] = b"PSINSLOG";
 pub const TRACE_MAGIC: &[u8; 8] = b"PSINSTRC";
 /// Version 2 added intercommunicators (comm_create head bit 5 and the communicator table's
-/// two-group entries); version 1 files, which cannot contain them, are still read.
-pub const LOG_VERSION: u16 = 2;
-pub const TRACE_VERSION: u16 = 2;
+/// two-group entries); version 3 added the batch step ops (isend, irecv, waitall). Files of
+/// older versions cannot contain what was added later, so they are still read.
+pub const LOG_VERSION: u16 = 3;
+pub const TRACE_VERSION: u16 = 3;
 /// The oldest version this build reads, of either kind.
 pub const OLDEST_READ: u16 = 1;
 

@@ -72,8 +72,10 @@ code_enum!(
 );
 
 code_enum!(
-    /// What one expansion step does.
-    StepOp { Send = 0, Recv = 1, SendRecv = 2 }
+    /// What one expansion step does: a blocking send, receive or both at once (0..=2), or a
+    /// batch member (3..=5, format version 3): a nonblocking send or receive, completed by
+    /// the next `WaitAll`, which waits for every one posted since the previous `WaitAll`.
+    StepOp { Send = 0, Recv = 1, SendRecv = 2, ISend = 3, IRecv = 4, WaitAll = 5 }
 );
 
 /// Bits of [`Op::Coll::flags`].
@@ -212,7 +214,8 @@ pub enum Op {
         instance: u32,
     },
     /// One point-to-point step of collective `instance`'s expansion (peers comm-local in that
-    /// collective's communicator). `peer2`/`bytes2` are the receive side of a SendRecv step.
+    /// collective's communicator). `peer2`/`bytes2` are the receive side of a SendRecv step;
+    /// a WaitAll has no peer ([`NO_RANK`]) and no bytes.
     Step {
         instance: u32,
         op: StepOp,

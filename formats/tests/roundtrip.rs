@@ -125,36 +125,39 @@ fn wrong_kind_and_version_are_named() {
     img[8] = 9;
     std::fs::write(&trace, &img).unwrap();
     let e = TraceReader::open(&trace).err().unwrap().to_string();
-    assert!(e.contains("format version 9") && e.contains("reads versions 1 to 2"), "{e}");
+    assert!(e.contains("format version 9") && e.contains("reads versions 1 to 3"), "{e}");
 
     std::fs::write(&trace, b"hello world, not psins").unwrap();
     let e = TraceReader::open(&trace).err().unwrap().to_string();
     assert!(e.contains("not a psins file"), "{e}");
 }
 
-/// Version 1 files (before intercommunicators) are still read.
+/// Version 1 files (before intercommunicators) and version 2 files (before batch steps) are
+/// still read.
 #[test]
-fn version_1_files_are_still_read() {
+fn older_version_files_are_still_read() {
     let recs: Vec<Record> = (0..30).map(|i| Record::new(i, 2 * i, Op::Other { func: i as u32 })).collect();
     let dir = tempdir();
-    let mut img = log_image(&recs, 10, true);
-    img[8..10].copy_from_slice(&1u16.to_le_bytes()); // outside the header's checksum
-    let log = dir.join("v1.bin");
-    std::fs::write(&log, &img).unwrap();
-    assert_eq!(read_log(&log), (recs.clone(), LogEnd::Complete));
+    for v in [1u16, 2] {
+        let mut img = log_image(&recs, 10, true);
+        img[8..10].copy_from_slice(&v.to_le_bytes()); // outside the header's checksum
+        let log = dir.join(format!("v{v}.bin"));
+        std::fs::write(&log, &img).unwrap();
+        assert_eq!(read_log(&log), (recs.clone(), LogEnd::Complete));
 
-    let trace = dir.join("v1.psins");
-    write_trace(&trace, &[recs.clone(), vec![]], None);
-    let mut img = std::fs::read(&trace).unwrap();
-    img[8..10].copy_from_slice(&1u16.to_le_bytes());
-    // the preamble, metadata and index are under one checksum (docs/format.md §2)
-    let u32_at = |i: usize| u32::from_le_bytes(img[i..i + 4].try_into().unwrap()) as usize;
-    let body = 32 + u32_at(16) + 40 * u32_at(12);
-    let crc = crc32fast::hash(&img[..body]);
-    img[body..body + 4].copy_from_slice(&crc.to_le_bytes());
-    std::fs::write(&trace, &img).unwrap();
-    let tr = TraceReader::open(&trace).unwrap();
-    assert_eq!(read_task(&tr, 0, 64), recs);
+        let trace = dir.join(format!("v{v}.psins"));
+        write_trace(&trace, &[recs.clone(), vec![]], None);
+        let mut img = std::fs::read(&trace).unwrap();
+        img[8..10].copy_from_slice(&v.to_le_bytes());
+        // the preamble, metadata and index are under one checksum (docs/format.md §2)
+        let u32_at = |i: usize| u32::from_le_bytes(img[i..i + 4].try_into().unwrap()) as usize;
+        let body = 32 + u32_at(16) + 40 * u32_at(12);
+        let crc = crc32fast::hash(&img[..body]);
+        img[body..body + 4].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&trace, &img).unwrap();
+        let tr = TraceReader::open(&trace).unwrap();
+        assert_eq!(read_task(&tr, 0, 64), recs);
+    }
 }
 
 #[test]

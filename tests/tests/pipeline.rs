@@ -195,8 +195,9 @@ fn check_expansions(tr: &TraceReader) -> usize {
                     let w = |p: i32| if comm == COMM_SELF { t as i64 } else { comms[&comm].members[p as usize] as i64 };
                     let e = inst.get_mut(&(comm, k)).unwrap();
                     match op {
-                        StepOp::Send => e.0.push((t as i64, w(peer), bytes)),
-                        StepOp::Recv => e.1.push((w(peer), t as i64, bytes)),
+                        StepOp::Send | StepOp::ISend => e.0.push((t as i64, w(peer), bytes)),
+                        StepOp::Recv | StepOp::IRecv => e.1.push((w(peer), t as i64, bytes)),
+                        StepOp::WaitAll => {}
                         StepOp::SendRecv => {
                             e.0.push((t as i64, w(peer), bytes));
                             e.1.push((w(peer2), t as i64, bytes2));

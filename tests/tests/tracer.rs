@@ -384,8 +384,9 @@ fn check_expansions_match(logs: &[Log]) {
             let me = r as i32;
             for &(op, peer, bytes, peer2, bytes2) in &e[i].1 {
                 match op {
-                    StepOp::Send => *sends.entry((me, peer, bytes)).or_insert(0) += 1,
-                    StepOp::Recv => *sends.entry((peer, me, bytes)).or_insert(0) -= 1,
+                    StepOp::Send | StepOp::ISend => *sends.entry((me, peer, bytes)).or_insert(0) += 1,
+                    StepOp::Recv | StepOp::IRecv => *sends.entry((peer, me, bytes)).or_insert(0) -= 1,
+                    StepOp::WaitAll => {}
                     StepOp::SendRecv => {
                         *sends.entry((me, peer, bytes)).or_insert(0) += 1;
                         *sends.entry((peer2, me, bytes2)).or_insert(0) -= 1;

@@ -70,6 +70,7 @@ pub fn op_and_list() -> impl Strategy<Value = (Op, Vec<i64>)> {
         (any::<u32>(), prop::sample::select(StepOp::ALL), peer(), bytes(), peer(), bytes()).prop_map(
             |(instance, op, peer, bytes, p2, b2)| {
                 let (peer2, bytes2) = if op == StepOp::SendRecv { (p2, b2) } else { (NO_RANK, 0) };
+                let (peer, bytes) = if op == StepOp::WaitAll { (NO_RANK, 0) } else { (peer, bytes) };
                 (Op::Step { instance, op, peer, bytes, peer2, bytes2 }, vec![])
             }
         ),

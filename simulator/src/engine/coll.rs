@@ -196,28 +196,21 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// Runs the expanded collective's steps from `now` until one blocks or all are done.
+    /// Blocking steps wait for their own messages; `ISend`/`IRecv` only post theirs, and
+    /// the next `WaitAll` waits for the whole batch (as does the end of the steps, should a
+    /// trace's last batch lack its `WaitAll`).
     pub(super) fn coll_continue(&mut self, t: u32, now: Ps) -> Result<Flow> {
         loop {
             let step = match self.next_step(t)? {
-                Next::Step(s) => s,
-                Next::End => break,
+                Next::Step(s) => Some(s),
+                Next::End => None,
                 Next::Analytic => return self.coll_fallback(t, now),
             };
-            let c = self.tasks[t as usize].coll.as_ref().expect("collective in progress");
-            let comm = c.comm;
-            if let Some((peer, bytes)) = step.send() {
-                let dst = self.step_peer(t, comm, peer)?;
-                let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Send);
-                self.mark_awaited(t, h);
-                let a =
-                    SendArgs { dst, comm, tag: STEP_TAG, coll: true, bytes, mode: SendMode::Standard, r: Ref::Req(h) };
-                self.post_send(t, a, now);
-            }
-            if let Some((peer, _)) = step.recv() {
-                let src = self.step_peer(t, comm, peer)?;
-                let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Recv);
-                self.mark_awaited(t, h);
-                self.post_recv(t, Posted { src: src as i32, tag: STEP_TAG, comm, coll: true, r: Ref::Req(h), at: now });
+            if let Some(step) = step {
+                self.post_step(t, step, now)?;
+                if step.is_posting() {
+                    continue;
+                }
             }
             match self.block_on(t, now) {
                 Flow::Done(end) if end == now => {
@@ -235,11 +228,33 @@ impl<S: TraceSource> Sim<'_, S> {
                 }
                 Flow::Blocked => return Ok(Flow::Blocked),
             }
+            if step.is_none() {
+                break;
+            }
         }
         let task = &mut self.tasks[t as usize];
         let c = task.coll.take().expect("collective in progress");
         task.partner_max = task.partner_max.max(c.partner);
         Ok(Flow::Done(now))
+    }
+
+    /// Posts the step's send and receive halves as awaited requests of task `t`.
+    fn post_step(&mut self, t: u32, step: Step, now: Ps) -> Result<()> {
+        let comm = self.tasks[t as usize].coll.as_ref().expect("collective in progress").comm;
+        if let Some((peer, bytes)) = step.send() {
+            let dst = self.step_peer(t, comm, peer)?;
+            let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Send);
+            self.mark_awaited(t, h);
+            let a = SendArgs { dst, comm, tag: STEP_TAG, coll: true, bytes, mode: SendMode::Standard, r: Ref::Req(h) };
+            self.post_send(t, a, now);
+        }
+        if let Some((peer, _)) = step.recv() {
+            let src = self.step_peer(t, comm, peer)?;
+            let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Recv);
+            self.mark_awaited(t, h);
+            self.post_recv(t, Posted { src: src as i32, tag: STEP_TAG, comm, coll: true, r: Ref::Req(h), at: now });
+        }
+        Ok(())
     }
 
     fn mark_awaited(&mut self, t: u32, h: u32) {

@@ -6,7 +6,7 @@ RELEASE := target/release
 APPS := mpi-test-apps/bin
 DEMO := build/demo
 
-.PHONY: all setup build apps test bench overhead validate demo clean help fmt lint
+.PHONY: all setup build apps test bench overhead validate demo install clean help fmt lint
 
 all: build apps ## release build of everything: libpsinstrace.so, the tools, the test apps
 
@@ -39,6 +39,16 @@ validate: build apps ## predicted versus measured run time of every test app on 
 
 demo: setup build apps ## the README's first command: trace, consolidate, simulate, compare
 	bash scripts/demo.sh
+
+PREFIX ?= /usr/local
+TOOLS := psins-sim psins-consolidate psins-dump psins-synth psins-torus-synth psins-calibrate
+install: build ## install the tools, libpsinstrace.so, the calibration worker and configs/ under PREFIX (default /usr/local), without debug info
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/libexec/psins $(DESTDIR)$(PREFIX)/share/psins/configs
+	install -s -m 755 $(addprefix $(RELEASE)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(RELEASE)/libpsinstrace.so $(DESTDIR)$(PREFIX)/lib/
+	strip --strip-debug $(DESTDIR)$(PREFIX)/lib/libpsinstrace.so
+	install -s -m 755 "$$($(RELEASE)/psins-calibrate --print-worker)" $(DESTDIR)$(PREFIX)/libexec/psins/psins-calib-worker
+	install -m 644 configs/*.toml $(DESTDIR)$(PREFIX)/share/psins/configs/
 
 fmt:
 	$(CARGO) fmt --all

@@ -51,6 +51,9 @@ struct Args {
     /// The worker program (default: the one built with this tool).
     #[arg(long)]
     worker: Option<PathBuf>,
+    /// Print the worker's path and exit (`make install` copies it).
+    #[arg(long)]
+    print_worker: bool,
     /// Fewer sizes and collectives: a rough calibration in a few seconds.
     #[arg(long)]
     quick: bool,
@@ -87,6 +90,10 @@ fn run(a: &Args) -> Result<(), Error> {
         std::process::exit(2);
     }
     let worker = find_worker(a.worker.as_deref())?;
+    if a.print_worker {
+        println!("{}", worker.display());
+        return Ok(());
+    }
     let launcher =
         if a.launcher.is_empty() { vec!["mpirun".into(), "-n".into(), "2".into()] } else { a.launcher.clone() };
     let load = load_average();

@@ -83,7 +83,7 @@ struct SynthArgs {
 struct RunArgs {
     /// A compact trace (.psins) or a synthetic workload spec (gen:stencil2d:ranks=64,...).
     trace: Option<String>,
-    /// Target machine file (TOML).
+    /// Target machine file (TOML), or a bundled machine by name (`-m torus-8x8`; configs/).
     #[arg(short, long, value_name = "FILE")]
     machine: Option<PathBuf>,
     /// Override a machine-file value: `network.model=bus` (repeatable).

@@ -1,6 +1,7 @@
 //! Machine files: parsing (with `--set` overrides), validation, and the resolved [`Machine`]
 //! the engine and the models read.
 
+mod bundled;
 mod effective;
 pub mod file;
 mod link;
@@ -144,9 +145,11 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// Reads `path`, applies `--set` overrides, validates. Every error names the file and,
-    /// for syntax, unknown keys and bad values, the line.
+    /// Reads `path` (or the bundled machine of that name, config/bundled.rs), applies `--set`
+    /// overrides, validates. Every error names the file and, for syntax, unknown keys and
+    /// bad values, the line.
     pub fn load(path: &Path, overrides: &[String]) -> Result<Machine> {
+        let path = &bundled::resolve(path).map_err(|m| cfg_err(path, m))?;
         let text = std::fs::read_to_string(path).map_err(|e| cfg_err(path, format!("cannot read: {e}")))?;
         Self::from_str(path, &text, overrides)
     }

@@ -1,0 +1,63 @@
+//! `-m NAME`: a machine given by name instead of a path is looked up among the bundled
+//! machines (configs/), so `psins-sim app.psins -m torus-8x8` works from anywhere.
+//!
+//! Search order: every directory of `$PSINS_MACHINE_PATH` (colon-separated), then the
+//! installed `<prefix>/share/psins/configs` beside the running binary's `<prefix>/bin`, then
+//! the source tree's `configs/` this binary was built from.
+
+use std::path::{Path, PathBuf};
+
+/// A path to read: `arg` itself when it exists or names a path (has a `/` or ends in
+/// `.toml`); else the first bundled `NAME.toml`. `Err` lists where it looked and what exists.
+pub fn resolve(arg: &Path) -> Result<PathBuf, String> {
+    let text = arg.to_string_lossy();
+    if arg.exists() || text.contains('/') || text.ends_with(".toml") {
+        return Ok(arg.to_path_buf());
+    }
+    let dirs = search_dirs();
+    for d in &dirs {
+        let p = d.join(format!("{text}.toml"));
+        if p.is_file() {
+            return Ok(p);
+        }
+    }
+    let mut names: Vec<String> = dirs
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".toml").map(String::from))
+        .filter(|n| !n.ends_with(".curves") && !n.contains("calibration"))
+        .collect();
+    names.sort();
+    names.dedup();
+    let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    Err(format!(
+        "no file `{text}` and no bundled machine of that name (looked in {}; bundled: {})",
+        looked.join(", "),
+        if names.is_empty() { "none found".into() } else { names.join(", ") }
+    ))
+}
+
+fn search_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> =
+        std::env::var_os("PSINS_MACHINE_PATH").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
+    if let Some(bin) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        dirs.push(bin.join("../share/psins/configs"));
+    }
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs"));
+    dirs.into_iter().filter(|d| d.is_dir()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_find_bundled_machines_and_paths_stay_paths() {
+        let p = resolve(Path::new("torus-8x8")).unwrap();
+        assert!(p.ends_with("configs/torus-8x8.toml"), "{}", p.display());
+        assert_eq!(resolve(Path::new("./x.toml")).unwrap(), Path::new("./x.toml"));
+        let e = resolve(Path::new("no-such-machine")).unwrap_err();
+        assert!(e.contains("bus-cluster") && e.contains("no bundled machine"), "{e}");
+    }
+}

@@ -202,3 +202,20 @@ fn a_32x32x32_torus_replays_a_stencil() {
     assert_eq!(net_stat(&r, "messages"), r.stats.messages);
     assert!(net_stat(&r, "packets").as_u64().unwrap() >= 4096 * 6 * 2);
 }
+
+/// The per-message overheads of `[[network.band]]` apply at the torus's endpoints, the
+/// packets being the wire: with o_s = 2 us and o_r = 3 us, the lone eager message of
+/// `a_lone_message_takes_the_zero_load_latency` leaves at t_s + 2 us (a cycle boundary) and
+/// is received 3 us after its last packet: 10 + 2 + zero_load + 3 us. The band's latency and
+/// bandwidth are not used: the packets are simulated.
+#[test]
+fn endpoint_overheads_apply_on_the_torus() {
+    let text =
+        format!("{TORUS}\n[[network.band]]\nlatency = \"50us\"\nsend_overhead = \"2us\"\nrecv_overhead = \"3us\"\n");
+    let sets = ["machine.mapping=list".to_string(), "machine.node_of_rank=[0, 9]".to_string()];
+    let m = Machine::from_str(Path::new("torus-bands.toml"), &text, &sets).unwrap_or_else(|e| panic!("{e}"));
+    for bytes in [8, 1000] {
+        let r = replay(&lone_message(10_000, bytes), &m).unwrap();
+        assert_eq!(r.predicted, 15 * US + zero_load(2, bytes) * 1000, "{bytes} B");
+    }
+}

@@ -451,6 +451,23 @@ fn crash_leaves_readable_prefix() {
     assert!(!first.records.is_empty());
 }
 
+/// When one rank crashes, mpiexec SIGKILLs the others: no handler runs in them, so only what
+/// they wrote before survives. Every closed block must be in the file by then. Rank 1
+/// crashes at iteration 3000; with 4 KiB blocks rank 0 (killed while blocked in iteration
+/// 3000 or 3001) must have at least 2500 of its Sendrecvs on disk (a 4 KiB block holds well
+/// under 500 iterations' records). Before blocks were written as they closed, the 4 MiB
+/// buffer never filled and the log held only its header and Init.
+#[test]
+fn a_killed_rank_keeps_every_closed_block() {
+    need_mpi!();
+    let run = run_traced("crash", 2, &["3000", "4000"], &[("PSINS_BLOCK", "4k")]);
+    assert!(!run.out.status.success(), "the crash app must fail");
+    let logs = run.logs();
+    let survivor = read_log(&logs[0]);
+    let sendrecvs = survivor.records.iter().filter(|r| r.kind() == Kind::Sendrecv).count();
+    assert!(sendrecvs >= 2500, "rank 0 kept only {sendrecvs} of its ~3000 Sendrecvs");
+}
+
 #[test]
 fn abort_leaves_readable_prefix() {
     need_mpi!();

@@ -43,7 +43,7 @@ pub const VARS: &[Var] = &[
         name: "PSINS_BUFFER",
         ty: VarType::Size,
         default: "4M",
-        help: "per-rank record buffer, written out when full and at the end (64K..1G)",
+        help: "per-rank record buffer; every closed block is written out at once (64K..1G)",
     },
     Var {
         name: "PSINS_BLOCK",

@@ -468,6 +468,19 @@ fn a_killed_rank_keeps_every_closed_block() {
     assert!(sendrecvs >= 2500, "rank 0 kept only {sendrecvs} of its ~3000 Sendrecvs");
 }
 
+/// An application that handles SIGTERM itself (handler installed before MPI_Init), or
+/// ignores it, survives the signal: the run goes on to MPI_Finalize and must be traced to the
+/// end, every call counted. Before, the tracer's handler closed the log at the signal, so
+/// the log had no footer and nothing after it.
+#[test]
+fn a_survived_sigterm_keeps_tracing() {
+    need_mpi!();
+    for how in ["handle", "ignore"] {
+        let (_, logs) = check_app("sigterm", 2, &[how, "200"]);
+        assert_eq!(logs.len(), 2, "{how}");
+    }
+}
+
 #[test]
 fn abort_leaves_readable_prefix() {
     need_mpi!();

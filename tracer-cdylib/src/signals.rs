@@ -2,6 +2,13 @@
 //! the buffer out (async-signal-safe: seal the block — pure computation — and write(2)), so
 //! the log is readable up to its last whole block. The previous handler is restored and the
 //! signal re-raised, so the process dies (or not) exactly as it would have without us.
+//!
+//! A signal the application handles itself (a handler installed before MPI_Init, as codes
+//! that checkpoint on the batch system's SIGTERM warning do) may well not end the run: then
+//! the application's handler is called and tracing goes on untouched. If that handler ends
+//! the process through exit(), the atexit hook writes the buffer; closed blocks are on disk
+//! already (core.rs writes each as it closes). A signal the application ignores is left
+//! alone: our handler is not installed for it.
 
 use crate::core::{BUSY, CLOSED, TRACER};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,7 +46,35 @@ fn emergency_flush() {
     }
 }
 
-extern "C" fn on_signal(sig: libc::c_int) {
+/// The handler installed before ours for signal `i`, if `i` is one a process may survive
+/// (SIGTERM, SIGINT) and a handler (not the default action) was there. Faults and aborts are
+/// never survived, so for them the buffer is always written first.
+fn app_handler(i: usize) -> Option<libc::sigaction> {
+    if !matches!(SIGNALS[i], libc::SIGTERM | libc::SIGINT) {
+        return None;
+    }
+    // SAFETY: OLD[i] was filled by install() before our handler was set.
+    let old = unsafe { (*std::ptr::addr_of!(OLD))[i].assume_init() };
+    (old.sa_sigaction != libc::SIG_DFL && old.sa_sigaction != libc::SIG_IGN).then_some(old)
+}
+
+extern "C" fn on_signal(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    let i = SIGNALS.iter().position(|&s| s == sig);
+    if let Some(old) = i.and_then(app_handler) {
+        // The application decides: call its handler as the kernel would have, keep tracing.
+        // SAFETY: the handler the application registered, called with its own convention.
+        unsafe {
+            if old.sa_flags & libc::SA_SIGINFO != 0 {
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    std::mem::transmute(old.sa_sigaction);
+                f(sig, info, ctx);
+            } else {
+                let f: extern "C" fn(libc::c_int) = std::mem::transmute(old.sa_sigaction);
+                f(sig);
+            }
+        }
+        return;
+    }
     if !IN_HANDLER.swap(true, Ordering::SeqCst) {
         emergency_flush();
     }
@@ -72,12 +107,16 @@ pub fn install(signals: bool) {
             return;
         }
         for (i, &sig) in SIGNALS.iter().enumerate() {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-            sa.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut sa.sa_mask);
             let old = (*std::ptr::addr_of_mut!(OLD))[i].as_mut_ptr();
-            libc::sigaction(sig, &sa, old);
+            libc::sigaction(sig, std::ptr::null(), old);
+            if (*old).sa_sigaction == libc::SIG_IGN {
+                continue; // ignored by the application: it cannot end the run
+            }
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) as usize;
+            sa.sa_flags = libc::SA_RESTART | libc::SA_SIGINFO;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
     }
 }

@@ -244,8 +244,21 @@ pub fn print(m: &Machine) -> String {
         m.rendezvous_handshake
     );
     let _ = writeln!(s, "\n[mpi.collective_shape]");
-    for &c in Coll::ALL.iter().filter(|c| c.code() <= Coll::Exscan.code()) {
-        let _ = writeln!(s, "{} = \"{}\"", coll_key(c), m.shape(c));
+    let _ = writeln!(s, "# analytic models: collectives listed here cost shape(P) x (L + S/B); the others cost");
+    let _ = writeln!(s, "# the point-to-point steps of MPICH's algorithm (docs/models.md)");
+    for &c in Coll::ALL.iter() {
+        match m.explicit_shape(c) {
+            Some(shape) => {
+                let _ = writeln!(s, "{} = \"{shape}\"", coll_key(c));
+            }
+            // Neighbourhood collectives cannot be expanded without their topology.
+            None if c.code() > Coll::Exscan.code() => {
+                let _ = writeln!(s, "# {} = \"{}\" (default; no topology to expand)", coll_key(c), default_shape(c));
+            }
+            None => {
+                let _ = writeln!(s, "# {} = MPICH's algorithm", coll_key(c));
+            }
+        }
     }
     let _ = writeln!(
         s,
@@ -264,7 +277,6 @@ pub fn print(m: &Machine) -> String {
     if let Some(t) = &m.torus {
         super::torus::print(&mut s, t);
     }
-    let _ = default_shape; // shapes not listed fall back to these defaults
     if let Some(c) = &m.calibrated {
         let _ = writeln!(s, "\n[calibrated]");
         let fields = [("by", &c.by), ("at", &c.at), ("host", &c.host), ("launcher", &c.launcher)];

@@ -73,6 +73,8 @@ impl std::fmt::Display for Shape {
 }
 
 /// Default shapes: tree-based collectives are logarithmic, personalised all-to-all linear.
+/// Analytic collectives use them only where MPICH's algorithm cannot be timed
+/// (neighbourhood collectives) and to scale pmac's curves.
 pub fn default_shape(c: Coll) -> Shape {
     let (factor, growth) = match c {
         Coll::Barrier | Coll::Bcast | Coll::Reduce | Coll::Scan | Coll::Exscan => (1.0, Growth::Log),
@@ -166,9 +168,16 @@ impl Machine {
         effective::resolve(path, file).map_err(|m| cfg_err(path, m))
     }
 
-    /// Shape of collective `c` for analytic models.
+    /// The shape `[mpi.collective_shape]` sets for collective `c`: an explicit override of
+    /// its algorithm's cost in the analytic models.
+    pub fn explicit_shape(&self, c: Coll) -> Option<Shape> {
+        self.shapes.iter().find(|(k, _)| *k == c).map(|&(_, s)| s)
+    }
+
+    /// The shape of collective `c`: the explicit one, else the default (used where the
+    /// algorithm cannot be timed, and to scale pmac's curves to other rank counts).
     pub fn shape(&self, c: Coll) -> Shape {
-        self.shapes.iter().find(|(k, _)| *k == c).map(|&(_, s)| s).unwrap_or_else(|| default_shape(c))
+        self.explicit_shape(c).unwrap_or_else(|| default_shape(c))
     }
 
     /// The effective configuration as TOML, every default written out.

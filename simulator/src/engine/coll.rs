@@ -9,6 +9,7 @@ use super::p2p::SendArgs;
 use super::task::{Posted, Ref, ReqKind, State, BLOCKING_REQ};
 use super::{Flow, Sim};
 use crate::error::{Result, SimError};
+use crate::model::algorithm::{MemberArgs, Members};
 use crate::model::CollCall;
 use crate::source::TraceSource;
 use crate::units::Ps;
@@ -29,6 +30,8 @@ struct Instance {
     single_node: bool,
     /// (task, request handle) of every arrived member.
     waiters: Vec<(u32, u32)>,
+    /// Every member's arguments (for the algorithm's cost).
+    members: Members,
 }
 
 /// The analytic collectives of one communicator: members call them in the same order, so
@@ -102,8 +105,9 @@ impl<S: TraceSource> Sim<'_, S> {
             self.complete(t, Ref::Req(h), at, at);
         } else {
             let rec = &self.tasks[t as usize].rec;
-            let (op, block) = (rec.op, block_bytes(&rec.op, &rec.list));
-            self.arrive(t, h, op, block, at)?;
+            let (op, block, args) =
+                (rec.op, block_bytes(&rec.op, &rec.list), MemberArgs::from_record(&rec.op, &rec.list));
+            self.arrive(t, h, op, block, args, at)?;
         }
         if nonblocking {
             return Ok(Flow::Done(at));
@@ -116,7 +120,7 @@ impl<S: TraceSource> Sim<'_, S> {
     /// Task `t` (request `h`) arrives at its next collective on the record's communicator.
     /// `block`: see [`block_bytes`]. The communicator is known and `t` a member (checked by
     /// the caller).
-    fn arrive(&mut self, t: u32, h: u32, op: Op, block: u64, at: Ps) -> Result<()> {
+    fn arrive(&mut self, t: u32, h: u32, op: Op, block: u64, args: MemberArgs, at: Ps) -> Result<()> {
         let index = self.tasks[t as usize].index;
         let Op::Coll { coll, comm, .. } = op else { unreachable!("arrive with a Coll record") };
         let size = self.comms.size(comm).expect("checked by exec_coll");
@@ -139,6 +143,7 @@ impl<S: TraceSource> Sim<'_, S> {
                 first_node: node,
                 single_node: true,
                 waiters: Vec::new(),
+                members: Members::default(),
             });
         }
         let inst = &mut q.open[k];
@@ -159,14 +164,28 @@ impl<S: TraceSource> Sim<'_, S> {
         inst.bytes = inst.bytes.max(block);
         inst.single_node &= inst.first_node == node;
         inst.waiters.push((t, h));
+        inst.members.add(coll, local, args);
         if inst.arrived < size {
             return Ok(());
         }
         // Instances complete in call order: every member reached the earlier ones first.
         let inst = q.open.pop_front().expect("complete instance is the front");
         q.front += 1;
-        let call =
-            CollCall { coll, participants: size, bytes: inst.bytes, single_node: inst.single_node, start: inst.last };
+        let algorithm = match self.m.explicit_shape(coll) {
+            Some(_) => None,
+            None => self
+                .algo
+                .cost(self.m, &self.thresholds, coll, size, inst.single_node, &inst.members)
+                .map_err(|e| SimError::bad_record(t, index, format!("{} on communicator {comm}: {e}", coll.name())))?,
+        };
+        let call = CollCall {
+            coll,
+            participants: size,
+            bytes: inst.bytes,
+            single_node: inst.single_node,
+            start: inst.last,
+            algorithm,
+        };
         let end = inst.last + self.model.collective(&call);
         for (w, wh) in inst.waiters {
             self.complete(w, Ref::Req(wh), end, inst.last);
@@ -309,7 +328,7 @@ impl<S: TraceSource> Sim<'_, S> {
         let c = self.tasks[t as usize].coll.take().expect("collective in progress");
         let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Coll);
         self.mark_awaited(t, h);
-        self.arrive(t, h, c.op, block_bytes(&c.op, &c.list), now)?;
+        self.arrive(t, h, c.op, block_bytes(&c.op, &c.list), MemberArgs::from_record(&c.op, &c.list), now)?;
         Ok(self.block_on(t, now))
     }
 

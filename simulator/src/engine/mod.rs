@@ -72,6 +72,8 @@ pub struct Sim<'m, S: TraceSource> {
     stats: Stats,
     expanded: bool,
     thresholds: psins_collectives::Thresholds,
+    /// Analytic collectives' algorithm costs, memoised.
+    algo: model::algorithm::AlgorithmCost,
     timeline: Option<Timeline>,
     net_events: Vec<(Ps, u32)>,
     net_delivered: Vec<(MsgId, Ps)>,
@@ -155,6 +157,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             stats: Stats::new(),
             expanded: mode == CollMode::Expanded,
             thresholds: psins_collectives::Thresholds::default(),
+            algo: Default::default(),
             timeline: opts.timeline,
             net_events: Vec::new(),
             net_delivered: Vec::new(),

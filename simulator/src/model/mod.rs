@@ -6,6 +6,7 @@
 //! its own events (a packet-level model schedules router cycles with [`NetCtx::schedule`]).
 //! Intra-node messages never reach the model: the engine times them with the intra-node link.
 
+pub mod algorithm;
 mod analytic;
 mod contention;
 mod pmac;
@@ -43,6 +44,10 @@ pub struct CollCall {
     pub single_node: bool,
     /// Time of the last arrival (= now).
     pub start: Ps,
+    /// The cost of MPICH's algorithm for these arguments on a contention-free network with
+    /// the machine's links ([`algorithm`]); `None` when the collective has an explicit shape
+    /// or cannot be expanded (neighbourhood collectives).
+    pub algorithm: Option<Ps>,
 }
 
 /// What a model may do besides answering: schedule its own events and report deliveries.
@@ -111,7 +116,7 @@ pub struct ModelEntry {
 pub const MODELS: &[ModelEntry] = &[
     ModelEntry {
         name: "simple",
-        description: "latency + size/bandwidth, no contention; collectives as const/log/linear multiples",
+        description: "latency + size/bandwidth, no contention; collectives from MPICH's algorithms",
         build: simple::build,
     },
     ModelEntry {

@@ -1,0 +1,76 @@
+//! The time of one point-to-point message of a collective's expansion on a contention-free
+//! path, under the engine's protocols (engine/p2p.rs, docs/models.md "Protocols"). The
+//! algorithm cost is built only from this, so a change of the per-message costs (overheads,
+//! size bands) is made here once, and the property test (tests/analytic_algorithms.rs) checks
+//! it against the engine itself.
+
+use crate::config::{Link, Machine};
+use crate::units::Ps;
+
+/// One kind of path (intra- or inter-node) with the protocol settings.
+#[derive(Clone, Copy, Debug)]
+pub struct PathCost {
+    pub link: Link,
+    pub eager_threshold: u64,
+    pub handshake: bool,
+}
+
+impl PathCost {
+    /// The path every message of a collective takes: the intra-node link when all members
+    /// share one node, else the inter-node link (a collective across nodes is timed as if
+    /// every message crossed the network; docs/models.md).
+    pub fn new(m: &Machine, single_node: bool) -> PathCost {
+        PathCost {
+            link: if single_node { m.intra } else { m.inter },
+            eager_threshold: m.eager_threshold,
+            handshake: m.rendezvous_handshake,
+        }
+    }
+
+    /// Expansion steps are standard sends: eager up to the threshold, else rendezvous.
+    #[inline]
+    fn eager(&self, bytes: u64) -> bool {
+        bytes <= self.eager_threshold
+    }
+
+    /// When a send of `bytes` posted at `ts` completes; `tr` is when the matching receive
+    /// was posted, if known yet. `None`: it depends on `tr` (rendezvous) and `tr` is unknown.
+    #[inline]
+    pub fn send_done(&self, bytes: u64, ts: Ps, tr: Option<Ps>) -> Option<Ps> {
+        if self.eager(bytes) {
+            Some(ts)
+        } else {
+            tr.map(|tr| self.delivery(bytes, ts, tr))
+        }
+    }
+
+    /// When the receive (posted at `tr`) of a message of `bytes` sent at `ts` completes.
+    #[inline]
+    pub fn recv_done(&self, bytes: u64, ts: Ps, tr: Ps) -> Ps {
+        self.delivery(bytes, ts, tr).max(tr)
+    }
+
+    /// When the last byte arrives.
+    #[inline]
+    fn delivery(&self, bytes: u64, ts: Ps, tr: Ps) -> Ps {
+        let leaves = if self.eager(bytes) {
+            ts
+        } else if self.handshake {
+            // request-to-send, then clear-to-send once the receive is posted
+            (ts + self.link.latency).max(tr) + self.link.latency
+        } else {
+            ts.max(tr)
+        };
+        leaves + self.link.delay(bytes)
+    }
+
+    /// A step whose halves every rank posts at the same instant (a round of a symmetric
+    /// algorithm): its send of `send` bytes and receive of `recv` bytes, each matched by the
+    /// peer's posting at the same instant. Returns the step's duration.
+    #[inline]
+    pub fn round(&self, send: Option<u64>, recv: Option<u64>) -> Ps {
+        let s = send.map_or(0, |b| self.send_done(b, 0, Some(0)).expect("receive time given"));
+        let r = recv.map_or(0, |b| self.recv_done(b, 0, 0));
+        s.max(r)
+    }
+}

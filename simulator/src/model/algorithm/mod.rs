@@ -1,0 +1,238 @@
+//! Analytic collectives from MPICH's algorithm: the duration of a collective is that of the
+//! point-to-point steps `psins_collectives::expand` gives every member (the algorithm MPICH
+//! 4.0.2 selects for these arguments), timed with the engine's protocols on a contention-free
+//! path ([`PathCost`]), from the instant the last member arrives.
+//!
+//! It lives in the simulator, not in psins-collectives, because it is a time model: it needs
+//! the machine's links and the engine's protocols, while psins-collectives stays the pure
+//! description of MPICH's algorithms that the tracer links too.
+//!
+//! Speed: a symmetric algorithm (every rank does the same rounds with the same sizes at the
+//! same time; [`lockstep`]) costs the sum of its rounds, read off one rank's steps. Any other
+//! is replayed step by step for every rank ([`oracle::evaluate`]). Both are memoised per
+//! (collective, P, path, arguments), so a loop of identical collectives pays once.
+
+mod message;
+pub mod oracle;
+
+pub use message::PathCost;
+
+use crate::config::Machine;
+use crate::units::Ps;
+use psins_collectives::{expand, CollArgs, ExpandError, Step, Thresholds};
+use psins_formats::{Coll, CollFlags, Op};
+use std::collections::HashMap;
+
+/// Above this many steps (all ranks together) the step-by-step replay is not run: the
+/// algorithm is timed as if it were symmetric (an approximation, docs/models.md).
+const ORACLE_STEPS: u64 = 1 << 22;
+
+/// Memoised results kept at most (then the memo starts afresh).
+const MEMO_ENTRIES: usize = 4096;
+
+/// One member's arguments, as its Coll record gives them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemberArgs {
+    root: u32,
+    send_bytes: u64,
+    recv_bytes: u64,
+    count: u64,
+    /// CollFlags without NONBLOCKING (a nonblocking collective costs as its blocking twin).
+    flags: u8,
+    counts: Vec<u64>,
+}
+
+impl MemberArgs {
+    /// From a Coll record and its list (the per-peer counts of the v/w variants).
+    pub fn from_record(op: &Op, list: &[i64]) -> MemberArgs {
+        let Op::Coll { root, send_bytes, recv_bytes, count, flags, .. } = *op else {
+            unreachable!("MemberArgs::from_record on a Coll record")
+        };
+        MemberArgs {
+            root: root.max(0) as u32,
+            send_bytes,
+            recv_bytes,
+            count,
+            flags: flags & !CollFlags::NONBLOCKING,
+            counts: list.iter().map(|&v| v.max(0) as u64).collect(),
+        }
+    }
+
+    fn args(&self, coll: Coll, size: u32, rank: u32) -> CollArgs<'_> {
+        CollArgs {
+            coll,
+            size,
+            rank,
+            root: self.root,
+            send_bytes: self.send_bytes,
+            recv_bytes: self.recv_bytes,
+            counts: &self.counts,
+            count: self.count,
+            op_builtin: self.flags & CollFlags::OP_BUILTIN != 0,
+            op_commutative: self.flags & CollFlags::OP_COMMUTATIVE != 0,
+            in_place: self.flags & CollFlags::IN_PLACE != 0,
+        }
+    }
+}
+
+/// The arguments of every member of one instance, compactly: the root's (rooted
+/// collectives), the arguments most members share, and the members that differ.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Members {
+    root: Option<(u32, MemberArgs)>,
+    common: Option<MemberArgs>,
+    /// Sorted by comm-local rank.
+    others: Vec<(u32, MemberArgs)>,
+}
+
+fn rooted(c: Coll) -> bool {
+    matches!(c, Coll::Bcast | Coll::Reduce | Coll::Gather | Coll::Gatherv | Coll::Scatter | Coll::Scatterv)
+}
+
+impl Members {
+    /// Member `local` (comm-local rank) arrives with `a`.
+    pub fn add(&mut self, coll: Coll, local: u32, a: MemberArgs) {
+        if rooted(coll) && a.root == local {
+            self.root = Some((local, a));
+        } else if self.common.is_none() {
+            self.common = Some(a);
+        } else if self.common.as_ref() != Some(&a) {
+            let i = self.others.partition_point(|(l, _)| *l < local);
+            self.others.insert(i, (local, a));
+        }
+    }
+
+    fn get(&self, rank: u32) -> &MemberArgs {
+        if let Some((l, a)) = &self.root {
+            if *l == rank || self.common.is_none() {
+                return a;
+            }
+        }
+        match self.others.binary_search_by_key(&rank, |(l, _)| *l) {
+            Ok(i) => &self.others[i].1,
+            Err(_) => self.common.as_ref().expect("a member arrived"),
+        }
+    }
+
+    /// Every member passes the same arguments (the root's may differ only in fields a
+    /// rooted collective reads at the root).
+    fn uniform(&self) -> bool {
+        self.others.is_empty()
+    }
+}
+
+#[derive(PartialEq, Eq, Hash)]
+struct Key {
+    coll: Coll,
+    size: u32,
+    single_node: bool,
+    members: Members,
+}
+
+/// Whether algorithm `name`, selected for arguments `a` (every member's), is symmetric:
+/// every rank posts the same rounds, each a send and a receive of the same sizes to peers
+/// doing the same, so all ranks stay in step and the duration is the sum of one rank's
+/// rounds. The recursive doubling and halving algorithms are symmetric only on a power of
+/// two (elsewhere ranks fold in and out), Rabenseifner's only when the vector splits evenly.
+pub fn lockstep(name: &str, a: &CollArgs) -> bool {
+    let pow2 = a.size.is_power_of_two();
+    match name {
+        "barrier_dissemination"
+        | "allgather_brucks"
+        | "allgather_ring"
+        | "alltoall_brucks"
+        | "alltoall_scattered"
+        | "alltoall_pairwise"
+        | "reduce_scatter_block_pairwise" => true,
+        "allgather_recursive_doubling" | "allreduce_recursive_doubling" | "reduce_scatter_block_recursive_halving" => {
+            pow2
+        }
+        "allreduce_reduce_scatter_allgather" => pow2 && a.count.is_multiple_of(a.size as u64),
+        _ => false,
+    }
+}
+
+/// The sum of the rounds of `steps` (one rank's), as [`lockstep`] algorithms run.
+pub fn rounds(steps: &[Step], cost: &PathCost) -> Ps {
+    steps.iter().map(|s| cost.round(s.send().map(|x| x.1), s.recv().map(|x| x.1))).sum()
+}
+
+/// Algorithm costs with their memo and scratch space.
+#[derive(Default)]
+pub struct AlgorithmCost {
+    memo: HashMap<Key, Option<Ps>>,
+    scratch: Vec<Step>,
+}
+
+impl AlgorithmCost {
+    /// The duration of collective `coll` over `size` members with arguments `members`;
+    /// `None` when it cannot be expanded (neighbourhood collectives: no topology), an error
+    /// naming the member whose arguments MPICH's algorithms refuse.
+    pub fn cost(
+        &mut self,
+        m: &Machine,
+        th: &Thresholds,
+        coll: Coll,
+        size: u32,
+        single_node: bool,
+        members: &Members,
+    ) -> Result<Option<Ps>, String> {
+        if size <= 1 {
+            return Ok(Some(0));
+        }
+        let memoise = members.others.len() <= 4;
+        let key = Key { coll, size, single_node, members: if memoise { members.clone() } else { Members::default() } };
+        if memoise {
+            if let Some(&t) = self.memo.get(&key) {
+                return Ok(t);
+            }
+        }
+        let t = self.compute(m, th, coll, size, single_node, members)?;
+        if memoise {
+            if self.memo.len() >= MEMO_ENTRIES {
+                self.memo.clear();
+            }
+            self.memo.insert(key, t);
+        }
+        Ok(t)
+    }
+
+    fn compute(
+        &mut self,
+        m: &Machine,
+        th: &Thresholds,
+        coll: Coll,
+        size: u32,
+        single_node: bool,
+        members: &Members,
+    ) -> Result<Option<Ps>, String> {
+        let cost = PathCost::new(m, single_node);
+        let expand_rank = |r: u32, out: &mut Vec<Step>| match expand(&members.get(r).args(coll, size, r), th, out) {
+            Ok(name) => Ok(Some(name)),
+            Err(ExpandError::Unsupported { .. }) => Ok(None),
+            Err(e) => Err(format!("member {r} of {size}: {e}")),
+        };
+        let mut steps = std::mem::take(&mut self.scratch);
+        let Some(name) = expand_rank(0, &mut steps)? else {
+            self.scratch = steps;
+            return Ok(None);
+        };
+        let symmetric =
+            members.uniform() && members.root.is_none() && lockstep(name, &members.get(0).args(coll, size, 0));
+        let total = steps.len() as u64 * size as u64;
+        let t = if symmetric || total > ORACLE_STEPS {
+            // Beyond the oracle's budget an asymmetric algorithm is timed by its rank 0.
+            rounds(&steps, &cost)
+        } else {
+            let mut x = oracle::Expansions { steps: Vec::with_capacity(total as usize), offsets: vec![0] };
+            for r in 0..size {
+                expand_rank(r, &mut steps)?;
+                x.steps.extend_from_slice(&steps);
+                x.offsets.push(x.steps.len());
+            }
+            oracle::evaluate(&x, &cost).map_err(|e| format!("{} over {size} ranks: {e}", coll.name()))?
+        };
+        self.scratch = steps;
+        Ok(Some(t))
+    }
+}

@@ -1,0 +1,227 @@
+//! Analytic collectives cost what their expansion costs: on the contention-free `simple`
+//! model, the analytic duration of every collective and algorithm (the cost of MPICH's
+//! algorithm, model/algorithm) agrees within 1 % with the replay of its point-to-point
+//! steps through the engine (`mpi.collectives = "expanded"`), at P = 2..64, on one node and
+//! across nodes, eager and rendezvous. And the closed forms of the symmetric algorithms
+//! equal the step-by-step evaluator exactly.
+
+mod common;
+
+use common::{replay, US};
+use proptest::prelude::*;
+use psins_collectives::{expand, CollArgs, Step, Thresholds};
+use psins_formats::*;
+use psins_sim::model::algorithm::{lockstep, oracle, rounds, PathCost};
+use psins_sim::Machine;
+use std::path::Path;
+
+const EXPANDABLE: &[Coll] = &[
+    Coll::Barrier,
+    Coll::Bcast,
+    Coll::Reduce,
+    Coll::Allreduce,
+    Coll::Gather,
+    Coll::Gatherv,
+    Coll::Scatter,
+    Coll::Scatterv,
+    Coll::Allgather,
+    Coll::Allgatherv,
+    Coll::Alltoall,
+    Coll::Alltoallv,
+    Coll::Alltoallw,
+    Coll::ReduceScatter,
+    Coll::ReduceScatterBlock,
+    Coll::Scan,
+    Coll::Exscan,
+];
+
+/// 64 nodes of `cores` cores, L = 1us, B = 1 GB/s between nodes; 0.5us, 2 GB/s within.
+fn machine(cores: u32, eager: u64, handshake: bool, mode: &str) -> Machine {
+    let text = format!(
+        "[machine]\nnodes = 64\ncores_per_node = {cores}\n\n[intra]\nlatency = \"0.5us\"\nbandwidth = \"2GB/s\"\n\n\
+         [mpi]\neager_threshold = \"{eager}B\"\nrendezvous_handshake = {handshake}\ncollectives = \"{mode}\"\n\n\
+         [network]\nmodel = \"simple\"\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n"
+    );
+    Machine::from_str(Path::new("analytic-test.toml"), &text, &[]).expect("valid machine")
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64).
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n.max(1)
+    }
+}
+
+/// One consistent collective call as every rank records it: (op, list) per rank.
+fn call(coll: Coll, p: u32, root: u32, bytes: u64, elem: u64, flags: u8, seed: u64) -> Vec<(Op, Vec<i64>)> {
+    let mut rng = Rng(seed);
+    let mut f = CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE;
+    if flags & 1 != 0 {
+        f &= !CollFlags::OP_COMMUTATIVE;
+    }
+    let root = root % p;
+    let (mut send, mut recv, mut count) = (bytes, bytes, 0);
+    let mut lists: Vec<Vec<i64>> = vec![Vec::new(); p as usize];
+    let count_of = |max: u64, rng: &mut Rng| if rng.below(5) == 0 { 0 } else { rng.below(max + 1) };
+    match coll {
+        Coll::Reduce | Coll::Allreduce | Coll::Scan | Coll::Exscan => {
+            count = bytes / elem;
+            (send, recv) = (count * elem, count * elem);
+        }
+        Coll::Gatherv | Coll::Scatterv => {
+            let counts: Vec<i64> = (0..p).map(|_| count_of(bytes, &mut rng) as i64).collect();
+            // non-roots send (gatherv) or receive (scatterv) their own entry
+            let mut ops = Vec::new();
+            for r in 0..p {
+                let own = counts[r as usize] as u64;
+                let list = if r == root { counts.clone() } else { Vec::new() };
+                let op = coll_op(coll, root, own, own, 0, f);
+                ops.push((op, list));
+            }
+            return ops;
+        }
+        Coll::Allgatherv | Coll::ReduceScatter => {
+            let counts: Vec<i64> = (0..p).map(|_| count_of(bytes, &mut rng) as i64).collect();
+            lists = vec![counts; p as usize];
+        }
+        Coll::Alltoallv | Coll::Alltoallw => {
+            let max = bytes.min(200_000);
+            let m: Vec<Vec<i64>> = (0..p).map(|_| (0..p).map(|_| count_of(max, &mut rng) as i64).collect()).collect();
+            for i in 0..p as usize {
+                lists[i] = (0..p as usize).map(|j| m[i][j]).chain((0..p as usize).map(|j| m[j][i])).collect();
+            }
+        }
+        _ => {}
+    }
+    (0..p).map(|r| (coll_op(coll, root, send, recv, count, f), lists[r as usize].clone())).collect()
+}
+
+fn coll_op(coll: Coll, root: u32, send_bytes: u64, recv_bytes: u64, count: u64, flags: u8) -> Op {
+    Op::Coll { coll, comm: COMM_WORLD, root: root as i32, send_bytes, recv_bytes, count, flags, req: 0, instance: 1 }
+}
+
+fn predicted(tasks: &[Vec<Record>], m: &Machine) -> u64 {
+    replay(tasks, m).unwrap_or_else(|e| panic!("replay failed: {e}")).predicted
+}
+
+/// Analytic and expanded replay of one call; returns (analytic, expanded) in picoseconds.
+fn both(ops: &[(Op, Vec<i64>)], cores: u32, eager: u64, handshake: bool) -> (u64, u64) {
+    let tasks: Vec<Vec<Record>> =
+        ops.iter().map(|(op, list)| vec![Record::new(0, 0, *op).with_list(list.clone()), common::fin()]).collect();
+    let a = predicted(&tasks, &machine(cores, eager, handshake, "analytic"));
+    let x = predicted(&tasks, &machine(cores, eager, handshake, "expanded"));
+    (a, x)
+}
+
+fn algorithm(ops: &[(Op, Vec<i64>)]) -> &'static str {
+    let (Op::Coll { coll, root, send_bytes, recv_bytes, count, flags, .. }, list) = &ops[0] else { unreachable!() };
+    let counts: Vec<u64> = list.iter().map(|&v| v as u64).collect();
+    let a = CollArgs {
+        coll: *coll,
+        size: ops.len() as u32,
+        rank: 0,
+        root: *root as u32,
+        send_bytes: *send_bytes,
+        recv_bytes: *recv_bytes,
+        counts: &counts,
+        count: *count,
+        op_builtin: true,
+        op_commutative: flags & CollFlags::OP_COMMUTATIVE != 0,
+        in_place: false,
+    };
+    expand(&a, &Thresholds::default(), &mut Vec::new()).unwrap_or("error")
+}
+
+fn bytes_strategy() -> impl Strategy<Value = u64> {
+    (0u32..21, any::<u64>()).prop_map(|(bits, x)| if bits == 0 { 0 } else { x % (1u64 << bits) })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn analytic_equals_expanded_on_a_contention_free_network(
+        coll in proptest::sample::select(EXPANDABLE),
+        p in 2u32..=64,
+        root in any::<u32>(),
+        bytes in bytes_strategy(),
+        elem in prop_oneof![Just(1u64), Just(4), Just(8)],
+        flags in any::<u8>(),
+        seed in any::<u64>(),
+        single_node in any::<bool>(),
+        eager in prop_oneof![Just(0u64), Just(4096), Just(65536), Just(u64::MAX / 2)],
+        handshake in any::<bool>(),
+    ) {
+        let ops = call(coll, p, root, bytes, elem, flags, seed);
+        let cores = if single_node { 64 } else { 1 };
+        let (a, x) = both(&ops, cores, eager, handshake);
+        let diff = a.abs_diff(x) as f64;
+        prop_assert!(
+            diff <= 0.01 * x as f64,
+            "{} ({}) P={p} bytes={bytes} one node={single_node} eager={eager} handshake={handshake}: analytic {a} ps, expanded {x} ps",
+            coll.name(), algorithm(&ops)
+        );
+    }
+}
+
+/// The symmetric algorithms' closed form (the sum of rank 0's rounds) is the step-by-step
+/// evaluator's answer, exactly, for every P = 2..64 and sizes on both sides of the
+/// thresholds, eager and rendezvous.
+#[test]
+fn closed_forms_equal_the_step_by_step_evaluator() {
+    let th = Thresholds::default();
+    let m = machine(1, 4096, true, "analytic");
+    let mut checked = std::collections::BTreeSet::new();
+    for p in 2..=64u32 {
+        for &bytes in &[0u64, 8, 200, 1000, 5000, 40_000, 100_000, 600_000 / p as u64] {
+            for coll in [Coll::Barrier, Coll::Allreduce, Coll::Allgather, Coll::Alltoall, Coll::ReduceScatterBlock] {
+                let count = if coll == Coll::Allreduce { bytes / 8 } else { 0 };
+                let b = if coll == Coll::Allreduce { count * 8 } else { bytes };
+                let args = |r| CollArgs { send_bytes: b, recv_bytes: b, count, ..CollArgs::new(coll, p, r) };
+                let mut steps: Vec<Step> = Vec::new();
+                let name = expand(&args(0), &th, &mut steps).unwrap();
+                if !lockstep(name, &args(0)) {
+                    continue;
+                }
+                let mut x = oracle::Expansions { steps: Vec::new(), offsets: vec![0] };
+                for r in 0..p {
+                    let mut s = Vec::new();
+                    expand(&args(r), &th, &mut s).unwrap();
+                    x.steps.extend(s);
+                    x.offsets.push(x.steps.len());
+                }
+                for single in [false, true] {
+                    let cost = PathCost::new(&m, single);
+                    let exact = oracle::evaluate(&x, &cost).unwrap();
+                    assert_eq!(rounds(&steps, &cost), exact, "{name} P={p} bytes={b}");
+                }
+                checked.insert(name);
+            }
+        }
+    }
+    // every symmetric algorithm was reached
+    assert_eq!(checked.len(), 11, "{checked:?}");
+}
+
+/// Hand-computed: an 8-byte allreduce over 16 ranks on 16 nodes is recursive doubling,
+/// log2 16 = 4 rounds of an eager exchange, each L + 8 B/B = 1us + 8ns = 1.008us: 4.032us
+/// (the old default shape 2*log charged twice that). With P = 6 (not a power of two) ranks
+/// 0 and 2 first send to 1 and 3 (they hold the sum at 1.008us), while 4 and 5 exchange at
+/// once (done at 1.008us) and 4 sends its round-2 message to 1 at 1.008us (arrives 2.016);
+/// 1 and 3 exchange in [1.008, 2.016], then 1 finds 4's message there and sends its own
+/// (arrives at 4 at 3.024); 1 sends the result to 0 at 2.016 (arrives 3.024). Last: 3.024us.
+#[test]
+fn allreduce_recursive_doubling_by_hand() {
+    for (p, want) in [(16u32, 4_032_000u64), (6, 3_024_000)] {
+        let ops = call(Coll::Allreduce, p, 0, 8, 8, 0, 1);
+        assert_eq!(algorithm(&ops), "allreduce_recursive_doubling");
+        let (a, x) = both(&ops, 1, 65536, true);
+        assert_eq!((a, x), (want, want), "P={p}");
+    }
+    let _ = US;
+}

@@ -35,14 +35,39 @@ const EXPANDABLE: &[Coll] = &[
     Coll::Exscan,
 ];
 
-/// 64 nodes of `cores` cores, L = 1us, B = 1 GB/s between nodes; 0.5us, 2 GB/s within.
-fn machine(cores: u32, eager: u64, handshake: bool, mode: &str) -> Machine {
+/// Size bands with sender and receiver overheads (docs/models.md "Per-message costs"), the
+/// same shape on both paths: small messages cheap, a dearer band above 4 KiB.
+const BANDS: &str = r#"
+[[SECTION.band]]
+upto = "4KiB"
+send_overhead = "0.3us"
+recv_overhead = "0.2us"
+
+[[SECTION.band]]
+latency = "2us"
+bandwidth = "3GB/s"
+send_overhead = "0.7us"
+send_rate = "20GB/s"
+recv_overhead = "0.4us"
+recv_rate = "8GB/s"
+"#;
+
+/// 64 nodes of `cores` cores, L = 1us, B = 1 GB/s between nodes; 0.5us, 2 GB/s within;
+/// with `bands`, the [`BANDS`] on both paths.
+fn machine_with(cores: u32, eager: u64, handshake: bool, bands: bool, mode: &str) -> Machine {
+    let band = |section: &str| if bands { BANDS.replace("SECTION", section) } else { String::new() };
     let text = format!(
-        "[machine]\nnodes = 64\ncores_per_node = {cores}\n\n[intra]\nlatency = \"0.5us\"\nbandwidth = \"2GB/s\"\n\n\
+        "[machine]\nnodes = 64\ncores_per_node = {cores}\n\n[intra]\nlatency = \"0.5us\"\nbandwidth = \"2GB/s\"\n{}\n\
          [mpi]\neager_threshold = \"{eager}B\"\nrendezvous_handshake = {handshake}\ncollectives = \"{mode}\"\n\n\
-         [network]\nmodel = \"simple\"\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n"
+         [network]\nmodel = \"simple\"\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n{}",
+        band("intra"),
+        band("network"),
     );
     Machine::from_str(Path::new("analytic-test.toml"), &text, &[]).expect("valid machine")
+}
+
+fn machine(cores: u32, eager: u64, handshake: bool, mode: &str) -> Machine {
+    machine_with(cores, eager, handshake, false, mode)
 }
 
 /// Deterministic pseudo-random numbers (SplitMix64).
@@ -110,11 +135,11 @@ fn predicted(tasks: &[Vec<Record>], m: &Machine) -> u64 {
 }
 
 /// Analytic and expanded replay of one call; returns (analytic, expanded) in picoseconds.
-fn both(ops: &[(Op, Vec<i64>)], cores: u32, eager: u64, handshake: bool) -> (u64, u64) {
+fn both(ops: &[(Op, Vec<i64>)], cores: u32, eager: u64, handshake: bool, bands: bool) -> (u64, u64) {
     let tasks: Vec<Vec<Record>> =
         ops.iter().map(|(op, list)| vec![Record::new(0, 0, *op).with_list(list.clone()), common::fin()]).collect();
-    let a = predicted(&tasks, &machine(cores, eager, handshake, "analytic"));
-    let x = predicted(&tasks, &machine(cores, eager, handshake, "expanded"));
+    let a = predicted(&tasks, &machine_with(cores, eager, handshake, bands, "analytic"));
+    let x = predicted(&tasks, &machine_with(cores, eager, handshake, bands, "expanded"));
     (a, x)
 }
 
@@ -156,14 +181,15 @@ proptest! {
         single_node in any::<bool>(),
         eager in prop_oneof![Just(0u64), Just(4096), Just(65536), Just(u64::MAX / 2)],
         handshake in any::<bool>(),
+        bands in any::<bool>(),
     ) {
         let ops = call(coll, p, root, bytes, elem, flags, seed);
         let cores = if single_node { 64 } else { 1 };
-        let (a, x) = both(&ops, cores, eager, handshake);
+        let (a, x) = both(&ops, cores, eager, handshake, bands);
         let diff = a.abs_diff(x) as f64;
         prop_assert!(
             diff <= 0.01 * x as f64,
-            "{} ({}) P={p} bytes={bytes} one node={single_node} eager={eager} handshake={handshake}: analytic {a} ps, expanded {x} ps",
+            "{} ({}) P={p} bytes={bytes} one node={single_node} eager={eager} handshake={handshake} bands={bands}: analytic {a} ps, expanded {x} ps",
             coll.name(), algorithm(&ops)
         );
     }
@@ -175,7 +201,8 @@ proptest! {
 #[test]
 fn closed_forms_equal_the_step_by_step_evaluator() {
     let th = Thresholds::default();
-    let m = machine(1, 4096, true, "analytic");
+    let plain = machine(1, 4096, true, "analytic");
+    let banded = machine_with(1, 4096, true, true, "analytic");
     let mut checked = std::collections::BTreeSet::new();
     for p in 2..=64u32 {
         for &bytes in &[0u64, 8, 200, 1000, 5000, 40_000, 100_000, 600_000 / p as u64] {
@@ -195,8 +222,8 @@ fn closed_forms_equal_the_step_by_step_evaluator() {
                     x.steps.extend(s);
                     x.offsets.push(x.steps.len());
                 }
-                for single in [false, true] {
-                    let cost = PathCost::new(&m, single);
+                for (m, single) in [(&plain, false), (&plain, true), (&banded, false), (&banded, true)] {
+                    let cost = PathCost::new(m, single);
                     let exact = oracle::evaluate(&x, &cost).unwrap();
                     assert_eq!(rounds(&steps, &cost), exact, "{name} P={p} bytes={b}");
                 }
@@ -220,8 +247,31 @@ fn allreduce_recursive_doubling_by_hand() {
     for (p, want) in [(16u32, 4_032_000u64), (6, 3_024_000)] {
         let ops = call(Coll::Allreduce, p, 0, 8, 8, 0, 1);
         assert_eq!(algorithm(&ops), "allreduce_recursive_doubling");
-        let (a, x) = both(&ops, 1, 65536, true);
+        let (a, x) = both(&ops, 1, 65536, true, false);
         assert_eq!((a, x), (want, want), "P={p}");
     }
-    let _ = US;
+}
+
+/// Hand-computed, with the per-message overheads: a barrier of 4 ranks on 4 nodes is the
+/// dissemination algorithm, ⌈log2 4⌉ = 2 rounds of an empty exchange. With [`BANDS`] a 0-byte
+/// message is in the first band: o_s = 0.3us, L = 1us, o_r = 0.2us, so a round takes
+/// 0.3 + 1 + 0.2 = 1.5us and the barrier 3us (the old default shape `log` charged
+/// 2 × L = 2us and no overheads). Without bands: 2 × 1us = 2us.
+#[test]
+fn barrier_with_overheads_by_hand() {
+    let ops = call(Coll::Barrier, 4, 0, 0, 1, 0, 1);
+    assert_eq!(algorithm(&ops), "barrier_dissemination");
+    assert_eq!(both(&ops, 1, 65536, true, true), (3 * US, 3 * US));
+    assert_eq!(both(&ops, 1, 65536, true, false), (2 * US, 2 * US));
+}
+
+/// Hand-computed, rendezvous: a 100,000-byte bcast over 4 ranks (fewer than 8: binomial) on
+/// 4 nodes with eager threshold 64 KiB and the handshake. Root 0 sends to 2, then to 1; 2
+/// forwards to 3. One rendezvous transfer whose receive is already posted: RTS L + CTS L +
+/// L + 100 µs = 103us. 0→2 done at 103us; then 0→1 and 2→3 both run [103, 206]: 206us.
+#[test]
+fn rendezvous_bcast_by_hand() {
+    let ops = call(Coll::Bcast, 4, 0, 100_000, 1, 0, 1);
+    assert_eq!(algorithm(&ops), "bcast_binomial");
+    assert_eq!(both(&ops, 1, 65536, true, false), (206 * US, 206 * US));
 }

@@ -140,6 +140,22 @@ fn analytic_collective_four_ranks() {
     assert_eq!(predicted(&lin), 9 * US);
 }
 
+/// The same arrivals (0, 1, 2, 3us) without an explicit shape: the cost of MPICH's
+/// algorithm. A 1024-B allreduce (128 doubles) over 4 ranks is above the 8-B short-message
+/// size with a built-in op and count ≥ 4, so Rabenseifner's: reduce-scatter by recursive
+/// halving (exchange 512 B, then 256 B) and allgather by recursive doubling (256 B, then
+/// 512 B), every exchange eager on its own node pair: L + S/B = 1.512, 1.256, 1.256, 1.512us
+/// = 5.536us. All leave at 3 + 5.536 = 8.536us.
+#[test]
+fn analytic_collective_from_the_algorithm() {
+    let tasks: Vec<Vec<Record>> = (0..4).map(|r| vec![allreduce(r, 1024, 1), fin()]).collect();
+    let text = common::BASE.replace("allreduce = \"2*log\"\n", "");
+    let m = psins_sim::Machine::from_str(std::path::Path::new("m.toml"), &text, &[]).unwrap();
+    let r = replay(&tasks, &m).unwrap();
+    assert_eq!(predicted(&r), 8_536_000);
+    assert!(r.tasks.iter().all(|t| t.end == 8_536_000));
+}
+
 /// CPU ratio 2: r0's 10us burst takes 5us; its 1000-B message is delivered at 7us.
 /// Node 1 has ratio 0.5: r1's 4us burst takes 8us, so its receive completes at 8us.
 #[test]

@@ -35,31 +35,35 @@ impl PathCost {
 
     /// When a send of `bytes` posted at `ts` completes; `tr` is when the matching receive
     /// was posted, if known yet. `None`: it depends on `tr` (rendezvous) and `tr` is unknown.
+    /// An eager send completes when its data leaves, after the sender's overhead o_s.
     #[inline]
     pub fn send_done(&self, bytes: u64, ts: Ps, tr: Option<Ps>) -> Option<Ps> {
         if self.eager(bytes) {
-            Some(ts)
+            Some(ts + self.link.send_overhead(bytes))
         } else {
             tr.map(|tr| self.delivery(bytes, ts, tr))
         }
     }
 
-    /// When the receive (posted at `tr`) of a message of `bytes` sent at `ts` completes.
+    /// When the receive (posted at `tr`) of a message of `bytes` sent at `ts` completes: the
+    /// receiver's overhead o_r after the data is there and the receive posted.
     #[inline]
     pub fn recv_done(&self, bytes: u64, ts: Ps, tr: Ps) -> Ps {
-        self.delivery(bytes, ts, tr).max(tr)
+        self.delivery(bytes, ts, tr).max(tr) + self.link.recv_overhead(bytes)
     }
 
-    /// When the last byte arrives.
+    /// When the last byte arrives. The data (eager) or the request-to-send (rendezvous)
+    /// leaves o_s after the send is posted.
     #[inline]
     fn delivery(&self, bytes: u64, ts: Ps, tr: Ps) -> Ps {
+        let ready = ts + self.link.send_overhead(bytes);
         let leaves = if self.eager(bytes) {
-            ts
+            ready
         } else if self.handshake {
             // request-to-send, then clear-to-send once the receive is posted
-            (ts + self.link.latency).max(tr) + self.link.latency
+            (ready + self.link.latency).max(tr) + self.link.latency
         } else {
-            ts.max(tr)
+            ready.max(tr)
         };
         leaves + self.link.delay(bytes)
     }

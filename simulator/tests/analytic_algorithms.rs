@@ -275,3 +275,17 @@ fn rendezvous_bcast_by_hand() {
     assert_eq!(algorithm(&ops), "bcast_binomial");
     assert_eq!(both(&ops, 1, 65536, true, false), (206 * US, 206 * US));
 }
+
+/// Hand-computed, batches: a 1000-B alltoall (above Bruck's 256 B, below 32 KiB: scattered)
+/// on one rank per node. MPICH posts at most 32 (the throttle) receives and sends, then waits
+/// for all: every message eager, posted at the batch's start, arrives L + 1000 B/B = 2us
+/// later. P = 4: one batch, 2us. P = 40: distances 1..=31, then 32..=39: 4us (the former
+/// default shape `linear` charged 39 × 2us = 78us).
+#[test]
+fn batched_alltoall_by_hand() {
+    for (p, want) in [(4u32, 2 * US), (40, 4 * US)] {
+        let ops = call(Coll::Alltoall, p, 0, 1000, 1, 0, 1);
+        assert_eq!(algorithm(&ops), "alltoall_scattered");
+        assert_eq!(both(&ops, 1, 65536, true, false), (want, want), "P={p}");
+    }
+}

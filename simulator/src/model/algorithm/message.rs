@@ -68,13 +68,15 @@ impl PathCost {
         leaves + self.link.delay(bytes)
     }
 
-    /// A step whose halves every rank posts at the same instant (a round of a symmetric
-    /// algorithm): its send of `send` bytes and receive of `recv` bytes, each matched by the
-    /// peer's posting at the same instant. Returns the step's duration.
+    /// One half of a round that every rank posts at the same instant (a round of a symmetric
+    /// algorithm), matched by a peer posting at that instant: how long until the send
+    /// (`send`) or the receive of `bytes` completes.
     #[inline]
-    pub fn round(&self, send: Option<u64>, recv: Option<u64>) -> Ps {
-        let s = send.map_or(0, |b| self.send_done(b, 0, Some(0)).expect("receive time given"));
-        let r = recv.map_or(0, |b| self.recv_done(b, 0, 0));
-        s.max(r)
+    pub fn half(&self, send: bool, bytes: u64) -> Ps {
+        if send {
+            self.send_done(bytes, 0, Some(0)).expect("receive time given")
+        } else {
+            self.recv_done(bytes, 0, 0)
+        }
     }
 }

@@ -152,9 +152,18 @@ pub fn lockstep(name: &str, a: &CollArgs) -> bool {
     }
 }
 
-/// The sum of the rounds of `steps` (one rank's), as [`lockstep`] algorithms run.
+/// The sum of the rounds of `steps` (one rank's), as [`lockstep`] algorithms run: each round
+/// (a blocking step, or a batch up to its `WaitAll`) lasts until its slowest message half.
 pub fn rounds(steps: &[Step], cost: &PathCost) -> Ps {
-    steps.iter().map(|s| cost.round(s.send().map(|x| x.1), s.recv().map(|x| x.1))).sum()
+    let mut total = 0;
+    let mut rest = steps;
+    while !rest.is_empty() {
+        let n = oracle::round_len(rest);
+        let halves = rest[..n].iter().flat_map(|s| [s.send().map(|x| (true, x.1)), s.recv().map(|x| (false, x.1))]);
+        total += halves.flatten().map(|(send, b)| cost.half(send, b)).max().unwrap_or(0);
+        rest = &rest[n..];
+    }
+    total
 }
 
 /// Algorithm costs with their memo and scratch space.

@@ -1,8 +1,13 @@
-//! The general evaluator: every rank's expansion replayed step by step on a contention-free
+//! The general evaluator: every rank's expansion replayed round by round on a contention-free
 //! network, with the engine's matching (first-come first-matched per sender and receiver, as
 //! in one message context with one tag) and [`PathCost`]'s protocols. Exact for any
 //! algorithm, at the price of holding every rank's steps: the closed forms are checked
 //! against it, and it times what they do not cover.
+//!
+//! A round is what the engine posts at one instant and then waits for (engine/coll.rs): the
+//! `ISend`/`IRecv` steps of a batch up to and including the next waiting step (its
+//! `WaitAll`, or a blocking step, whose wait covers the batch too). A blocking step alone is
+//! a round of its one or two messages.
 
 use super::message::PathCost;
 use crate::units::Ps;
@@ -16,16 +21,26 @@ struct Chan {
     recvs: Vec<Ps>,
 }
 
+/// One message half of the round in progress: its channel, its index there, and its
+/// completion once known.
+#[derive(Clone, Copy)]
+struct Half {
+    send: bool,
+    chan: (u32, u32),
+    index: usize,
+    bytes: u64,
+    done: Option<Ps>,
+}
+
 /// Where one rank is in its steps.
-#[derive(Clone, Copy, Default)]
+#[derive(Default)]
 struct Cursor {
+    /// First step of the next round.
     pos: usize,
-    /// When the current step was posted (= when the previous one completed).
+    /// When the round in progress was posted (= when the previous one completed).
     t: Ps,
-    posted: bool,
-    /// Index of the current step's send in its channel, and its completion once known.
-    send: Option<(usize, Option<Ps>)>,
-    recv: Option<(usize, Option<Ps>)>,
+    /// The round in progress (empty: none posted).
+    halves: Vec<Half>,
     done: bool,
 }
 
@@ -35,67 +50,79 @@ pub struct Expansions {
     pub offsets: Vec<usize>,
 }
 
-/// The time from a common start (every rank posting its first step at 0) until the last
-/// rank completes its last step; an error if the expansions do not match up (a rank waits
+/// Length of the round starting at `steps[0]`: posting steps up to and including the next
+/// waiting step (or to the end).
+pub fn round_len(steps: &[Step]) -> usize {
+    steps.iter().position(|s| s.waits()).map_or(steps.len(), |i| i + 1)
+}
+
+/// The time from a common start (every rank posting its first round at 0) until the last
+/// rank completes its last round; an error if the expansions do not match up (a rank waits
 /// for a message no one sends).
 pub fn evaluate(x: &Expansions, cost: &PathCost) -> Result<Ps, String> {
     let p = x.offsets.len() - 1;
     let mut chans: HashMap<(u32, u32), Chan> = HashMap::new();
-    let mut cur = vec![Cursor::default(); p];
+    let mut cur: Vec<Cursor> = (0..p).map(|_| Cursor::default()).collect();
     let mut work: Vec<u32> = (0..p as u32).rev().collect();
     let (mut done, mut end) = (0usize, 0);
     while let Some(r) = work.pop() {
         let ru = r as usize;
         let steps = &x.steps[x.offsets[ru]..x.offsets[ru + 1]];
+        let c = &mut cur[ru];
         loop {
-            let c = &mut cur[ru];
             if c.done {
                 break;
             }
-            let Some(step) = steps.get(c.pos) else {
-                c.done = true;
-                done += 1;
-                end = end.max(c.t);
-                break;
-            };
-            if !c.posted {
-                c.posted = true;
-                c.send = step.send().map(|(to, bytes)| {
-                    let ch = chans.entry((r, to)).or_default();
-                    ch.sends.push((c.t, bytes));
-                    work.push(to); // it may wait for this message
-                    (ch.sends.len() - 1, None)
-                });
-                c.recv = step.recv().map(|(from, _)| {
-                    let ch = chans.entry((from, r)).or_default();
-                    ch.recvs.push(c.t);
-                    work.push(from); // a rendezvous send may wait for this receive
-                    (ch.recvs.len() - 1, None)
-                });
-            }
-            if let (Some((to, bytes)), Some((k, None))) = (step.send(), c.send) {
-                let tr = chans[&(r, to)].recvs.get(k).copied();
-                c.send = Some((k, cost.send_done(bytes, c.t, tr)));
-            }
-            if let (Some((from, _)), Some((k, None))) = (step.recv(), c.recv) {
-                // The message's size is the sender's (the receive's is only its capacity).
-                if let Some(&(ts, bytes)) = chans[&(from, r)].sends.get(k) {
-                    c.recv = Some((k, Some(cost.recv_done(bytes, ts, c.t))));
+            if c.halves.is_empty() {
+                if c.pos == steps.len() {
+                    c.done = true;
+                    done += 1;
+                    end = end.max(c.t);
+                    break;
+                }
+                let n = round_len(&steps[c.pos..]);
+                for step in &steps[c.pos..c.pos + n] {
+                    if let Some((to, bytes)) = step.send() {
+                        let ch = chans.entry((r, to)).or_default();
+                        ch.sends.push((c.t, bytes));
+                        work.push(to); // it may wait for this message
+                        let index = ch.sends.len() - 1;
+                        c.halves.push(Half { send: true, chan: (r, to), index, bytes, done: None });
+                    }
+                    if let Some((from, _)) = step.recv() {
+                        let ch = chans.entry((from, r)).or_default();
+                        ch.recvs.push(c.t);
+                        work.push(from); // a rendezvous send may wait for this receive
+                        let index = ch.recvs.len() - 1;
+                        c.halves.push(Half { send: false, chan: (from, r), index, bytes: 0, done: None });
+                    }
+                }
+                c.pos += n;
+                if c.halves.is_empty() {
+                    continue; // a WaitAll with nothing posted
                 }
             }
-            let s = c.send.map(|(_, d)| d);
-            let v = c.recv.map(|(_, d)| d);
-            if s == Some(None) || v == Some(None) {
-                break; // woken again when the peer posts
+            let mut ready = true;
+            for h in c.halves.iter_mut().filter(|h| h.done.is_none()) {
+                let ch = &chans[&h.chan];
+                h.done = if h.send {
+                    cost.send_done(h.bytes, c.t, ch.recvs.get(h.index).copied())
+                } else {
+                    // The message's size is the sender's (the receive's is only its capacity).
+                    ch.sends.get(h.index).map(|&(ts, bytes)| cost.recv_done(bytes, ts, c.t))
+                };
+                ready &= h.done.is_some();
             }
-            c.t = c.t.max(s.flatten().unwrap_or(0)).max(v.flatten().unwrap_or(0));
-            c.pos += 1;
-            c.posted = false;
+            if !ready {
+                break; // woken again when a peer posts
+            }
+            c.t = c.halves.iter().filter_map(|h| h.done).fold(c.t, Ps::max);
+            c.halves.clear();
         }
     }
     if done < p {
         let stuck = cur.iter().position(|c| !c.done).unwrap_or(0);
-        return Err(format!("the expansion does not match up: rank {stuck} waits at step {}", cur[stuck].pos + 1));
+        return Err(format!("the expansion does not match up: rank {stuck} waits before step {}", cur[stuck].pos + 1));
     }
     Ok(end)
 }

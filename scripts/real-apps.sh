@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Build open-source MPI applications for validation (docs/validation.md, "Real applications").
+#
+#   bash scripts/real-apps.sh SRC_DIR [OUT_DIR]
+#
+# SRC_DIR holds the applications' sources, one directory each, named like their repositories
+# (TeaLeaf_ref, CloverLeaf3D_ref, miniGhost, Quicksilver, Nekbone). Third-party code never
+# enters this repository and this script downloads nothing: the sources are fetched by hand.
+# Each application found is copied to OUT_DIR/<name>/src (the source tree stays untouched),
+# built there with MPICH's compiler wrappers, and given an input deck in OUT_DIR/<name>/run
+# sized for a run of about 0.5–2 s at 2 ranks on the project's 2-core VM (the lower end,
+# judged from the CPU time of a one-rank run with a rank's share of the problem). Each built
+# application appends one line to OUT_DIR/apps.list:
+#
+#   name <TAB> working directory <TAB> program and arguments
+#
+# and the validation runs `mpirun -n 2 <program and arguments>` from that directory.
+# An application missing from SRC_DIR is skipped with a note; a failed build is reported by
+# name with the end of its log, the others still build, and the script exits 1 at the end
+# (also when SRC_DIR holds none of them).
+#
+# Settings (environment): MPICC, MPICXX, MPIF90 (default mpicc, mpicxx, mpif90), JOBS (make -j,
+# default 2).
+set -uo pipefail
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  echo "usage: $0 SRC_DIR [OUT_DIR]   (SRC_DIR: a directory of application sources)" >&2
+  exit 2
+fi
+[ -d "$1" ] || { echo "real-apps: no directory $1 (SRC_DIR)" >&2; exit 2; }
+SRC=$(cd "$1" && pwd)
+# OUT_DIR defaults to the repository's build/real-apps, wherever the script is run from.
+OUT=${2:-$(cd "$(dirname "$0")/.." && pwd)/build/real-apps}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
+MPICC=${MPICC:-mpicc}
+MPICXX=${MPICXX:-mpicxx}
+MPIF90=${MPIF90:-mpif90}
+JOBS=${JOBS:-2}
+# gfortran 10 and later refuse a call whose argument types differ from another call of the
+# same routine (MPI buffers of different types passed to the old `mpif.h` interface): these
+# codes predate that. Debian's mpif90 already adds the flag; another MPI's wrapper may not.
+FMISMATCH=-fallow-argument-mismatch
+
+# One line of apps.list: name, working directory, program and arguments; the program must
+# have been built (a make that succeeds without building it is a failure too).
+list() {
+  [ -x "${3%% *}" ] || { echo "real-apps: $1: the build made no ${3%% *}"; return 1; }
+  printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$OUT/apps.list"
+}
+
+# TeaLeaf (UK-MAC/TeaLeaf_ref): 2D heat conduction, a sparse linear solve per time step;
+# halo exchanges and one allreduce per solver iteration. Fortran 90 + a C timer.
+build_tealeaf() { # BUILD RUN
+  cd "$1" || return 1
+  # COMPILER=GNU selects gfortran's flags (-cpp, -ffree-line-length-none); OMP_GNU= drops
+  # -fopenmp: one thread per rank, so the trace's compute bursts are one core's work.
+  make -j"$JOBS" COMPILER=GNU OMP_GNU= MPI_COMPILER="$MPIF90" C_MPI_COMPILER="$MPICC" \
+    OPTIONS="$FMISMATCH" tea_leaf || return 1
+  # The source's tea.in (1000² cells, 10 steps) takes minutes at 2 ranks: 448² cells and 2
+  # steps of the same problem and CG-then-PPCG solver (hundreds of iterations per step, each
+  # with halo exchanges and allreduces); the work grows as about the cube of the side. No
+  # test_problem line: its reference answer is for the full-size deck.
+  cat > "$2/tea.in" << 'EOF'
+*tea
+state 1 density=100.0 energy=0.0001
+state 2 density=0.1 energy=25.0 geometry=rectangle xmin=0.0 xmax=1.0 ymin=1.0 ymax=2.0
+state 3 density=0.1 energy=0.1 geometry=rectangle xmin=1.0 xmax=6.0 ymin=1.0 ymax=2.0
+state 4 density=0.1 energy=0.1 geometry=rectangle xmin=5.0 xmax=6.0 ymin=1.0 ymax=8.0
+state 5 density=0.1 energy=0.1 geometry=rectangle xmin=5.0 xmax=10.0 ymin=7.0 ymax=8.0
+x_cells=448
+y_cells=448
+xmin=0.0
+ymin=0.0
+xmax=10.0
+ymax=10.0
+initial_timestep=0.004
+end_step=2
+tl_max_iters=10000
+tl_use_ppcg
+tl_eps=1.0e-15
+tl_preconditioner_type=none
+halo_depth=2
+*endtea
+EOF
+  list tealeaf "$2" "$1/tea_leaf"
+}
+
+# CloverLeaf3D (UK-MAC/CloverLeaf3D_ref): 3D compressible hydrodynamics on a structured
+# grid; face halo exchanges of many fields and a few reductions per step. Fortran 90 + C.
+build_cloverleaf3d() { # BUILD RUN
+  cd "$1" || return 1
+  # As for TeaLeaf: gfortran's flags, no OpenMP (OMP=).
+  make -j"$JOBS" COMPILER=GNU OMP= MPI_COMPILER="$MPIF90" C_MPI_COMPILER="$MPICC" \
+    OPTIONS="$FMISMATCH" clover_leaf || return 1
+  # clover.in's problem (a dense cuboid in a light gas) on 48³ cells for 20 steps instead of
+  # 96³ for 75; no test_problem line (its reference answer is for the full deck).
+  cat > "$2/clover.in" << 'EOF'
+*clover
+ state 1 density=0.2 energy=1.0
+ state 2 density=1.0 energy=2.5 geometry=cuboid xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0 zmin=0.0 zmax=2.0
+ x_cells=48
+ y_cells=48
+ z_cells=48
+ xmin=0.0
+ ymin=0.0
+ zmin=0.0
+ xmax=10.0
+ ymax=10.0
+ zmax=10.0
+ initial_timestep=0.04
+ max_timestep=0.04
+ end_step=20
+ tiles_per_chunk 1
+*endclover
+EOF
+  list cloverleaf3d "$2" "$1/clover_leaf"
+}
+
+# miniGhost (Mantevo/miniGhost, ref/): 3D stencil on many variables with bulk-synchronous
+# face exchanges and a global sum per variable and step. Fortran + a C main.
+build_minighost() { # BUILD RUN
+  cd "$1/ref" || return 1
+  # makefile.mpi.gnu is the gfortran/MPICH configuration; it points FC, CC and MPI_INCLUDE
+  # at an MPICH source tree of its author's: the wrappers need none of that.
+  # Serial make: its rules do not say which object needs which Fortran module.
+  # -ffree-line-length-none: some free-form lines run past gfortran's 132 columns.
+  # LD: linking with the C wrapper (its choice) misses the Fortran and Fortran-MPI runtimes;
+  # the Fortran wrapper brings them, and the C main is taken as it is.
+  make -f makefile.mpi.gnu FC="$MPIF90 $FMISMATCH -ffree-line-length-none" CC="$MPICC" \
+    LD="$MPIF90" MPI_INCLUDE= \
+    miniGhost.x || return 1
+  # Defaults: 100³ points per rank, 5 variables, 100 steps, 2D 5-point stencil. Here
+  # --scaling 1 (strong: the sizes are global) on 96x48x48 split in x (--npx 2), so 48³ per
+  # rank, 10 variables, 10 steps, the 3D 7-point stencil (--stencil 23), bulk-synchronous
+  # exchange (--comm_method 10, the default), every variable summed each step (default).
+  list minighost "$2" "$1/ref/miniGhost.x --scaling 1 --nx 96 --ny 48 --nz 48 --num_vars 10 --num_tsteps 10 --stencil 23 --comm_method 10 --npx 2 --npy 1 --npz 1"
+}
+
+# Quicksilver (LLNL/Quicksilver): Monte Carlo particle transport; irregular point-to-point
+# particle exchanges (MPI_Isend/Irecv/Test) and allreduces per cycle. C++.
+build_quicksilver() { # BUILD RUN
+  cd "$1/src" || return 1
+  # The Makefile asks git for a version and hash; a copy is not a repository, so both are
+  # written here. CPPFLAGS=-DHAVE_MPI: MPI without OpenMP or a GPU (the Makefile's default
+  # is an AMD GPU build).
+  echo '#define GIT_HASH "none"' > git_hash.hh
+  echo '#define GIT_VERS "none"' > git_vers.hh
+  make -j"$JOBS" CXX="$MPICXX" CXXFLAGS="-O2" CPPFLAGS="-DHAVE_MPI" LDFLAGS= qs || return 1
+  # CORAL2 problem 1 (its physics unchanged) at a small size: 8x8x4 mesh elements of unit
+  # length, split in x between the 2 ranks (-I 2), 10,000 particles. The deck's nSteps
+  # (100) would override -N, so the copy here says 5 steps. With so few particles the
+  # statistical checks printed at the end (reaction ratios, fluence homogeneity) may say
+  # FAIL, traced or not; they judge the sample, not the run.
+  sed 's/^\( *nSteps:\).*/\1 5/' "$1/Examples/CORAL2_Benchmark/Problem1/Coral2_P1.inp" > "$2/Coral2_P1.inp" || return 1
+  list quicksilver "$2" "$1/src/qs -i Coral2_P1.inp -X 8 -Y 8 -Z 4 -x 8 -y 8 -z 4 -I 2 -J 1 -K 1 -n 10000"
+}
+
+# Nekbone (Nek5000/Nekbone): the conjugate-gradient core of the Nek5000 spectral-element
+# solver; nearest-neighbour gather-scatter exchanges and dot-product allreduces. Fortran 77.
+build_nekbone() { # BUILD RUN
+  cd "$1/test/example1" || return 1
+  # test/example1's makenek sets the compilers and then sources src/makenek.inc, which writes
+  # the makefile; the same done here with this script's compilers. makenek.inc asks on the
+  # terminal when it does not know the compiler: stdin is /dev/null.
+  # (set +u: makenek.inc reads settings makenek may leave unset.)
+  (set +u && SOURCE_ROOT="$1/src" F77="$MPIF90 $FMISMATCH" CC="$MPICC" && . "$1/src/makenek.inc") < /dev/null || return 1
+  make -j"$JOBS" -f makefile || return 1
+  # data.rea's default sweeps 1 to 50 elements per rank; here one size, the 100 elements of
+  # order 10 per rank SIZE allows (a warm-up and a timed CG solve, 100 iterations each).
+  cp SIZE "$2/" && cat > "$2/data.rea" << 'EOF'
+.true.    = ifbrick                  ! brick or linear geometry
+100 100 1 = iel0,ielN(per proc),stride ! range of number of elements per proc.
+10  10  1 = nx0,nxN,stride           ! poly. order range for nx1
+0    0  0 = npx,npy,npz              ! np distrb, if != np, nekbone handle
+0    0  0 = mx,my,mz                 ! nelt distrb, if != nelt, nekbone handle
+EOF
+  list nekbone "$2" "$1/test/example1/nekbone"
+}
+
+# name:directory in SRC_DIR
+APPS="tealeaf:TeaLeaf_ref cloverleaf3d:CloverLeaf3D_ref minighost:miniGhost quicksilver:Quicksilver nekbone:Nekbone"
+: > "$OUT/apps.list"
+failed=() found=0
+for spec in $APPS; do
+  name=${spec%%:*} dir=${spec#*:}
+  if [ ! -d "$SRC/$dir" ]; then
+    echo "real-apps: $name: skipped, no $SRC/$dir" >&2
+    continue
+  fi
+  found=$((found + 1))
+  rm -rf "${OUT:?}/$name" && mkdir -p "$OUT/$name/run" "$OUT/$name/src" && cp -a "$SRC/$dir/." "$OUT/$name/src"
+  echo "real-apps: $name: building in $OUT/$name/src" >&2
+  if ! ("build_$name" "$OUT/$name/src" "$OUT/$name/run") > "$OUT/$name/build.log" 2>&1; then
+    echo "real-apps: $name: BUILD FAILED (log: $OUT/$name/build.log); its last lines:" >&2
+    tail -n 15 "$OUT/$name/build.log" | sed 's/^/    /' >&2
+    failed+=("$name")
+  fi
+done
+
+echo "real-apps: $(wc -l < "$OUT/apps.list") built, listed in $OUT/apps.list" >&2
+if [ "$found" = 0 ]; then
+  echo "real-apps: none of the known applications is in $SRC" >&2
+  exit 1
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "real-apps: failed: ${failed[*]}" >&2
+  exit 1
+fi

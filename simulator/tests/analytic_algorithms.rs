@@ -82,7 +82,8 @@ impl Rng {
     }
 }
 
-/// One consistent collective call as every rank records it: (op, list) per rank.
+/// One consistent collective call as every rank records it: (op, list) per rank. `flags`:
+/// bit 0 a non-commutative op, bit 1 `MPI_IN_PLACE` for alltoall(v/w).
 fn call(coll: Coll, p: u32, root: u32, bytes: u64, elem: u64, flags: u8, seed: u64) -> Vec<(Op, Vec<i64>)> {
     let mut rng = Rng(seed);
     let mut f = CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE;
@@ -114,9 +115,20 @@ fn call(coll: Coll, p: u32, root: u32, bytes: u64, elem: u64, flags: u8, seed: u
             let counts: Vec<i64> = (0..p).map(|_| count_of(bytes, &mut rng) as i64).collect();
             lists = vec![counts; p as usize];
         }
+        Coll::Alltoall if flags & 2 != 0 => f |= CollFlags::IN_PLACE,
         Coll::Alltoallv | Coll::Alltoallw => {
             let max = bytes.min(200_000);
-            let m: Vec<Vec<i64>> = (0..p).map(|_| (0..p).map(|_| count_of(max, &mut rng) as i64).collect()).collect();
+            let mut m: Vec<Vec<i64>> =
+                (0..p).map(|_| (0..p).map(|_| count_of(max, &mut rng) as i64).collect()).collect();
+            if flags & 2 != 0 {
+                // in place: every pair swaps blocks of one size (MPI requires it)
+                f |= CollFlags::IN_PLACE;
+                for i in 0..p as usize {
+                    for j in 0..i {
+                        m[i][j] = m[j][i];
+                    }
+                }
+            }
             for i in 0..p as usize {
                 lists[i] = (0..p as usize).map(|j| m[i][j]).chain((0..p as usize).map(|j| m[j][i])).collect();
             }
@@ -157,7 +169,7 @@ fn algorithm(ops: &[(Op, Vec<i64>)]) -> &'static str {
         count: *count,
         op_builtin: true,
         op_commutative: flags & CollFlags::OP_COMMUTATIVE != 0,
-        in_place: false,
+        in_place: flags & CollFlags::IN_PLACE != 0,
     };
     expand(&a, &Thresholds::default(), &mut Vec::new()).unwrap_or("error")
 }
@@ -288,4 +300,57 @@ fn batched_alltoall_by_hand() {
         assert_eq!(algorithm(&ops), "alltoall_scattered");
         assert_eq!(both(&ops, 1, 65536, true, false), (want, want), "P={p}");
     }
+}
+
+/// Every collective at P = 2..20 and around the powers of two and the throttle up to 64,
+/// with sizes on each side of MPICH's thresholds (so that every algorithm is reached: the
+/// test counts them), rooted ones at a middle root, with overheads, on one rank per node:
+/// analytic = expanded within 1 %.
+#[test]
+fn every_algorithm_at_every_size_2_to_64() {
+    let mut reached = std::collections::BTreeSet::new();
+    for coll in EXPANDABLE.iter().copied() {
+        // every P up to 20, then around the powers of two and the throttle (32)
+        let sizes = (2..=20u32).chain([24, 31, 32, 33, 40, 47, 48, 63, 64]);
+        for p in sizes {
+            for &bytes in &[8u64, 200, 3000, 40_000, 700_000 / p as u64 + 1] {
+                // flags 1: a non-commutative op; 2: in place (alltoall(v/w)); 0: neither
+                for flags in [0u8, 1, 2] {
+                    let noncommutative = matches!(coll, Coll::ReduceScatter | Coll::ReduceScatterBlock | Coll::Reduce);
+                    let in_place = matches!(coll, Coll::Alltoall | Coll::Alltoallv | Coll::Alltoallw);
+                    if (flags == 1 && !noncommutative) || (flags == 2 && !in_place) {
+                        continue;
+                    }
+                    let ops = call(coll, p, p / 2, bytes, 8, flags, p as u64);
+                    let (a, x) = both(&ops, 1, 65536, true, true);
+                    let name = algorithm(&ops);
+                    assert!(
+                        a.abs_diff(x) as f64 <= 0.01 * x as f64,
+                        "{} ({name}) P={p} bytes={bytes}: analytic {a} ps, expanded {x} ps",
+                        coll.name()
+                    );
+                    reached.insert(name);
+                }
+            }
+        }
+    }
+    // 36 algorithms and "noop" (a v-variant whose counts are all 0)
+    assert_eq!(reached.len(), 37, "{reached:?}");
+}
+
+/// Arguments MPICH's algorithms refuse are a bad-record error in analytic mode too, naming
+/// the task and record; a neighbourhood collective (no topology to expand) falls back to its
+/// shape: `const`, one L + S/B = 1us + 1us for 1000 B.
+#[test]
+fn bad_arguments_and_neighbourhood_fallback() {
+    // 10 bytes is not 3 whole elements
+    let ops: Vec<_> = (0..4).map(|_| (coll_op(Coll::Allreduce, 0, 10, 10, 3, CollFlags::OP_BUILTIN), vec![])).collect();
+    let tasks: Vec<Vec<Record>> =
+        ops.iter().map(|(op, list)| vec![Record::new(0, 0, *op).with_list(list.clone()), common::fin()]).collect();
+    let err = replay(&tasks, &machine(1, 65536, true, "analytic")).unwrap_err().to_string();
+    assert!(err.contains("rank 3, record 0") && err.contains("whole number"), "{err}");
+
+    let op = coll_op(Coll::NeighborAlltoall, 0, 1000, 1000, 0, 0);
+    let tasks: Vec<Vec<Record>> = (0..4).map(|_| vec![Record::new(0, 0, op), common::fin()]).collect();
+    assert_eq!(predicted(&tasks, &machine(1, 65536, true, "analytic")), 2 * US);
 }

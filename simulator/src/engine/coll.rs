@@ -176,7 +176,7 @@ impl<S: TraceSource> Sim<'_, S> {
             None => self
                 .algo
                 .cost(self.m, &self.thresholds, coll, size, inst.single_node, &inst.members)
-                .map_err(|e| SimError::bad_record(t, index, format!("{} on communicator {comm}: {e}", coll.name())))?,
+                .map_err(|e| SimError::bad_record(t, index, format!("collective on communicator {comm}: {e}")))?,
         };
         let call = CollCall {
             coll,

@@ -123,14 +123,13 @@ fn call(coll: Coll, p: u32, root: u32, bytes: u64, elem: u64, flags: u8, seed: u
             if flags & 2 != 0 {
                 // in place: every pair swaps blocks of one size (MPI requires it)
                 f |= CollFlags::IN_PLACE;
-                for i in 0..p as usize {
-                    for j in 0..i {
-                        m[i][j] = m[j][i];
-                    }
+                let upper = m.clone();
+                for (i, row) in m.iter_mut().enumerate() {
+                    row.iter_mut().take(i).enumerate().for_each(|(j, v)| *v = upper[j][i]);
                 }
             }
-            for i in 0..p as usize {
-                lists[i] = (0..p as usize).map(|j| m[i][j]).chain((0..p as usize).map(|j| m[j][i])).collect();
+            for (i, list) in lists.iter_mut().enumerate() {
+                *list = m[i].iter().copied().chain(m.iter().map(|row| row[i])).collect();
             }
         }
         _ => {}

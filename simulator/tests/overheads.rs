@@ -140,3 +140,11 @@ fn contention_models_use_the_band_latency() {
     let r = go(&tasks, &banded(&["network.model=inlink"]));
     assert_eq!(end(&r, 2), 17 * US);
 }
+
+/// A trace without records (the partial consolidation of ranks killed before their first
+/// block) is an error, not a prediction of 0 s.
+#[test]
+fn a_trace_without_records_is_an_error() {
+    let e = replay(&[vec![], vec![]], &banded(&[])).unwrap_err().to_string();
+    assert!(e.contains("no records"), "{e}");
+}

@@ -130,6 +130,14 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     /// A replay with a model built by the caller (tests, or a model not in the registry).
     pub fn with_model(src: S, m: &'m Machine, model: Box<dyn NetworkModel>, opts: Options) -> Result<Self> {
         let n = src.tasks();
+        if src.total_records() == 0 {
+            // A run whose logs kept nothing (a partial consolidation of ranks killed early)
+            // would predict 0 s: no prediction at all is the honest answer.
+            return Err(SimError::Usage(format!(
+                "{}: the trace has no records, so there is nothing to predict",
+                src.describe()
+            )));
+        }
         let comms = src.comms();
         if let Some(e) = comms.iter().find_map(|c| c.check(n).err()) {
             return Err(SimError::Usage(format!("{}: in the trace header, {e}", src.describe())));

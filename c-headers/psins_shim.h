@@ -8,7 +8,10 @@
 /* One traced call, filled by the shim and turned into a psins_formats::Record by the core.
  * `kind` is a psins_formats::Kind code; the meaning of `sub` depends on it:
  * SendMode (send kinds), WaitFn (wait), Coll (coll), CommFn (comm_create), function id
- * (other), ProbeFlags (probe), thread level (init). */
+ * (other), ProbeFlags (probe), thread level (init), RmaFn (rma), WinSyncFn (win_sync), WinFn
+ * (win_create). One-sided kinds: `comm` is the window id (0xFFFFFFFF: unknown); rma: `peer`
+ * the target, `bytes`/`bytes2` origin -> target / back, `req`; win_sync: `peer` the target
+ * or -3, `flags` WinFlags, the list the post/start group; win_create: `parent` its comm. */
 typedef struct psins_ev {
     uint64_t t0, t1;          /* clock ticks at entry and exit */
     uint32_t kind, sub;

@@ -230,7 +230,13 @@ PSINS_HOT void ev_init(psins_ev *e, const psins_call *T, uint32_t kind)
 /* psins_formats::Kind codes */
 enum { K_INIT = 0, K_FINALIZE, K_ABORT, K_SEND, K_ISEND, K_SEND_INIT, K_RECV, K_IRECV, K_RECV_INIT,
        K_SENDRECV, K_PROBE, K_START, K_STARTALL, K_REQUEST_FREE, K_CANCEL, K_WAIT, K_COLL, K_STEP,
-       K_COMM_CREATE, K_COMM_FREE, K_OTHER };
+       K_COMM_CREATE, K_COMM_FREE, K_OTHER, K_RMA, K_WIN_SYNC, K_WIN_CREATE, K_WIN_FREE };
+/* RmaFn, WinSyncFn, WinFn, WinFlags */
+enum { RMA_PUT = 0, RMA_GET, RMA_ACC, RMA_GET_ACC, RMA_FETCH_OP, RMA_CAS };
+enum { WS_FENCE = 0, WS_POST, WS_START, WS_COMPLETE, WS_WAIT, WS_TEST, WS_LOCK, WS_UNLOCK, WS_LOCK_ALL,
+       WS_UNLOCK_ALL, WS_FLUSH, WS_FLUSH_ALL, WS_FLUSH_LOCAL, WS_FLUSH_LOCAL_ALL, WS_SYNC };
+enum { WF_CREATE = 0, WF_ALLOCATE, WF_ALLOCATE_SHARED, WF_CREATE_DYNAMIC };
+enum { WIN_EXCLUSIVE = 1, WIN_DONE = 2 };
 /* SendMode */
 enum { PSINS_MODE_STD = 0, PSINS_MODE_SYNC = 1, PSINS_MODE_READY = 2, PSINS_MODE_BUFFERED = 3 };
 /* WaitFn */
@@ -1307,6 +1313,211 @@ PSINS_V_HOOKS(_c, MPI_Count, MPI_Aint)
 #define h_coll_neighbor_allgather_c h_coll_neighbor_allgather
 #define h_coll_neighbor_alltoall_c h_coll_neighbor_alltoall
 /* neighbor_alltoallw's displacements are MPI_Aint in both variants */
+
+/* ------------------------------------------------------------------ hooks: one-sided */
+
+/* Windows: handle -> psins id. Applications hold a few windows, so a small array searched
+ * linearly is enough; ids count from 0 per rank (psins-consolidate makes them global). */
+typedef struct { uint64_t key; uint32_t id; } win_ent;
+static win_ent *win_tab; static size_t win_n, win_cap;
+static uint32_t win_next_id = 0;
+#define PSINS_NO_WIN 0xFFFFFFFFu
+
+static inline uint64_t win_key(MPI_Win w) { uint64_t k = 0; memcpy(&k, &w, sizeof w); return k; }
+static uint32_t win_id(MPI_Win w)
+{
+    uint64_t k = win_key(w);
+    for (size_t i = 0; i < win_n; i++)
+        if (win_tab[i].key == k) return win_tab[i].id;
+    return PSINS_NO_WIN; /* made by a call we did not see: psins-consolidate names it */
+}
+
+/* One operation: `bytes` origin -> target, `rbytes` back; `request` for the R-forms. */
+static void rma_ev(psins_call *T, int fn, int target, uint64_t bytes, uint64_t rbytes, MPI_Win win,
+                   MPI_Request *request)
+{
+    psins_ev e;
+    ev_init(&e, T, K_RMA);
+    e.sub = (uint32_t)fn;
+    e.peer = map_rank(target);
+    e.bytes = bytes;
+    e.bytes2 = rbytes;
+    e.comm = win_id(win);
+    if (request) e.req = rq_add(*request, RQ_SEND, 0);
+    psins_rs_record(&e);
+}
+static inline void h_put(psins_call *T, int fid, const void *o, MPI_Count oc, MPI_Datatype ot, int target,
+                         MPI_Aint disp, MPI_Count tc, MPI_Datatype tt, MPI_Win win)
+{
+    (void)fid; (void)o; (void)disp; (void)tc; (void)tt;
+    rma_ev(T, RMA_PUT, target, nbytes(oc, ot), 0, win, NULL);
+}
+static inline void h_rput(psins_call *T, int fid, const void *o, MPI_Count oc, MPI_Datatype ot, int target,
+                          MPI_Aint disp, MPI_Count tc, MPI_Datatype tt, MPI_Win win, MPI_Request *request)
+{
+    (void)fid; (void)o; (void)disp; (void)tc; (void)tt;
+    rma_ev(T, RMA_PUT, target, nbytes(oc, ot), 0, win, request);
+}
+static inline void h_get(psins_call *T, int fid, void *o, MPI_Count oc, MPI_Datatype ot, int target,
+                         MPI_Aint disp, MPI_Count tc, MPI_Datatype tt, MPI_Win win)
+{
+    (void)fid; (void)o; (void)disp; (void)tc; (void)tt;
+    rma_ev(T, RMA_GET, target, 0, nbytes(oc, ot), win, NULL);
+}
+static inline void h_rget(psins_call *T, int fid, void *o, MPI_Count oc, MPI_Datatype ot, int target,
+                          MPI_Aint disp, MPI_Count tc, MPI_Datatype tt, MPI_Win win, MPI_Request *request)
+{
+    (void)fid; (void)o; (void)disp; (void)tc; (void)tt;
+    rma_ev(T, RMA_GET, target, 0, nbytes(oc, ot), win, request);
+}
+static inline void h_accumulate(psins_call *T, int fid, const void *o, MPI_Count oc, MPI_Datatype ot,
+                                int target, MPI_Aint disp, MPI_Count tc, MPI_Datatype tt, MPI_Op op, MPI_Win win)
+{
+    (void)fid; (void)o; (void)disp; (void)tc; (void)tt; (void)op;
+    rma_ev(T, RMA_ACC, target, nbytes(oc, ot), 0, win, NULL);
+}
+static inline void h_raccumulate(psins_call *T, int fid, const void *o, MPI_Count oc, MPI_Datatype ot,
+                                 int target, MPI_Aint disp, MPI_Count tc, MPI_Datatype tt, MPI_Op op,
+                                 MPI_Win win, MPI_Request *request)
+{
+    (void)fid; (void)o; (void)disp; (void)tc; (void)tt; (void)op;
+    rma_ev(T, RMA_ACC, target, nbytes(oc, ot), 0, win, request);
+}
+static inline void h_get_accumulate(psins_call *T, int fid, const void *o, MPI_Count oc, MPI_Datatype ot,
+                                    void *r, MPI_Count rc, MPI_Datatype rt, int target, MPI_Aint disp,
+                                    MPI_Count tc, MPI_Datatype tt, MPI_Op op, MPI_Win win)
+{
+    (void)fid; (void)o; (void)r; (void)disp; (void)tc; (void)tt;
+    rma_ev(T, RMA_GET_ACC, target, op == MPI_NO_OP ? 0 : nbytes(oc, ot), nbytes(rc, rt), win, NULL);
+}
+static inline void h_rget_accumulate(psins_call *T, int fid, const void *o, MPI_Count oc, MPI_Datatype ot,
+                                     void *r, MPI_Count rc, MPI_Datatype rt, int target, MPI_Aint disp,
+                                     MPI_Count tc, MPI_Datatype tt, MPI_Op op, MPI_Win win,
+                                     MPI_Request *request)
+{
+    (void)fid; (void)o; (void)r; (void)disp; (void)tc; (void)tt;
+    rma_ev(T, RMA_GET_ACC, target, op == MPI_NO_OP ? 0 : nbytes(oc, ot), nbytes(rc, rt), win, request);
+}
+static inline void h_fetch_and_op(psins_call *T, int fid, const void *o, void *r, MPI_Datatype dt, int target,
+                                  MPI_Aint disp, MPI_Op op, MPI_Win win)
+{
+    (void)fid; (void)o; (void)r; (void)disp;
+    uint64_t b = nbytes(1, dt);
+    rma_ev(T, RMA_FETCH_OP, target, op == MPI_NO_OP ? 0 : b, b, win, NULL);
+}
+static inline void h_compare_and_swap(psins_call *T, int fid, const void *o, const void *c, void *r,
+                                      MPI_Datatype dt, int target, MPI_Aint disp, MPI_Win win)
+{
+    (void)fid; (void)o; (void)c; (void)r; (void)disp;
+    uint64_t b = nbytes(1, dt);
+    rma_ev(T, RMA_CAS, target, 2 * b, b, win, NULL); /* the value and the comparand go out */
+}
+
+/* Synchronisation: `rank` a target (or -3), `group` the post/start group (or NULL). */
+static void sync_ev(psins_call *T, int fn, MPI_Win win, int rank, uint32_t flags, MPI_Group group)
+{
+    psins_ev e;
+    ev_init(&e, T, K_WIN_SYNC);
+    e.sub = (uint32_t)fn;
+    e.comm = win_id(win);
+    e.peer = rank;
+    e.flags = flags;
+    int n = 0;
+    if (group != MPI_GROUP_NULL && PMPI_Group_size(group, &n) == MPI_SUCCESS && n > 0) {
+        int64_t *l = psins_list((size_t)n);
+        if (l && group_members(group, n, l)) { e.list = l; e.list_len = (uint64_t)n; }
+    }
+    psins_rs_record(&e);
+}
+static inline void h_win_fence(psins_call *T, int fid, int assert, MPI_Win win)
+{ (void)fid; (void)assert; sync_ev(T, WS_FENCE, win, -3, 0, MPI_GROUP_NULL); }
+static inline void h_win_post(psins_call *T, int fid, MPI_Group group, int assert, MPI_Win win)
+{ (void)fid; (void)assert; sync_ev(T, WS_POST, win, -3, 0, group); }
+static inline void h_win_start(psins_call *T, int fid, MPI_Group group, int assert, MPI_Win win)
+{ (void)fid; (void)assert; sync_ev(T, WS_START, win, -3, 0, group); }
+static inline void h_win_complete(psins_call *T, int fid, MPI_Win win)
+{ (void)fid; sync_ev(T, WS_COMPLETE, win, -3, 0, MPI_GROUP_NULL); }
+static inline void h_win_wait(psins_call *T, int fid, MPI_Win win)
+{ (void)fid; sync_ev(T, WS_WAIT, win, -3, 0, MPI_GROUP_NULL); }
+static inline void h_win_test(psins_call *T, int fid, MPI_Win win, int *flag)
+{ (void)fid; sync_ev(T, WS_TEST, win, -3, (flag && *flag) ? WIN_DONE : 0, MPI_GROUP_NULL); }
+static inline void h_win_lock(psins_call *T, int fid, int lock_type, int rank, int assert, MPI_Win win)
+{
+    (void)fid; (void)assert;
+    sync_ev(T, WS_LOCK, win, rank, lock_type == MPI_LOCK_EXCLUSIVE ? WIN_EXCLUSIVE : 0, MPI_GROUP_NULL);
+}
+static inline void h_win_unlock(psins_call *T, int fid, int rank, MPI_Win win)
+{ (void)fid; sync_ev(T, WS_UNLOCK, win, rank, 0, MPI_GROUP_NULL); }
+static inline void h_win_lock_all(psins_call *T, int fid, int assert, MPI_Win win)
+{ (void)fid; (void)assert; sync_ev(T, WS_LOCK_ALL, win, -3, 0, MPI_GROUP_NULL); }
+static inline void h_win_unlock_all(psins_call *T, int fid, MPI_Win win)
+{ (void)fid; sync_ev(T, WS_UNLOCK_ALL, win, -3, 0, MPI_GROUP_NULL); }
+static inline void h_win_flush(psins_call *T, int fid, int rank, MPI_Win win)
+{ (void)fid; sync_ev(T, WS_FLUSH, win, rank, 0, MPI_GROUP_NULL); }
+static inline void h_win_flush_all(psins_call *T, int fid, MPI_Win win)
+{ (void)fid; sync_ev(T, WS_FLUSH_ALL, win, -3, 0, MPI_GROUP_NULL); }
+static inline void h_win_flush_local(psins_call *T, int fid, int rank, MPI_Win win)
+{ (void)fid; sync_ev(T, WS_FLUSH_LOCAL, win, rank, 0, MPI_GROUP_NULL); }
+static inline void h_win_flush_local_all(psins_call *T, int fid, MPI_Win win)
+{ (void)fid; sync_ev(T, WS_FLUSH_LOCAL_ALL, win, -3, 0, MPI_GROUP_NULL); }
+static inline void h_win_sync(psins_call *T, int fid, MPI_Win win)
+{ (void)fid; sync_ev(T, WS_SYNC, win, -3, 0, MPI_GROUP_NULL); }
+
+/* A new window over `comm`: registered, and its win_create record written. */
+static void win_new(psins_call *T, int fn, MPI_Comm comm, MPI_Win *win)
+{
+    psins_ev e;
+    ev_init(&e, T, K_WIN_CREATE);
+    e.sub = (uint32_t)fn;
+    e.parent = comm_id(comm);
+    e.comm = PSINS_NO_WIN;
+    if (win && *win != MPI_WIN_NULL) {
+        if (win_n == win_cap) {
+            win_ent *p = grow(win_tab, &win_cap, win_n + 1, sizeof *p);
+            if (p) win_tab = p;
+        }
+        if (win_n < win_cap) {
+            uint64_t k = win_key(*win);
+            for (size_t i = 0; i < win_n; i++) /* a stale handle: freed without us seeing it */
+                if (win_tab[i].key == k) win_tab[i] = win_tab[--win_n];
+            win_tab[win_n++] = (win_ent){k, win_next_id};
+            e.comm = win_next_id++;
+        }
+    }
+    psins_rs_record(&e);
+}
+static inline void h_win_create(psins_call *T, int fid, void *base, MPI_Aint size, MPI_Aint disp_unit,
+                                MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{ (void)fid; (void)base; (void)size; (void)disp_unit; (void)info; win_new(T, WF_CREATE, comm, win); }
+static inline void h_win_allocate(psins_call *T, int fid, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                  MPI_Comm comm, void *baseptr, MPI_Win *win)
+{ (void)fid; (void)size; (void)disp_unit; (void)info; (void)baseptr; win_new(T, WF_ALLOCATE, comm, win); }
+static inline void h_win_allocate_shared(psins_call *T, int fid, MPI_Aint size, MPI_Aint disp_unit,
+                                         MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    (void)fid; (void)size; (void)disp_unit; (void)info; (void)baseptr;
+    win_new(T, WF_ALLOCATE_SHARED, comm, win);
+}
+static inline void h_win_create_dynamic(psins_call *T, int fid, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{ (void)fid; (void)info; win_new(T, WF_CREATE_DYNAMIC, comm, win); }
+/* MPI_Win_free sets the handle to MPI_WIN_NULL: its id is taken before the call. */
+static inline void pre_win_free(psins_call *T, int fid, MPI_Win *win)
+{
+    (void)fid;
+    T->id = PSINS_NO_WIN;
+    if (!win) return;
+    uint64_t k = win_key(*win);
+    for (size_t i = 0; i < win_n; i++)
+        if (win_tab[i].key == k) { T->id = win_tab[i].id; win_tab[i] = win_tab[--win_n]; break; }
+}
+static inline void h_win_free(psins_call *T, int fid, MPI_Win *win)
+{
+    (void)fid; (void)win;
+    psins_ev e;
+    ev_init(&e, T, K_WIN_FREE);
+    e.comm = T->id;
+    psins_rs_record(&e);
+}
 
 /* ------------------------------------------------------------------ hooks: communicators */
 

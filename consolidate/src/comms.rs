@@ -27,6 +27,8 @@ pub struct Comms {
     /// Per rank: how many comms with this group it has created so far.
     seen: Vec<HashMap<Group, u32>>,
     next: u32,
+    /// Windows, which are named by their communicator (consolidate/src/windows.rs).
+    pub wins: crate::windows::Windows,
 }
 
 /// The canonical form of a member list whose first `split` entries are the creating rank's
@@ -48,6 +50,7 @@ impl Comms {
             local: (0..world_size).map(|_| fixed()).collect(),
             seen: (0..world_size).map(|_| HashMap::default()).collect(),
             next: 2,
+            wins: Default::default(),
         }
     }
 
@@ -126,8 +129,18 @@ impl Comms {
         t
     }
 
+    /// Number of processes in global communicator `id` (both groups of an intercommunicator).
+    pub fn size(&self, id: u32, world_size: u32) -> Option<u32> {
+        match id {
+            COMM_WORLD => Some(world_size),
+            COMM_SELF => Some(1),
+            _ => self.global.iter().find(|(_, (g, _))| *g == id).map(|(((m, _), _), _)| m.len() as u32),
+        }
+    }
+
     /// Forget the per-rank local maps (pass 2 replays the creations to rebuild them).
     pub fn reset_locals(&mut self) {
+        self.wins.reset_locals();
         for (l, s) in self.local.iter_mut().zip(&mut self.seen) {
             l.retain(|&k, _| k <= COMM_SELF);
             s.clear();

@@ -7,6 +7,7 @@ mod live;
 mod normalise;
 mod passes;
 mod requests;
+mod windows;
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -44,6 +44,9 @@ impl RankState {
     fn normalise_comms(&self, comms: &mut Comms, rec: &mut Record) -> Result<(), String> {
         let rank = self.rank;
         let unknown = |c: u32| format!("uses communicator {c}, which this rank never created");
+        if crate::windows::normalise(comms, rank, self.world_size, rec)? {
+            return Ok(());
+        }
         match &mut rec.op {
             Op::CommCreate { parent, comm, split, .. } => {
                 *parent = comms.to_global(rank, *parent).ok_or_else(|| unknown(*parent))?;

@@ -103,6 +103,7 @@ impl Requests {
             Op::Coll { req, flags, .. } if *flags & CollFlags::NONBLOCKING != 0 && *req != NO_REQUEST => {
                 *req = self.create(*req, false)?
             }
+            Op::Rma { req, .. } if *req != NO_REQUEST => *req = self.create(*req, false)?,
             Op::Start { req } => *req = self.start(*req)?,
             Op::Startall => {
                 for r in list.iter_mut() {

@@ -100,6 +100,34 @@ pub fn fields(rec: &Record, task: u32, comms: &dyn Comms, step_comm: u32) -> Vec
         }
         Op::CommFree { comm } => f.push(("comm", Int(comm as i64))),
         Op::Other { func } => f.push(("func_id", Int(func as i64))),
+        // targets are ranks of the window's communicator, printed as traced
+        Op::Rma { func, target, win, bytes, rbytes, req } => {
+            f.push(("op", Str(func.name())));
+            f.push(("win", Int(win as i64)));
+            f.push(("target", Int(target as i64)));
+            f.push(("bytes", Int(bytes as i64)));
+            f.push(("rbytes", Int(rbytes as i64)));
+            f.push(("request", Int(req as i64)));
+        }
+        Op::WinSync { func, win, rank, flags } => {
+            f.push(("func", Str(func.name())));
+            f.push(("win", Int(win as i64)));
+            if rank != NO_RANK {
+                f.push(("target", Int(rank as i64)));
+            }
+            if flags != 0 {
+                f.push(("flags", Int(flags as i64)));
+            }
+            if matches!(func, WinSyncFn::Post | WinSyncFn::Start) {
+                f.push(("group", List(rec.list.clone())));
+            }
+        }
+        Op::WinCreate { func, comm, win } => {
+            f.push(("func", Str(func.name())));
+            f.push(("comm", Int(comm as i64)));
+            f.push(("win", Int(win as i64)));
+        }
+        Op::WinFree { win } => f.push(("win", Int(win as i64))),
     }
     f
 }

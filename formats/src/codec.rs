@@ -55,7 +55,11 @@ pub(crate) const COMPLETION_FULL: u64 = 1;
 pub(crate) const COMM_INTER: u8 = 0x20;
 
 /// Wire codes 21..=23: send kinds in a non-standard mode (a mode byte follows the header).
-pub(crate) const MODE_BASE: u8 = Kind::COUNT as u8;
+pub(crate) const MODE_BASE: u8 = 21;
+/// Kinds from 21 on (format version 3: one-sided communication) have no wire code of their
+/// own — the 5-bit code space is full — so they are written as code 20 (`other`) with this
+/// head bit, followed after the times by one byte holding their kind code.
+pub(crate) const EXTENDED: u8 = 0x80;
 
 /// Appends `rec` to `out`, updating `ctx` (the encoder itself is [`crate::encode`]).
 pub fn encode(out: &mut Vec<u8>, ctx: &mut Ctx, rec: &Record) {
@@ -223,7 +227,11 @@ pub(crate) fn decode_parts(
             Op::CommCreate { func, parent, comm, split }
         }
         Kind::CommFree => Op::CommFree { comm: r.u32()? },
+        Kind::Other if flags & EXTENDED != 0 => r.extended(&mut c, &mut rec.list)?,
         Kind::Other => Op::Other { func: r.u32()? },
+        Kind::Rma | Kind::WinSync | Kind::WinCreate | Kind::WinFree => {
+            unreachable!("kinds from 21 on have no wire code of their own")
+        }
     };
     *ctx = c;
     Ok((r.pos, times_at, times_end))
@@ -239,6 +247,39 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// A record of a kind from 21 on, after its times (see [`EXTENDED`]).
+    fn extended(&mut self, c: &mut Ctx, list: &mut Vec<i64>) -> Result<Op, DecodeError> {
+        let code = self.byte()?;
+        let bad = |what: &str, v: u8| invalid(format!("unknown {what} {v}"));
+        Ok(match Kind::from_code(code) {
+            Some(Kind::Rma) => {
+                let fc = self.byte()?;
+                let func = RmaFn::from_code(fc).ok_or_else(|| bad("one-sided operation", fc))?;
+                let (target, win, bytes, rbytes) = (self.i32()?, self.u32()?, self.u64()?, self.u64()?);
+                let req = if self.byte()? == 0 { NO_REQUEST } else { self.req(c)? };
+                Op::Rma { func, target, win, bytes, rbytes, req }
+            }
+            Some(Kind::WinSync) => {
+                let fc = self.byte()?;
+                let func = WinSyncFn::from_code(fc).ok_or_else(|| bad("window synchronisation", fc))?;
+                let flags = self.byte()?;
+                if flags & !WinFlags::ALL != 0 {
+                    return Err(invalid(format!("bad window flags {flags:#x}")));
+                }
+                let (win, rank) = (self.u32()?, self.i32()?);
+                self.list(list)?;
+                Op::WinSync { func, win, rank, flags }
+            }
+            Some(Kind::WinCreate) => {
+                let fc = self.byte()?;
+                let func = WinFn::from_code(fc).ok_or_else(|| bad("window constructor", fc))?;
+                Op::WinCreate { func, comm: self.u32()?, win: self.u32()? }
+            }
+            Some(Kind::WinFree) => Op::WinFree { win: self.u32()? },
+            _ => return Err(bad("extended record kind", code)),
+        })
+    }
+
     #[inline(always)]
     fn byte(&mut self) -> Result<u8, DecodeError> {
         let b = *self.buf.get(self.pos).ok_or(DecodeError::Incomplete)?;

@@ -8,9 +8,10 @@
 //! parts (`gap`, `dur`, `&Op`, list slice), so a caller's list is encoded where it lies.
 
 use crate::codec::{
-    Ctx, COMM_INTER, COMPLETION_FULL, MODE_BASE, SAME_BYTES, SAME_PEER, SAME_TAG, STEP_NO_TIME, STEP_OP_ESCAPE,
+    Ctx, COMM_INTER, COMPLETION_FULL, EXTENDED, MODE_BASE, SAME_BYTES, SAME_PEER, SAME_TAG, STEP_NO_TIME,
+    STEP_OP_ESCAPE,
 };
-use crate::record::{Op, SendMode, StepOp, NO_RANK};
+use crate::record::{Kind, Op, SendMode, StepOp, NO_RANK, NO_REQUEST};
 
 /// Bytes of any record apart from its list: header 1, mode 1, gap and dur 10 each, and the
 /// largest kind's fields (a collective: 62 at most).
@@ -170,6 +171,41 @@ unsafe fn encode(w: &mut Cursor, ctx: &mut Ctx, gap: u64, dur: u64, op: &Op, lis
         }
         Op::CommFree { comm } => w.u64(comm as u64),
         Op::Other { func } => w.u64(func as u64),
+        Op::Rma { func, target, win, bytes, rbytes, req } => {
+            flags |= EXTENDED;
+            w.byte(Kind::Rma as u8);
+            w.byte(func.code());
+            w.i64(target as i64);
+            w.u64(win as u64);
+            w.u64(bytes);
+            w.u64(rbytes);
+            // the request's presence, then (as in every record) its delta
+            w.byte((req != NO_REQUEST) as u8);
+            if req != NO_REQUEST {
+                request(w, ctx, req);
+            }
+        }
+        Op::WinSync { func, win, rank, flags: wf } => {
+            flags |= EXTENDED;
+            w.byte(Kind::WinSync as u8);
+            w.byte(func.code());
+            w.byte(wf);
+            w.u64(win as u64);
+            w.i64(rank as i64);
+            plain_list(w, list);
+        }
+        Op::WinCreate { func, comm, win } => {
+            flags |= EXTENDED;
+            w.byte(Kind::WinCreate as u8);
+            w.byte(func.code());
+            w.u64(comm as u64);
+            w.u64(win as u64);
+        }
+        Op::WinFree { win } => {
+            flags |= EXTENDED;
+            w.byte(Kind::WinFree as u8);
+            w.u64(win as u64);
+        }
     }
     *head |= flags;
     (times_at, times_end)
@@ -181,6 +217,7 @@ fn wire_code(op: &Op) -> u8 {
         Op::Send { mode, .. } if mode != SendMode::Standard => MODE_BASE,
         Op::Isend { mode, .. } if mode != SendMode::Standard => MODE_BASE + 1,
         Op::SendInit { mode, .. } if mode != SendMode::Standard => MODE_BASE + 2,
+        Op::Rma { .. } | Op::WinSync { .. } | Op::WinCreate { .. } | Op::WinFree { .. } => Kind::Other as u8,
         _ => op.kind() as u8,
     }
 }
@@ -251,7 +288,7 @@ unsafe fn completions(w: &mut Cursor, ctx: &mut Ctx, list: &[i64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Coll, CommFn, WaitFn};
+    use crate::{Coll, CommFn, RmaFn, WaitFn, WinFlags, WinFn, WinSyncFn};
 
     /// Bytes worked out by hand from docs/format.md §3, so that the one encoder cannot drift
     /// from the page (round trips alone would not notice a change made on both sides).
@@ -285,6 +322,31 @@ mod tests {
         let inter = Op::CommCreate { func: CommFn::IntercommCreate, parent: 0, comm: 2, split: 2 };
         append(&mut out, &mut ctx, 0, 0, &inter, &[0, 2, 1, 3]);
         assert_eq!(out, [18 | 0x20, 0, 0, 10, 0, 2, 4, 0x02, 0x04, 0x01, 0x04, 2], "local group 0 2, remote 1 3");
+        // Extended kinds (format 3): head 20 | 0x80, times, kind byte, fields.
+        out.clear();
+        let rput = Op::Rma { func: RmaFn::Put, target: 1, win: 3, bytes: 4096, rbytes: 0, req: 2 };
+        ctx.req = 1;
+        append(&mut out, &mut ctx, 5, 6, &rput, &[]);
+        assert_eq!(out, [20 | 0x80, 5, 6, 21, 0, 0x02, 3, 0x80, 0x20, 0, 1, 0x02], "rput to 1, request delta +1");
+        out.clear();
+        let fetch = Op::Rma { func: RmaFn::FetchAndOp, target: 0, win: 3, bytes: 8, rbytes: 8, req: 0 };
+        append(&mut out, &mut ctx, 0, 0, &fetch, &[]);
+        assert_eq!(out, [20 | 0x80, 0, 0, 21, 4, 0, 3, 8, 8, 0], "fetch_and_op, no request");
+        out.clear();
+        let post = Op::WinSync { func: WinSyncFn::Post, win: 3, rank: NO_RANK, flags: 0 };
+        append(&mut out, &mut ctx, 0, 0, &post, &[0, 2]);
+        assert_eq!(out, [20 | 0x80, 0, 0, 22, 1, 0, 3, 5, 2, 0, 4], "post to world ranks 0 and 2");
+        out.clear();
+        let lock = Op::WinSync { func: WinSyncFn::Lock, win: 3, rank: 1, flags: WinFlags::EXCLUSIVE };
+        append(&mut out, &mut ctx, 0, 0, &lock, &[]);
+        assert_eq!(out, [20 | 0x80, 0, 0, 22, 6, 1, 3, 2, 0], "exclusive lock of rank 1");
+        out.clear();
+        let create = Op::WinCreate { func: WinFn::Allocate, comm: 0, win: 3 };
+        append(&mut out, &mut ctx, 0, 0, &create, &[]);
+        assert_eq!(out, [20 | 0x80, 0, 0, 23, 1, 0, 3]);
+        out.clear();
+        append(&mut out, &mut ctx, 0, 0, &Op::WinFree { win: 3 }, &[]);
+        assert_eq!(out, [20 | 0x80, 0, 0, 24, 3]);
     }
 
     /// The largest record of each kind stays within the bound the raw writes rely on.
@@ -322,7 +384,16 @@ mod tests {
         let wait = Op::Wait { func: WaitFn::Testsome, count: u32::MAX };
         let create = Op::CommCreate { func: CommFn::Other, parent: u32::MAX, comm: u32::MAX, split: u32::MAX };
         let list = [i64::MIN, i64::MAX, i64::MIN, i64::MAX, i64::MIN, i64::MAX, i64::MIN];
-        for op in [big, sendrecv, isend, wait, create, Op::Startall] {
+        let rma = Op::Rma {
+            func: RmaFn::CompareAndSwap,
+            target: i32::MIN,
+            win: u32::MAX,
+            bytes: u64::MAX,
+            rbytes: u64::MAX,
+            req: u32::MAX,
+        };
+        let sync = Op::WinSync { func: WinSyncFn::Post, win: u32::MAX, rank: i32::MIN, flags: WinFlags::ALL };
+        for op in [big, sendrecv, isend, wait, create, Op::Startall, rma, sync] {
             let mut out = Vec::new();
             append(&mut out, &mut Ctx::default(), u64::MAX, u64::MAX, &op, &list);
             assert!(out.len() <= record_room(list.len()), "{op:?}: {} bytes", out.len());

@@ -7,8 +7,9 @@ use std::path::Path;
 pub const LOG_MAGIC: &[u8; 8] = b"PSINSLOG";
 pub const TRACE_MAGIC: &[u8; 8] = b"PSINSTRC";
 /// Version 2 added intercommunicators (comm_create head bit 5 and the communicator table's
-/// two-group entries); version 3 added the batch step ops (isend, irecv, waitall). Files of
-/// older versions cannot contain what was added later, so they are still read.
+/// two-group entries); version 3 added the batch step ops (isend, irecv, waitall) and
+/// one-sided communication (the extended kinds 21.., written as `other` with head bit 7).
+/// Files of older versions cannot contain what was added later, so they are still read.
 pub const LOG_VERSION: u16 = 3;
 pub const TRACE_VERSION: u16 = 3;
 /// The oldest version this build reads, of either kind.

@@ -78,6 +78,36 @@ code_enum!(
     StepOp { Send = 0, Recv = 1, SendRecv = 2, ISend = 3, IRecv = 4, WaitAll = 5 }
 );
 
+code_enum!(
+    /// One-sided communication calls ([`Op::Rma`]); the request forms (MPI_Rput, MPI_Rget,
+    /// MPI_Raccumulate, MPI_Rget_accumulate) are these with a request id.
+    RmaFn { Put = 0, Get = 1, Accumulate = 2, GetAccumulate = 3, FetchAndOp = 4, CompareAndSwap = 5 }
+);
+
+code_enum!(
+    /// Window synchronisation calls ([`Op::WinSync`]).
+    WinSyncFn {
+        Fence = 0, Post = 1, Start = 2, Complete = 3, Wait = 4, Test = 5, Lock = 6, Unlock = 7,
+        LockAll = 8, UnlockAll = 9, Flush = 10, FlushAll = 11, FlushLocal = 12, FlushLocalAll = 13,
+        Sync = 14,
+    }
+);
+
+code_enum!(
+    /// Window constructors ([`Op::WinCreate`]).
+    WinFn { Create = 0, Allocate = 1, AllocateShared = 2, CreateDynamic = 3 }
+);
+
+/// Bits of [`Op::WinSync::flags`].
+pub struct WinFlags;
+impl WinFlags {
+    /// MPI_Win_lock with MPI_LOCK_EXCLUSIVE.
+    pub const EXCLUSIVE: u8 = 1;
+    /// MPI_Win_test returned true (the exposure epoch ended).
+    pub const DONE: u8 = 2;
+    pub const ALL: u8 = 3;
+}
+
 /// Bits of [`Op::Coll::flags`].
 pub struct CollFlags;
 impl CollFlags {
@@ -242,6 +272,36 @@ pub enum Op {
     Other {
         func: u32,
     },
+    /// A one-sided operation on window `win` to `target` (a rank of the window's
+    /// communicator, or [`PROC_NULL`]): `bytes` travel origin → target (origin count × type
+    /// size; 0 for a get), `rbytes` target → origin (a get's data, the result of the fetching
+    /// kinds). `req` is the request of the R-forms, [`NO_REQUEST`] otherwise.
+    Rma {
+        func: RmaFn,
+        target: i32,
+        win: u32,
+        bytes: u64,
+        rbytes: u64,
+        req: u32,
+    },
+    /// A synchronisation call on window `win`. `rank`: the target of lock, unlock, flush and
+    /// flush_local (a rank of the window's communicator), [`NO_RANK`] otherwise. The list of a
+    /// post or start holds its group's members as world ranks.
+    WinSync {
+        func: WinSyncFn,
+        win: u32,
+        rank: i32,
+        flags: u8,
+    },
+    /// Window `win` created over communicator `comm` (collective over its members).
+    WinCreate {
+        func: WinFn,
+        comm: u32,
+        win: u32,
+    },
+    WinFree {
+        win: u32,
+    },
 }
 
 /// The record kinds, one code each in both file formats.
@@ -269,10 +329,14 @@ pub enum Kind {
     CommCreate = 18,
     CommFree = 19,
     Other = 20,
+    Rma = 21,
+    WinSync = 22,
+    WinCreate = 23,
+    WinFree = 24,
 }
 
 impl Kind {
-    pub const COUNT: usize = 21;
+    pub const COUNT: usize = 25;
     pub const ALL: [Kind; Kind::COUNT] = [
         Kind::Init,
         Kind::Finalize,
@@ -295,6 +359,10 @@ impl Kind {
         Kind::CommCreate,
         Kind::CommFree,
         Kind::Other,
+        Kind::Rma,
+        Kind::WinSync,
+        Kind::WinCreate,
+        Kind::WinFree,
     ];
     pub fn from_code(c: u8) -> Option<Kind> {
         Kind::ALL.get(c as usize).copied()
@@ -322,11 +390,15 @@ impl Kind {
             Kind::CommCreate => "comm_create",
             Kind::CommFree => "comm_free",
             Kind::Other => "other",
+            Kind::Rma => "rma",
+            Kind::WinSync => "win_sync",
+            Kind::WinCreate => "win_create",
+            Kind::WinFree => "win_free",
         }
     }
     /// Whether records of this kind carry a list.
     pub fn has_list(self) -> bool {
-        matches!(self, Kind::Startall | Kind::Wait | Kind::Coll | Kind::CommCreate)
+        matches!(self, Kind::Startall | Kind::Wait | Kind::Coll | Kind::CommCreate | Kind::WinSync)
     }
 }
 
@@ -354,6 +426,10 @@ impl Op {
             Op::CommCreate { .. } => Kind::CommCreate,
             Op::CommFree { .. } => Kind::CommFree,
             Op::Other { .. } => Kind::Other,
+            Op::Rma { .. } => Kind::Rma,
+            Op::WinSync { .. } => Kind::WinSync,
+            Op::WinCreate { .. } => Kind::WinCreate,
+            Op::WinFree { .. } => Kind::WinFree,
         }
     }
 
@@ -374,7 +450,8 @@ impl Op {
             | Op::RecvInit { comm, .. }
             | Op::Sendrecv { comm, .. }
             | Op::Probe { comm, .. }
-            | Op::Coll { comm, .. } => Some(comm),
+            | Op::Coll { comm, .. }
+            | Op::WinCreate { comm, .. } => Some(comm),
             _ => None,
         }
     }

@@ -110,6 +110,10 @@ impl Report {
                 "bytes": self.stats.bytes as f64,
                 "intra_node": self.stats.intra_messages,
             },
+            "rma": {
+                "operations": self.stats.rma_ops,
+                "bytes": self.stats.rma_bytes as f64,
+            },
             "message_sizes": hist_json(&self.stats.sizes, "bytes"),
             "bandwidths": hist_json(&self.stats.bandwidths, "bytes_per_s"),
             "network": network,
@@ -129,6 +133,9 @@ impl Report {
         self.function_table(&mut s);
         let st = &self.stats;
         let _ = writeln!(s, "\nmessages:    {} ({} bytes, {} intra-node)", st.messages, st.bytes, st.intra_messages);
+        if st.rma_ops > 0 {
+            let _ = writeln!(s, "one-sided:   {} operations ({} bytes moved)", st.rma_ops, st.rma_bytes);
+        }
         hist_table(&mut s, "message size", &st.sizes, fmt_bytes);
         hist_table(&mut s, "achieved bandwidth", &st.bandwidths, short_bandwidth);
         if !self.network.is_empty() {

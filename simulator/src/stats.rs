@@ -22,7 +22,14 @@ const COMM_BASE: u16 = COLL_BASE + 2 * NCOLL;
 const COMM_FREE: u16 = COMM_BASE + 14;
 /// `Other` records; their own id is kept separately.
 pub const OTHER_FN: u16 = COMM_FREE + 1;
-pub const NFN: usize = OTHER_FN as usize + 1;
+/// One-sided operations, then their request forms (MPI_Rput…; fetch_and_op and
+/// compare_and_swap have none, their slots stay unused).
+const RMA_BASE: u16 = OTHER_FN + 1;
+const NRMA: u16 = 6;
+const WIN_SYNC_BASE: u16 = RMA_BASE + 2 * NRMA;
+const WIN_CREATE_BASE: u16 = WIN_SYNC_BASE + 15;
+const WIN_FREE: u16 = WIN_CREATE_BASE + 4;
+pub const NFN: usize = WIN_FREE as usize + 1;
 /// Expansion steps outside an expanded collective: not a call, not counted.
 pub const STEP_FN: u16 = u16::MAX;
 
@@ -56,6 +63,10 @@ pub fn fn_id(op: &Op) -> u16 {
         Op::CommFree { .. } => COMM_FREE,
         Op::Other { .. } => OTHER_FN,
         Op::Step { .. } => STEP_FN,
+        Op::Rma { func, req, .. } => RMA_BASE + func.code() as u16 + if req != NO_REQUEST { NRMA } else { 0 },
+        Op::WinSync { func, .. } => WIN_SYNC_BASE + func.code() as u16,
+        Op::WinCreate { func, .. } => WIN_CREATE_BASE + func.code() as u16,
+        Op::WinFree { .. } => WIN_FREE,
     }
 }
 
@@ -127,6 +138,24 @@ pub fn fn_names() -> Vec<String> {
     }
     n.push("MPI_Comm_free".into());
     n.push("MPI_other".into());
+    for r in ["", "R"] {
+        for f in RmaFn::ALL {
+            let name = mpi_case(f.name());
+            let name = if r.is_empty() { name } else { format!("R{}", name.to_lowercase()) };
+            n.push(format!("MPI_{name}"));
+        }
+    }
+    for f in WinSyncFn::ALL {
+        n.push(format!("MPI_Win_{}", mpi_case(f.name()).to_lowercase()));
+    }
+    for f in WinFn::ALL {
+        let name = match f {
+            WinFn::Create => "create".into(),
+            other => mpi_case(other.name()).to_lowercase(),
+        };
+        n.push(format!("MPI_Win_{name}"));
+    }
+    n.push("MPI_Win_free".into());
     debug_assert_eq!(n.len(), NFN);
     n
 }
@@ -181,6 +210,11 @@ pub struct Stats {
     pub unknown_requests: u64,
     /// Wildcard receives whose completion record was not found (matched as wildcards).
     pub unresolved_wildcards: u64,
+    /// One-sided operations replayed (engine/rma.rs), and the data bytes they moved through
+    /// the network model in both directions (a put's data, a get's data, both halves of the
+    /// fetching kinds; not the control messages). Not counted in `messages`/`bytes`.
+    pub rma_ops: u64,
+    pub rma_bytes: u128,
 }
 
 impl Default for Stats {
@@ -201,6 +235,8 @@ impl Stats {
             intra_messages: 0,
             unknown_requests: 0,
             unresolved_wildcards: 0,
+            rma_ops: 0,
+            rma_bytes: 0,
         }
     }
 
@@ -258,6 +294,15 @@ mod tests {
         assert_eq!(n[fn_id(&w) as usize], "MPI_Testsome");
         let p = Op::Probe { peer: 0, tag: 0, bytes: 0, comm: 0, flags: ProbeFlags::MATCHED };
         assert_eq!(n[fn_id(&p) as usize], "MPI_Improbe");
+        let r = Op::Rma { func: RmaFn::GetAccumulate, target: 0, win: 0, bytes: 8, rbytes: 8, req: 3 };
+        assert_eq!(n[fn_id(&r) as usize], "MPI_Rget_accumulate");
+        let r = Op::Rma { func: RmaFn::CompareAndSwap, target: 0, win: 0, bytes: 8, rbytes: 8, req: 0 };
+        assert_eq!(n[fn_id(&r) as usize], "MPI_Compare_and_swap");
+        let s = Op::WinSync { func: WinSyncFn::FlushLocalAll, win: 0, rank: NO_RANK, flags: 0 };
+        assert_eq!(n[fn_id(&s) as usize], "MPI_Win_flush_local_all");
+        let c = Op::WinCreate { func: WinFn::AllocateShared, comm: 0, win: 0 };
+        assert_eq!(n[fn_id(&c) as usize], "MPI_Win_allocate_shared");
+        assert_eq!(n[fn_id(&Op::WinFree { win: 0 }) as usize], "MPI_Win_free");
         let cc = Op::CommCreate { func: CommFn::SplitType, parent: 0, comm: 2, split: 0 };
         assert_eq!(n[fn_id(&cc) as usize], "MPI_Comm_split_type");
         assert_eq!(n[fn_id(&Op::CommFree { comm: 2 }) as usize], "MPI_Comm_free");

@@ -194,7 +194,7 @@ fn fortran_param(abi: Fortran, f: &Func, p: &Param, c: &mut FortranCall, untrace
             let _ = writeln!(c.pre, "    {t} {n} = MPI_{short}_f2c(*{fname}); (void){n};");
             c.cargs.push(n.clone());
         }
-        "MPI_Comm*" | "MPI_Request*" | "MPI_Message*" => {
+        "MPI_Comm*" | "MPI_Request*" | "MPI_Message*" | "MPI_Win*" => {
             let ct = t.trim_end_matches('*');
             let short = f2c_name(ct);
             c.params.push(format!("MPI_Fint *{fname}"));

@@ -5,7 +5,7 @@ use crate::config::Config;
 use crate::ffi::Ev;
 use psins_collectives::{expand, CollArgs, ExpandError, Step, Thresholds};
 use psins_formats::log::{self, LogEncoder};
-use psins_formats::{Coll, CommFn, LogHeader, Op, SendMode, WaitFn};
+use psins_formats::{Coll, CommFn, LogHeader, Op, RmaFn, SendMode, WaitFn, WinFlags, WinFn, WinSyncFn};
 use std::cell::UnsafeCell;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -189,6 +189,22 @@ impl Tracer {
                 self.push(gap, dur, Op::CommCreate { func, parent: ev.parent, comm, split }, list())
             }
             19 => self.push(gap, dur, Op::CommFree { comm }, &[]),
+            // one-sided: `comm` is the window
+            21 => {
+                let func = RmaFn::from_code(ev.sub as u8).unwrap_or(RmaFn::Put);
+                let op = Op::Rma { func, target: peer, win: comm, bytes, rbytes: ev.bytes2, req };
+                self.push(gap, dur, op, &[])
+            }
+            22 => {
+                let func = WinSyncFn::from_code(ev.sub as u8).unwrap_or(WinSyncFn::Sync);
+                let flags = ev.flags as u8 & WinFlags::ALL;
+                self.push(gap, dur, Op::WinSync { func, win: comm, rank: peer, flags }, list())
+            }
+            23 => {
+                let func = WinFn::from_code(ev.sub as u8).unwrap_or(WinFn::Create);
+                self.push(gap, dur, Op::WinCreate { func, comm: ev.parent, win: comm }, &[])
+            }
+            24 => self.push(gap, dur, Op::WinFree { win: comm }, &[]),
             _ => self.push(gap, dur, Op::Other { func: ev.sub }, &[]),
         }
         if timed {

@@ -88,6 +88,21 @@ pub fn op_and_list() -> impl Strategy<Value = (Op, Vec<i64>)> {
             }),
         comm().prop_map(|comm| (Op::CommFree { comm }, vec![])),
         any::<u32>().prop_map(|func| (Op::Other { func }, vec![])),
+        (prop::sample::select(RmaFn::ALL), peer(), comm(), bytes(), bytes(), prop_oneof![Just(0u32), any::<u32>()])
+            .prop_map(|(func, target, win, bytes, rbytes, req)| {
+                (Op::Rma { func, target, win, bytes, rbytes, req }, vec![])
+            }),
+        (
+            prop::sample::select(WinSyncFn::ALL),
+            comm(),
+            peer(),
+            0..=WinFlags::ALL,
+            prop::collection::vec(0..1_000_000i64, 0..6)
+        )
+            .prop_map(|(func, win, rank, flags, l)| (Op::WinSync { func, win, rank, flags }, l)),
+        (prop::sample::select(WinFn::ALL), comm(), comm())
+            .prop_map(|(func, comm, win)| (Op::WinCreate { func, comm, win }, vec![])),
+        comm().prop_map(|win| (Op::WinFree { win }, vec![])),
     ]
 }
 

@@ -108,6 +108,7 @@ impl<S: TraceSource> Sim<'_, S> {
             Op::Probe { peer, tag, comm, flags, .. } => self.exec_probe(t, peer, tag, comm, flags, at).map_err(bad),
             Op::Wait { .. } => Ok(self.exec_wait(t, at)),
             Op::Coll { .. } => self.exec_coll(t, at),
+            Op::Rma { .. } | Op::WinSync { .. } | Op::WinCreate { .. } | Op::WinFree { .. } => self.exec_rma(t, at),
         }
     }
 

@@ -14,6 +14,7 @@ mod deadlock;
 mod exec;
 mod p2p;
 mod queue;
+mod rma;
 mod scout;
 mod task;
 
@@ -69,6 +70,7 @@ pub struct Sim<'m, S: TraceSource> {
     msgs: Msgs,
     comms: Comms,
     colls: BTreeMap<u32, CollQueue>,
+    rma: rma::Rma,
     stats: Stats,
     expanded: bool,
     thresholds: psins_collectives::Thresholds,
@@ -162,6 +164,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             q: Queue::default(),
             msgs: Msgs::default(),
             colls: BTreeMap::new(),
+            rma: rma::Rma::default(),
             stats: Stats::new(),
             expanded: mode == CollMode::Expanded,
             thresholds: psins_collectives::Thresholds::default(),

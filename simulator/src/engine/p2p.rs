@@ -65,7 +65,7 @@ pub struct Msgs {
 }
 
 impl Msgs {
-    fn alloc(&mut self, m: Msg) -> MsgId {
+    pub(super) fn alloc(&mut self, m: Msg) -> MsgId {
         self.live += 1;
         self.peak = self.peak.max(self.live);
         match self.free.pop() {
@@ -79,7 +79,7 @@ impl Msgs {
             }
         }
     }
-    fn release(&mut self, id: MsgId) {
+    pub(super) fn release(&mut self, id: MsgId) {
         self.live -= 1;
         self.free.push(id);
     }
@@ -216,6 +216,9 @@ impl<S: TraceSource> Sim<'_, S> {
 
     /// The last byte of message `id` arrives at `at`.
     pub(super) fn on_delivered(&mut self, id: MsgId, at: Ps) {
+        if self.msgs.get(id).tag == super::rma::RMA_TAG {
+            return self.rma_delivered(id, at);
+        }
         let m = self.msgs.get_mut(id);
         m.delivered_at = at;
         let (bytes, data_at, intra) = (m.bytes, m.data_at, self.node[m.src as usize] == self.node[m.dst as usize]);

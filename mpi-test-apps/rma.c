@@ -92,6 +92,7 @@ static void lock_all_epoch(MPI_Win counter_win, MPI_Win win, double *mine, doubl
 {
     long cmp = 0, swap = rank, old = -1;
     MPI_Request req[4];
+    MPI_Status st[4];
     CALL(MPI_Win_lock_all, (0, counter_win));
     CALL(MPI_Compare_and_swap, (&swap, &cmp, &old, MPI_LONG, right, 1, counter_win));
     moved(16, 8);
@@ -111,7 +112,7 @@ static void lock_all_epoch(MPI_Win counter_win, MPI_Win win, double *mine, doubl
     CALL(MPI_Rget_accumulate, (mine, 8, MPI_DOUBLE, got + n / 2, 8, MPI_DOUBLE, left, 0, 8, MPI_DOUBLE,
                                MPI_SUM, win, &req[3]));
     moved(8 * 8, 8 * 8);
-    CALL(MPI_Waitall, (4, req, MPI_STATUSES_IGNORE));
+    CALL(MPI_Waitall, (4, req, st));
     CALL(MPI_Get_accumulate, (mine, 4, MPI_DOUBLE, got, 4, MPI_DOUBLE, right, 0, 4, MPI_DOUBLE, MPI_SUM, win));
     moved(4 * 8, 4 * 8);
     CALL(MPI_Win_flush_local, (right, win));

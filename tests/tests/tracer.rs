@@ -35,6 +35,11 @@ fn kinds_of_how(how: &str) -> &'static [Kind] {
         "comm_new" => &[Kind::CommCreate],
         "comm_free" => &[Kind::CommFree],
         "other" | "other_req" | "other_comm" => &[Kind::Other],
+        "put" | "get" | "accumulate" | "get_accumulate" | "fetch_and_op" | "compare_and_swap" | "rput" | "rget"
+        | "raccumulate" | "rget_accumulate" => &[Kind::Rma],
+        "win_create" | "win_allocate" | "win_allocate_shared" | "win_create_dynamic" => &[Kind::WinCreate],
+        "win_free" => &[Kind::WinFree],
+        k if k.starts_with("win_") => &[Kind::WinSync],
         _ => &[], // count, none: no record
     }
 }
@@ -183,6 +188,14 @@ fn pingpong_2_and_4() {
     need_mpi!();
     check_app("pingpong", 2, &[]);
     check_app("pingpong", 4, &[]);
+}
+
+/// One-sided calls: one record each, as the app counted them.
+#[test]
+fn rma_2_and_4() {
+    need_mpi!();
+    check_app("rma", 2, &[]);
+    check_app("rma", 4, &[]);
 }
 
 #[test]

@@ -46,6 +46,23 @@ pub fn describe(how: &str) -> String {
         "coll" => format!("`coll` record ({a}) + expansion steps"),
         "comm_new" => format!("`comm_create` record ({a}) with world-rank members (of an intercommunicator: local group, then remote group)"),
         "comm_free" => "`comm_free` record".to_string(),
+        "put" | "get" | "accumulate" | "get_accumulate" | "fetch_and_op" | "compare_and_swap" => {
+            format!("`rma` record ({k}): target, window, bytes out and back")
+        }
+        "rput" | "rget" | "raccumulate" | "rget_accumulate" => {
+            format!("`rma` record ({}) with a request id (its completion shows in `wait`)", &k[1..])
+        }
+        "win_post" | "win_start" => {
+            format!("`win_sync` record ({}) with the group's members as world ranks", &k[4..])
+        }
+        "win_lock" => "`win_sync` record (lock): target, exclusive or shared".to_string(),
+        "win_test" => "`win_sync` record (test): whether the exposure epoch ended".to_string(),
+        "win_unlock" | "win_flush" | "win_flush_local" => format!("`win_sync` record ({}): target", &k[4..]),
+        "win_free" => "`win_free` record".to_string(),
+        "win_create" | "win_allocate" | "win_allocate_shared" | "win_create_dynamic" => {
+            format!("`win_create` record ({}): the window's communicator", &k[4..])
+        }
+        k if k.starts_with("win_") => format!("`win_sync` record ({})", &k[4..]),
         _ => how.to_string(),
     };
     if f08 {

@@ -29,10 +29,11 @@ use super::queue::Ev;
 use super::task::{Ref, ReqKind, BLOCKING_REQ, UNKNOWN};
 use super::{Flow, Sim};
 use crate::error::{Result, SimError};
+use crate::model::algorithm::{MemberArgs, Members};
 use crate::model::{CollCall, MsgId};
 use crate::source::TraceSource;
 use crate::units::Ps;
-use psins_formats::{Coll, Op, RmaFn, WinFlags, WinSyncFn, NO_REQUEST, PROC_NULL};
+use psins_formats::{Coll, Op, RmaFn, WinFlags, WinSyncFn, NO_RANK, NO_REQUEST, PROC_NULL};
 use std::collections::HashMap;
 use std::collections::VecDeque;
 
@@ -539,13 +540,30 @@ impl<S: TraceSource> Sim<'_, S> {
         }
         let (last, waiters) = (w.fence_last, std::mem::take(&mut w.fence_waiters));
         let nodes: Vec<u32> = w.members.iter().map(|&m| self.node[m as usize]).collect();
-        let call = CollCall {
-            coll: Coll::Barrier,
-            participants: nodes.len() as u32,
-            bytes: 0,
-            single_node: nodes.iter().all(|&n| n == nodes[0]),
-            start: last,
+        let (size, single_node) = (nodes.len() as u32, nodes.iter().all(|&n| n == nodes[0]));
+        // the barrier costs what an MPI_Barrier on the window's communicator would
+        let algorithm = match self.m.explicit_shape(Coll::Barrier) {
+            Some(_) => None,
+            None => {
+                let barrier = Op::Coll {
+                    coll: Coll::Barrier,
+                    comm: 0,
+                    root: NO_RANK,
+                    send_bytes: 0,
+                    recv_bytes: 0,
+                    count: 0,
+                    flags: 0,
+                    req: NO_REQUEST,
+                    instance: 0,
+                };
+                let mut members = Members::default();
+                members.add(Coll::Barrier, 0, MemberArgs::from_record(&barrier, &[]));
+                // a barrier has no arguments that could make its algorithm fail; if it did,
+                // the model's shape applies
+                self.algo.cost(self.m, &self.thresholds, Coll::Barrier, size, single_node, &members).ok().flatten()
+            }
         };
+        let call = CollCall { coll: Coll::Barrier, participants: size, bytes: 0, single_node, start: last, algorithm };
         let w = self.rma.wins.get_mut(&win).expect("a known window");
         w.fence_arrived = 0;
         w.fence_last = 0;

@@ -11,6 +11,7 @@
 #    slowest rank's span from MPI_Init's return to MPI_Finalize's entry (scripts/span.c,
 #    preloaded, prints it and intercepts nothing else), predicted = psins-sim's end time of
 #    the slowest rank.
+# REAL_APPS=DIR adds the open-source codes scripts/real-apps.sh built into DIR (apps.list).
 # Run on a quiet host (load average below 1): psins-calibrate refuses a noisy one.
 set -euo pipefail
 # mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
@@ -50,24 +51,37 @@ row() { # app measured predicted
   awk -v ms="$1" -v ps="$2" 'BEGIN { printf "%.2f | %.2f | %+.1f %%", ms * 1e3, ps * 1e3, 100 * (ps - ms) / ms }'
 }
 
+# One table row: validate NAME WORKDIR PROGRAM ARGS... (the program runs from WORKDIR).
+validate() {
+  local app=$1 wd=$2 dir="$PWD/$out/$1"
+  shift 2
+  mkdir -p "$dir"
+  (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$OLDPWD/$BIN/libpsinstrace.so" timeout 600 mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr")
+  "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
+  local cells=() net env ms
+  for net in shm tcp; do
+    "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json" 2> /dev/null
+    if [ $net = shm ]; then env=(env); else env=("${TCP_ENV[@]}"); fi
+    ms=$(cd "$wd" && measure "${env[@]}" LD_PRELOAD="$SPAN" timeout 600 mpirun -n 2 "$@")
+    cells+=("$(row "$ms" "$(predicted "$dir/$net.json")")")
+  done
+  printf '| %s | %s | %s |\n' "$app" "${cells[0]}" "${cells[1]}"
+}
+
 printf '| app | shm measured (ms) | shm predicted (ms) | error | TCP measured (ms) | TCP predicted (ms) | error |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|\n'
 for spec in $APPS; do
   app=${spec%%:*} args=""
   [ "$spec" != "$app" ] && args=${spec#*:}
-  dir="$out/$app"
-  mkdir -p "$dir"
-  PSINS_DIR="$dir/logs" LD_PRELOAD="$PWD/$BIN/libpsinstrace.so" timeout 300 mpirun -n 2 "mpi-test-apps/bin/$app" $args < /dev/null > "$dir/stdout" 2> /dev/null
-  "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
-  cells=()
-  for net in shm tcp; do
-    "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json"
-    if [ $net = shm ]; then env=(env); else env=("${TCP_ENV[@]}"); fi
-    ms=$(measure "${env[@]}" LD_PRELOAD="$SPAN" timeout 300 mpirun -n 2 "mpi-test-apps/bin/$app" $args)
-    cells+=("$(row "$ms" "$(predicted "$dir/$net.json")")")
-  done
-  printf '| %s | %s | %s |\n' "$app" "${cells[0]}" "${cells[1]}"
+  validate "$app" . "$PWD/mpi-test-apps/bin/$app" $args
 done
+# The open-source codes built by scripts/real-apps.sh (REAL_APPS=its OUT_DIR).
+if [ -n "${REAL_APPS:-}" ]; then
+  while IFS=$'\t' read -r name wd cmd; do
+    # shellcheck disable=SC2086 # the command line is split into words on purpose
+    validate "$name" "$wd" $cmd
+  done < "$REAL_APPS/apps.list"
+fi
 echo
 echo "Calibrated by psins-calibrate ($out/shm.toml, $out/tcp.toml); medians of $RUNS untraced runs;"
 echo "$(nproc) cores; $(date -u +%Y-%m-%d); load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -9,7 +9,7 @@ use super::p2p::SendArgs;
 use super::task::{Posted, Ref, ReqKind, State, BLOCKING_REQ};
 use super::{Flow, Sim};
 use crate::error::{Result, SimError};
-use crate::model::algorithm::{MemberArgs, Members};
+use crate::model::algorithm::{MemberArgs, Members, Placement};
 use crate::model::CollCall;
 use crate::source::TraceSource;
 use crate::units::Ps;
@@ -41,6 +41,9 @@ pub struct CollQueue {
     open: VecDeque<Instance>,
     /// Calls made so far by each member (by comm-local rank).
     calls: Vec<u64>,
+    /// Where the members are (for the algorithm's cost); None for an intercommunicator,
+    /// whose collectives MPICH's intra-communicator algorithms do not describe.
+    placement: Option<Placement>,
 }
 
 /// An expanded collective in progress on one task.
@@ -126,10 +129,12 @@ impl<S: TraceSource> Sim<'_, S> {
         let size = self.comms.size(comm).expect("checked by exec_coll");
         let local = self.comms.local_of(comm, t).expect("checked by exec_coll");
         let node = self.node[t as usize];
-        let q = self.colls.entry(comm).or_insert_with(|| CollQueue {
-            front: 0,
-            open: VecDeque::new(),
-            calls: vec![0; size as usize],
+        let (comms, nodes) = (&self.comms, &self.node);
+        let q = self.colls.entry(comm).or_insert_with(|| {
+            let members = comms.members(comm, t);
+            let placement = (!comms.is_inter(comm))
+                .then(|| Placement::of(comm, (0..members.len()).map(|l| nodes[members.get(l) as usize]).collect()));
+            CollQueue { front: 0, open: VecDeque::new(), calls: vec![0; size as usize], placement }
         });
         let seq = q.calls[local as usize];
         q.calls[local as usize] += 1;
@@ -171,12 +176,13 @@ impl<S: TraceSource> Sim<'_, S> {
         // Instances complete in call order: every member reached the earlier ones first.
         let inst = q.open.pop_front().expect("complete instance is the front");
         q.front += 1;
-        let algorithm = match self.m.explicit_shape(coll) {
-            Some(_) => None,
-            None => self
-                .algo
-                .cost(self.m, &self.thresholds, coll, size, inst.single_node, &inst.members)
-                .map_err(|e| SimError::bad_record(t, index, format!("collective on communicator {comm}: {e}")))?,
+        let algorithm = match (self.m.explicit_shape(coll), &q.placement) {
+            (Some(_), _) | (_, None) => None,
+            (None, Some(placement)) => {
+                self.algo
+                    .cost(self.m, &self.thresholds, coll, size, placement, &inst.members)
+                    .map_err(|e| SimError::bad_record(t, index, format!("collective on communicator {comm}: {e}")))?
+            }
         };
         let call = CollCall {
             coll,

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 /// Above this many steps (all ranks together) the step-by-step replay is not run: the
 /// algorithm is timed as if it were symmetric (an approximation, docs/models.md).
-const ORACLE_STEPS: u64 = 1 << 22;
+const ORACLE_STEPS: u64 = 1 << 20;
 
 /// Memoised results kept at most (then the memo starts afresh).
 const MEMO_ENTRIES: usize = 4096;
@@ -121,11 +121,47 @@ impl Members {
     }
 }
 
+/// Where a communicator's members are: each message of its collectives takes the path
+/// between its two members' nodes, as in the engine.
+#[derive(Clone, Debug)]
+pub enum Placement {
+    /// All on one node: every message takes the intra-node link.
+    OneNode,
+    /// No two on one node: every message crosses the network.
+    Spread,
+    /// Some share a node: `nodes[local rank]` (communicator `comm`'s, which names the
+    /// placement in the memo).
+    Mixed { comm: u32, nodes: Vec<u32> },
+}
+
+impl Placement {
+    /// The placement of communicator `comm` whose member of local rank i is on `nodes[i]`.
+    pub fn of(comm: u32, nodes: Vec<u32>) -> Placement {
+        let mut sorted = nodes.clone();
+        sorted.sort_unstable();
+        if sorted.first() == sorted.last() {
+            Placement::OneNode
+        } else if sorted.windows(2).all(|w| w[0] != w[1]) {
+            Placement::Spread
+        } else {
+            Placement::Mixed { comm, nodes }
+        }
+    }
+
+    fn key(&self) -> u64 {
+        match self {
+            Placement::OneNode => 0,
+            Placement::Spread => 1,
+            Placement::Mixed { comm, .. } => 2 + *comm as u64,
+        }
+    }
+}
+
 #[derive(PartialEq, Eq, Hash)]
 struct Key {
     coll: Coll,
     size: u32,
-    single_node: bool,
+    placement: u64,
     members: Members,
 }
 
@@ -183,20 +219,21 @@ impl AlgorithmCost {
         th: &Thresholds,
         coll: Coll,
         size: u32,
-        single_node: bool,
+        placement: &Placement,
         members: &Members,
     ) -> Result<Option<Ps>, String> {
         if size <= 1 {
             return Ok(Some(0));
         }
         let memoise = members.others.len() <= 4;
-        let key = Key { coll, size, single_node, members: if memoise { members.clone() } else { Members::default() } };
+        let members_key = if memoise { members.clone() } else { Members::default() };
+        let key = Key { coll, size, placement: placement.key(), members: members_key };
         if memoise {
             if let Some(&t) = self.memo.get(&key) {
                 return Ok(t);
             }
         }
-        let t = self.compute(m, th, coll, size, single_node, members)?;
+        let t = self.compute(m, th, coll, size, placement, members)?;
         if memoise {
             if self.memo.len() >= MEMO_ENTRIES {
                 self.memo.clear();
@@ -212,10 +249,18 @@ impl AlgorithmCost {
         th: &Thresholds,
         coll: Coll,
         size: u32,
-        single_node: bool,
+        placement: &Placement,
         members: &Members,
     ) -> Result<Option<Ps>, String> {
-        let cost = PathCost::new(m, single_node);
+        let (intra, inter) = (PathCost::new(m, true), PathCost::new(m, false));
+        let path = |a: u32, b: u32| match placement {
+            Placement::OneNode => intra,
+            Placement::Spread => inter,
+            Placement::Mixed { nodes, .. } if nodes[a as usize] == nodes[b as usize] => intra,
+            Placement::Mixed { .. } => inter,
+        };
+        // The closed form's path; with a mixed placement, an approximation (the network's).
+        let uniform_path = if matches!(placement, Placement::OneNode) { intra } else { inter };
         let expand_rank = |r: u32, out: &mut Vec<Step>| match expand(&members.get(r).args(coll, size, r), th, out) {
             Ok(name) => Ok(Some(name)),
             Err(ExpandError::Unsupported { .. }) => Ok(None),
@@ -228,10 +273,11 @@ impl AlgorithmCost {
         };
         let symmetric =
             members.uniform() && members.root.is_none() && lockstep(name, &members.get(0).args(coll, size, 0));
+        let mixed = matches!(placement, Placement::Mixed { .. });
         let total = steps.len() as u64 * size as u64;
-        let t = if symmetric || total > ORACLE_STEPS {
-            // Beyond the oracle's budget an asymmetric algorithm is timed by its rank 0.
-            rounds(&steps, &cost)
+        let t = if (symmetric && !mixed) || total > ORACLE_STEPS {
+            // Beyond the oracle's budget any algorithm is timed by its rank 0's rounds.
+            rounds(&steps, &uniform_path)
         } else {
             let mut x = oracle::Expansions { steps: Vec::with_capacity(total as usize), offsets: vec![0] };
             for r in 0..size {
@@ -239,7 +285,7 @@ impl AlgorithmCost {
                 x.steps.extend_from_slice(&steps);
                 x.offsets.push(x.steps.len());
             }
-            oracle::evaluate(&x, &cost).map_err(|e| format!("{} over {size} ranks: {e}", coll.name()))?
+            oracle::evaluate(&x, &path).map_err(|e| format!("{} over {size} ranks: {e}", coll.name()))?
         };
         self.scratch = steps;
         Ok(Some(t))

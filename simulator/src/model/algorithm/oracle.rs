@@ -1,5 +1,5 @@
 //! The general evaluator: every rank's expansion replayed round by round on a contention-free
-//! network, with the engine's matching (first-come first-matched per sender and receiver, as
+//! network, each message on the path between its two ranks' nodes, with the engine's matching (first-come first-matched per sender and receiver, as
 //! in one message context with one tag) and [`PathCost`]'s protocols. Exact for any
 //! algorithm, at the price of holding every rank's steps: the closed forms are checked
 //! against it, and it times what they do not cover.
@@ -59,7 +59,8 @@ pub fn round_len(steps: &[Step]) -> usize {
 /// The time from a common start (every rank posting its first round at 0) until the last
 /// rank completes its last round; an error if the expansions do not match up (a rank waits
 /// for a message no one sends).
-pub fn evaluate(x: &Expansions, cost: &PathCost) -> Result<Ps, String> {
+/// `path(a, b)` is the path between ranks a and b.
+pub fn evaluate(x: &Expansions, path: &dyn Fn(u32, u32) -> PathCost) -> Result<Ps, String> {
     let p = x.offsets.len() - 1;
     let mut chans: HashMap<(u32, u32), Chan> = HashMap::new();
     let mut cur: Vec<Cursor> = (0..p).map(|_| Cursor::default()).collect();
@@ -105,6 +106,7 @@ pub fn evaluate(x: &Expansions, cost: &PathCost) -> Result<Ps, String> {
             let mut ready = true;
             for h in c.halves.iter_mut().filter(|h| h.done.is_none()) {
                 let ch = &chans[&h.chan];
+                let cost = path(h.chan.0, h.chan.1);
                 h.done = if h.send {
                     cost.send_done(h.bytes, c.t, ch.recvs.get(h.index).copied())
                 } else {

@@ -29,7 +29,7 @@ use super::queue::Ev;
 use super::task::{Ref, ReqKind, BLOCKING_REQ, UNKNOWN};
 use super::{Flow, Sim};
 use crate::error::{Result, SimError};
-use crate::model::algorithm::{MemberArgs, Members};
+use crate::model::algorithm::{MemberArgs, Members, Placement};
 use crate::model::{CollCall, MsgId};
 use crate::source::TraceSource;
 use crate::units::Ps;
@@ -538,7 +538,7 @@ impl<S: TraceSource> Sim<'_, S> {
         if (w.fence_arrived as usize) < w.members.len() {
             return;
         }
-        let (last, waiters) = (w.fence_last, std::mem::take(&mut w.fence_waiters));
+        let (last, waiters, comm) = (w.fence_last, std::mem::take(&mut w.fence_waiters), w.comm);
         let nodes: Vec<u32> = w.members.iter().map(|&m| self.node[m as usize]).collect();
         let (size, single_node) = (nodes.len() as u32, nodes.iter().all(|&n| n == nodes[0]));
         // the barrier costs what an MPI_Barrier on the window's communicator would
@@ -560,7 +560,8 @@ impl<S: TraceSource> Sim<'_, S> {
                 members.add(Coll::Barrier, 0, MemberArgs::from_record(&barrier, &[]));
                 // a barrier has no arguments that could make its algorithm fail; if it did,
                 // the model's shape applies
-                self.algo.cost(self.m, &self.thresholds, Coll::Barrier, size, single_node, &members).ok().flatten()
+                let placement = Placement::of(comm, nodes);
+                self.algo.cost(self.m, &self.thresholds, Coll::Barrier, size, &placement, &members).ok().flatten()
             }
         };
         let call = CollCall { coll: Coll::Barrier, participants: size, bytes: 0, single_node, start: last, algorithm };

@@ -118,6 +118,26 @@ impl std::error::Error for CheckError {}
 pub fn expand_all<'a>(
     size: u32,
     th: &Thresholds,
+    args_for: impl FnMut(u32) -> CollArgs<'a>,
+) -> Result<Expansion, CheckError> {
+    expand_all_by(expand, size, th, args_for)
+}
+
+/// [`expand_all`] for the nonblocking twin ([`crate::expand_nonblocking`]'s schedules).
+pub fn expand_all_nonblocking<'a>(
+    size: u32,
+    th: &Thresholds,
+    args_for: impl FnMut(u32) -> CollArgs<'a>,
+) -> Result<Expansion, CheckError> {
+    expand_all_by(crate::expand_nonblocking, size, th, args_for)
+}
+
+type ExpandFn = fn(&CollArgs, &Thresholds, &mut Vec<Step>) -> Result<&'static str, ExpandError>;
+
+fn expand_all_by<'a>(
+    expand: ExpandFn,
+    size: u32,
+    th: &Thresholds,
     mut args_for: impl FnMut(u32) -> CollArgs<'a>,
 ) -> Result<Expansion, CheckError> {
     let mut steps = Vec::with_capacity(size as usize);

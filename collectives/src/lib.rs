@@ -17,6 +17,7 @@ mod bcast;
 mod blocks;
 pub mod check;
 mod gather;
+mod nonblocking;
 mod rabenseifner;
 mod reduce;
 mod reduce_scatter;
@@ -27,6 +28,7 @@ mod tree;
 
 use std::fmt;
 
+pub use nonblocking::expand_nonblocking;
 pub use psins_formats::Coll;
 use psins_formats::{Op, StepOp, NO_RANK};
 pub use thresholds::{ThresholdError, ThresholdInfo, Thresholds, ENV_PREFIX, THRESHOLD_TABLE};
@@ -139,7 +141,7 @@ impl Step {
 /// (count × datatype size); see `docs/collectives.md` for which field each collective reads.
 #[derive(Clone, Copy, Debug)]
 pub struct CollArgs<'a> {
-    /// Nonblocking collectives pass their blocking twin: they expand identically.
+    /// Nonblocking collectives pass their blocking twin (to [`expand_nonblocking`]).
     pub coll: Coll,
     /// Communicator size P.
     pub size: u32,

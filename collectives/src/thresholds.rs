@@ -97,6 +97,12 @@ thresholds! {
     /// Scattered alltoall/alltoallv/alltoallw: how many peers one batch posts to and from
     /// before waiting for all of them (a count of peers, not bytes; 0 = all in one batch).
     alltoall_throttle = 32, "MPIR_CVAR_ALLTOALL_THROTTLE";
+    /// Iallreduce: vectors of at most this many bytes use recursive doubling (the
+    /// nonblocking table's `avg_msg_size<=2048`; the blocking one uses 8).
+    iallreduce_short_msg_size = 2048, "—";
+    /// Ialltoall: per-peer blocks of at most this many bytes use Bruck (the nonblocking
+    /// table's `avg_msg_size<=2048`; the blocking one uses 256).
+    ialltoall_short_msg_size = 2048, "—";
 }
 
 /// A threshold setting that could not be applied; `origin` names the variable or line.

@@ -367,3 +367,33 @@ fn nonblocking_and_p1() {
     assert_eq!(expand(&a, &th, &mut out).unwrap(), "noop");
     assert!(out.is_empty());
 }
+
+/// Nonblocking schedules: one phase per blocking step (iallreduce's recursive doubling on 4
+/// ranks: rank 1 exchanges with 0, then with 3), binomial ibcast's sends in one phase, and
+/// the nonblocking table's own thresholds (iallreduce: recursive doubling up to 2048 bytes).
+#[test]
+fn nonblocking_schedules() {
+    use psins_collectives::expand_nonblocking;
+    let th = Thresholds::default();
+    let mut a = CollArgs::new(Coll::Allreduce, 4, 1);
+    (a.send_bytes, a.recv_bytes, a.count) = (1024, 1024, 128);
+    let mut out = Vec::new();
+    assert_eq!(expand_nonblocking(&a, &th, &mut out).unwrap(), "allreduce_recursive_doubling");
+    let (is, ir) = (|peer| Step::ISend { peer, bytes: 1024 }, |peer| Step::IRecv { peer, bytes: 1024 });
+    assert_eq!(out, [is(0), ir(0), Step::WaitAll, is(3), ir(3), Step::WaitAll]);
+    // The blocking table switches to reduce-scatter + allgather above 8 bytes.
+    assert_eq!(expand(&a, &th, &mut out).unwrap(), "allreduce_reduce_scatter_allgather");
+
+    let mut b = CollArgs::new(Coll::Bcast, 8, 0);
+    b.send_bytes = 100;
+    assert_eq!(expand_nonblocking(&b, &th, &mut out).unwrap(), "bcast_binomial");
+    let s = |peer| Step::ISend { peer, bytes: 100 };
+    assert_eq!(out, [s(4), s(2), s(1), Step::WaitAll]);
+    b.rank = 6;
+    expand_nonblocking(&b, &th, &mut out).unwrap();
+    assert_eq!(out, [Step::IRecv { peer: 4, bytes: 100 }, Step::WaitAll, s(7), Step::WaitAll]);
+    // ibcast compares with `<`: 12288 bytes on 8 ranks is no longer binomial.
+    b.send_bytes = 12288;
+    assert_eq!(expand_nonblocking(&b, &th, &mut out).unwrap(), "bcast_scatter_recursive_doubling_allgather");
+    assert_eq!(expand(&b, &th, &mut out).unwrap(), "bcast_binomial");
+}

@@ -27,6 +27,7 @@ const APPS: &[&str] = &[
     "requests",
     "intercomm",
     "rma",
+    "nbc",
 ];
 
 fn consolidate(run: &Run, out: &Path) {

@@ -308,6 +308,73 @@ fn collectives_2_and_4() {
     check_app("collectives", 4, &[]);
 }
 
+/// The nonblocking-collectives app at 4 ranks: exact call counts, and every world
+/// collective's expansion (MPICH's nonblocking schedules, and the batches of the blocking
+/// alltoall and gatherv) checked over all ranks with psins-collectives' checker: sends and
+/// receives pair up FIFO with equal sizes, every batch is closed, and the ranks' step lists
+/// run to completion under rendezvous semantics. Then the trace replays with every
+/// collective expanded, the nonblocking ones as background schedules.
+#[test]
+fn nbc_at_4_expansions_verify_and_replay() {
+    need_mpi!();
+    let iters = 5;
+    let (run, logs) = check_app("nbc", 4, &[&iters.to_string()]);
+    let per_rank: Vec<Vec<(psins_formats::Coll, u8, Vec<psins_collectives::Step>)>> =
+        logs.iter().map(world_steps).collect();
+    let calls = 2 + 4 * iters;
+    for (r, e) in per_rank.iter().enumerate() {
+        assert_eq!(e.len(), calls, "rank {r}: world collectives");
+    }
+    let (mut batches, mut nonblocking) = (0, 0);
+    for i in 0..calls {
+        let lists: Vec<Vec<psins_collectives::Step>> = per_rank.iter().map(|e| e[i].2.clone()).collect();
+        let (coll, flags) = (per_rank[0][i].0, per_rank[0][i].1);
+        let summary = psins_collectives::check::verify(&lists)
+            .unwrap_or_else(|e| panic!("collective #{i} ({coll:?}, flags {flags}): {e}"));
+        assert!(summary.messages > 0, "collective #{i} ({coll:?}) has no messages");
+        let waits = lists.iter().flatten().filter(|s| **s == psins_collectives::Step::WaitAll).count();
+        batches += (waits > 0) as usize;
+        nonblocking += (flags & psins_formats::CollFlags::NONBLOCKING != 0) as usize;
+    }
+    assert_eq!(nonblocking, 4 * iters, "Iallreduce, Ialltoall, Ibcast, Ibarrier per iteration");
+    assert_eq!(batches, calls, "every schedule, the scattered alltoall and the gatherv use batches");
+
+    let trace = run.dir.join("nbc.psins");
+    run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), trace.as_os_str()]);
+    for mode in ["expanded", "analytic"] {
+        let json = run.dir.join(format!("nbc-{mode}.json"));
+        let set = format!("mpi.collectives={mode}");
+        let m = root().join("configs/bus-cluster.toml");
+        let args = [trace.as_os_str(), "-m".as_ref(), m.as_os_str(), "--set".as_ref(), set.as_ref(), "-q".as_ref()];
+        run_tool("psins-sim", &[&args[..], &["--json".as_ref(), json.as_os_str()]].concat());
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let t = v["predicted_seconds"].as_f64().unwrap();
+        assert!(t > 0.0 && t < 100.0, "{mode}: predicted {t} s");
+    }
+}
+
+/// One rank's collectives on MPI_COMM_WORLD in call order: (collective, flags, its steps).
+fn world_steps(log: &Log) -> Vec<(psins_formats::Coll, u8, Vec<psins_collectives::Step>)> {
+    let mut v = Vec::new();
+    let mut current = None;
+    for r in &log.records {
+        match r.op {
+            Op::Coll { coll, comm, instance, flags, .. } => {
+                current = (comm == 0).then_some(instance);
+                if comm == 0 {
+                    v.push((coll, flags, Vec::new()));
+                }
+            }
+            Op::Step { instance, .. } if current == Some(instance) => {
+                let step = psins_collectives::Step::from_op(&r.op).expect("a valid step");
+                v.last_mut().unwrap().2.push(step);
+            }
+            _ => {}
+        }
+    }
+    v
+}
+
 // With MPICH, `mpif.h` calls reach the C wrappers and mpi_f08 calls its f08 wrappers; with
 // Open MPI both reach its Fortran wrappers (docs/tracer.md, Fortran). Exact record counts
 // against the app's own counts also prove that no call is recorded twice (Open MPI's mpi_f08

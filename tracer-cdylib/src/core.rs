@@ -3,7 +3,7 @@
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::ffi::Ev;
-use psins_collectives::{expand, CollArgs, ExpandError, Step, Thresholds};
+use psins_collectives::{expand, expand_nonblocking, CollArgs, ExpandError, Step, Thresholds};
 use psins_formats::log::{self, LogEncoder};
 use psins_formats::{Coll, CommFn, LogHeader, Op, RmaFn, SendMode, WaitFn, WinFlags, WinFn, WinSyncFn};
 use std::cell::UnsafeCell;
@@ -271,7 +271,9 @@ impl Tracer {
                 op_commutative: ev.flags & 8 != 0,
                 in_place: ev.flags & 2 != 0,
             };
-            match expand(&args, &self.th, &mut self.steps) {
+            // Nonblocking collectives (flag bit 0) run MPICH's schedule of the sched algorithm.
+            let expand_fn = if ev.flags & 1 != 0 { expand_nonblocking } else { expand };
+            match expand_fn(&args, &self.th, &mut self.steps) {
                 Ok(_) => {}
                 // Expected, not a fault: the neighbourhood is in the topology, not the arguments.
                 Err(ExpandError::Unsupported { .. }) => {

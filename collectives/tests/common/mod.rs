@@ -2,7 +2,7 @@
 //! every rank, and the consistency checks of `psins_collectives::check`.
 #![allow(dead_code)]
 
-use psins_collectives::check::{expand_all, verify, Summary};
+use psins_collectives::check::{expand_all, expand_all_nonblocking, verify, Summary};
 use psins_collectives::{Coll, CollArgs, Step, Thresholds};
 
 /// One collective call as every rank sees it.
@@ -85,6 +85,15 @@ impl Call {
 pub fn check_with(call: &Call, th: &Thresholds) -> (&'static str, Vec<Vec<Step>>, Summary) {
     let exp = expand_all(call.size, th, |r| call.args(r)).unwrap_or_else(|e| panic!("{call:?}: expansion failed: {e}"));
     let summary = verify(&exp.steps).unwrap_or_else(|e| panic!("{call:?} ({}): {e}", exp.algorithm));
+    // The nonblocking twin's schedule: consistent too, with the same messages whenever
+    // it selects the same algorithm.
+    let nb = expand_all_nonblocking(call.size, th, |r| call.args(r))
+        .unwrap_or_else(|e| panic!("{call:?}: nonblocking expansion failed: {e}"));
+    let nb_summary = verify(&nb.steps).unwrap_or_else(|e| panic!("{call:?} (i{}): {e}", nb.algorithm));
+    if nb.algorithm == exp.algorithm {
+        assert_eq!(nb_summary, summary, "{call:?}: schedule of i{}", nb.algorithm);
+    }
+    assert!(nb.steps.iter().flatten().all(|s| matches!(s, Step::ISend { .. } | Step::IRecv { .. } | Step::WaitAll)));
     (exp.algorithm, exp.steps, summary)
 }
 

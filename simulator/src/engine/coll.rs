@@ -2,8 +2,8 @@
 //! plus the model's duration (PSINS). Expanded: the call is replayed as its point-to-point
 //! steps — the trace's own Step records when it has them, else MPICH's algorithm from
 //! psins-collectives — in a message context of their own, so they never match application
-//! messages. Nonblocking collectives are always analytic (their request completes at the
-//! instance's end), since their steps progress in the background.
+//! messages. Nonblocking collectives expanded run as background schedules (nbc.rs);
+//! analytic, their request completes at the instance's end.
 
 use super::p2p::SendArgs;
 use super::task::{Posted, Ref, ReqKind, State, BLOCKING_REQ};
@@ -99,7 +99,10 @@ impl<S: TraceSource> Sim<'_, S> {
         }
         let nonblocking = flags & CollFlags::NONBLOCKING != 0;
         // MPICH's intercommunicator algorithms are not expanded (docs/collectives.md)
-        if self.expanded && !nonblocking && size > 1 && !self.comms.is_inter(comm) {
+        if self.expanded && size > 1 && !self.comms.is_inter(comm) {
+            if nonblocking {
+                return self.start_schedule(t, local, size, at);
+            }
             return self.start_expanded(t, local, size, at);
         }
         let task = &mut self.tasks[t as usize];
@@ -123,7 +126,7 @@ impl<S: TraceSource> Sim<'_, S> {
     /// Task `t` (request `h`) arrives at its next collective on the record's communicator.
     /// `block`: see [`block_bytes`]. The communicator is known and `t` a member (checked by
     /// the caller).
-    fn arrive(&mut self, t: u32, h: u32, op: Op, block: u64, args: MemberArgs, at: Ps) -> Result<()> {
+    pub(super) fn arrive(&mut self, t: u32, h: u32, op: Op, block: u64, args: MemberArgs, at: Ps) -> Result<()> {
         let index = self.tasks[t as usize].index;
         let Op::Coll { coll, comm, .. } = op else { unreachable!("arrive with a Coll record") };
         let size = self.comms.size(comm).expect("checked by exec_coll");
@@ -369,7 +372,7 @@ impl<S: TraceSource> Sim<'_, S> {
 
 /// The largest block this member sends to or receives from one peer: the per-peer counts of
 /// the v/w variants when the record has them, else the larger of its two byte counts.
-fn block_bytes(op: &Op, list: &[i64]) -> u64 {
+pub(super) fn block_bytes(op: &Op, list: &[i64]) -> u64 {
     let Op::Coll { send_bytes, recv_bytes, .. } = *op else { return 0 };
     match list.iter().copied().max() {
         Some(m) => m.max(0) as u64,

@@ -12,6 +12,7 @@ mod coll;
 mod comms;
 mod deadlock;
 mod exec;
+mod nbc;
 mod p2p;
 mod queue;
 mod rma;
@@ -76,6 +77,11 @@ pub struct Sim<'m, S: TraceSource> {
     thresholds: psins_collectives::Thresholds,
     /// Analytic collectives' algorithm costs, memoised.
     algo: model::algorithm::AlgorithmCost,
+    /// Nonblocking collectives started so far per (task, communicator): their message tags.
+    nbc_seq: std::collections::HashMap<(u32, u32), u64>,
+    /// Nonblocking collectives in progress by (task, request handle) (kept here, not in the
+    /// task, which stays small).
+    nbc: BTreeMap<(u32, u32), nbc::Schedule>,
     timeline: Option<Timeline>,
     net_events: Vec<(Ps, u32)>,
     net_delivered: Vec<(MsgId, Ps)>,
@@ -169,6 +175,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             expanded: mode == CollMode::Expanded,
             thresholds: psins_collectives::Thresholds::default(),
             algo: Default::default(),
+            nbc_seq: std::collections::HashMap::new(),
+            nbc: BTreeMap::new(),
             timeline: opts.timeline,
             net_events: Vec::new(),
             net_delivered: Vec::new(),
@@ -202,6 +210,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 Ev::Resume(t) => self.resume(t, at)?,
                 Ev::Inject(id) => self.inject(id, at),
                 Ev::Model(token) => self.model_event(token, at),
+                Ev::Schedule(t) => self.nbc_progress(t, at)?,
             }
             if let Some(msg) = self.net_failure.take() {
                 return Err(SimError::Deadlock(format!("network model {}: {msg}", self.model.name())));

@@ -245,7 +245,11 @@ impl<S: TraceSource> Sim<'_, S> {
 
     /// Request `r` of task `t` completes at `at`; `partner` is when the other side posted.
     pub(super) fn complete(&mut self, t: u32, r: Ref, at: Ps, partner: Ps) {
-        let Ref::Req(h) = r else { return };
+        let h = match r {
+            Ref::Req(h) => h,
+            Ref::Nbc(h) => return self.nbc_done(t, h, at, partner),
+            Ref::None => return,
+        };
         let task = &mut self.tasks[t as usize];
         let Some(req) = task.req_mut(h) else { return };
         req.done_at = at;

@@ -21,6 +21,8 @@ pub enum Ev {
     Inject(u32),
     /// A network model's own event.
     Model(u32),
+    /// A phase of one of the task's nonblocking collectives may be over (nbc.rs).
+    Schedule(u32),
 }
 
 #[derive(Clone, Copy)]

@@ -20,6 +20,8 @@ pub enum Ref {
     None,
     /// A request of the task, by handle.
     Req(u32),
+    /// A step message of the task's nonblocking collective whose request has this handle.
+    Nbc(u32),
 }
 
 /// Arguments kept by a persistent request between starts.

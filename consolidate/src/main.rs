@@ -11,7 +11,7 @@ mod windows;
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use psins_formats::{Error, LogEnd, TraceWriter};
+use psins_formats::{note, Error, LogEnd, TraceWriter};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -62,11 +62,11 @@ fn main() -> ExitCode {
     match run(&args, started) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(m)) => {
-            eprintln!("psins-consolidate: {m}");
+            note!("psins-consolidate: {m}");
             ExitCode::from(1)
         }
         Err(Failure::Output(m)) => {
-            eprintln!("psins-consolidate: {m}");
+            note!("psins-consolidate: {m}");
             ExitCode::from(3)
         }
     }
@@ -84,7 +84,9 @@ fn run(args: &Args, started: Instant) -> Result<(), Failure> {
     for i in &inputs {
         footers.push(psins_formats::has_footer(&i.path).map_err(input)?);
     }
-    let tmp = temp_name(&args.output);
+    // Checked before any work: not an input, writable; written to a temporary file.
+    let out = psins_formats::Output::prepare(&args.output, &files).map_err(|e| Failure::Output(e.to_string()))?;
+    let tmp = out.temp_path().to_path_buf();
     let bar = progress(in_bytes);
     // A finished run needs one pass; a crashed one needs a scan first to find the cut.
     let result = if footers.iter().all(|&f| f) { one_pass(args, &inputs, &tmp, &bar) } else { Err(Retry) };
@@ -97,16 +99,12 @@ fn run(args: &Args, started: Instant) -> Result<(), Failure> {
         Ok(r) => r,
     };
     bar.finish_and_clear();
-    let written = result.inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })?;
-    std::fs::rename(&tmp, &args.output).map_err(|e| {
-        Failure::Output(format!("{}: cannot rename from {}: {e}", args.output.display(), tmp.display()))
-    })?;
+    let written = result?;
+    let out_bytes = std::fs::metadata(&tmp).map(|m| m.len()).unwrap_or(0);
+    out.commit().map_err(|e| Failure::Output(e.to_string()))?;
     if !args.quiet {
-        let out_bytes = std::fs::metadata(&args.output).map(|m| m.len()).unwrap_or(0);
         let records: u64 = written.iter().map(|w| w.records).sum();
-        eprintln!(
+        note!(
             "psins-consolidate: {} ranks, {records} records, input {in_bytes} bytes, output {out_bytes} bytes ({:.2} bytes/record), {:.2} s -> {}",
             inputs.len(),
             out_bytes as f64 / records.max(1) as f64,
@@ -254,17 +252,14 @@ fn report_losses(inputs: &[inputs::Input], scans: &[passes::RankResult], written
             format!("; {} requests pending at the cut", w.pending.len())
         };
         if w.records < s.records || !tail.is_empty() || !pend.is_empty() {
-            eprintln!(
+            note!(
                 "psins-consolidate: rank {}: kept {} of {} readable records{tail}{pend}",
-                i.header.rank, w.records, s.records
+                i.header.rank,
+                w.records,
+                s.records
             );
         }
     }
-}
-
-fn temp_name(out: &Path) -> PathBuf {
-    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "trace".into());
-    out.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
 fn progress(total: u64) -> ProgressBar {

@@ -22,17 +22,19 @@ use std::time::Instant;
 ///
 /// The logs are checked first: every rank 0..N-1 exactly once, all from the same run, block
 /// checksums, communicator definitions that agree across ranks, and every request started and
-/// completed. The trace is written to a temporary file and renamed only when complete.
+/// completed. The trace is written to a temporary file and renamed only when complete; `-o -`
+/// writes it to stdout, `-o` onto an input is refused, a symlink's target is written, a device
+/// written through (docs/exit-codes.md).
 ///
-/// Exit status: 0 trace written; 1 the logs are invalid or damaged (the message names the file,
-/// rank and record); 2 bad arguments; 3 the output could not be written.
+/// Exit status (docs/exit-codes.md): 0 trace written; 1 the logs are invalid or damaged (the
+/// message names the file, rank and record); 2 bad arguments; 3 the output could not be written.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
     /// Per-rank logs, or directories holding rank-*.bin logs.
     #[arg(required = true)]
     logs: Vec<PathBuf>,
-    /// The compact trace to write.
+    /// The compact trace to write (`-`: stdout).
     #[arg(short, long)]
     output: PathBuf,
     /// zstd-compress each task's stream (random access per task is kept); `--compress=LEVEL` for a level from 1 to 19 (default 3).

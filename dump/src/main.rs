@@ -11,8 +11,9 @@ use std::process::ExitCode;
 /// Print the records of a psins per-rank log (rank-*.bin) or compact trace (.psins).
 ///
 /// Peers are printed as world ranks (translated through the communicator's members);
-/// `comm` is the communicator id. Exit status: 0 ok, 1 the file cannot be read or is damaged
-/// (the message names the file, rank, record and byte offset), 2 bad arguments.
+/// `comm` is the communicator id. Exit status (docs/exit-codes.md): 0 ok, 1 the file cannot be
+/// read or is damaged (the message names the file, rank, record and byte offset), 2 bad
+/// arguments, 3 standard output cannot be written.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
@@ -44,9 +45,14 @@ fn main() -> ExitCode {
         },
     ) {
         Ok(()) => ExitCode::SUCCESS,
+        // Input errors are psins_formats::Error; a bare I/O error is standard output's.
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some() => {
+            psins_formats::note!("psins-dump: cannot write standard output: {e}");
+            ExitCode::from(3)
+        }
         Err(e) => {
             let _ = std::io::stdout().flush();
-            eprintln!("psins-dump: {e}");
+            psins_formats::note!("psins-dump: {e}");
             ExitCode::from(1)
         }
     }

@@ -103,7 +103,7 @@ pub fn run(path: &Path, task: Option<u32>, mode: Mode) -> Result<(), Box<dyn std
     let mut head = [0u8; 8];
     let n =
         std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).map_err(|e| Error::io(path, "cannot read", e))?;
-    let file_bytes = std::fs::metadata(path)?.len();
+    let file_bytes = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot read", e))?.len();
     let mut p = Printer {
         mode,
         out: BufWriter::new(std::io::stdout()),

@@ -1,5 +1,5 @@
-//! The simulator's error type. Each variant maps to one process exit code (documented in
-//! `psins-sim --help`), so scripts can tell bad input from a deadlocked trace.
+//! The simulator's error type. Each variant maps to one process exit code of the scheme every
+//! psins tool follows (docs/exit-codes.md), so scripts can tell bad input from a deadlock.
 
 use std::path::PathBuf;
 
@@ -17,9 +17,15 @@ pub enum SimError {
     /// Bad command-line usage or arguments.
     #[error("{0}")]
     Usage(String),
+    /// Input that is unusable as a whole (not one record), e.g. a trace header's communicators.
+    #[error("{0}")]
+    Input(String),
     /// No task can progress but some have not finished.
     #[error("{0}")]
     Deadlock(String),
+    /// An output cannot be prepared or written (psins_formats::output's rule, or stdout).
+    #[error(transparent)]
+    OutputFile(psins_formats::Error),
     /// Writing an output file failed.
     #[error("cannot write {path}")]
     Output {
@@ -31,20 +37,21 @@ pub enum SimError {
 
 pub type Result<T, E = SimError> = std::result::Result<T, E>;
 
-/// Process exit codes.
+/// Process exit codes: the scheme of every psins tool, docs/exit-codes.md.
 pub mod exit {
     pub const OK: i32 = 0;
     pub const BAD_INPUT: i32 = 1;
-    pub const DEADLOCK: i32 = 2;
+    pub const USAGE: i32 = 2;
     pub const OUTPUT: i32 = 3;
+    pub const DEADLOCK: i32 = 4;
 }
 
 /// Parses the command line, or prints clap's message and exits: 0 for `--help`/`--version`,
-/// [`exit::BAD_INPUT`] for bad arguments (clap's own code would be 2, which means deadlock here).
+/// [`exit::USAGE`] for bad arguments, [`exit::OUTPUT`] when the help cannot be printed.
 pub fn parse_args<P: clap::Parser>() -> P {
     P::try_parse().unwrap_or_else(|e| {
-        let code = if e.use_stderr() { exit::BAD_INPUT } else { exit::OK };
-        let _ = e.print();
+        let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+        let code = if e.print().is_err() { exit::OUTPUT } else { code };
         std::process::exit(code);
     })
 }
@@ -53,7 +60,8 @@ impl SimError {
     pub fn exit_code(&self) -> i32 {
         match self {
             SimError::Deadlock(_) => exit::DEADLOCK,
-            SimError::Output { .. } => exit::OUTPUT,
+            SimError::Output { .. } | SimError::OutputFile(_) => exit::OUTPUT,
+            SimError::Usage(_) => exit::USAGE,
             _ => exit::BAD_INPUT,
         }
     }

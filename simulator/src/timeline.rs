@@ -49,6 +49,13 @@ impl Timeline {
         })
     }
 
+    /// The name to give the output in messages (the path the user named, when `path` is a
+    /// temporary file).
+    pub fn named(mut self, name: &Path) -> Timeline {
+        self.path = name.to_path_buf();
+        self
+    }
+
     fn wanted(&self, rank: u32, start: Ps, end: Ps) -> bool {
         end >= self.window.0
             && start <= self.window.1

@@ -36,20 +36,25 @@ pub fn run(m: &Machine, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
         msg: format!("synth needs a torus: [network] model = \"torus\" (the model is `{}`)", m.model),
     })?;
     let pattern = Pattern::parse(&r.pattern).map_err(|e| SimError::Usage(format!("--pattern: {e}")))?;
+    // The CSV's place is checked before the runs (psins_formats::output's rule).
+    let csv = match &r.sweep {
+        Some(p) => {
+            Some(psins_formats::Output::prepare(p, std::slice::from_ref(&m.path)).map_err(SimError::OutputFile)?)
+        }
+        None => None,
+    };
     header(m, cfg, &pattern, out);
-    match &r.sweep {
-        Some(path) => sweep(cfg, &pattern, r, path, out),
+    match csv {
+        Some(csv) => sweep(cfg, &pattern, r, csv, out),
         None => single(cfg, &pattern, r, out),
     }
 }
 
-/// The synth module reports a watchdog deadlock as text like every other error; it is the
-/// only one raised after the network has started, and it keeps its exit code.
-fn synth_error(e: String) -> SimError {
-    if e.starts_with("network deadlock") {
-        SimError::Deadlock(e)
-    } else {
-        SimError::Usage(e)
+/// The watchdog's deadlock keeps its exit code; every other synth error is about the arguments.
+fn synth_error(e: synth::SynthError) -> SimError {
+    match e {
+        synth::SynthError::Deadlock(d) => SimError::Deadlock(d.to_string()),
+        synth::SynthError::Invalid(m) => SimError::Usage(m),
     }
 }
 
@@ -100,7 +105,13 @@ fn single(cfg: &TorusConfig, pattern: &Pattern, r: &SynthRequest, out: &mut dyn 
     Ok(())
 }
 
-fn sweep(cfg: &TorusConfig, pattern: &Pattern, r: &SynthRequest, path: &PathBuf, out: &mut dyn Write) -> Result<()> {
+fn sweep(
+    cfg: &TorusConfig,
+    pattern: &Pattern,
+    r: &SynthRequest,
+    file: psins_formats::Output,
+    out: &mut dyn Write,
+) -> Result<()> {
     let mut csv = vec![CSV_HEADER.to_string()];
     for &load in &r.loads {
         let res = one(cfg, pattern, load, r)?;
@@ -116,7 +127,10 @@ fn sweep(cfg: &TorusConfig, pattern: &Pattern, r: &SynthRequest, path: &PathBuf,
         );
         csv.push(res.csv_row(cfg, pattern));
     }
-    std::fs::write(path, csv.join("\n") + "\n").map_err(|e| SimError::output(path, e))?;
+    let tmp = file.temp_path();
+    std::fs::write(tmp, csv.join("\n") + "\n").map_err(|e| SimError::output(file.path(), e))?;
+    let path = file.path().to_path_buf();
+    file.commit().map_err(SimError::OutputFile)?;
     let _ = writeln!(out, "wrote {}", path.display());
     Ok(())
 }

@@ -60,11 +60,11 @@ fn replay_writes_table_json_and_timeline() {
 }
 
 #[test]
-fn deadlock_exits_with_2() {
+fn deadlock_exits_with_4() {
     let trace = write("dl.psins", &[vec![recv(0, 1, 8), fin()], vec![recv(0, 0, 8), fin()]], vec![]);
     let m = machine_file("");
     let (code, _, err) = sim(&[trace.to_str().unwrap(), "-m", m.to_str().unwrap()]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 4);
     assert!(err.contains("deadlock") && err.contains("rank 1: MPI_Recv"), "{err}");
 }
 
@@ -89,7 +89,7 @@ fn missing_or_corrupt_trace_is_bad_input() {
     let bad = tmp("bad.psins");
     std::fs::write(&bad, b"PSINSTRC garbage").unwrap();
     assert_eq!(sim(&[bad.to_str().unwrap(), "-m", m.to_str().unwrap()]).0, 1);
-    assert_eq!(sim(&["--bogus"]).0, 1);
+    assert_eq!(sim(&["--bogus"]).0, 2);
     assert_eq!(sim(&["--help"]).0, 0);
 }
 

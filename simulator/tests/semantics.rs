@@ -18,7 +18,7 @@ fn unmatched_receive_is_a_deadlock() {
     assert!(text.contains("rank 0: MPI_Recv (record 0"), "{text}");
     assert!(text.contains("rank 1: MPI_Recv"), "{text}");
     assert!(text.contains("a message from world rank 1 with tag 7"), "{text}");
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(err.exit_code(), psins_sim::error::exit::DEADLOCK);
 }
 
 /// A collective some members never join is reported with the missing ranks.

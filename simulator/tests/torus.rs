@@ -176,7 +176,7 @@ fn ring(bubble: bool) -> Machine {
 #[test]
 fn without_bubbles_the_ring_deadlocks_and_the_watchdog_stops_the_replay() {
     let err = replay(&ring_trace(), &ring(false)).unwrap_err();
-    assert_eq!(err.exit_code(), 2, "{err}");
+    assert_eq!(err.exit_code(), psins_sim::error::exit::DEADLOCK, "{err}");
     let msg = err.to_string();
     assert!(msg.starts_with("network model torus: network deadlock at cycle"), "{msg}");
     assert!(msg.contains("full buffers") && msg.matches("4/4 packets").count() == 6, "{msg}");

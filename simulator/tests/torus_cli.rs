@@ -99,8 +99,9 @@ fn synth_sweep_writes_the_csv() {
 #[test]
 fn synth_errors() {
     let m = config("torus-4x4.toml");
+    // Bad arguments exit 2, a bad machine file 1 (docs/exit-codes.md).
     let (code, _, err) = sim(&["synth", "-m", &m, "--pattern", "tornado"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("--pattern") && err.contains("tornado"), "{err}");
     let (code, _, err) = sim(&["synth", "-m", &config("bus-cluster.toml")]);
     assert_eq!(code, 1);
@@ -109,13 +110,14 @@ fn synth_errors() {
     assert_eq!(code, 1);
     assert!(err.contains("line "), "{err}");
     let (code, _, _) = sim(&["synth", "-m", &m, "--measure", "0"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
 }
 
 /// The debug switch: a 6-node ring without bubbles under heavy uniform traffic deadlocks;
-/// the watchdog stops the run with exit code 2 and lists the full buffers.
+/// the watchdog stops the run with exit code 4 (a typed deadlock, not a matched message) and
+/// lists the full buffers.
 #[test]
-fn synth_without_bubbles_deadlocks_with_exit_code_2() {
+fn synth_without_bubbles_deadlocks_with_exit_code_4() {
     let ring = [
         "--set",
         "network.torus.dims=[6]",
@@ -128,7 +130,7 @@ fn synth_without_bubbles_deadlocks_with_exit_code_2() {
     ];
     let m = config("torus-8x8.toml");
     let (code, _, err) = sim(&[&["synth", "-m", &m, "--set", "network.torus.bubble=false"][..], &ring].concat());
-    assert_eq!(code, 2, "{err}");
+    assert_eq!(code, 4, "{err}");
     assert!(err.contains("network deadlock at cycle") && err.contains("full buffers"), "{err}");
     let (code, _, err) = sim(&[&["synth", "-m", &m][..], &ring].concat());
     assert_eq!(code, 0, "{err}");

@@ -1,6 +1,7 @@
 //! `psins-sim`: replay a compact trace (or a synthetic workload) on a target machine.
 
 use clap::{Args, Parser, Subcommand};
+use psins_formats::{note, output::print, Output};
 use psins_sim::error::{chain, parse_args, SimError};
 use psins_sim::source::{compact::CompactTrace, synth::SynthSource, synth::Workload, synth::SPEC_HELP};
 use psins_sim::timeline::Timeline;
@@ -9,11 +10,15 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 const AFTER_HELP: &str = "\
-Exit codes:
+Exit codes (the same for every psins tool; docs/exit-codes.md):
   0  success
-  1  bad input: unreadable or corrupt trace, malformed record, invalid machine file or arguments
-  2  deadlock: the trace cannot complete on the target (the report lists the blocked tasks)
-  3  an output file (--json, --timeline) cannot be written
+  1  bad input: unreadable or corrupt trace, malformed record, invalid machine file
+  2  bad command-line usage or arguments
+  3  an output (--json, --timeline, --sweep, standard output) cannot be written
+  4  deadlock: the trace cannot complete on the target (the report lists the blocked tasks)
+
+Outputs: `-` is standard output; an output that is an input is refused; a symlink's target
+is written; a device (/dev/null) is written through; a file is replaced only when complete.
 
 Examples:
   psins-sim app.psins --machine configs/bus-cluster.toml --json out.json
@@ -62,7 +67,7 @@ struct SynthArgs {
     /// Offered load as a fraction of the uniform-traffic capacity (8/k phits/node/cycle on a torus of even k).
     #[arg(long, default_value_t = 0.3)]
     load: f64,
-    /// Write a latency-versus-load CSV (one run per --loads value) instead of one run.
+    /// Write a latency-versus-load CSV (one run per --loads value) instead of one run (`-`: stdout).
     #[arg(long, value_name = "FILE.csv")]
     sweep: Option<PathBuf>,
     /// Loads of the sweep, comma-separated.
@@ -89,10 +94,10 @@ struct RunArgs {
     /// Override a machine-file value: `network.model=bus` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// Write the report as JSON.
+    /// Write the report as JSON (`-`: stdout).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Write a Chrome trace-event timeline (open it in Perfetto).
+    /// Write a Chrome trace-event timeline (open it in Perfetto; `-`: stdout).
     #[arg(long, value_name = "FILE")]
     timeline: Option<PathBuf>,
     /// Ranks in the timeline, e.g. 0-15,64.
@@ -115,31 +120,27 @@ struct RunArgs {
 fn main() {
     let cli: Cli = parse_args();
     let result = match (&cli.cmd, cli.list_models) {
-        (_, true) => {
-            list_models();
-            Ok(())
-        }
+        (_, true) => list_models(),
         (Some(Cmd::Check { machine, set }), _) => check(machine, set),
         (Some(Cmd::Synth(a)), _) => synth(a),
         (None, _) => run(&cli.run),
     };
     if let Err(e) = result {
-        eprintln!("psins-sim: {}", chain(&e));
+        note!("psins-sim: {}", chain(&e));
         std::process::exit(e.exit_code());
     }
 }
 
-fn list_models() {
-    for m in model::MODELS {
-        println!("{:<10} {}", m.name, m.description);
-    }
+fn list_models() -> Result<()> {
+    let text: String = model::MODELS.iter().map(|m| format!("{:<10} {}\n", m.name, m.description)).collect();
+    print(&text).map_err(SimError::OutputFile)
 }
 
 /// Loads a machine file; warns when psins-calibrate flagged its figures as measured on a noisy host.
 fn load_machine(path: &Path, set: &[String]) -> Result<Machine> {
     let m = Machine::load(path, set)?;
     if let Some(why) = m.calibrated.as_ref().and_then(|c| c.noisy.as_deref()) {
-        eprintln!("psins-sim: warning: {}: calibrated on a noisy host ({why}); predictions may be off", path.display());
+        note!("psins-sim: warning: {}: calibrated on a noisy host ({why}); predictions may be off", path.display());
     }
     Ok(m)
 }
@@ -147,8 +148,7 @@ fn load_machine(path: &Path, set: &[String]) -> Result<Machine> {
 fn check(path: &Path, set: &[String]) -> Result<()> {
     let m = load_machine(path, set)?;
     model::build(&m).map_err(|msg| SimError::Config { path: path.to_path_buf(), msg })?;
-    print!("{}", m.effective());
-    Ok(())
+    print(&m.effective()).map_err(SimError::OutputFile)
 }
 
 fn synth(a: &SynthArgs) -> Result<()> {
@@ -162,7 +162,38 @@ fn synth(a: &SynthArgs) -> Result<()> {
         measure: a.measure,
         seed: a.seed,
     };
-    psins_sim::torus_synth::run(&m, &req, &mut std::io::stdout().lock())
+    let mut out = Checked { inner: std::io::stdout().lock(), error: None };
+    let r = psins_sim::torus_synth::run(&m, &req, &mut out);
+    let flushed = std::io::Write::flush(&mut out.inner);
+    match out.error.map_or(flushed, Err) {
+        Err(e) => Err(SimError::OutputFile(psins_formats::Error::io(
+            Path::new(psins_formats::output::STDOUT_NAME),
+            "cannot write",
+            e,
+        ))),
+        Ok(()) => r,
+    }
+}
+
+/// A writer that keeps its first error, for code that prints progress lines as it goes.
+struct Checked<W> {
+    inner: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> std::io::Write for Checked<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.error.is_some() {
+            return Ok(buf.len());
+        }
+        self.inner.write(buf).or_else(|e| {
+            self.error = Some(e);
+            Ok(buf.len())
+        })
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 fn run(a: &RunArgs) -> Result<()> {
@@ -172,8 +203,15 @@ fn run(a: &RunArgs) -> Result<()> {
         .ok_or_else(|| SimError::Usage("missing TRACE (a .psins file or a gen: spec); see --help".into()))?;
     let machine = a.machine.as_deref().ok_or_else(|| SimError::Usage("missing --machine FILE; see --help".into()))?;
     let m = load_machine(machine, &a.set)?;
-    let timeline = match &a.timeline {
-        Some(p) => Some(Timeline::create(p, a.timeline_ranks.as_deref(), a.timeline_window.as_deref())?),
+    // Outputs are checked (and their temporary files made) before the replay.
+    let inputs = [PathBuf::from(trace), machine.to_path_buf()];
+    let prepare =
+        |p: &Option<PathBuf>| p.as_ref().map(|p| Output::prepare(p, &inputs)).transpose().map_err(SimError::OutputFile);
+    let (json, tl_out) = (prepare(&a.json)?, prepare(&a.timeline)?);
+    let timeline = match &tl_out {
+        Some(o) => Some(
+            Timeline::create(o.temp_path(), a.timeline_ranks.as_deref(), a.timeline_window.as_deref())?.named(o.path()),
+        ),
         None => None,
     };
     let opts = Options { timeline, progress: !a.no_progress && std::io::stderr().is_terminal() };
@@ -184,21 +222,25 @@ fn run(a: &RunArgs) -> Result<()> {
     } else {
         return Err(SimError::Usage(format!("`{trace}`: no such file (a workload spec looks like {SPEC_HELP})")));
     };
-    output(a, &report)
+    if let Some(o) = tl_out {
+        o.commit().map_err(SimError::OutputFile)?;
+    }
+    output(a, json, &report)
 }
 
-fn output(a: &RunArgs, report: &Report) -> Result<()> {
-    if let Some(p) = &a.json {
+fn output(a: &RunArgs, json: Option<Output>, report: &Report) -> Result<()> {
+    if let Some(o) = json {
         let mut text = serde_json::to_string_pretty(&report.json()).expect("report JSON serialises");
         text.push('\n');
-        std::fs::write(p, text).map_err(|e| SimError::output(p, e))?;
+        std::fs::write(o.temp_path(), text).map_err(|e| SimError::output(o.path(), e))?;
+        o.commit().map_err(SimError::OutputFile)?;
     }
     if !a.quiet {
-        print!("{}", report.table());
+        print(&report.table()).map_err(SimError::OutputFile)?;
     }
     if a.perf {
         let cpu = cpu_seconds().unwrap_or(0.0);
-        eprintln!(
+        note!(
             "perf: {} records in {:.3} s wall = {:.0} records/s; process CPU time {:.2} s; peak RSS {} KiB; {} tasks; peak {} messages in flight of {} bytes",
             report.records,
             report.wall.as_secs_f64(),

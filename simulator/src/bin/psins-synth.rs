@@ -2,6 +2,7 @@
 //! writer the consolidator uses.
 
 use clap::Parser;
+use psins_formats::{note, Output};
 use psins_sim::error::{chain, exit, parse_args, SimError};
 use psins_sim::source::synth::{write_trace, Workload, SPEC_HELP};
 use std::path::PathBuf;
@@ -11,12 +12,12 @@ use std::path::PathBuf;
     name = "psins-synth",
     version,
     about = "Write a synthetic MPI workload (stencil halo + allreduce, ping-pong, all-to-all) as a .psins trace",
-    after_help = "Exit codes: 0 success, 1 bad arguments, 3 cannot write the output.\n\nExample:\n  psins-synth gen:stencil2d:ranks=1024,iters=1000,bytes=8KiB,compute=50us -o stencil.psins"
+    after_help = "Exit codes (docs/exit-codes.md): 0 success, 2 bad arguments or workload spec, 3 the output cannot be written.\nOutput: `-` is standard output; a symlink's target is written, a device written through, a file replaced only when complete.\n\nExample:\n  psins-synth gen:stencil2d:ranks=1024,iters=1000,bytes=8KiB,compute=50us -o stencil.psins"
 )]
 struct Cli {
     #[arg(help = SPEC_HELP)]
     spec: String,
-    /// Output file.
+    /// Output file (`-`: stdout).
     #[arg(short, long)]
     output: PathBuf,
     /// Compress each task stream with zstd at this level.
@@ -30,16 +31,21 @@ struct Cli {
 fn main() {
     let cli: Cli = parse_args();
     let start = std::time::Instant::now();
-    let r = Workload::parse(&cli.spec).and_then(|w| write_trace(&w, &cli.output, cli.zstd, cli.expand));
+    let r = Workload::parse(&cli.spec).and_then(|w| {
+        let out = Output::prepare(&cli.output, &[]).map_err(SimError::OutputFile)?;
+        let records = write_trace(&w, out.temp_path(), cli.zstd, cli.expand)?;
+        out.commit().map_err(SimError::OutputFile)?;
+        Ok(records)
+    });
     match r {
-        Ok(records) => eprintln!(
+        Ok(records) => note!(
             "psins-synth: wrote {} records to {} in {:.2} s",
             records,
             cli.output.display(),
             start.elapsed().as_secs_f64()
         ),
         Err(e) => {
-            eprintln!("psins-synth: {}", chain(&e));
+            note!("psins-synth: {}", chain(&e));
             let code = if matches!(e, SimError::Trace(_)) { exit::OUTPUT } else { e.exit_code() };
             std::process::exit(code);
         }

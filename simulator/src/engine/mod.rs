@@ -148,7 +148,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         }
         let comms = src.comms();
         if let Some(e) = comms.iter().find_map(|c| c.check(n).err()) {
-            return Err(SimError::Usage(format!("{}: in the trace header, {e}", src.describe())));
+            return Err(SimError::Input(format!("{}: in the trace header, {e}", src.describe())));
         }
         let mode = match m.collectives {
             CollMode::Auto => model.preferred_collectives(),

@@ -18,6 +18,31 @@ mod pattern;
 mod rng;
 
 pub use pattern::Pattern;
+
+/// Why a synthetic run stopped: bad parameters, or the watchdog's deadlock (a typed variant,
+/// so callers give it its own exit code without reading the message).
+#[derive(Debug)]
+pub enum SynthError {
+    Invalid(String),
+    Deadlock(crate::Deadlock),
+}
+
+impl std::fmt::Display for SynthError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SynthError::Invalid(m) => f.write_str(m),
+            SynthError::Deadlock(d) => d.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SynthError {}
+
+impl From<String> for SynthError {
+    fn from(m: String) -> SynthError {
+        SynthError::Invalid(m)
+    }
+}
 pub use rng::Rng;
 
 use crate::calendar::Calendar;
@@ -66,12 +91,12 @@ pub fn run(
     seed: u64,
     warmup: u64,
     measure: u64,
-) -> Result<SynthResult, String> {
+) -> Result<SynthResult, SynthError> {
     if !(load.is_finite() && load >= 0.0) {
-        return Err(format!("load must be a finite non-negative number, not {load}"));
+        return Err(format!("load must be a finite non-negative number, not {load}").into());
     }
     if measure == 0 {
-        return Err("the measurement window must be at least one cycle".into());
+        return Err(SynthError::Invalid("the measurement window must be at least one cycle".into()));
     }
     let net = Torus::new(cfg.clone())?;
     pattern.check(net.topology())?;
@@ -100,7 +125,7 @@ pub fn sweep(
     seed: u64,
     warmup: u64,
     measure: u64,
-) -> Result<Vec<SynthResult>, String> {
+) -> Result<Vec<SynthResult>, SynthError> {
     loads.iter().map(|&l| run(cfg, pattern, l, seed, warmup, measure)).collect()
 }
 
@@ -153,7 +178,7 @@ impl Generator {
     /// batch are injected with their own creation cycles, then the network catches up),
     /// with batch edges at the end of warm-up and of measurement. Returns the network
     /// statistics of the measurement window.
-    fn simulate(&mut self, drain: u64) -> Result<TorusStats, String> {
+    fn simulate(&mut self, drain: u64) -> Result<TorusStats, SynthError> {
         // Arrivals wait on a timing wheel like the network's own events: a heap costs
         // more per packet than the network does per hop.
         let mut arrivals = Calendar::new(512);
@@ -219,8 +244,8 @@ impl Generator {
         self.net.inject(t << 1 | measured as u64, src, dst, bytes, t);
     }
 
-    fn advance(&mut self, cycle: u64, delivered: &mut Vec<(u64, u64)>) -> Result<(), String> {
-        self.net.advance_to(cycle, delivered).map_err(|d| d.to_string())?;
+    fn advance(&mut self, cycle: u64, delivered: &mut Vec<(u64, u64)>) -> Result<(), SynthError> {
+        self.net.advance_to(cycle, delivered).map_err(SynthError::Deadlock)?;
         for (msg, at) in delivered.drain(..) {
             if at >= self.warmup && at < self.end {
                 self.tally.accepted += 1;

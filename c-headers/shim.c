@@ -36,6 +36,7 @@
 #pragma weak ompi_mpi_comm_self
 #pragma weak ompi_mpi_comm_null
 #pragma weak ompi_mpi_group_null
+#pragma weak ompi_mpi_win_null
 #pragma weak ompi_request_null
 #pragma weak ompi_message_null
 #pragma weak ompi_message_no_proc

@@ -107,7 +107,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     // Wire time per size: what the overheads (and the handshake) leave of the half round trip.
     // Above the eager threshold the receive of an "arrived" message includes the transfer, so
     // o_r is the largest eager size's.
-    let is_eager = |b: u64| eager_threshold.map_or(true, |e| b <= e);
+    let is_eager = |b: u64| eager_threshold.is_none_or(|e| b <= e);
     let or_eager = or.iter().rev().find(|(b, _)| is_eager(*b)).map_or(0.0, |(_, f)| f.median);
     let o_r = |i: usize| if is_eager(or[i].0) { or[i].1.median } else { or_eager };
     let l0 = (pp[0].1.median - os[0].1.median - o_r(0)).max(0.0);

@@ -19,13 +19,18 @@ pub enum Error {
     /// The host was too noisy; `--allow-noisy` writes a flagged file instead.
     #[error("too noisy to calibrate: {0} (rerun on an idle host, raise --max-spread, or write a flagged file with --allow-noisy)")]
     Noisy(String),
-    #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    /// An output cannot be written (the shared rule of docs/exit-codes.md).
+    #[error("{0}")]
+    Output(#[from] psins_formats::Error),
 }
 
 impl Error {
-    /// 1 for every failure; clap's usage errors exit 2.
+    /// docs/exit-codes.md: 3 for an output that cannot be written, 1 for a calibration that
+    /// failed or was refused; clap's usage errors exit 2.
     pub fn exit_code(&self) -> i32 {
-        1
+        match self {
+            Error::Output(_) => 3,
+            _ => 1,
+        }
     }
 }

@@ -13,6 +13,7 @@ mod write;
 
 use clap::Parser;
 use error::Error;
+use psins_formats::output::Output;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -20,9 +21,9 @@ use std::process::{Command, Stdio};
 /// overheads; the eager threshold) and collective times through a real MPI launch, and
 /// writes a psins-sim machine file (with pmac collective curves beside it).
 ///
-/// Exit codes: 0 written; 1 the calibration failed or was refused (launcher, worker output,
-/// placement, contradictory figures, too noisy: the message names the figure); 2 bad
-/// arguments.
+/// Exit codes (docs/exit-codes.md): 0 written; 1 the calibration failed or was refused
+/// (launcher, worker output, placement, contradictory figures, too noisy: the message names
+/// the figure); 2 bad arguments; 3 an output cannot be written.
 #[derive(Parser, Debug)]
 #[command(name = "psins-calibrate", version, after_help = AFTER)]
 struct Args {
@@ -91,9 +92,13 @@ fn run(a: &Args) -> Result<(), Error> {
     }
     let worker = find_worker(a.worker.as_deref())?;
     if a.print_worker {
-        println!("{}", worker.display());
+        psins_formats::output::print(&format!("{}\n", worker.display()))?;
         return Ok(());
     }
+    // Both outputs are checked before the measurement starts, not after it.
+    let curves = a.curves.clone().unwrap_or_else(|| a.output.with_extension("curves.toml"));
+    let machine_out = Output::prepare(&a.output, &[])?;
+    let curves_out = Output::prepare(&curves, &[a.output.clone()])?;
     let launcher =
         if a.launcher.is_empty() { vec!["mpirun".into(), "-n".into(), "2".into()] } else { a.launcher.clone() };
     let load = load_average();
@@ -113,7 +118,6 @@ fn run(a: &Args) -> Result<(), Error> {
         }
         eprintln!("psins-calibrate: warning: too noisy ({why}); the file says so");
     }
-    let curves = a.curves.clone().unwrap_or_else(|| a.output.with_extension("curves.toml"));
     let curves_name = relative_to(&curves, &a.output);
     let prov = write::Provenance {
         at: now_utc(),
@@ -123,8 +127,8 @@ fn run(a: &Args) -> Result<(), Error> {
         name: &a.name,
         curves: &curves_name,
     };
-    save(&curves, &write::curves(&samples, &prov))?;
-    save(&a.output, &write::machine(&cal, &samples, &prov))?;
+    save(curves_out, &write::curves(&samples, &prov))?;
+    save(machine_out, &write::machine(&cal, &samples, &prov))?;
     eprintln!(
         "psins-calibrate: wrote {} and {} (latency {:.3} us, {} bands, eager threshold {})",
         a.output.display(),
@@ -208,12 +212,11 @@ fn load_average() -> Option<(f64, usize)> {
     Some((l, std::thread::available_parallelism().map_or(1, |n| n.get())))
 }
 
-/// Writes through a temporary file and a rename, so a failed run leaves no half file.
-fn save(path: &Path, text: &str) -> Result<(), Error> {
-    let io = |source| Error::Io { path: path.display().to_string(), source };
-    let tmp = path.with_extension("tmp-psins-calibrate");
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+/// Fills a prepared output and moves it into place (psins_formats::output: a failed run
+/// leaves no half file).
+fn save(out: Output, text: &str) -> Result<(), Error> {
+    std::fs::write(out.temp_path(), text).map_err(|e| psins_formats::Error::io(out.path(), "cannot write", e))?;
+    Ok(out.commit()?)
 }
 
 /// `target`'s path as the machine file at `from` should name it (relative when side by side).

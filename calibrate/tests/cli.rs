@@ -109,3 +109,14 @@ fn a_loaded_host_is_refused_or_flagged() {
     let m = psins_sim::Machine::load(&flagged_out, &[]).unwrap();
     assert!(m.calibrated.unwrap().noisy.is_some(), "the loaded host's file is flagged");
 }
+
+/// Outputs follow the shared rule (docs/exit-codes.md): an unwritable one is exit 3 at once,
+/// before anything is measured.
+#[test]
+fn an_unwritable_output_fails_before_measuring() {
+    let start = std::time::Instant::now();
+    let o = calibrate(&["-o", "/nonexistent-dir-psins/x.toml"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("/nonexistent-dir-psins/x.toml"), "{}", stderr(&o));
+    assert!(start.elapsed().as_secs() < 5, "refused before the launch");
+}

@@ -30,7 +30,7 @@ use std::fmt;
 
 pub use nonblocking::expand_nonblocking;
 pub use psins_formats::Coll;
-use psins_formats::{Op, StepOp, NO_RANK};
+use psins_formats::{CollFlags, Op, StepOp, NO_RANK};
 pub use thresholds::{ThresholdError, ThresholdInfo, Thresholds, ENV_PREFIX, THRESHOLD_TABLE};
 
 /// The algorithm name returned when MPICH performs no communication at all for the call
@@ -168,6 +168,29 @@ pub struct CollArgs<'a> {
 }
 
 impl<'a> CollArgs<'a> {
+    /// One member's arguments from its `Op::Coll` record on a communicator of `size` where it
+    /// is `rank`; `counts` is the record's list as byte counts. `None` for other records.
+    pub fn from_op(op: &Op, size: u32, rank: u32, counts: &'a [u64]) -> Option<CollArgs<'a>> {
+        let Op::Coll { coll, root, send_bytes, recv_bytes, count, flags, .. } = *op else { return None };
+        let base = CollArgs {
+            root: root.max(0) as u32,
+            send_bytes,
+            recv_bytes,
+            counts,
+            count,
+            ..CollArgs::new(coll, size, rank)
+        };
+        Some(base.with_flags(flags))
+    }
+
+    /// The op's and buffers' properties from a `Coll` record's flags ([`CollFlags`]).
+    pub fn with_flags(mut self, flags: u8) -> CollArgs<'a> {
+        self.op_builtin = flags & CollFlags::OP_BUILTIN != 0;
+        self.op_commutative = flags & CollFlags::OP_COMMUTATIVE != 0;
+        self.in_place = flags & CollFlags::IN_PLACE != 0;
+        self
+    }
+
     /// Arguments with no data, root 0, a built-in commutative op and no `MPI_IN_PLACE`.
     pub fn new(coll: Coll, size: u32, rank: u32) -> CollArgs<'a> {
         CollArgs {

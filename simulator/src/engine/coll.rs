@@ -347,25 +347,12 @@ impl<S: TraceSource> Sim<'_, S> {
         let c = self.tasks[t as usize].coll.as_mut().expect("collective in progress");
         c.source = StepSource::Generated;
         c.pos = 0;
-        let Op::Coll { coll, root, send_bytes, recv_bytes, count, flags, .. } = c.op else { unreachable!() };
         let counts: Vec<u64> = c.list.iter().map(|&v| v.max(0) as u64).collect();
-        let args = CollArgs {
-            coll,
-            size: c.size,
-            rank: c.rank,
-            root: root.max(0) as u32,
-            send_bytes,
-            recv_bytes,
-            counts: &counts,
-            count,
-            op_builtin: flags & CollFlags::OP_BUILTIN != 0,
-            op_commutative: flags & CollFlags::OP_COMMUTATIVE != 0,
-            in_place: flags & CollFlags::IN_PLACE != 0,
-        };
+        let args = CollArgs::from_op(&c.op, c.size, c.rank, &counts).expect("an expanded collective's record");
         match psins_collectives::expand(&args, &self.thresholds, &mut c.steps) {
             Ok(_) => Ok(true),
             Err(ExpandError::Unsupported { .. }) => Ok(false),
-            Err(e) => Err(SimError::bad_record(t, c.index, format!("cannot expand {}: {e}", coll.name()))),
+            Err(e) => Err(SimError::bad_record(t, c.index, format!("cannot expand {}: {e}", args.coll.name()))),
         }
     }
 }

@@ -26,7 +26,7 @@ use crate::model::algorithm::MemberArgs;
 use crate::source::TraceSource;
 use crate::units::Ps;
 use psins_collectives::{CollArgs, ExpandError, Step};
-use psins_formats::{CollFlags, Op, SendMode, OUTSIDE_JOB};
+use psins_formats::{Op, SendMode, OUTSIDE_JOB};
 
 /// One nonblocking collective running on a task (`Sim::nbc`, under (task, request handle)).
 pub struct Schedule {
@@ -50,26 +50,12 @@ impl<S: TraceSource> Sim<'_, S> {
         let op = task.rec.op;
         let list = std::mem::take(&mut task.rec.list);
         let index = task.index;
-        let Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags, req, instance } = op else {
-            unreachable!("start_schedule on a Coll record")
-        };
+        let Op::Coll { coll, comm, req, instance, .. } = op else { unreachable!("start_schedule on a Coll record") };
         let h = task.add_req(req, ReqKind::Coll);
         let mut steps = self.read_steps(t, instance)?;
         if steps.is_empty() {
             let counts: Vec<u64> = list.iter().map(|&v| v.max(0) as u64).collect();
-            let args = CollArgs {
-                coll,
-                size,
-                rank,
-                root: root.max(0) as u32,
-                send_bytes,
-                recv_bytes,
-                counts: &counts,
-                count,
-                op_builtin: flags & CollFlags::OP_BUILTIN != 0,
-                op_commutative: flags & CollFlags::OP_COMMUTATIVE != 0,
-                in_place: flags & CollFlags::IN_PLACE != 0,
-            };
+            let args = CollArgs::from_op(&op, size, rank, &counts).expect("a Coll record");
             match psins_collectives::expand_nonblocking(&args, &self.thresholds, &mut steps) {
                 Ok(_) => {}
                 Err(ExpandError::Unsupported { .. }) => {

@@ -59,19 +59,9 @@ impl MemberArgs {
     }
 
     fn args(&self, coll: Coll, size: u32, rank: u32) -> CollArgs<'_> {
-        CollArgs {
-            coll,
-            size,
-            rank,
-            root: self.root,
-            send_bytes: self.send_bytes,
-            recv_bytes: self.recv_bytes,
-            counts: &self.counts,
-            count: self.count,
-            op_builtin: self.flags & CollFlags::OP_BUILTIN != 0,
-            op_commutative: self.flags & CollFlags::OP_COMMUTATIVE != 0,
-            in_place: self.flags & CollFlags::IN_PLACE != 0,
-        }
+        let (root, send_bytes, recv_bytes, count) = (self.root, self.send_bytes, self.recv_bytes, self.count);
+        CollArgs { root, send_bytes, recv_bytes, counts: &self.counts, count, ..CollArgs::new(coll, size, rank) }
+            .with_flags(self.flags)
     }
 }
 

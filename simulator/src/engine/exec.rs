@@ -116,7 +116,7 @@ impl<S: TraceSource> Sim<'_, S> {
     fn scaled_dur(&self, t: u32) -> Ps {
         let dur = self.tasks[t as usize].rec.dur_ns;
         if self.burst_scale.is_empty() {
-            dur * PS_PER_NS
+            dur.saturating_mul(PS_PER_NS)
         } else {
             (dur as f64 * self.burst_scale[self.node[t as usize] as usize]).round() as Ps
         }

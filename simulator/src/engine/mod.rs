@@ -215,6 +215,9 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             if let Some(msg) = self.net_failure.take() {
                 return Err(SimError::Deadlock(format!("network model {}: {msg}", self.model.name())));
             }
+            if self.q.overflowed {
+                return Err(self.overflow_error(ev));
+            }
         }
         if let Some(p) = &self.progress {
             p.finish_and_clear();
@@ -260,6 +263,10 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 }
                 Phase::Burst(now) => {
                     let at = self.burst(t, now);
+                    // Times inside one record never pass through the queue: the same check.
+                    if at.wrapping_sub(now) > queue::MAX_TIME - now.min(queue::MAX_TIME) {
+                        return Err(self.overflow_error(Ev::Exec(t)));
+                    }
                     if at > self.q.min_time() {
                         self.q.push(at, Ev::Exec(t));
                         return Ok(());
@@ -269,6 +276,9 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 Phase::Exec(at) => {
                     self.now = at;
                     match self.exec(t, at)? {
+                        Flow::Done(end) if end.wrapping_sub(at) > queue::MAX_TIME - at.min(queue::MAX_TIME) => {
+                            return Err(self.overflow_error(Ev::Exec(t)));
+                        }
                         Flow::Done(end) => self.finish_call(t, end),
                         Flow::Blocked => return Ok(()),
                     }
@@ -308,6 +318,18 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         Ok(true)
     }
 
+    /// A time past [`queue::MAX_TIME`] came up while handling `ev`: the record its task was at.
+    #[cold]
+    fn overflow_error(&self, ev: Ev) -> SimError {
+        let what = "the predicted time overflows: past 2^63 ps (about 106 days of simulated time); a duration, size or cpu_ratio out of range";
+        match ev {
+            Ev::Exec(t) | Ev::Resume(t) | Ev::Schedule(t) => {
+                SimError::bad_record(t, self.tasks[t as usize].records_read.saturating_sub(1), what)
+            }
+            Ev::Inject(_) | Ev::Model(_) => SimError::Input(format!("a message in flight: {what}")),
+        }
+    }
+
     /// Accounts `rec`'s CPU burst from `now`; returns when its call executes.
     #[inline]
     fn burst(&mut self, t: u32, now: Ps) -> Ps {
@@ -316,7 +338,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         let rec = &self.tasks[t as usize].rec;
         let gap = if matches!(rec.op, Op::Init { .. }) { 0 } else { rec.gap_ns };
         let burst = if self.burst_scale.is_empty() {
-            gap * PS_PER_NS
+            // Saturating: a crafted gap must not wrap to a small time (the queue then refuses it).
+            gap.saturating_mul(PS_PER_NS)
         } else {
             (gap as f64 * self.burst_scale[self.node[t as usize] as usize]).round() as Ps
         };

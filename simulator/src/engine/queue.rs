@@ -44,7 +44,15 @@ pub struct Queue {
     last: Ps,
     seq: u64,
     pub pushed: u64,
+    /// An event was filed past [`MAX_TIME`] or before the last time popped (a time sum that
+    /// wrapped around): the engine turns it into an error naming the record.
+    pub overflowed: bool,
 }
+
+/// The latest time a replay may reach: 2^63 ps, about 106 days. Any time sum of values below it
+/// fits in a u64, so a sum past it, or one that wrapped (and so lies before `last`), shows
+/// that some duration overflowed; one compare per push finds both.
+pub const MAX_TIME: Ps = 1 << 63;
 
 impl Default for Queue {
     fn default() -> Self {
@@ -56,6 +64,7 @@ impl Default for Queue {
             last: 0,
             seq: 0,
             pushed: 0,
+            overflowed: false,
         }
     }
 }
@@ -69,7 +78,10 @@ impl Queue {
     /// Files `ev` at time `at` (never before the last time popped).
     #[inline]
     pub fn push(&mut self, at: Ps, ev: Ev) {
-        debug_assert!(at >= self.last, "event scheduled in the past");
+        // One wrapping subtraction covers both at < last and at > MAX_TIME (as last ≤ MAX_TIME).
+        if at.wrapping_sub(self.last) > MAX_TIME - self.last {
+            self.overflowed = true;
+        }
         let at = at.max(self.last);
         self.seq += 1;
         self.pushed += 1;

@@ -11,19 +11,31 @@ pub struct RankState {
     pub reqs: Requests,
     after_world_coll: bool,
     /// Record indices just after each blocking collective on the world communicator (and its
-    /// expansion steps): the places where all ranks can be cut consistently.
+    /// expansion steps): the places where all ranks can be cut consistently. Kept only by the
+    /// scan of a truncated run (`track_sync`): elsewhere nothing reads them, and a list per
+    /// rank and world collective would make memory grow with the run (issue 17 item 8).
     pub sync_points: Vec<u64>,
+    track_sync: bool,
 }
 
 impl RankState {
-    pub fn new(rank: u32, world_size: u32) -> RankState {
-        RankState { rank, world_size, reqs: Requests::default(), after_world_coll: false, sync_points: Vec::new() }
+    pub fn new(rank: u32, world_size: u32, track_sync: bool) -> RankState {
+        RankState {
+            rank,
+            world_size,
+            reqs: Requests::default(),
+            after_world_coll: false,
+            sync_points: Vec::new(),
+            track_sync,
+        }
     }
 
     /// Checks and rewrites record `idx` in place.
     pub fn apply(&mut self, comms: &mut Comms, rec: &mut Record, idx: u64) -> Result<(), String> {
         if self.after_world_coll && !matches!(rec.op, Op::Step { .. }) {
-            self.sync_points.push(idx);
+            if self.track_sync {
+                self.sync_points.push(idx);
+            }
             self.after_world_coll = false;
         }
         if let Op::Coll { comm: COMM_WORLD, flags, .. } = rec.op {
@@ -35,7 +47,7 @@ impl RankState {
 
     /// Closes the last sync point when the stream ends right after a world collective.
     pub fn end(&mut self, records: u64) {
-        if self.after_world_coll {
+        if self.after_world_coll && self.track_sync {
             self.sync_points.push(records);
             self.after_world_coll = false;
         }

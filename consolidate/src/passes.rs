@@ -25,7 +25,8 @@ pub fn read_rank(
     let rank = input.header.rank;
     let mut rd = LogReader::open(&input.path)?;
     let mut rec = Record::default();
-    let mut st = RankState::new(rank, input.header.world_size);
+    // Only the scan (no output) looks for the cut.
+    let mut st = RankState::new(rank, input.header.world_size, out.is_none());
     if let Some(w) = out.as_deref_mut() {
         w.begin_task(rank)?;
     }
@@ -53,4 +54,57 @@ pub fn read_rank(
 pub fn cut_points(scans: &[RankResult]) -> Vec<u64> {
     let k = scans.iter().map(|s| s.sync_points.len()).min().unwrap_or(0);
     scans.iter().map(|s| if k == 0 { 0 } else { s.sync_points[k - 1] }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use psins_formats::*;
+
+    /// A log of `n` allreduces on world.
+    fn log(n: u32) -> std::path::PathBuf {
+        let h = LogHeader { rank: 0, world_size: 1, job_id: 5, clock: "test".into(), ..Default::default() };
+        let mut out = Vec::new();
+        h.write(&mut out);
+        let mut enc = LogEncoder::new();
+        enc.push(&mut out, &Record::new(0, 1, Op::Init { thread_level: 0 }));
+        for i in 1..=n {
+            let flags = CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE;
+            let op = Op::Coll {
+                coll: Coll::Allreduce,
+                comm: COMM_WORLD,
+                root: NO_RANK,
+                send_bytes: 8,
+                recv_bytes: 8,
+                count: 1,
+                flags,
+                req: 0,
+                instance: i,
+            };
+            enc.push(&mut out, &Record::new(1, 1, op));
+        }
+        enc.push(&mut out, &Record::new(0, 1, Op::Finalize));
+        enc.finish(&mut out);
+        let p = std::env::temp_dir().join(format!("psins-passes-{}-{n}.bin", std::process::id()));
+        std::fs::write(&p, out).unwrap();
+        p
+    }
+
+    /// The write pass keeps no sync point: consolidation memory does not grow with the number
+    /// of world collectives (issue 17 item 8); the scan of a truncated run keeps one each.
+    #[test]
+    fn only_the_scan_keeps_sync_points() {
+        let n = 100_000;
+        let p = log(n);
+        let input = &crate::inputs::open_all(std::slice::from_ref(&p)).unwrap()[0];
+        let scan = read_rank(input, u64::MAX, &mut Comms::new(1), None).unwrap();
+        assert_eq!(scan.sync_points.len(), n as usize);
+        let tmp = p.with_extension("psins");
+        let mut w = TraceWriter::create(&tmp, 1, Vec::new(), Vec::new(), None).unwrap();
+        let written = read_rank(input, u64::MAX, &mut Comms::new(1), Some(&mut w)).unwrap();
+        assert_eq!(written.records, n as u64 + 2);
+        assert!(written.sync_points.is_empty() && written.sync_points.capacity() == 0);
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_file(&tmp);
+    }
 }

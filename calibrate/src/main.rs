@@ -37,14 +37,14 @@ struct Args {
     #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(3..=100))]
     trials: u32,
     /// Seconds each trial of one figure lasts (more: steadier, slower).
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = 0.05)]
     seconds_per_trial: f64,
     /// Which measurement the model uses: cold buffers (a new slice of a 64 MiB pool each time,
     /// as applications that compute between messages see them) or warm (one reused buffer).
     #[arg(long, default_value = "cold", value_parser = ["cold", "warm"])]
     buffers: String,
     /// Largest acceptable interquartile spread of a ping-pong figure, in percent.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 25.0)]
     max_spread: f64,
     /// Write the file even when the host is too noisy, with `[calibrated] noisy` set (psins-sim warns).
     #[arg(long)]

@@ -44,6 +44,10 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
         let _ = writeln!(o);
     }
     let _ = writeln!(o, "# memory copy bandwidth {:.2} GB/s", c.memcpy_bandwidth / 1e9);
+    if !c.capped.is_empty() {
+        let sizes: Vec<String> = c.capped.iter().map(u64::to_string).collect();
+        let _ = writeln!(o, "# overheads scaled down to fit the round trip at: {} B", sizes.join(", "));
+    }
     let _ = writeln!(o, "\n[calibrated]\nby = \"psins-calibrate {}\"", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(o, "at = {:?}\nhost = {:?}", p.at, hosts.iter().copied().collect::<Vec<_>>().join(","));
     let _ = writeln!(o, "launcher = {:?}\nmpi_library = {:?}", p.launcher, s.mpi_library);

@@ -13,9 +13,9 @@ for ((i = 1; i <= n; i++)); do
   target/release/psins-calibrate -o "$out/run$i.toml" "$@" 2> "$out/run$i.log" || { cat "$out/run$i.log" >&2; exit 1; }
 done
 # "#   <bytes> B  <us> us  ±<spread> %" comment lines: one per size and run.
+printf '| size (B) | half round trip medians (us) | spread of the medians |\n|---:|---|---:|\n'
 awk '/^# +[0-9]+ B / { v[$2] = v[$2] " " $4 }
-     END { printf "| size (B) | half round trip medians (us) | spread of the medians |\n|---:|---|---:|\n"
-           for (s in v) { n = split(v[s], a, " "); lo = hi = a[1]
+     END { for (s in v) { n = split(v[s], a, " "); lo = hi = a[1]
              for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }
              printf "| %s | %s | %.1f %% |\n", s, v[s], 100 * (hi - lo) / lo } }' "$out"/run*.toml | sort -t'|' -k2 -n
 echo

@@ -41,6 +41,10 @@ pub struct BandFit {
     pub send_rate: Option<f64>,
     pub recv_overhead: f64,
     pub recv_rate: Option<f64>,
+    /// Extra sender time of a message posted while one in the opposite direction is on its
+    /// way (0: the two directions are independent).
+    pub cross_overhead: f64,
+    pub cross_rate: Option<f64>,
 }
 
 #[derive(Debug)]
@@ -59,6 +63,8 @@ pub struct Calibration {
     pub noisy: Option<String>,
     /// Sizes whose measured overheads were scaled down to fit their round trip.
     pub capped: Vec<u64>,
+    /// (size, median exchange time, the crossing cost fitted from it), for the file's comments.
+    pub exchange: Vec<(u64, f64, f64)>,
 }
 
 pub struct FitOptions<'a> {
@@ -141,6 +147,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         wire.push((b, (f.median - handshake - s_o - r_o).max(0.0)));
     }
 
+    let crossing = crossing_costs(s, o.buffers, &pp);
     let sizes: Vec<u64> = pp.iter().map(|p| p.0).collect();
     let edges = band_edges(eager_threshold, &sizes);
     let mut bands = Vec::new();
@@ -151,6 +158,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         let pts: Vec<(f64, f64)> = wire.iter().filter(|p| inside(p.0)).map(|&(b, w)| (b as f64, w)).collect();
         let ospts: Vec<(f64, f64)> = os_v.iter().filter(|p| inside(p.0)).map(|&(b, o)| (b as f64, o)).collect();
         let orpts: Vec<(f64, f64)> = or_v.iter().filter(|p| inside(p.0)).map(|&(b, o)| (b as f64, o)).collect();
+        let cpts: Vec<(f64, f64)> = crossing.iter().filter(|p| inside(p.0)).map(|&(b, _, h)| (b as f64, h)).collect();
         if pts.is_empty() {
             continue;
         }
@@ -161,6 +169,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         let top = pts.last().map_or(0.0, |p| p.0);
         let (so, sr) = overhead(&ospts, top);
         let (ro, rr) = overhead(&orpts, top);
+        let (co, cr) = if cpts.iter().all(|p| p.1 == 0.0) { (0.0, None) } else { overhead(&cpts, top) };
         bands.push(BandFit {
             upto: if last { None } else { Some(hi) },
             latency: lat.max(0.0),
@@ -169,6 +178,8 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
             send_rate: sr,
             recv_overhead: ro,
             recv_rate: rr,
+            cross_overhead: co,
+            cross_rate: cr,
         });
         lo = hi;
     }
@@ -185,7 +196,25 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         pingpong_other,
         noisy,
         capped,
+        exchange: crossing,
     })
+}
+
+/// Below this margin over the one-way time, an exchange's excess is noise: no crossing cost.
+const EXCHANGE_MARGIN: f64 = 1.1;
+
+/// The crossing cost per ping-pong size: what an exchange (both ranks send at once) costs
+/// beyond a one-way message. The model replays an exchange as one one-way time plus the
+/// crossing cost of the message posted second (docs/models.md, "Crossing messages"), so the
+/// cost is the difference. (size, median exchange, cost); none without exchange measurements
+/// (an older worker's output).
+fn crossing_costs(s: &Samples, buffers: &str, pp: &[(u64, Figure)]) -> Vec<(u64, f64, f64)> {
+    pp.iter()
+        .filter_map(|&(b, f)| {
+            let x = figure(s.exchange.get(&(buffers.to_string(), b))?).median;
+            Some((b, x, if x > EXCHANGE_MARGIN * f.median { x - f.median } else { 0.0 }))
+        })
+        .collect()
 }
 
 /// Band upper bounds: small messages (≤ 1 KiB, latency-bound), the rest of the eager range,
@@ -385,6 +414,8 @@ mod recovery {
             for buffers in ["cold", "warm"] {
                 let k = (buffers.to_string(), b);
                 s.pingpong.insert(k.clone(), vec![os + wire + or; 5]);
+                // the directions are independent: an exchange costs a one-way time
+                s.exchange.insert(k.clone(), vec![os + wire + or; 5]);
                 s.send_overhead.insert(k.clone(), vec![os; 5]);
                 // above the threshold the receive of an "arrived" message includes the data
                 s.recv_overhead.insert(k, vec![if b <= 8192 { or } else { wire }; 5]);
@@ -412,6 +443,24 @@ mod recovery {
         assert!(close(b[2].latency, 3e-6) && close(b[2].bandwidth, 8e9), "{:?}", b[2]);
         assert!(close(b[2].recv_overhead, 0.4e-6), "{:?}", b[2]);
         assert!(close(b[3].latency, 3e-6) && close(b[3].bandwidth, 8e9), "{:?}", b[3]);
+    }
+
+    #[test]
+    fn an_exchange_slower_than_one_way_gives_the_crossing_cost() {
+        let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false };
+        let c = calibrate(&samples(), &o).unwrap();
+        assert!(c.bands.iter().all(|b| b.cross_overhead == 0.0 && b.cross_rate.is_none()), "{:?}", c.bands);
+        // Up to 1 KiB an exchange costs 2us more than a one-way message.
+        let mut s = samples();
+        for ((_, b), t) in s.exchange.iter_mut() {
+            if *b <= 1024 {
+                t.iter_mut().for_each(|x| *x += 2e-6);
+            }
+        }
+        let c = calibrate(&s, &o).unwrap();
+        let b = &c.bands;
+        assert!((b[0].cross_overhead - 2e-6).abs() < 1e-12 && b[0].cross_rate.is_none(), "{:?}", b[0]);
+        assert!(b[1..].iter().all(|b| b.cross_overhead == 0.0), "{b:?}");
     }
 
     #[test]

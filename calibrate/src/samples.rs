@@ -31,6 +31,8 @@ pub struct Samples {
     pub pingpong: BTreeMap<(String, u64), Trials>,
     pub send_overhead: BTreeMap<(String, u64), Trials>,
     pub recv_overhead: BTreeMap<(String, u64), Trials>,
+    /// (buffers, bytes) → seconds per exchange (both ranks send to each other at once).
+    pub exchange: BTreeMap<(String, u64), Trials>,
     /// (bytes, the send blocked until the receive was posted).
     pub eager: Vec<(u64, bool)>,
     /// (collective, ranks, bytes) → seconds per call.
@@ -82,6 +84,7 @@ impl Samples {
             "recv_overhead" => {
                 push(&mut self.recv_overhead, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?)
             }
+            "exchange" => push(&mut self.exchange, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
             "eager" => self.eager.push((f.num("bytes")?, f.num("blocked")? != 0)),
             "collective" => {
                 let key = (f.text("name")?.to_string(), f.num("ranks")? as u32, f.num("bytes")?);
@@ -142,6 +145,7 @@ mod tests {
                     pingpong buffers=cold bytes=8 trial=1 half_rtt=3e-7\n\
                     send_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
                     recv_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
+                    exchange buffers=cold bytes=8 trial=0 seconds=4e-7\n\
                     eager bytes=256 blocked=0\n\
                     collective name=barrier ranks=2 bytes=0 trial=0 seconds=1e-6\n\
                     done\n";
@@ -150,6 +154,7 @@ mod tests {
         assert_eq!(s.mpi_library, "MPICH Version: 4.0.2");
         assert_eq!(s.pingpong[&("cold".into(), 8)], vec![2e-7, 3e-7]);
         assert_eq!(s.eager, vec![(256, false)]);
+        assert_eq!(s.exchange[&("cold".into(), 8)], vec![4e-7]);
     }
 
     #[test]

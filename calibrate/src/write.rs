@@ -44,6 +44,13 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
         let _ = writeln!(o);
     }
     let _ = writeln!(o, "# memory copy bandwidth {:.2} GB/s", c.memcpy_bandwidth / 1e9);
+    if !c.exchange.is_empty() {
+        let _ = write!(o, "# exchanges, both ranks sending at once (us, and the crossing cost fitted):");
+        for (b, x, h) in &c.exchange {
+            let _ = write!(o, " {b}:{:.3}/{:.3}", x * 1e6, h * 1e6);
+        }
+        let _ = writeln!(o);
+    }
     if !c.capped.is_empty() {
         let sizes: Vec<String> = c.capped.iter().map(u64::to_string).collect();
         let _ = writeln!(o, "# overheads scaled down to fit the round trip at: {} B", sizes.join(", "));
@@ -96,6 +103,12 @@ fn band(o: &mut String, sec: &str, b: &BandFit) {
     let _ = writeln!(o, "recv_overhead = {}", us(b.recv_overhead));
     if let Some(r) = b.recv_rate {
         let _ = writeln!(o, "recv_rate = {}", gbps(r));
+    }
+    if b.cross_overhead > 0.0 || b.cross_rate.is_some() {
+        let _ = writeln!(o, "cross_overhead = {}", us(b.cross_overhead));
+    }
+    if let Some(r) = b.cross_rate {
+        let _ = writeln!(o, "cross_rate = {}", gbps(r));
     }
 }
 

@@ -117,6 +117,10 @@ fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection
             bandwidth: b.bandwidth.unwrap_or(bandwidth).0,
             send: Overhead { fixed: b.send_overhead.map_or(0, |t| t.0), per_byte: rate(b.send_rate, i, "send_rate")? },
             recv: Overhead { fixed: b.recv_overhead.map_or(0, |t| t.0), per_byte: rate(b.recv_rate, i, "recv_rate")? },
+            cross: Overhead {
+                fixed: b.cross_overhead.map_or(0, |t| t.0),
+                per_byte: rate(b.cross_rate, i, "cross_rate")?,
+            },
         });
     }
     Link::with_bands(latency.0, &out).map_err(|e| format!("[[{section}.band]]: {e}"))
@@ -133,7 +137,10 @@ fn print_bands(s: &mut String, section: &str, l: &Link) {
             let _ = writeln!(s, "upto = \"{}\"", fmt_bytes(b.upto));
         }
         let _ = writeln!(s, "latency = \"{}\"\nbandwidth = \"{}\"", fmt_time(b.latency), fmt_bandwidth(b.bandwidth));
-        for (name, o) in [("send", b.send), ("recv", b.recv)] {
+        for (name, o) in [("send", b.send), ("recv", b.recv), ("cross", b.cross)] {
+            if name == "cross" && o == Overhead::default() {
+                continue;
+            }
             let _ = writeln!(s, "{name}_overhead = \"{}\"", fmt_time(o.fixed));
             if o.per_byte > 0.0 {
                 let _ = writeln!(s, "{name}_rate = \"{}\"", fmt_bandwidth(1e12 / o.per_byte));

@@ -146,6 +146,9 @@ pub struct BandSection {
     /// o_r = recv_overhead + bytes / recv_rate.
     pub recv_overhead: Option<Time>,
     pub recv_rate: Option<Bandwidth>,
+    /// Extra sender time of a crossing message: cross_overhead + bytes / cross_rate.
+    pub cross_overhead: Option<Time>,
+    pub cross_rate: Option<Bandwidth>,
 }
 
 #[derive(Debug, Deserialize, Default)]

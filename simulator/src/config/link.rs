@@ -7,7 +7,12 @@
 //!   (the eager copy into the transport, or posting a rendezvous request);
 //! - the wire takes `latency + S × per_byte` (per_byte = 1 / bandwidth);
 //! - the receive completes `o_r(S) = recv.fixed + S × recv.per_byte` after the data is there
-//!   (matching, copying out).
+//!   (matching, copying out);
+//! - a *crossing* message — posted while one from its destination back to its source is
+//!   still on its way — costs its sender `x(S) = cross.fixed + S × cross.per_byte` more
+//!   (0: the two directions are independent). TCP over loopback is the case: both
+//!   directions' kernel work meets on the same CPUs and socket locks, so an exchange costs
+//!   clearly more than a one-way message, though a ping-pong's messages never cross.
 //!
 //! Control messages (rendezvous request-to-send and clear-to-send, synchronous
 //! acknowledgements) take [`Link::latency`], the 0-byte latency. A link written with only
@@ -47,6 +52,8 @@ pub struct Band {
     pub bandwidth: f64,
     pub send: Overhead,
     pub recv: Overhead,
+    /// x(S): the extra sender time of a crossing message (0: directions independent).
+    pub cross: Overhead,
 }
 
 impl Band {
@@ -71,7 +78,14 @@ pub struct Link {
 impl Link {
     /// One band, no overheads: `latency + bytes / bandwidth` for every size.
     pub fn new(latency: Ps, bandwidth: f64) -> Link {
-        let band = Band { upto: u64::MAX, latency, bandwidth, send: Overhead::default(), recv: Overhead::default() };
+        let band = Band {
+            upto: u64::MAX,
+            latency,
+            bandwidth,
+            send: Overhead::default(),
+            recv: Overhead::default(),
+            cross: Overhead::default(),
+        };
         Link::with_bands(latency, &[band]).expect("one unbounded band is valid")
     }
 
@@ -102,7 +116,11 @@ impl Link {
     /// True when the link is one band without overheads (written as latency and bandwidth only).
     pub fn is_plain(&self) -> bool {
         let b = &self.bands[0];
-        self.len == 1 && b.send == Overhead::default() && b.recv == Overhead::default() && b.latency == self.latency
+        self.len == 1
+            && b.send == Overhead::default()
+            && b.recv == Overhead::default()
+            && b.cross == Overhead::default()
+            && b.latency == self.latency
     }
 
     #[inline]
@@ -146,6 +164,17 @@ impl Link {
     pub fn recv_overhead(&self, bytes: u64) -> Ps {
         self.band(bytes).recv.at(bytes)
     }
+
+    /// x: the extra sender time of a crossing `bytes` message.
+    #[inline]
+    pub fn cross_overhead(&self, bytes: u64) -> Ps {
+        self.band(bytes).cross.at(bytes)
+    }
+
+    /// True if some band charges crossing messages (the engine then tracks the pairs).
+    pub fn has_crossing(&self) -> bool {
+        self.bands().iter().any(|b| b.cross != Overhead::default())
+    }
 }
 
 #[cfg(test)]
@@ -159,6 +188,7 @@ mod tests {
             bandwidth: gbps * 1e9,
             send: Overhead { fixed: os, per_byte: 0.0 },
             recv: Overhead { fixed: or, per_byte: 0.0 },
+            cross: Overhead::default(),
         }
     }
 

@@ -67,6 +67,9 @@ pub struct Sim<'m, S: TraceSource> {
     model: Box<dyn NetworkModel>,
     tasks: Vec<Task>,
     node: Vec<u32>,
+    /// Per (source, destination), until when its latest message is on its way; tracked only
+    /// when a link charges crossing messages (config/link.rs).
+    crossing: Option<std::collections::HashMap<(u32, u32), Ps>>,
     q: Queue,
     msgs: Msgs,
     comms: Comms,
@@ -166,6 +169,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             src,
             m,
             model,
+            crossing: (m.intra.has_crossing() || m.inter.has_crossing()).then(Default::default),
             node,
             q: Queue::default(),
             msgs: Msgs::default(),

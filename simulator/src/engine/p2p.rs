@@ -115,8 +115,19 @@ impl<S: TraceSource> Sim<'_, S> {
         let intra = self.node[t as usize] == self.node[a.dst as usize];
         let link = if intra { &self.m.intra } else { &self.m.inter };
         let (l0, o_r) = (link.latency, link.recv_overhead(a.bytes));
-        let ready = now + link.send_overhead(a.bytes);
+        let mut ready = now + link.send_overhead(a.bytes);
         let small = a.bytes <= self.m.eager_threshold;
+        if let Some(pairs) = &mut self.crossing {
+            // A message from the destination back to us still on its way: this one crosses it.
+            if pairs.get(&(a.dst, t)).is_some_and(|&until| until > now) {
+                ready += link.cross_overhead(a.bytes);
+            }
+            // On its way until its uncontended delivery (a rendezvous also shakes hands).
+            let handshake = if small || a.mode == SendMode::Buffered { 0 } else { 2 * l0 };
+            let until = ready + handshake + link.delay(a.bytes);
+            let e = pairs.entry((t, a.dst)).or_insert(0);
+            *e = (*e).max(until);
+        }
         let proto = match a.mode {
             SendMode::Buffered => Proto::Eager,
             SendMode::Synchronous if small => Proto::SyncEager,

@@ -163,12 +163,15 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
             continue;
         }
         let (lat, per_byte) = line(&pts);
-        // A band of small messages can have a flat or noisy slope; the wire is never faster
-        // than a memory copy.
-        let per_byte = per_byte.max(1.0 / memcpy_bandwidth);
         let top = pts.last().map_or(0.0, |p| p.0);
         let (so, sr) = overhead(&ospts, top);
         let (ro, rr) = overhead(&orpts, top);
+        // A band of small messages can have a flat or noisy slope, but a message never
+        // moves faster than a memory copy: o_s, the wire and o_r together take at least
+        // S / memcpy. Only the sum is bounded — on shared memory the copy *is* an
+        // overhead's per-byte part, and bounding the wire alone would count it twice.
+        let slope = |r: Option<f64>| r.map_or(0.0, |r| 1.0 / r);
+        let per_byte = per_byte.max(1.0 / memcpy_bandwidth - slope(sr) - slope(rr)).max(1e-15);
         let (co, cr) = if cpts.iter().all(|p| p.1 == 0.0) { (0.0, None) } else { overhead(&cpts, top) };
         bands.push(BandFit {
             upto: if last { None } else { Some(hi) },
@@ -402,6 +405,10 @@ mod recovery {
     }
 
     fn samples() -> Samples {
+        samples_of(model)
+    }
+
+    fn samples_of(model: fn(u64) -> (f64, f64, f64)) -> Samples {
         let mut s = Samples::default();
         for r in 0..2 {
             s.ranks.push(RankInfo { rank: r, host: "h".into(), cpu: r as i64, cpus_allowed: 2, cpus_online: 2 });
@@ -443,6 +450,33 @@ mod recovery {
         assert!(close(b[2].latency, 3e-6) && close(b[2].bandwidth, 8e9), "{:?}", b[2]);
         assert!(close(b[2].recv_overhead, 0.4e-6), "{:?}", b[2]);
         assert!(close(b[3].latency, 3e-6) && close(b[3].bandwidth, 8e9), "{:?}", b[3]);
+    }
+
+    /// Shared memory's shape: the sender's overhead is the copy (o_s = 0.1us + S / 10 GB/s,
+    /// as fast as memcpy), the wire a flat 0.2us (and the handshake). The fitted bands must reproduce every
+    /// half round trip; a wire raised to the memcpy slope on its own would count the copy
+    /// twice (+0.1us at 1 KiB).
+    #[test]
+    fn a_copy_in_the_overheads_is_not_counted_twice() {
+        fn shm(b: u64) -> (f64, f64, f64) {
+            // above the 8 KiB eager threshold the handshake adds 2 L0 = 0.4us
+            (0.1e-6 + b as f64 / 10e9, if b <= 8192 { 0.2e-6 } else { 0.6e-6 }, 0.05e-6)
+        }
+        let s = samples_of(shm);
+        let c = calibrate(&s, &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false }).unwrap();
+        for (size, f) in &c.pingpong {
+            let b = c.bands.iter().find(|b| b.upto.is_none_or(|u| *size <= u)).unwrap();
+            let x = *size as f64;
+            let at = |o: f64, r: Option<f64>| o + r.map_or(0.0, |r| x / r);
+            let eager = c.eager_threshold.is_none_or(|e| *size <= e);
+            let handshake = if eager { 0.0 } else { 2.0 * c.latency };
+            let model = at(b.send_overhead, b.send_rate)
+                + handshake
+                + b.latency
+                + x / b.bandwidth
+                + at(b.recv_overhead, b.recv_rate);
+            assert!((model - f.median).abs() <= 0.02 * f.median, "{size} B: model {model} measured {}", f.median);
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use psins_formats::{note, output::print, Output};
 use psins_sim::error::{chain, parse_args, SimError};
-use psins_sim::source::{compact::CompactTrace, synth::SynthSource, synth::Workload, synth::SPEC_HELP};
+use psins_sim::source::{compact::CompactTrace, synth::SynthSource, synth::Workload, synth::SPEC_HELP, TracerOverhead};
 use psins_sim::timeline::Timeline;
 use psins_sim::{model, simulate, Machine, Options, Report, Result};
 use std::io::IsTerminal;
@@ -115,6 +115,19 @@ struct RunArgs {
     /// Never show the progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// The tracer's own cost to take off every traced CPU burst: `auto` (per rank, the
+    /// smallest gap between two calls in its first 4096 records; traces the tracer wrote
+    /// only), `0` (gaps as recorded) or a time such as `50ns`.
+    #[arg(long, value_name = "auto|TIME", default_value = "auto", value_parser = parse_tracer_overhead)]
+    tracer_overhead: TracerOverhead,
+}
+
+fn parse_tracer_overhead(s: &str) -> std::result::Result<TracerOverhead, String> {
+    match s {
+        "auto" => Ok(TracerOverhead::Auto),
+        "0" => Ok(TracerOverhead::Fixed(0)),
+        _ => psins_sim::units::parse_time(s).map(|ps| TracerOverhead::Fixed(ps / 1000)),
+    }
 }
 
 fn main() {
@@ -218,7 +231,7 @@ fn run(a: &RunArgs) -> Result<()> {
     let report = if trace.starts_with("gen:") {
         simulate(SynthSource::new(Workload::parse(trace)?), &m, opts)?
     } else if Path::new(trace).exists() || !trace.contains(':') {
-        simulate(CompactTrace::open(Path::new(trace))?, &m, opts)?
+        simulate(CompactTrace::open(Path::new(trace))?.with_tracer_overhead(a.tracer_overhead)?, &m, opts)?
     } else {
         return Err(SimError::Usage(format!("`{trace}`: no such file (a workload spec looks like {SPEC_HELP})")));
     };

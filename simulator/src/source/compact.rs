@@ -1,7 +1,7 @@
 //! The compact `.psins` trace as a [`TraceSource`]: one small-window cursor per task, opened
 //! when the task first reads and dropped when it is consumed.
 
-use super::{RecordStream, TraceSource};
+use super::{RecordStream, TraceSource, TracerOverhead, OVERHEAD_SAMPLE};
 use crate::error::Result;
 use psins_formats::{CommDef, Record, TaskCursor, TraceReader};
 use std::path::Path;
@@ -17,13 +17,54 @@ pub struct CompactTrace {
     reader: TraceReader,
     cursors: Vec<Option<TaskCursor>>,
     consumed: Vec<bool>,
+    /// Per task, nanoseconds taken off every gap: the tracer's own cost (empty: none).
+    floor: Vec<u64>,
 }
 
 impl CompactTrace {
     pub fn open(path: &Path) -> Result<CompactTrace> {
         let reader = TraceReader::open(path)?;
         let n = reader.tasks() as usize;
-        Ok(CompactTrace { reader, cursors: (0..n).map(|_| None).collect(), consumed: vec![false; n] })
+        Ok(CompactTrace {
+            reader,
+            cursors: (0..n).map(|_| None).collect(),
+            consumed: vec![false; n],
+            floor: Vec::new(),
+        })
+    }
+
+    /// Takes the tracer's own cost off every gap (see [`TracerOverhead`]).
+    pub fn with_tracer_overhead(mut self, o: TracerOverhead) -> Result<CompactTrace> {
+        let n = self.tasks();
+        self.floor = match o {
+            TracerOverhead::Fixed(0) => Vec::new(),
+            TracerOverhead::Fixed(ns) => vec![ns; n as usize],
+            TracerOverhead::Auto if self.reader.header.meta("tracer_version").is_none() => Vec::new(),
+            TracerOverhead::Auto => {
+                let mut v = Vec::with_capacity(n as usize);
+                let mut rec = Record::default();
+                for t in 0..n {
+                    let mut c = self.reader.task(t, 4096)?;
+                    let (mut floor, mut k) = (u64::MAX, 0);
+                    // The first record is MPI_Init, whose gap is the process's start-up.
+                    while k < OVERHEAD_SAMPLE && c.next(&mut rec)? {
+                        if k > 0 {
+                            floor = floor.min(rec.gap_ns);
+                        }
+                        k += 1;
+                    }
+                    v.push(if floor == u64::MAX { 0 } else { floor });
+                }
+                v
+            }
+        };
+        Ok(self)
+    }
+
+    /// The nanoseconds taken off each gap: (smallest, largest) over the tasks, if any.
+    pub fn tracer_overhead(&self) -> Option<(u64, u64)> {
+        let lo = *self.floor.iter().min()?;
+        Some((lo, *self.floor.iter().max()?))
     }
 
     pub fn reader(&self) -> &TraceReader {
@@ -55,6 +96,9 @@ impl TraceSource for CompactTrace {
         }
         let cursor = slot.as_mut().expect("opened above");
         if cursor.next(rec)? {
+            if let Some(f) = self.floor.get(t as usize) {
+                rec.gap_ns = rec.gap_ns.saturating_sub(*f);
+            }
             return Ok(true);
         }
         *slot = None;
@@ -78,7 +122,12 @@ impl TraceSource for CompactTrace {
     }
 
     fn describe(&self) -> String {
-        format!("{} ({} tasks, {} records)", self.reader.path().display(), self.tasks(), self.total_records())
+        let removed = match self.tracer_overhead() {
+            Some((lo, hi)) if lo == hi => format!(", the tracer's {lo} ns per call taken off the gaps"),
+            Some((lo, hi)) => format!(", the tracer's {lo}–{hi} ns per call taken off the gaps"),
+            None => String::new(),
+        };
+        format!("{} ({} tasks, {} records{removed})", self.reader.path().display(), self.tasks(), self.total_records())
     }
 }
 

@@ -56,7 +56,7 @@ build_tealeaf() { # BUILD RUN
   # -fopenmp: one thread per rank, so the trace's compute bursts are one core's work.
   make -j"$JOBS" COMPILER=GNU OMP_GNU= MPI_COMPILER="$MPIF90" C_MPI_COMPILER="$MPICC" \
     OPTIONS="$FMISMATCH" tea_leaf || return 1
-  # The source's tea.in (1000² cells, 10 steps) takes minutes at 2 ranks: 448² cells and 2
+  # The source's tea.in (1000² cells, 10 steps) takes minutes at 2 ranks: 448² cells and 4
   # steps of the same problem and CG-then-PPCG solver (hundreds of iterations per step, each
   # with halo exchanges and allreduces); the work grows as about the cube of the side. No
   # test_problem line: its reference answer is for the full-size deck.
@@ -74,7 +74,7 @@ ymin=0.0
 xmax=10.0
 ymax=10.0
 initial_timestep=0.004
-end_step=2
+end_step=4
 tl_max_iters=10000
 tl_use_ppcg
 tl_eps=1.0e-15
@@ -92,7 +92,7 @@ build_cloverleaf3d() { # BUILD RUN
   # As for TeaLeaf: gfortran's flags, no OpenMP (OMP=).
   make -j"$JOBS" COMPILER=GNU OMP= MPI_COMPILER="$MPIF90" C_MPI_COMPILER="$MPICC" \
     OPTIONS="$FMISMATCH" clover_leaf || return 1
-  # clover.in's problem (a dense cuboid in a light gas) on 48³ cells for 20 steps instead of
+  # clover.in's problem (a dense cuboid in a light gas) on 48³ cells for 40 steps instead of
   # 96³ for 75; no test_problem line (its reference answer is for the full deck).
   cat > "$2/clover.in" << 'EOF'
 *clover
@@ -109,7 +109,7 @@ build_cloverleaf3d() { # BUILD RUN
  zmax=10.0
  initial_timestep=0.04
  max_timestep=0.04
- end_step=20
+ end_step=40
  tiles_per_chunk 1
 *endclover
 EOF

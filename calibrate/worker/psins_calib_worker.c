@@ -87,61 +87,61 @@ static void round_trip(int cold, int bytes)
     }
 }
 
-/* Returns the repetition count, which the overhead measurement of the same size reuses. */
-static int pingpong(int cold, int bytes)
+/* The repetition count of one trial at this size, from one timed round trip; every
+ * measurement of the size reuses it. */
+static int pingpong_reps(int cold, int bytes)
 {
     round_trip(cold, bytes);
     double t0 = MPI_Wtime();
     round_trip(cold, bytes);
-    int reps = agree_reps(MPI_Wtime() - t0, P);
-    for (int k = 0; k < trials; k++) {
-        t0 = MPI_Wtime();
-        for (int i = 0; i < reps; i++)
-            round_trip(cold, bytes);
-        double half = (MPI_Wtime() - t0) / reps / 2;
-        if (rank == 0)
-            printf("pingpong buffers=%s bytes=%d trial=%d half_rtt=%.9e\n", cold ? "cold" : "warm", bytes, k, half);
-    }
-    return reps;
+    return agree_reps(MPI_Wtime() - t0, P);
+}
+
+static void pingpong(int cold, int bytes, int reps, int k)
+{
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < reps; i++)
+        round_trip(cold, bytes);
+    double half = (MPI_Wtime() - t0) / reps / 2;
+    if (rank == 0)
+        printf("pingpong buffers=%s bytes=%d trial=%d half_rtt=%.9e\n", cold ? "cold" : "warm", bytes, k, half);
 }
 
 /* o_s: time inside MPI_Isend while the receiver is already waiting; o_r: time inside an
  * MPI_Recv whose message has arrived (MPI_Probe saw it). One 0-byte reply per repetition
  * keeps the two ranks in step so neither queue fills. */
-static void overheads(int cold, int bytes, int reps)
+static void overheads(int cold, int bytes, int reps, int k)
 {
     int peer = 1 - rank;
-    for (int k = 0; k < trials; k++) {
-        double os = 0, or = 0;
-        for (int i = 0; i < reps; i++) {
-            if (rank == 0) {
-                MPI_Request rq;
-                char *b = buffer(cold, bytes);
-                double t0 = MPI_Wtime();
-                MPI_Isend(b, bytes, MPI_BYTE, peer, TAG, P, &rq);
-                os += MPI_Wtime() - t0;
-                MPI_Wait(&rq, MPI_STATUS_IGNORE);
-                MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG + 1, P, MPI_STATUS_IGNORE);
-            } else {
-                char *b = buffer(cold, bytes);
-                MPI_Probe(peer, TAG, P, MPI_STATUS_IGNORE);
-                double t0 = MPI_Wtime();
-                MPI_Recv(b, bytes, MPI_BYTE, peer, TAG, P, MPI_STATUS_IGNORE);
-                or += MPI_Wtime() - t0;
-                MPI_Send(NULL, 0, MPI_BYTE, peer, TAG + 1, P);
-            }
-        }
-        /* rank 1's figure travels to rank 0, which prints both */
-        double mine = (rank == 0 ? os : or) / reps, theirs = 0;
-        if (rank == 1)
-            MPI_Send(&mine, 1, MPI_DOUBLE, 0, TAG + 2, P);
-        else
-            MPI_Recv(&theirs, 1, MPI_DOUBLE, 1, TAG + 2, P, MPI_STATUS_IGNORE);
+    double os = 0, or = 0;
+    for (int i = 0; i < reps; i++) {
         if (rank == 0) {
-            const char *kind = cold ? "cold" : "warm";
-            printf("send_overhead buffers=%s bytes=%d trial=%d seconds=%.9e\n", kind, bytes, k, mine);
-            printf("recv_overhead buffers=%s bytes=%d trial=%d seconds=%.9e\n", kind, bytes, k, theirs);
+            MPI_Request rq;
+            char *b = buffer(cold, bytes);
+            double t0 = MPI_Wtime();
+            MPI_Isend(b, bytes, MPI_BYTE, peer, TAG, P, &rq);
+            os += MPI_Wtime() - t0;
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG + 1, P, MPI_STATUS_IGNORE);
+        } else {
+            char *b = buffer(cold, bytes);
+            MPI_Probe(peer, TAG, P, MPI_STATUS_IGNORE);
+            double t0 = MPI_Wtime();
+            MPI_Recv(b, bytes, MPI_BYTE, peer, TAG, P, MPI_STATUS_IGNORE);
+            or += MPI_Wtime() - t0;
+            MPI_Send(NULL, 0, MPI_BYTE, peer, TAG + 1, P);
         }
+    }
+    /* rank 1's figure travels to rank 0, which prints both */
+    double mine = (rank == 0 ? os : or) / reps, theirs = 0;
+    if (rank == 1)
+        MPI_Send(&mine, 1, MPI_DOUBLE, 0, TAG + 2, P);
+    else
+        MPI_Recv(&theirs, 1, MPI_DOUBLE, 1, TAG + 2, P, MPI_STATUS_IGNORE);
+    if (rank == 0) {
+        const char *kind = cold ? "cold" : "warm";
+        printf("send_overhead buffers=%s bytes=%d trial=%d seconds=%.9e\n", kind, bytes, k, mine);
+        printf("recv_overhead buffers=%s bytes=%d trial=%d seconds=%.9e\n", kind, bytes, k, theirs);
     }
 }
 
@@ -149,24 +149,22 @@ static void overheads(int cold, int bytes, int reps)
  * some transports the two directions are not independent (TCP over loopback: each message's
  * kernel work runs on the same two CPUs, and the two sockets' locks meet), so an exchange
  * costs more than a one-way message: psins-calibrate fits that excess as the crossing cost. */
-static void exchange(int cold, int bytes, int reps)
+static void exchange(int cold, int bytes, int reps, int k)
 {
     int peer = 1 - rank;
-    for (int k = 0; k < trials; k++) {
-        MPI_Barrier(P);
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < reps; i++) {
-            MPI_Request rq[2];
-            MPI_Irecv(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, &rq[0]);
-            MPI_Isend(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, &rq[1]);
-            MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-        }
-        double t = (MPI_Wtime() - t0) / reps;
-        /* the slower rank's figure: an exchange is done when both are */
-        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, P);
-        if (rank == 0)
-            printf("exchange buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
+    MPI_Barrier(P);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < reps; i++) {
+        MPI_Request rq[2];
+        MPI_Irecv(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, &rq[0]);
+        MPI_Isend(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, &rq[1]);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
     }
+    double t = (MPI_Wtime() - t0) / reps;
+    /* the slower rank's figure: an exchange is done when both are */
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, P);
+    if (rank == 0)
+        printf("exchange buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
 }
 
 /* Does a send of `bytes` return before its receive is posted? Rank 1 posts EAGER_DELAY late;
@@ -324,11 +322,23 @@ int main(int argc, char **argv)
     /* sizes: 0, then powers of 2 (quick: powers of 8) up to 4 MiB */
     int step = quick ? 8 : 2;
     if (rank < 2) {
-        for (int cold = 0; cold < 2; cold++)
-            for (long b = 0; b <= MAX_BYTES; b = b ? b * step : 1) {
-                int reps = pingpong(cold, (int)b);
-                overheads(cold, (int)b, reps);
-                exchange(cold, (int)b, reps);
+        /* Trials outermost: each trial sweeps every size, so a host that slows down for a
+         * while (a neighbour on the physical machine) spoils one trial of every size, which
+         * the median drops, rather than every trial of a few sizes. */
+        int reps[2][32], n = 0;
+        for (int cold = 0; cold < 2; cold++) {
+            n = 0;
+            for (long b = 0; b <= MAX_BYTES; b = b ? b * step : 1)
+                reps[cold][n++] = pingpong_reps(cold, (int)b);
+        }
+        for (int k = 0; k < trials; k++)
+            for (int cold = 0; cold < 2; cold++) {
+                int i = 0;
+                for (long b = 0; b <= MAX_BYTES; b = b ? b * step : 1, i++) {
+                    pingpong(cold, (int)b, reps[cold][i], k);
+                    overheads(cold, (int)b, reps[cold][i], k);
+                    exchange(cold, (int)b, reps[cold][i], k);
+                }
             }
         eager_threshold();
     }

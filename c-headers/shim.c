@@ -175,12 +175,12 @@ PSINS_HOT int32_t map_rank(int r)
     /* one comparison for an ordinary rank when the sentinels are negative (MPICH, Open MPI) */
     if (r >= 0 && r != MPI_ANY_SOURCE && r != MPI_PROC_NULL && r != MPI_ROOT && r != MPI_UNDEFINED)
         return r;
-    if (r == MPI_ANY_SOURCE) return -1;
-    if (r == MPI_PROC_NULL) return -2;
-    if (r == MPI_ROOT || r == MPI_UNDEFINED) return -3;
+    if (r == MPI_ANY_SOURCE) return PSINS_ANY_SOURCE;
+    if (r == MPI_PROC_NULL) return PSINS_PROC_NULL;
+    if (r == MPI_ROOT || r == MPI_UNDEFINED) return PSINS_NO_RANK;
     return r;
 }
-PSINS_HOT int32_t map_tag(int t) { return t == MPI_ANY_TAG ? -1 : t; }
+PSINS_HOT int32_t map_tag(int t) { return t == MPI_ANY_TAG ? PSINS_ANY_TAG : t; }
 
 PSINS_HOT uint64_t tsize(MPI_Datatype dt)
 {
@@ -225,38 +225,13 @@ PSINS_HOT int status_cancelled(const MPI_Status *st)
 PSINS_HOT void ev_init(psins_ev *e, const psins_call *T, uint32_t kind)
 {
     /* cleared with vector stores, not `rep stos` (-mmemset-strategy in build.rs) */
-    *e = (psins_ev){.t0 = T->t0, .t1 = T->t1, .kind = kind, .root = -3};
+    *e = (psins_ev){.t0 = T->t0, .t1 = T->t1, .kind = kind, .root = PSINS_NO_RANK};
 }
 
-/* psins_formats::Kind codes */
-enum { K_INIT = 0, K_FINALIZE, K_ABORT, K_SEND, K_ISEND, K_SEND_INIT, K_RECV, K_IRECV, K_RECV_INIT,
-       K_SENDRECV, K_PROBE, K_START, K_STARTALL, K_REQUEST_FREE, K_CANCEL, K_WAIT, K_COLL, K_STEP,
-       K_COMM_CREATE, K_COMM_FREE, K_OTHER, K_RMA, K_WIN_SYNC, K_WIN_CREATE, K_WIN_FREE };
-/* RmaFn, WinSyncFn, WinFn, WinFlags */
-enum { RMA_PUT = 0, RMA_GET, RMA_ACC, RMA_GET_ACC, RMA_FETCH_OP, RMA_CAS };
-enum { WS_FENCE = 0, WS_POST, WS_START, WS_COMPLETE, WS_WAIT, WS_TEST, WS_LOCK, WS_UNLOCK, WS_LOCK_ALL,
-       WS_UNLOCK_ALL, WS_FLUSH, WS_FLUSH_ALL, WS_FLUSH_LOCAL, WS_FLUSH_LOCAL_ALL, WS_SYNC };
-enum { WF_CREATE = 0, WF_ALLOCATE, WF_ALLOCATE_SHARED, WF_CREATE_DYNAMIC };
-enum { WIN_EXCLUSIVE = 1, WIN_DONE = 2 };
-/* SendMode */
-enum { PSINS_MODE_STD = 0, PSINS_MODE_SYNC = 1, PSINS_MODE_READY = 2, PSINS_MODE_BUFFERED = 3 };
-/* WaitFn */
-enum { W_WAIT = 0, W_WAITALL, W_WAITANY, W_WAITSOME, W_TEST, W_TESTALL, W_TESTANY, W_TESTSOME };
-/* Coll */
-enum { C_BARRIER = 0, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_GATHERV, C_SCATTER, C_SCATTERV,
-       C_ALLGATHER, C_ALLGATHERV, C_ALLTOALL, C_ALLTOALLV, C_ALLTOALLW, C_REDUCE_SCATTER,
-       C_REDUCE_SCATTER_BLOCK, C_SCAN, C_EXSCAN, C_NEIGHBOR_ALLGATHER, C_NEIGHBOR_ALLGATHERV,
-       C_NEIGHBOR_ALLTOALL, C_NEIGHBOR_ALLTOALLV, C_NEIGHBOR_ALLTOALLW };
-/* CommFn */
-enum { PSINS_COMMFN_Dup = 0, PSINS_COMMFN_Split, PSINS_COMMFN_SplitType, PSINS_COMMFN_Create,
-       PSINS_COMMFN_CreateGroup, PSINS_COMMFN_CartCreate, PSINS_COMMFN_CartSub,
-       PSINS_COMMFN_GraphCreate, PSINS_COMMFN_DistGraphCreate, PSINS_COMMFN_DistGraphCreateAdjacent,
-       PSINS_COMMFN_IntercommCreate, PSINS_COMMFN_IntercommMerge, PSINS_COMMFN_Idup, PSINS_COMMFN_Other };
-/* comm_create record of a constructor that returned MPI_COMM_NULL on this rank */
-#define PSINS_NO_COMM 0xFFFFFFFFu /* psins_formats::COMM_NULL */
-/* CollFlags, ProbeFlags */
-enum { CF_NONBLOCKING = 1, CF_IN_PLACE = 2, CF_OP_BUILTIN = 4, CF_OP_COMMUTATIVE = 8 };
-enum { PF_BLOCKING = 1, PF_FOUND = 2, PF_MATCHED = 4 };
+/* The record codes (psins_formats::Kind as K_*, SendMode as PSINS_MODE_*, WaitFn W_*, Coll C_*,
+ * CommFn PSINS_COMMFN_*, RmaFn RMA_*, WinSyncFn WS_*, WinFn WF_*, CollFlags CF_*, ProbeFlags PF_*,
+ * WinFlags WIN_*, PSINS_NO_COMM) come from psins_ev.h (via psins_shim.h), generated from the
+ * Rust enums by tracer-cdylib/build.rs: never define them here. */
 
 /* ------------------------------------------------------------------ hash tables */
 
@@ -802,7 +777,7 @@ PSINS_HOT size_t complete(size_t len, int64_t *l, const psins_call *T, int i, MP
 {
     if (i < 0 || (uint32_t)i >= T->n || rq_saved[i] == MPI_REQUEST_NULL) return len;
     rq_ent *r = rq_find(rq_saved[i]);
-    int64_t id = 0, src = -3, tag = 0, bytes = 0;
+    int64_t id = 0, src = PSINS_NO_RANK, tag = 0, bytes = 0;
     if (r) {
         if (r->persistent && !r->active) return len; /* inactive persistent request */
         id = r->id;
@@ -1375,21 +1350,21 @@ static inline void h_accumulate(psins_call *T, int fid, const void *o, MPI_Count
                                 int target, MPI_Aint disp, MPI_Count tc, MPI_Datatype tt, MPI_Op op, MPI_Win win)
 {
     (void)fid; (void)o; (void)disp; (void)tc; (void)tt; (void)op;
-    rma_ev(T, RMA_ACC, target, nbytes(oc, ot), 0, win, NULL);
+    rma_ev(T, RMA_ACCUMULATE, target, nbytes(oc, ot), 0, win, NULL);
 }
 static inline void h_raccumulate(psins_call *T, int fid, const void *o, MPI_Count oc, MPI_Datatype ot,
                                  int target, MPI_Aint disp, MPI_Count tc, MPI_Datatype tt, MPI_Op op,
                                  MPI_Win win, MPI_Request *request)
 {
     (void)fid; (void)o; (void)disp; (void)tc; (void)tt; (void)op;
-    rma_ev(T, RMA_ACC, target, nbytes(oc, ot), 0, win, request);
+    rma_ev(T, RMA_ACCUMULATE, target, nbytes(oc, ot), 0, win, request);
 }
 static inline void h_get_accumulate(psins_call *T, int fid, const void *o, MPI_Count oc, MPI_Datatype ot,
                                     void *r, MPI_Count rc, MPI_Datatype rt, int target, MPI_Aint disp,
                                     MPI_Count tc, MPI_Datatype tt, MPI_Op op, MPI_Win win)
 {
     (void)fid; (void)o; (void)r; (void)disp; (void)tc; (void)tt;
-    rma_ev(T, RMA_GET_ACC, target, op == MPI_NO_OP ? 0 : nbytes(oc, ot), nbytes(rc, rt), win, NULL);
+    rma_ev(T, RMA_GET_ACCUMULATE, target, op == MPI_NO_OP ? 0 : nbytes(oc, ot), nbytes(rc, rt), win, NULL);
 }
 static inline void h_rget_accumulate(psins_call *T, int fid, const void *o, MPI_Count oc, MPI_Datatype ot,
                                      void *r, MPI_Count rc, MPI_Datatype rt, int target, MPI_Aint disp,
@@ -1397,21 +1372,21 @@ static inline void h_rget_accumulate(psins_call *T, int fid, const void *o, MPI_
                                      MPI_Request *request)
 {
     (void)fid; (void)o; (void)r; (void)disp; (void)tc; (void)tt;
-    rma_ev(T, RMA_GET_ACC, target, op == MPI_NO_OP ? 0 : nbytes(oc, ot), nbytes(rc, rt), win, request);
+    rma_ev(T, RMA_GET_ACCUMULATE, target, op == MPI_NO_OP ? 0 : nbytes(oc, ot), nbytes(rc, rt), win, request);
 }
 static inline void h_fetch_and_op(psins_call *T, int fid, const void *o, void *r, MPI_Datatype dt, int target,
                                   MPI_Aint disp, MPI_Op op, MPI_Win win)
 {
     (void)fid; (void)o; (void)r; (void)disp;
     uint64_t b = nbytes(1, dt);
-    rma_ev(T, RMA_FETCH_OP, target, op == MPI_NO_OP ? 0 : b, b, win, NULL);
+    rma_ev(T, RMA_FETCH_AND_OP, target, op == MPI_NO_OP ? 0 : b, b, win, NULL);
 }
 static inline void h_compare_and_swap(psins_call *T, int fid, const void *o, const void *c, void *r,
                                       MPI_Datatype dt, int target, MPI_Aint disp, MPI_Win win)
 {
     (void)fid; (void)o; (void)c; (void)r; (void)disp;
     uint64_t b = nbytes(1, dt);
-    rma_ev(T, RMA_CAS, target, 2 * b, b, win, NULL); /* the value and the comparand go out */
+    rma_ev(T, RMA_COMPARE_AND_SWAP, target, 2 * b, b, win, NULL); /* the value and the comparand go out */
 }
 
 /* Synchronisation: `rank` a target (or -3), `group` the post/start group (or NULL). */

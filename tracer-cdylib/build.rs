@@ -8,6 +8,9 @@
 //!    bindings that bypass them: MPICH's mpi_f08, all of Open MPI's),
 //!    `psins_weak.h` (`#pragma weak` for every PMPI symbol, so the .so loads into processes
 //!    without libmpi), `psins_ids.h`, and `functions.rs` (the id/name/how table for Rust).
+//!    Also, from the Rust definitions (`build/boundary.rs`): `psins_ev.h`, the record codes of
+//!    `formats/src/record.rs` and the `psins_ev` struct of `src/ev.rs` for C, with static
+//!    assertions on its layout, and `ev_layout.rs`, the same assertions for `src/ffi.rs`.
 //! 3. Compiles `c-headers/shim.c` (which includes the generated files) with the `cc` crate and
 //!    links it whole into the cdylib; an extra version script exports the `MPI_*`/`mpi_*`
 //!    symbols (rustc's own script would hide them). libmpi is *not* linked: the PMPI symbols
@@ -24,6 +27,17 @@ use std::process::Command;
 mod fortran;
 use fortran::{add_fortran, FORTRAN};
 
+// The one definition of what crosses the C boundary, compiled into this script as well as
+// into their crates (both files are self-contained for that), and the generator of the C side.
+#[path = "build/boundary.rs"]
+mod boundary;
+#[path = "src/ev.rs"]
+#[allow(dead_code)]
+mod ev;
+#[path = "../formats/src/record.rs"]
+#[allow(dead_code)]
+mod record;
+
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let headers = manifest.join("../c-headers");
@@ -32,6 +46,15 @@ fn main() {
     for f in ["mpi_functions.tbl", "shim.c", "psins_shim.h", "fortran_ompi.h"] {
         println!("cargo:rerun-if-changed={}", headers.join(f).display());
     }
+    for f in ["../formats/src/record.rs", "src/ev.rs", "build/boundary.rs", "build/fortran.rs"] {
+        println!("cargo:rerun-if-changed={}", manifest.join(f).display());
+    }
+
+    // psins_ev.h / ev_layout.rs: for the target's pointer size, not this script's
+    let ptr_bits: usize = env::var("CARGO_CFG_TARGET_POINTER_WIDTH").ok().and_then(|w| w.parse().ok()).unwrap_or(64);
+    let b = boundary::generate(ptr_bits / 8).unwrap_or_else(|e| panic!("tracer-cdylib/src/ev.rs: {e}"));
+    write_if_changed(&out.join("psins_ev.h"), &b.header);
+    write_if_changed(&out.join("ev_layout.rs"), &b.rust);
     println!("cargo:rerun-if-env-changed=MPICC");
     println!("cargo:rerun-if-env-changed=PSINS_MPI_PKG");
 
@@ -80,7 +103,7 @@ fn main() {
         .flag_if_supported("-Wno-unused-parameter")
         .flag_if_supported("-Wno-deprecated-declarations")
         .flag_if_supported("-Werror=implicit-function-declaration")
-        // Every wrapper clears its psins_ev (128 bytes): with gcc's generic tuning that is a
+        // Every wrapper clears its psins_ev (112 bytes): with gcc's generic tuning that is a
         // `rep stos` in some of them (tens of cycles to start up) instead of a few vector stores.
         .flag_if_supported("-mmemset-strategy=vector_loop:256:noalign,libcall:-1:noalign")
         .warnings(true)
@@ -567,8 +590,9 @@ fn hook_calls(f: &Func, argv: &[String]) -> (Option<String>, String) {
         }
         "send" | "isend" | "send_init" => {
             let mode = match arg {
-                "std" => "PSINS_MODE_STD",
-                "sync" => "PSINS_MODE_SYNC",
+                // SendMode's names, as psins_ev.h spells them
+                "std" => "PSINS_MODE_STANDARD",
+                "sync" => "PSINS_MODE_SYNCHRONOUS",
                 "ready" => "PSINS_MODE_READY",
                 _ => "PSINS_MODE_BUFFERED",
             };

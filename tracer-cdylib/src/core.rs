@@ -2,16 +2,14 @@
 
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::ev::{EV_NO_TIME, EV_REPLACE};
 use crate::ffi::Ev;
 use psins_collectives::{expand, expand_nonblocking, CollArgs, ExpandError, Step, Thresholds};
 use psins_formats::log::{self, LogEncoder};
-use psins_formats::{Coll, CommFn, LogHeader, Op, RmaFn, SendMode, WaitFn, WinFlags, WinFn, WinSyncFn};
+use psins_formats::{Coll, CommFn, Kind, LogHeader, Op, RmaFn, SendMode, WaitFn, WinFlags, WinFn, WinSyncFn};
 use std::cell::UnsafeCell;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
-pub const EV_NO_TIME: u32 = 0x100;
-pub const EV_REPLACE: u32 = 0x200;
 
 /// Load-time clock pair for calibration (set by the ctor).
 pub static LOAD_TSC: AtomicU64 = AtomicU64::new(0);
@@ -157,55 +155,62 @@ impl Tracer {
         // variant folds away and every kind gets straight-line code.
         let mode = || SendMode::from_code(ev.sub as u8).unwrap_or(SendMode::Standard);
         let (peer, tag, bytes, comm, req) = (ev.peer, ev.tag, ev.bytes, ev.comm, ev.req);
-        match ev.kind {
-            0 => self.push(gap, dur, Op::Init { thread_level: ev.sub as u8 }, &[]),
-            1 => self.push(gap, dur, Op::Finalize, &[]),
-            2 => self.push(gap, dur, Op::Abort { code: ev.code }, &[]),
-            3 => self.push(gap, dur, Op::Send { mode: mode(), peer, tag, bytes, comm }, &[]),
-            4 => self.push(gap, dur, Op::Isend { mode: mode(), peer, tag, bytes, comm, req }, &[]),
-            5 => self.push(gap, dur, Op::SendInit { mode: mode(), peer, tag, bytes, comm, req }, &[]),
-            6 => self.push(gap, dur, Op::Recv { peer, tag, bytes, comm }, &[]),
-            7 => self.push(gap, dur, Op::Irecv { peer, tag, bytes, comm, req }, &[]),
-            8 => self.push(gap, dur, Op::RecvInit { peer, tag, bytes, comm, req }, &[]),
-            9 => {
+        // `ev.kind` is a Kind code (the shim's K_*, generated from Kind): matched by name, so a
+        // new Kind must be handled here before the crate compiles.
+        let kind = u8::try_from(ev.kind).ok().and_then(Kind::from_code);
+        match kind {
+            Some(Kind::Init) => self.push(gap, dur, Op::Init { thread_level: ev.sub as u8 }, &[]),
+            Some(Kind::Finalize) => self.push(gap, dur, Op::Finalize, &[]),
+            Some(Kind::Abort) => self.push(gap, dur, Op::Abort { code: ev.code }, &[]),
+            Some(Kind::Send) => self.push(gap, dur, Op::Send { mode: mode(), peer, tag, bytes, comm }, &[]),
+            Some(Kind::Isend) => self.push(gap, dur, Op::Isend { mode: mode(), peer, tag, bytes, comm, req }, &[]),
+            Some(Kind::SendInit) => {
+                self.push(gap, dur, Op::SendInit { mode: mode(), peer, tag, bytes, comm, req }, &[])
+            }
+            Some(Kind::Recv) => self.push(gap, dur, Op::Recv { peer, tag, bytes, comm }, &[]),
+            Some(Kind::Irecv) => self.push(gap, dur, Op::Irecv { peer, tag, bytes, comm, req }, &[]),
+            Some(Kind::RecvInit) => self.push(gap, dur, Op::RecvInit { peer, tag, bytes, comm, req }, &[]),
+            Some(Kind::Sendrecv) => {
                 let replace = ev.flags & EV_REPLACE != 0;
                 let (src, rtag, rbytes) = (ev.peer2, ev.tag2, ev.bytes2);
                 self.push(gap, dur, Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace }, &[])
             }
-            10 => self.push(gap, dur, Op::Probe { peer, tag, bytes, comm, flags: ev.sub as u8 }, &[]),
-            11 => self.push(gap, dur, Op::Start { req }, &[]),
-            12 => self.push(gap, dur, Op::Startall, list()),
-            13 => self.push(gap, dur, Op::RequestFree { req }, &[]),
-            14 => self.push(gap, dur, Op::Cancel { req }, &[]),
-            15 => {
+            Some(Kind::Probe) => self.push(gap, dur, Op::Probe { peer, tag, bytes, comm, flags: ev.sub as u8 }, &[]),
+            Some(Kind::Start) => self.push(gap, dur, Op::Start { req }, &[]),
+            Some(Kind::Startall) => self.push(gap, dur, Op::Startall, list()),
+            Some(Kind::RequestFree) => self.push(gap, dur, Op::RequestFree { req }, &[]),
+            Some(Kind::Cancel) => self.push(gap, dur, Op::Cancel { req }, &[]),
+            Some(Kind::Wait) => {
                 let func = WaitFn::from_code(ev.sub as u8).unwrap_or(WaitFn::Wait);
                 self.push(gap, dur, Op::Wait { func, count: ev.count as u32 }, list())
             }
-            16 => self.collective(gap, dur, ev, list()),
-            18 => {
+            Some(Kind::Coll) => self.collective(gap, dur, ev, list()),
+            Some(Kind::CommCreate) => {
                 let func = CommFn::from_code(ev.sub as u8).unwrap_or(CommFn::Other);
                 // `count` is an intercommunicator's remote group, listed after its local group
                 let split = if ev.count > 0 { (ev.list_len - ev.count) as u32 } else { 0 };
                 self.push(gap, dur, Op::CommCreate { func, parent: ev.parent, comm, split }, list())
             }
-            19 => self.push(gap, dur, Op::CommFree { comm }, &[]),
+            Some(Kind::CommFree) => self.push(gap, dur, Op::CommFree { comm }, &[]),
             // one-sided: `comm` is the window
-            21 => {
+            Some(Kind::Rma) => {
                 let func = RmaFn::from_code(ev.sub as u8).unwrap_or(RmaFn::Put);
                 let op = Op::Rma { func, target: peer, win: comm, bytes, rbytes: ev.bytes2, req };
                 self.push(gap, dur, op, &[])
             }
-            22 => {
+            Some(Kind::WinSync) => {
                 let func = WinSyncFn::from_code(ev.sub as u8).unwrap_or(WinSyncFn::Sync);
                 let flags = ev.flags as u8 & WinFlags::ALL;
                 self.push(gap, dur, Op::WinSync { func, win: comm, rank: peer, flags }, list())
             }
-            23 => {
+            Some(Kind::WinCreate) => {
                 let func = WinFn::from_code(ev.sub as u8).unwrap_or(WinFn::Create);
                 self.push(gap, dur, Op::WinCreate { func, comm: ev.parent, win: comm }, &[])
             }
-            24 => self.push(gap, dur, Op::WinFree { win: comm }, &[]),
-            _ => self.push(gap, dur, Op::Other { func: ev.sub }, &[]),
+            Some(Kind::WinFree) => self.push(gap, dur, Op::WinFree { win: comm }, &[]),
+            // `other` (sub: the function id); the shim sends no `step` (the expansion is made
+            // here) and no unknown code, but either is kept as a call rather than dropped
+            Some(Kind::Other | Kind::Step) | None => self.push(gap, dur, Op::Other { func: ev.sub }, &[]),
         }
         if timed {
             // The tracer's own work after t1 (tens of ns) counts in the next gap: it is time

@@ -8,48 +8,27 @@
 use crate::clock::{self, Clock};
 use crate::config::Config;
 use crate::core::{Tracer, CLOSED, LOAD_MONO, LOAD_TSC, TRACER};
-use psins_formats::LogHeader;
+use psins_formats::{Kind, LogHeader};
 use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
-/// Mirror of `psins_ev` in psins_shim.h.
-#[repr(C)]
-#[derive(Debug)]
-pub struct Ev {
-    pub t0: u64,
-    pub t1: u64,
-    pub kind: u32,
-    pub sub: u32,
-    pub peer: i32,
-    pub tag: i32,
-    pub bytes: u64,
-    pub peer2: i32,
-    pub tag2: i32,
-    pub bytes2: u64,
-    pub comm: u32,
-    pub req: u32,
-    pub parent: u32,
-    pub flags: u32,
-    pub root: i32,
-    pub comm_size: i32,
-    pub comm_rank: i32,
-    pub code: i32,
-    pub count: u64,
-    pub list: *const i64,
-    pub list_len: u64,
-}
+pub use crate::ev::Ev;
+
+// The layout the generated psins_ev.h asserts on the C side, asserted here on the Rust side
+// (`const _: () = assert!(offset_of!(Ev, …) == …)`, written by build.rs from src/ev.rs).
+include!(concat!(env!("OUT_DIR"), "/ev_layout.rs"));
 
 impl Ev {
     /// An event with no peers, communicator or list: the Init, Finalize and Abort records the
     /// Rust side writes itself.
-    fn bare(t0: u64, t1: u64, kind: u32, sub: u32) -> Ev {
+    fn bare(t0: u64, t1: u64, kind: Kind, sub: u32) -> Ev {
         Ev {
             t0,
             t1,
-            kind,
+            kind: kind as u32,
             sub,
             peer: 0,
             tag: 0,
@@ -61,7 +40,7 @@ impl Ev {
             req: 0,
             parent: 0,
             flags: 0,
-            root: -3,
+            root: psins_formats::NO_RANK,
             comm_size: 0,
             comm_rank: 0,
             code: 0,
@@ -293,7 +272,7 @@ pub unsafe extern "C" fn psins_rs_open(
         let signals = cfg.signals;
         let mut t = Tracer::new(cfg, &header, fd, path, job_dir, clk, rank);
         // the Init record
-        let ev = Ev::bare(t0, t1, 0, thread_level as u32);
+        let ev = Ev::bare(t0, t1, Kind::Init, thread_level as u32);
         CLOSED.store(false, Ordering::Relaxed);
         t.record(&ev);
         // write the header and the Init record now: even a rank killed with SIGKILL then
@@ -365,7 +344,7 @@ pub unsafe extern "C" fn psins_rs_finalize(t0: u64, t1: u64, counts: *const u64,
         if CLOSED.load(Ordering::Relaxed) {
             return;
         }
-        let ev = Ev::bare(t0, t1, 1, 0);
+        let ev = Ev::bare(t0, t1, Kind::Finalize, 0);
         t.record(&ev);
         let counts: &[u64] = if counts.is_null() || n <= 0 {
             &[]
@@ -386,7 +365,7 @@ pub extern "C" fn psins_rs_abort(t0: u64, code: c_int) {
         if CLOSED.load(Ordering::Relaxed) {
             return;
         }
-        let ev = Ev { code, ..Ev::bare(t0, t0, 2, 0) };
+        let ev = Ev { code, ..Ev::bare(t0, t0, Kind::Abort, 0) };
         t.record(&ev);
         t.flush();
         t.close();

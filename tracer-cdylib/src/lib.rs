@@ -14,6 +14,7 @@ pub mod clock;
 pub mod config;
 mod core;
 pub mod coverage;
+pub mod ev;
 pub mod ffi;
 mod signals;
 
@@ -31,6 +32,15 @@ pub mod functions {
         FUNCTIONS.iter().find(|f| f.0 == id).map(|f| f.1)
     }
 }
+
+// The generator of psins_ev.h (a module of build.rs), compiled here for its unit tests; it
+// names the record vocabulary `crate::record`, as the build script does.
+#[cfg(test)]
+#[path = "../build/boundary.rs"]
+#[allow(dead_code)]
+mod boundary;
+#[cfg(test)]
+use psins_formats::record;
 
 /// The include directories of the MPI the shim was built against (for tests).
 pub const MPI_INCLUDE: &str = env!("PSINS_MPI_INCLUDE");

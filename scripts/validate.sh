@@ -12,6 +12,9 @@
 #    preloaded, prints it and intercepts nothing else), predicted = psins-sim's end time of
 #    the slowest rank.
 # REAL_APPS=DIR adds the open-source codes scripts/real-apps.sh built into DIR (apps.list).
+# ALSO_BUFFERS=cold (or warm) calibrates both networks a second time with those buffers and
+# adds their prediction errors as extra columns: an A/B of the two calibrations against the
+# same measured runs.
 # Run on a quiet host (load average below 1): psins-calibrate refuses a noisy one.
 set -euo pipefail
 # mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
@@ -26,12 +29,17 @@ RUNS=${RUNS:-3}
 out=${OUT:-build/validation}
 rm -rf "$out" && mkdir -p "$out"
 TCP_ENV=(env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self)
+ALSO=${ALSO_BUFFERS:-}
 ${MPICC:-mpicc} -O2 -shared -fPIC -o "$out/libpsinsspan.so" scripts/span.c
 SPAN="$PWD/$out/libpsinsspan.so"
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 "$BIN/psins-calibrate" -o "$out/shm.toml" --name "this host, shared memory" ${CALIBRATE_ARGS:-}
 "${TCP_ENV[@]}" "$BIN/psins-calibrate" -o "$out/tcp.toml" --name "this host, TCP" ${CALIBRATE_ARGS:-}
+for b in $ALSO; do
+  "$BIN/psins-calibrate" -o "$out/shm-$b.toml" --name "this host, shared memory, $b buffers" ${CALIBRATE_ARGS:-} --buffers "$b"
+  "${TCP_ENV[@]}" "$BIN/psins-calibrate" -o "$out/tcp-$b.toml" --name "this host, TCP, $b buffers" ${CALIBRATE_ARGS:-} --buffers "$b"
+done
 
 # Slowest rank's predicted end from a JSON report.
 predicted() {
@@ -51,6 +59,10 @@ row() { # app measured predicted
   awk -v ms="$1" -v ps="$2" 'BEGIN { printf "%.2f | %.2f | %+.1f %%", ms * 1e3, ps * 1e3, 100 * (ps - ms) / ms }'
 }
 
+error() { # measured predicted
+  awk -v ms="$1" -v ps="$2" 'BEGIN { printf "%+.1f %%", 100 * (ps - ms) / ms }'
+}
+
 # One table row: validate NAME WORKDIR PROGRAM ARGS... (the program runs from WORKDIR).
 validate() {
   local app=$1 wd=$2 dir="$PWD/$out/$1"
@@ -63,13 +75,21 @@ validate() {
     "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json" 2> /dev/null
     if [ $net = shm ]; then env=(env); else env=("${TCP_ENV[@]}"); fi
     ms=$(cd "$wd" && measure "${env[@]}" LD_PRELOAD="$SPAN" timeout 600 mpirun -n 2 "$@")
-    cells+=("$(row "$ms" "$(predicted "$dir/$net.json")")")
+    local cell b
+    cell=$(row "$ms" "$(predicted "$dir/$net.json")")
+    for b in $ALSO; do
+      "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net-$b.toml" -q --no-progress --json "$dir/$net-$b.json" 2> /dev/null
+      cell+=" | $(error "$ms" "$(predicted "$dir/$net-$b.json")")"
+    done
+    cells+=("$cell")
   done
   printf '| %s | %s | %s |\n' "$app" "${cells[0]}" "${cells[1]}"
 }
 
-printf '| app | shm measured (ms) | shm predicted (ms) | error | TCP measured (ms) | TCP predicted (ms) | error |\n'
-printf '|---|---:|---:|---:|---:|---:|---:|\n'
+extra() { local b; for b in $ALSO; do printf ' error (%s) |' "$b"; done; }
+dashes() { local b; for b in $ALSO; do printf -- '---:|'; done; }
+printf '| app | shm measured (ms) | shm predicted (ms) | error |%s TCP measured (ms) | TCP predicted (ms) | error |%s\n' "$(extra)" "$(extra)"
+printf '|---|---:|---:|---:|%s---:|---:|---:|%s\n' "$(dashes)" "$(dashes)"
 for spec in $APPS; do
   app=${spec%%:*} args=""
   [ "$spec" != "$app" ] && args=${spec#*:}

@@ -61,7 +61,7 @@ struct SynthArgs {
     /// Override a machine-file value: `network.torus.vcs=3` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// uniform, transpose, bit-reversal, neighbour, hotspot[:FRACTION[:NODE]].
+    /// uniform, transpose, bit-reversal, shuffle, shift[:K], neighbour, hotspot[:FRACTION[:NODE]].
     #[arg(long, default_value = "uniform")]
     pattern: String,
     /// Offered load as a fraction of the uniform-traffic capacity (8/k phits/node/cycle on a torus of even k).

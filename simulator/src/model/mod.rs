@@ -9,6 +9,7 @@
 pub mod algorithm;
 mod analytic;
 mod contention;
+mod packet;
 mod pmac;
 mod simple;
 mod torus;
@@ -78,7 +79,7 @@ impl<'a> NetCtx<'a> {
         self.delivered.push((id, at.max(self.now)));
     }
     /// The network cannot go on (e.g. a packet-level deadlock watchdog fired): the replay
-    /// stops with this message and exit code 2, like an application deadlock.
+    /// stops with this message and exit code 4 (docs/exit-codes.md).
     pub fn fail(&mut self, msg: impl Into<String>) {
         self.failure.get_or_insert_with(|| msg.into());
     }

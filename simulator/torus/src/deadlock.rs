@@ -4,7 +4,8 @@
 
 use std::fmt;
 
-use crate::network::Torus;
+use crate::fabric::Fabric;
+use crate::network::Network;
 
 /// Lines of buffer listing kept in a report; a huge deadlocked network would otherwise
 /// produce megabytes.
@@ -14,8 +15,8 @@ const MAX_LINES: usize = 256;
 pub struct Deadlock {
     /// Cycle at which the watchdog fired.
     pub cycle: u64,
-    /// One line per full VC buffer: router, coordinates, port, VC and the packets'
-    /// destinations.
+    /// One line per full VC buffer: router (torus: with its coordinates), port, VC and the
+    /// packets' destinations.
     pub report: String,
 }
 
@@ -27,7 +28,7 @@ impl fmt::Display for Deadlock {
 
 impl std::error::Error for Deadlock {}
 
-impl Torus {
+impl<F: Fabric> Network<F> {
     pub(crate) fn deadlock_report(&self, cycle: u64) -> Deadlock {
         let mut lines = vec![format!(
             "{} packets in the network, none moved since cycle {} (watchdog {} cycles); full buffers:",
@@ -50,11 +51,11 @@ impl Torus {
         let state = self.vc[vc];
         let queued = std::iter::successors(Some(state.head), |&p| Some(self.pk[p].next)).take(state.len as usize);
         let dsts: Vec<String> =
-            queued.map(|p| format!("→{:?}", self.topo.coords_of(self.ms[self.pk[p].msg].dst))).collect();
+            queued.map(|p| format!("→{}", self.fabric.node_label(self.ms[self.pk[p].msg].dst))).collect();
         format!(
-            "  router {r} {:?} input {} vc{v}: {}/{} packets [{}]",
-            self.topo.coords_of(r),
-            self.topo.port_name(port),
+            "  router {} input {} vc{v}: {}/{} packets [{}]",
+            self.fabric.router_label(r),
+            self.fabric.port_name(port),
             state.occupancy(self.now),
             self.cap,
             dsts.join(" ")

@@ -1,9 +1,10 @@
 //! Processing one cycle's events: heads becoming free to leave, routers waking up,
 //! packets finishing their ejection.
 
-use crate::network::{Node, Torus, EV_HEAD, EV_ID, EV_WAKE, INPUT_BITS};
+use crate::fabric::Fabric;
+use crate::network::{Network, Node, EV_HEAD, EV_ID, EV_WAKE, INPUT_BITS};
 
-impl Torus {
+impl<F: Fabric> Network<F> {
     /// Runs cycle c: its events first, then every router they woke.
     pub(crate) fn process_cycle(&mut self, c: u64, delivered: &mut Vec<(u64, u64)>) {
         let mut events = std::mem::take(&mut self.events);
@@ -117,7 +118,7 @@ impl Torus {
 
 /// Lists router r for evaluation at cycle c, once however many events it had.
 #[inline]
-fn to_evaluate(node: &mut Node, r: u32, c: u64, wakes: &mut Vec<u32>) {
+fn to_evaluate<H>(node: &mut Node<H>, r: u32, c: u64, wakes: &mut Vec<u32>) {
     if node.last_eval != c {
         node.last_eval = c;
         wakes.push(r);

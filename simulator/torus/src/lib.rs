@@ -1,7 +1,9 @@
-//! psins-torus: a packet-level k-ary n-cube (torus or mesh) network model in the style of
-//! INSEE's FSIN, built to be driven as a co-simulation by the psins simulator engine.
+//! psins-torus: a packet-level network engine generic over a topology-and-routing layer
+//! ([`Fabric`]: routers, terminals, links with per-port virtual channels, a routing
+//! function), and on it the k-ary n-cube (torus and mesh) in the style of INSEE's FSIN,
+//! built to be driven as a co-simulation by the psins simulator engine.
 //!
-//! One router per node with, per direction of every dimension, an input and an output
+//! The torus: one router per node with, per direction of every dimension, an input and an output
 //! port, plus injection and ejection; V virtual channels per link, each a FIFO of B
 //! packets; virtual cut-through; bubble flow control on every ring; dimension-order or
 //! minimal adaptive routing with a bubble-DOR escape channel; round-robin output
@@ -19,21 +21,27 @@
 //! ```
 
 mod calendar;
-mod config;
 mod deadlock;
 mod events;
+pub mod fabric;
 mod flow;
 mod network;
+mod params;
 mod router;
-mod routing;
 mod slab;
 mod stats;
 pub mod synth;
-mod topology;
+mod torus;
 mod transfer;
 
-pub use config::{Routing, TorusConfig, MAX_DIMS, MAX_NODES};
 pub use deadlock::Deadlock;
-pub use network::{Hop, Torus};
-pub use stats::{Histogram, TorusStats};
-pub use topology::{Topology, NO_LINK};
+pub use fabric::{Fabric, NO_LINK};
+pub use network::{Hop, Network};
+pub use params::{RouterConfig, MAX_PACKET_PHITS};
+pub use stats::{Histogram, NetworkStats};
+pub use torus::config::{Routing, TorusConfig, MAX_DIMS, MAX_NODES};
+pub use torus::topology::Topology;
+pub use torus::{Torus, TorusFabric};
+
+/// The statistics' name before other topologies shared them.
+pub type TorusStats = NetworkStats;

@@ -15,13 +15,11 @@
 use std::collections::VecDeque;
 
 use crate::calendar::Calendar;
-use crate::config::TorusConfig;
 use crate::deadlock::Deadlock;
-use crate::flow::slots_needed;
-use crate::routing::{Ports, RouteRecord};
+use crate::fabric::{Fabric, NO_LINK};
+use crate::params::RouterConfig;
 use crate::slab::{Message, Packet, Slab};
 use crate::stats::Counters;
-use crate::topology::{Topology, NO_LINK};
 
 /// Event kinds, in the top two bits of a calendar entry; the rest is an id.
 /// HEAD (`router << INPUT_BITS | input`): the input's head packet may be able to leave.
@@ -33,10 +31,10 @@ pub(crate) const EV_WAKE: u64 = 1 << 62;
 pub(crate) const EV_DELIVER: u64 = 2 << 62;
 pub(crate) const EV_ID: u64 = (1 << 62) - 1;
 
-/// Inputs of a router are numbered `port·VC_STRIDE + vc` (injection: `ports·VC_STRIDE`),
-/// whatever V is, so port and VC come out of an input number by shifts, not divisions.
-pub(crate) const VC_STRIDE: usize = 4;
-pub(crate) const VC_BITS: u32 = VC_STRIDE.trailing_zeros();
+/// Inputs of a router are numbered `port·stride + vc` (injection: `ports·stride`), the
+/// stride 2^[`Fabric::VC_BITS`] whatever V is, so port and VC come out of an input number
+/// by shifts, not divisions; every input has a bit in a 64-bit mask.
+pub(crate) const MAX_INPUTS: usize = 64;
 /// Head events carry `router << INPUT_BITS | input`.
 pub(crate) const INPUT_BITS: u32 = 6;
 
@@ -49,7 +47,8 @@ pub struct Hop {
     pub msg: u64,
     /// Router the packet leaves.
     pub router: u32,
-    /// Output port: `2·d` (+), `2·d+1` (−), or `2n` for ejection.
+    /// Output port (torus: `2·d` (+), `2·d+1` (−), or `2n` for ejection; the fabric's
+    /// `ports()` is ejection).
     pub port: u8,
     /// VC entered downstream (0 for ejection).
     pub vc: u8,
@@ -59,7 +58,7 @@ pub struct Hop {
 /// An input VC's bookkeeping. Its packets form a list through `Packet::next`, so finding
 /// the head packet is one load, not two, and buffer memory does not grow with B.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct Vc {
+pub(crate) struct Vc<H> {
     /// The cycle its previous packet finishes leaving; the next one waits for it.
     pub free_at: u64,
     /// First and last packet queued (meaningless while `len` is 0).
@@ -68,10 +67,10 @@ pub(crate) struct Vc {
     /// Packets queued (the one streaming out is no longer counted here).
     pub len: u8,
     /// The head packet's routing choices: routing looks at the VC, not the packet.
-    pub head_ports: Ports,
+    pub head_ports: H,
 }
 
-impl Vc {
+impl<H> Vc<H> {
     /// Slots taken at cycle c: queued packets, plus the last one to leave until its tail
     /// is out (credits return the cycle the tail leaves).
     #[inline]
@@ -93,8 +92,8 @@ pub(crate) struct Output {
 }
 
 #[derive(Clone, Copy)]
-pub(crate) struct Node {
-    /// Bit per input (see [`VC_STRIDE`]) whose head packet is free to leave: arrived,
+pub(crate) struct Node<H> {
+    /// Bit per input (see [`MAX_INPUTS`]) whose head packet is free to leave: arrived,
     /// past the router delay, and not behind a packet still streaming out. Routers only
     /// look at these, so a packet still on its way costs no work.
     pub eligible: u64,
@@ -110,7 +109,7 @@ pub(crate) struct Node {
     /// (u64::MAX: queue empty) and its routing choices. Kept here so that deciding about
     /// the source queue touches the node only.
     pub inj_ready: u64,
-    pub inj_ports: Ports,
+    pub inj_ports: H,
     /// Bit per output whose downstream VCs had no room for a parked input: until this
     /// router wakes, every packet leaving those VCs wakes it when its tail is out.
     pub credit_wait: u16,
@@ -120,29 +119,28 @@ pub(crate) struct Node {
     pub wake_at: u64,
 }
 
-/// A k-ary n-cube of routers simulated packet by packet.
-pub struct Torus {
-    pub(crate) cfg: TorusConfig,
-    pub(crate) topo: Topology,
-    /// Network ports per router (2n); output `ports` is ejection.
+/// A network of routers simulated packet by packet, on the topology and routing of
+/// fabric `F` (the torus: [`crate::Torus`]).
+pub struct Network<F: Fabric> {
+    pub(crate) fabric: F,
+    pub(crate) cfg: RouterConfig,
+    /// Network ports per router (torus: 2n); output `ports` is ejection.
     pub(crate) ports: usize,
     pub(crate) vcs: usize,
     pub(crate) cap: u8,
-    /// Free slots a packet entering a ring needs in the target VC (the bubble rule).
-    pub(crate) enter_slots: u8,
     /// Link cycles of a full-size packet (most packets: saves a division per packet).
     pub(crate) full_phits: u64,
     /// Input VC id = (router·ports + port)·V + vc.
-    pub(crate) vc: Vec<Vc>,
-    pub(crate) node: Vec<Node>,
+    pub(crate) vc: Vec<Vc<F::Hint>>,
+    pub(crate) node: Vec<Node<F::Hint>>,
     pub(crate) inj_queue: Vec<VecDeque<u32>>,
     /// Output id = router·(ports+1) + port.
     pub(crate) out: Vec<Output>,
     /// Per output, its round-robin pointer: the input that gets priority next (apart
     /// from `out` so an output takes 16 bytes).
     pub(crate) out_rr: Vec<u8>,
-    pub(crate) pk: Slab<Packet>,
-    pub(crate) ms: Slab<Message>,
+    pub(crate) pk: Slab<Packet<F::Route>>,
+    pub(crate) ms: Slab<Message<F::Route>>,
     pub(crate) cal: Calendar,
     /// Earliest cycle not yet simulated.
     pub(crate) now: u64,
@@ -165,17 +163,22 @@ pub struct Torus {
     dead: Option<Deadlock>,
 }
 
-impl Torus {
-    pub fn new(cfg: TorusConfig) -> Result<Torus, String> {
-        cfg.validate()?;
-        let topo = Topology::new(&cfg.dims, cfg.mesh);
-        let nodes = topo.nodes();
-        let ports = topo.ports;
+impl<F: Fabric> Network<F> {
+    /// Input numbers per port (see [`MAX_INPUTS`]).
+    pub(crate) const VC_STRIDE: usize = 1 << F::VC_BITS;
+
+    /// The engine on `fabric` with routers `cfg`; both already validated (each topology's
+    /// constructor does that, e.g. `Torus::new`).
+    pub fn from_fabric(fabric: F, cfg: RouterConfig) -> Network<F> {
+        let routers = fabric.routers();
+        let ports = fabric.ports();
+        // Each fabric's validation keeps within these; a failure here is a bug.
+        assert!(ports < crate::router::MAX_OUTPUTS, "{ports} ports: more than the engine's masks hold");
+        assert!(ports * Self::VC_STRIDE < MAX_INPUTS && cfg.vcs as usize <= Self::VC_STRIDE, "inputs exceed a mask");
         let vcs = cfg.vcs as usize;
         let cap = cfg.buffer_packets as u8;
-        let nvc = nodes * ports * vcs;
+        let nvc = routers * ports * vcs;
         let cfg_phits = cfg.phits(cfg.packet_bytes as u64);
-        let enter_slots = slots_needed(!cfg.mesh, cfg.bubble, false);
         let horizon = cfg_phits + cfg.router_delay_cycles as u64 + 2;
         let idle = Node {
             eligible: 0,
@@ -183,16 +186,16 @@ impl Torus {
             last_eval: u64::MAX,
             inj_free_at: 0,
             inj_ready: u64::MAX,
-            inj_ports: Ports::default(),
+            inj_ports: F::Hint::default(),
             credit_wait: 0,
             wake_at: 0,
         };
-        Ok(Torus {
+        Network {
             vc: vec![Vc::default(); nvc],
-            node: vec![idle; nodes],
-            inj_queue: (0..nodes).map(|_| VecDeque::new()).collect(),
-            out: Self::outputs(&topo, vcs),
-            out_rr: vec![0; nodes * (ports + 1)],
+            node: vec![idle; routers],
+            inj_queue: (0..routers).map(|_| VecDeque::new()).collect(),
+            out: Self::outputs(&fabric, vcs),
+            out_rr: vec![0; routers * (ports + 1)],
             pk: Slab::default(),
             ms: Slab::default(),
             cal: Calendar::new(horizon),
@@ -208,37 +211,38 @@ impl Torus {
             events: Vec::new(),
             wakes: Vec::new(),
             dead: None,
+            fabric,
             cfg,
-            topo,
             ports,
             vcs,
             cap,
-            enter_slots,
             full_phits: cfg_phits,
-        })
+        }
     }
 
     /// Every router's outputs, ejection last, each knowing where its link leads.
-    fn outputs(topo: &Topology, vcs: usize) -> Vec<Output> {
-        let ports = topo.ports;
-        let mut out = vec![Output::default(); topo.nodes() * (ports + 1)];
+    fn outputs(fabric: &F, vcs: usize) -> Vec<Output> {
+        let ports = fabric.ports();
+        let mut out = vec![Output::default(); fabric.routers() * (ports + 1)];
         for (id, o) in out.iter_mut().enumerate() {
             let (r, port) = ((id / (ports + 1)) as u32, id % (ports + 1));
-            let to = if port < ports { topo.neighbour(r, port) } else { NO_LINK };
+            let to = if port < ports { fabric.neighbour(r, port) } else { NO_LINK };
             if to != NO_LINK {
                 o.to = to;
-                o.first_vc = ((to as usize * ports + port) * vcs) as u32;
+                o.first_vc = ((to as usize * ports + fabric.entry_port(r, port)) * vcs) as u32;
             }
         }
         out
     }
 
-    pub fn config(&self) -> &TorusConfig {
-        &self.cfg
+    /// The topology and routing.
+    pub fn fabric(&self) -> &F {
+        &self.fabric
     }
 
-    pub fn topology(&self) -> &Topology {
-        &self.topo
+    /// The router and link parameters.
+    pub fn router_config(&self) -> &RouterConfig {
+        &self.cfg
     }
 
     /// The earliest cycle not yet simulated.
@@ -251,23 +255,23 @@ impl Torus {
     /// cycle still to simulate (time never runs backwards). `msg` is opaque and echoed back.
     ///
     /// # Panics
-    /// If src or dst is not below `nodes()` — a caller bug; [`Torus::try_inject`] checks.
+    /// If src or dst is not below `nodes()` — a caller bug; [`Network::try_inject`] checks.
     pub fn inject(&mut self, msg: u64, src: u32, dst: u32, bytes: u64, cycle: u64) {
         if let Err(e) = self.try_inject(msg, src, dst, bytes, cycle) {
             panic!("{e}");
         }
     }
 
-    /// [`Torus::inject`] that refuses out-of-range nodes instead of panicking.
+    /// [`Network::inject`] that refuses out-of-range nodes instead of panicking.
     pub fn try_inject(&mut self, msg: u64, src: u32, dst: u32, bytes: u64, cycle: u64) -> Result<(), String> {
-        let nodes = self.topo.nodes() as u32;
+        let nodes = self.fabric.nodes() as u32;
         if src >= nodes || dst >= nodes {
             return Err(format!("message {msg}: node {src}→{dst} out of range (the network has {nodes} nodes)"));
         }
         let born = cycle.max(self.now);
         let ready = born.saturating_add(self.cfg.router_delay_cycles as u64);
         let packets = self.cfg.packets(bytes);
-        let route = RouteRecord::new(&self.topo, src, dst);
+        let route = self.fabric.route(src, dst);
         let m = self.ms.alloc(Message {
             user: msg,
             born,
@@ -312,7 +316,7 @@ impl Torus {
         let head = self.inj_queue[r as usize].front().map(|&m| &self.ms[m]);
         let node = &mut self.node[r as usize];
         node.inj_ready = head.map_or(u64::MAX, |msg| msg.ready);
-        node.inj_ports = head.map_or(Ports::default(), |msg| msg.route.ports());
+        node.inj_ports = head.map_or(F::Hint::default(), |msg| F::hint(&msg.route));
     }
 
     /// Simulates up to and including `cycle`, appending (msg, delivery cycle) for messages
@@ -366,7 +370,7 @@ impl Torus {
         self.ms.live()
     }
 
-    /// Records every hop from now on (see [`Torus::take_trace`]); packets already in the
+    /// Records every hop from now on (see [`Network::take_trace`]); packets already in the
     /// network show `u64::MAX` as their number.
     pub fn enable_path_trace(&mut self) {
         if self.trace.is_none() {
@@ -388,13 +392,13 @@ impl Torus {
     /// Global id of the VC behind input number `input` of r.
     #[inline]
     pub(crate) fn input_vc(&self, r: u32, input: usize) -> usize {
-        self.vc_id(r, input >> VC_BITS, input & (VC_STRIDE - 1))
+        self.vc_id(r, input >> F::VC_BITS, input & (Self::VC_STRIDE - 1))
     }
 
     /// Input number of the injection queue.
     #[inline]
     pub(crate) fn inj_input(&self) -> usize {
-        self.ports * VC_STRIDE
+        self.ports * Self::VC_STRIDE
     }
 
     /// Event id of input `input` of r.

@@ -17,22 +17,21 @@
 
 use std::ops::Range;
 
-use crate::config::Routing;
+use crate::fabric::Fabric;
 use crate::flow::pick_lane;
-use crate::network::{Torus, Vc, EV_WAKE, VC_BITS, VC_STRIDE};
-use crate::routing::Ports;
+use crate::network::{Network, Vc, EV_WAKE};
 
-/// Input port number the bubble rule sees for injected packets: matches no output.
-const FROM_SOURCE: usize = usize::MAX;
-/// Outputs per router at most: 2·6 network ports + ejection.
-const MAX_OUTPUTS: usize = 13;
+/// Input port number routing sees for injected packets: matches no output.
+pub const FROM_SOURCE: usize = usize::MAX;
+/// Outputs per router at most: 16 network ports (a credit-wait mask is 16 bits) + ejection.
+pub(crate) const MAX_OUTPUTS: usize = 17;
 
 /// An input's request: output port and downstream VC.
-type Request = (usize, usize);
+pub type Request = (usize, usize);
 
 /// Why an input cannot go now, and when to look again.
 #[derive(Clone, Copy)]
-struct Refusal {
+pub struct Refusal {
     /// The earliest cycle something it waits for may change (u64::MAX: none known).
     wake: u64,
     /// Outputs whose downstream VCs are full with nothing streaming out.
@@ -40,20 +39,20 @@ struct Refusal {
 }
 
 impl Refusal {
-    const NONE: Refusal = Refusal { wake: u64::MAX, credit: 0 };
+    pub(crate) const NONE: Refusal = Refusal { wake: u64::MAX, credit: 0 };
 
-    fn wait_until(t: u64) -> Refusal {
+    pub(crate) fn wait_until(t: u64) -> Refusal {
         Refusal { wake: t, credit: 0 }
     }
 
-    fn and(self, other: Refusal) -> Refusal {
+    pub(crate) fn and(self, other: Refusal) -> Refusal {
         Refusal { wake: self.wake.min(other.wake), credit: self.credit | other.credit }
     }
 }
 
 /// The router and cycle being evaluated, and the outputs already granted in it.
 #[derive(Clone, Copy)]
-pub(crate) struct At {
+pub struct At {
     pub r: u32,
     pub c: u64,
     taken: u32,
@@ -63,17 +62,18 @@ pub(crate) struct At {
 }
 
 impl At {
-    /// Index in `vc` of r's input `input` (not the source queue) when routers have V VCs.
+    /// Index in `vc` of r's input `input` (not the source queue) when routers have V VCs
+    /// and inputs are numbered with a stride of 2^`bits`.
     #[inline]
-    pub fn input_vc<const V: usize>(&self, input: usize) -> usize {
-        self.vcs + (input >> VC_BITS) * V + (input & (VC_STRIDE - 1))
+    pub fn input_vc<const V: usize>(&self, input: usize, bits: u32) -> usize {
+        self.vcs + (input >> bits) * V + (input & ((1 << bits) - 1))
     }
 }
 
 // The hot path is generic over the VC count V so that lane scans are unrolled and index
-// arithmetic folds to shifts and adds; `Torus::vcs` picks the instance once per cycle.
-// What runs on every hop (`request`, `route_adaptive`, `grant`) is inlined into it.
-impl Torus {
+// arithmetic folds to shifts and adds; `Network::vcs` picks the instance once per cycle.
+// What runs on every hop (`request`, the fabric's routing, `grant`) is inlined into it.
+impl<F: Fabric> Network<F> {
     /// Evaluates routers `routers` at cycle c.
     pub(crate) fn eval_routers<const V: usize>(&mut self, routers: &[u32], c: u64) {
         for &r in routers {
@@ -173,7 +173,7 @@ impl Torus {
 
     /// Whether output o is free for a new packet; if not, when it will be.
     #[inline]
-    fn out_free(&self, at: At, o: usize) -> Result<(), Refusal> {
+    pub(crate) fn out_free(&self, at: At, o: usize) -> Result<(), Refusal> {
         let busy_until = self.out[at.outs + o].busy_until;
         if at.taken & 1 << o == 0 && busy_until <= at.c {
             Ok(())
@@ -195,7 +195,7 @@ impl Torus {
     /// What eligible input `input` of r would do now, if anything.
     #[inline(always)]
     fn request<const V: usize>(&self, at: At, input: usize) -> Result<Request, Refusal> {
-        let (route, in_port, in_vc): (Ports, usize, usize) = if input == self.inj_input() {
+        let (route, in_port, in_vc): (F::Hint, usize, usize) = if input == self.inj_input() {
             // Checked, not assumed: source-queue events can be stale (see `head_may_go`).
             // (An empty queue cannot be eligible; if it were, it stays parked until a new
             // message's head event.)
@@ -207,71 +207,21 @@ impl Torus {
             (node.inj_ports, FROM_SOURCE, 0)
         } else {
             debug_assert!(self.head_eligible(at.r, input, at.c));
-            let vc = at.input_vc::<V>(input);
-            (self.vc[vc].head_ports, input >> VC_BITS, input & (VC_STRIDE - 1))
+            let vc = at.input_vc::<V>(input, F::VC_BITS);
+            (self.vc[vc].head_ports, input >> F::VC_BITS, input & (Self::VC_STRIDE - 1))
         };
-        let Some(dor) = route.dor() else {
-            return self.out_free(at, self.ports).map(|()| (self.ports, 0));
-        };
-        match self.cfg.routing {
-            Routing::Dor => self.route_dor::<V>(at, dor, in_port),
-            Routing::Adaptive => self.route_adaptive::<V>(at, dor, route.profitable(), in_port, in_vc),
-        }
-    }
-
-    /// Bubble-restricted DOR through output o; any lane may be taken (lanes are
-    /// interchangeable, and a ring's free slot can then be reached from any lane).
-    #[inline]
-    fn route_dor<const V: usize>(&self, at: At, o: usize, in_port: usize) -> Result<Request, Refusal> {
-        self.out_free(at, o)?;
-        let need = if in_port == o { 1 } else { self.enter_slots };
-        self.lane::<V>(at, o, 0..V, need).map(|v| (o, v))
-    }
-
-    /// Any profitable output with room in an adaptive VC (the roomiest wins); failing
-    /// that, the escape VC 0 on the DOR output under the bubble rule, where only a packet
-    /// already in the escape VC of that same ring counts as continuing.
-    #[inline(always)]
-    fn route_adaptive<const V: usize>(
-        &self,
-        at: At,
-        dor: usize,
-        profitable: u32,
-        in_port: usize,
-        in_vc: usize,
-    ) -> Result<Request, Refusal> {
-        let mut best: Option<(usize, usize, u8)> = None;
-        let mut refused = Refusal::NONE;
-        if V > 1 {
-            let mut ports = profitable;
-            while ports != 0 {
-                let o = ports.trailing_zeros() as usize;
-                ports &= ports - 1;
-                if let Err(busy) = self.out_free(at, o) {
-                    refused = refused.and(busy);
-                    continue;
-                }
-                let adaptive = self.lanes::<V>(at, o)[1..].iter().map(|vc| vc.occupancy(at.c));
-                match pick_lane(adaptive, 1, self.cap, 1) {
-                    Some((v, room)) if best.is_none_or(|(_, _, b)| room > b) => best = Some((o, v, room)),
-                    Some(_) => {}
-                    None => refused = refused.and(self.room_refusal::<V>(at, o, 1..V)),
-                }
-            }
-        }
-        if let Some((o, v, _)) = best {
-            return Ok((o, v));
-        }
-        let escape = self.out_free(at, dor).and_then(|()| {
-            let need = if in_port == dor && in_vc == 0 { 1 } else { self.enter_slots };
-            self.lane::<V>(at, dor, 0..1, need)
-        });
-        escape.map(|v| (dor, v)).map_err(|r| r.and(refused))
+        F::request::<V>(self, at, route, in_port, in_vc)
     }
 
     /// The roomiest of `lanes` behind output o with `need` free slots.
     #[inline]
-    fn lane<const V: usize>(&self, at: At, o: usize, lanes: Range<usize>, need: u8) -> Result<usize, Refusal> {
+    pub(crate) fn lane<const V: usize>(
+        &self,
+        at: At,
+        o: usize,
+        lanes: Range<usize>,
+        need: u8,
+    ) -> Result<usize, Refusal> {
         let group = &self.lanes::<V>(at, o)[lanes.clone()];
         let picked = if let [only] = group {
             // One lane (1 VC, or the escape VC): no choice to make.
@@ -284,14 +234,14 @@ impl Torus {
 
     /// The VCs (all lanes) that output o of r feeds.
     #[inline]
-    fn lanes<const V: usize>(&self, at: At, o: usize) -> &[Vc; V] {
+    pub(crate) fn lanes<const V: usize>(&self, at: At, o: usize) -> &[Vc<F::Hint>; V] {
         let first = self.out[at.outs + o].first_vc as usize;
         self.vc[first..first + V].try_into().expect("V lanes")
     }
 
     /// When room may appear behind output o: the first tail to finish streaming out of
     /// those lanes, and in any case whenever a queued packet starts to leave (credit).
-    fn room_refusal<const V: usize>(&self, at: At, o: usize, lanes: Range<usize>) -> Refusal {
+    pub(crate) fn room_refusal<const V: usize>(&self, at: At, o: usize, lanes: Range<usize>) -> Refusal {
         let wake = self.lanes::<V>(at, o)[lanes].iter().map(|vc| vc.free_at).filter(|&t| t > at.c).min();
         Refusal { wake: wake.unwrap_or(u64::MAX), credit: 1 << o }
     }

@@ -3,12 +3,10 @@
 //! fields sit together (one bounds check and one cache line per packet touched) rather
 //! than in parallel vectors; the per-hop code reads most of them at once.
 
-use crate::routing::RouteRecord;
-
 /// Packets between leaving the source queue and ejection: exactly one cache line each.
 #[derive(Clone, Copy, Default)]
 #[repr(align(64))]
-pub struct Packet {
+pub struct Packet<R> {
     /// Cycle the head may leave its current router (arrival + router delay).
     pub ready: u64,
     /// Injection cycle of the packet's message: latency is measured from it.
@@ -23,12 +21,13 @@ pub struct Packet {
     /// Link cycles the packet occupies a link (its length in phits).
     pub phits: u32,
     pub hops: u32,
-    pub route: RouteRecord,
+    /// The fabric's routing record (a few bytes: the packet stays one cache line).
+    pub route: R,
 }
 
 /// Messages from injection until their last packet is ejected.
 #[derive(Clone, Copy, Default)]
-pub struct Message {
+pub struct Message<R> {
     pub user: u64,
     /// Injection cycle.
     pub born: u64,
@@ -41,10 +40,10 @@ pub struct Message {
     pub undelivered: u64,
     pub total: u64,
     pub dst: u32,
-    pub route: RouteRecord,
+    pub route: R,
 }
 
-impl Message {
+impl<R> Message<R> {
     /// Whether some of its packets have left the source.
     pub fn started(&self) -> bool {
         self.unsent < self.total

@@ -1,8 +1,8 @@
 //! Packet statistics: a fixed-size latency histogram and the counters behind
-//! [`TorusStats`].
+//! [`NetworkStats`].
 
-use crate::network::Torus;
-use crate::topology::NO_LINK;
+use crate::fabric::{Fabric, NO_LINK};
+use crate::network::Network;
 
 /// Values below this are counted exactly.
 const EXACT: u64 = 2048;
@@ -91,7 +91,7 @@ fn bucket_top(i: usize) -> u64 {
     base.saturating_add((1u64 << (log - SUB_BITS)) - 1)
 }
 
-/// Counters since the last reset; the torus fills them as packets move.
+/// Counters since the last reset; the network fills them as packets move.
 #[derive(Clone, Default)]
 pub struct Counters {
     /// First cycle of the statistics window.
@@ -115,7 +115,7 @@ pub struct Counters {
 /// What the network did during the statistics window. Latencies are in cycles from the
 /// packet's message being injected to the packet's tail leaving the ejection port.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TorusStats {
+pub struct NetworkStats {
     /// Length of the window: from the last reset (or 0) to the last simulated cycle.
     pub cycles: u64,
     pub messages_injected: u64,
@@ -135,13 +135,14 @@ pub struct TorusStats {
     /// Σ over delivered packets of cycles waiting in the source queue (after the router
     /// delay) — includes the serialisation of long messages.
     pub source_queue_cycles: u64,
-    /// Per dimension: busy link-cycles / (links of the dimension × window), both directions.
+    /// Per link class (torus: dimension): busy link-cycles / (links of the class × window),
+    /// both directions.
     pub dim_utilisation: Vec<f64>,
     /// Busiest single link's busy fraction of the window.
     pub max_link_utilisation: f64,
 }
 
-impl Torus {
+impl<F: Fabric> Network<F> {
     /// Starts a new statistics window at the next cycle to simulate (after a warm-up).
     pub fn reset_stats(&mut self) {
         self.hops_before_reset += self.counters.packet_hops;
@@ -149,11 +150,11 @@ impl Torus {
         self.out.iter_mut().for_each(|o| o.used = 0);
     }
 
-    pub fn stats(&self) -> TorusStats {
+    pub fn stats(&self) -> NetworkStats {
         let c = &self.counters;
         let cycles = self.now.saturating_sub(c.since);
         let (dim_utilisation, max_link_utilisation) = self.link_utilisation(cycles);
-        TorusStats {
+        NetworkStats {
             cycles,
             messages_injected: c.messages_injected,
             messages_delivered: c.messages_delivered,
@@ -173,14 +174,15 @@ impl Torus {
     }
 
     fn link_utilisation(&self, cycles: u64) -> (Vec<f64>, f64) {
-        let n = self.topo.dims.len();
+        let n = self.fabric.link_classes();
         let (mut used, mut links) = (vec![0u64; n], vec![0u64; n]);
         let mut max = 0u64;
-        for r in 0..self.topo.nodes() {
-            for o in (0..self.ports).filter(|&o| self.topo.neighbour(r as u32, o) != NO_LINK) {
+        for r in 0..self.fabric.routers() {
+            for o in (0..self.ports).filter(|&o| self.fabric.neighbour(r as u32, o) != NO_LINK) {
                 let u = self.out[r * (self.ports + 1) + o].used;
-                used[o / 2] += u;
-                links[o / 2] += 1;
+                let class = self.fabric.link_class(r as u32, o);
+                used[class] += u;
+                links[class] += 1;
                 max = max.max(u);
             }
         }

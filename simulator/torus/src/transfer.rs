@@ -5,11 +5,12 @@
 //! This runs once per hop, so it is inlined into the router loop; cutting a packet from
 //! the source queue happens once per packet and stays out of line.
 
-use crate::network::{Hop, Torus, EV_DELIVER, EV_HEAD, VC_BITS, VC_STRIDE};
+use crate::fabric::Fabric;
+use crate::network::{Hop, Network, EV_DELIVER, EV_HEAD};
 use crate::router::At;
 use crate::slab::Packet;
 
-impl Torus {
+impl<F: Fabric> Network<F> {
     /// Moves the head of `input` out through output o into downstream VC v.
     #[inline(always)]
     pub(crate) fn grant<const V: usize>(&mut self, at: At, input: usize, o: usize, v: usize) {
@@ -31,7 +32,7 @@ impl Torus {
         if o == self.ports {
             self.cal.push(self.now, c + len, EV_DELIVER | p as u64);
         } else {
-            self.forward(to, o, first_vc + v, v, p, c);
+            self.forward(r, to, o, first_vc + v, v, p, c);
         }
     }
 
@@ -45,17 +46,18 @@ impl Torus {
         self.trace.as_mut().expect("tracing").push(hop);
     }
 
-    /// The packet starts down the link into VC `vc` (lane v of input port o) of router n:
-    /// it takes a slot there now (cut-through reserves a whole packet) and its head can
-    /// leave n after the link and router delays.
+    /// The packet starts down output o of r into VC `vc` (lane v of the input port o feeds)
+    /// of router n: it takes a slot there now (cut-through reserves a whole packet) and its
+    /// head can leave n after the link and router delays.
     #[inline(always)]
-    fn forward(&mut self, n: u32, o: usize, vc: usize, v: usize, p: u32, c: u64) {
+    #[allow(clippy::too_many_arguments)]
+    fn forward(&mut self, r: u32, n: u32, o: usize, vc: usize, v: usize, p: u32, c: u64) {
         let ready = c + 1 + self.cfg.router_delay_cycles as u64;
         let pk = &mut self.pk[p];
         pk.ready = ready;
         pk.hops += 1;
-        pk.route.step(o);
-        let ports = pk.route.ports();
+        self.fabric.step(&mut pk.route, r, o);
+        let ports = F::hint(&pk.route);
         self.counters.packet_hops += 1;
         let state = &mut self.vc[vc];
         let (queued, behind, free_at) = (state.len, state.tail, state.free_at);
@@ -67,7 +69,8 @@ impl Torus {
         } else {
             state.head = p;
             state.head_ports = ports;
-            self.cal.push(self.now, ready.max(free_at), EV_HEAD | self.input_id(n, o * VC_STRIDE + v));
+            let port = self.fabric.entry_port(r, o);
+            self.cal.push(self.now, ready.max(free_at), EV_HEAD | self.input_id(n, port * Self::VC_STRIDE + v));
         }
     }
 
@@ -77,7 +80,7 @@ impl Torus {
     #[inline(always)]
     fn pop_head<const V: usize>(&mut self, at: At, input: usize) -> (u32, u64) {
         let (r, c) = (at.r, at.c);
-        let vc = at.input_vc::<V>(input);
+        let vc = at.input_vc::<V>(input, F::VC_BITS);
         let state = &mut self.vc[vc];
         let p = state.head;
         state.len -= 1;
@@ -91,15 +94,14 @@ impl Torus {
         if state.len > 0 {
             let behind = &self.pk[next];
             let ready = behind.ready;
-            state.head_ports = behind.route.ports();
+            state.head_ports = F::hint(&behind.route);
             self.cal.push(self.now, ready.max(done), EV_HEAD | self.input_id(r, input));
         }
         if self.credit_waiters > 0 {
             // Every departure counts until the upstream router wakes, not just the first:
             // a shorter packet leaving another lane later can free its slot sooner.
-            let port = input >> VC_BITS;
-            let up = self.topo.upstream(r, port);
-            if self.node[up as usize].credit_wait & 1 << port != 0 {
+            let (up, up_port) = self.fabric.upstream(r, input >> F::VC_BITS);
+            if self.node[up as usize].credit_wait & 1 << up_port != 0 {
                 self.wake_at(up, c, done);
             }
         }

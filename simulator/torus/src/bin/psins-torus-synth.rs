@@ -27,7 +27,7 @@ struct Args {
     /// dor or adaptive.
     #[arg(long, default_value = "dor")]
     routing: String,
-    /// uniform, transpose, bit-reversal, neighbour, hotspot, hotspot:FRACTION, hotspot:FRACTION:NODE.
+    /// uniform, transpose, bit-reversal, shuffle, shift, shift:K, neighbour, hotspot, hotspot:FRACTION, hotspot:FRACTION:NODE.
     #[arg(long, default_value = "uniform")]
     pattern: String,
     /// Offered load as a fraction of the uniform-traffic capacity (8/k phits/node/cycle).

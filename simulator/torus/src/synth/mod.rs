@@ -17,7 +17,7 @@
 mod pattern;
 mod rng;
 
-pub use pattern::Pattern;
+pub use pattern::{NodeSpace, Pattern};
 
 /// Why a synthetic run stopped: bad parameters, or the watchdog's deadlock (a typed variant,
 /// so callers give it its own exit code without reading the message).
@@ -46,9 +46,35 @@ impl From<String> for SynthError {
 pub use rng::Rng;
 
 use crate::calendar::Calendar;
-use crate::config::TorusConfig;
-use crate::network::Torus;
-use crate::stats::{Histogram, TorusStats};
+use crate::fabric::Fabric;
+use crate::network::Network;
+use crate::stats::{Histogram, NetworkStats};
+use crate::torus::config::TorusConfig;
+use crate::torus::{Torus, TorusFabric};
+
+/// What synthetic traffic needs of a fabric beyond the engine: its nodes as patterns see
+/// them, and the load that counts as 1.0.
+pub trait SynthFabric: Fabric {
+    type Space: NodeSpace;
+    fn space(&self) -> &Self::Space;
+    /// Ideal uniform-traffic throughput in phits per node per cycle (load 1.0).
+    fn uniform_capacity(&self) -> f64;
+    /// The routing's name, for reports and the CSV.
+    fn routing_name(&self) -> &'static str;
+}
+
+impl SynthFabric for TorusFabric {
+    type Space = crate::torus::topology::Topology;
+    fn space(&self) -> &Self::Space {
+        &self.topo
+    }
+    fn uniform_capacity(&self) -> f64 {
+        self.cfg.uniform_capacity()
+    }
+    fn routing_name(&self) -> &'static str {
+        self.cfg.routing.name()
+    }
+}
 
 /// Loads of a sweep when none are given: up to and past saturation of every design.
 pub const DEFAULT_LOADS: &str = "0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.9,1.0";
@@ -78,7 +104,7 @@ pub struct SynthResult {
     pub measured_packets: u64,
     pub unfinished: u64,
     /// Network statistics over the measurement window.
-    pub network: TorusStats,
+    pub network: NetworkStats,
     /// Link traversals over the whole run (warm-up and drain included).
     pub total_packet_hops: u64,
 }
@@ -98,10 +124,28 @@ pub fn run(
     if measure == 0 {
         return Err(SynthError::Invalid("the measurement window must be at least one cycle".into()));
     }
-    let net = Torus::new(cfg.clone())?;
-    pattern.check(net.topology())?;
+    run_on(Torus::new(cfg.clone())?, pattern, load, seed, warmup, measure)
+}
+
+/// [`run`] on a network already built, of any fabric.
+pub fn run_on<F: SynthFabric>(
+    net: Network<F>,
+    pattern: &Pattern,
+    load: f64,
+    seed: u64,
+    warmup: u64,
+    measure: u64,
+) -> Result<SynthResult, SynthError> {
+    if !(load.is_finite() && load >= 0.0) {
+        return Err(format!("load must be a finite non-negative number, not {load}").into());
+    }
+    if measure == 0 {
+        return Err(SynthError::Invalid("the measurement window must be at least one cycle".into()));
+    }
+    pattern.check(net.fabric().space())?;
+    let cfg = *net.router_config();
     let phits = cfg.phits(cfg.packet_bytes as u64) as f64;
-    let p = (load * cfg.uniform_capacity() / phits).min(1.0);
+    let p = (load * net.fabric().uniform_capacity() / phits).min(1.0);
     let ln_miss = Rng::ln_miss(p);
     let mut gen = Generator {
         net,
@@ -134,11 +178,16 @@ pub const CSV_HEADER: &str = "pattern,routing,vcs,load,offered_packets,accepted_
 
 impl SynthResult {
     pub fn csv_row(&self, cfg: &TorusConfig, pattern: &Pattern) -> String {
+        self.csv_row_of(cfg.routing.name(), cfg.vcs, pattern)
+    }
+
+    /// The CSV row of a run on any fabric, given its routing's name and VC count.
+    pub fn csv_row_of(&self, routing: &str, vcs: u32, pattern: &Pattern) -> String {
         format!(
             "{},{},{},{:.4},{:.6},{:.6},{:.4},{:.4},{:.4},{:.4},{:.2},{},{}",
             pattern.name(),
-            cfg.routing.name(),
-            cfg.vcs,
+            routing,
+            vcs,
             self.load,
             self.offered_packets,
             self.accepted_packets,
@@ -161,8 +210,8 @@ struct Tally {
     latency: Histogram,
 }
 
-struct Generator {
-    net: Torus,
+struct Generator<F: SynthFabric> {
+    net: Network<F>,
     pattern: Pattern,
     rng: Rng,
     p: f64,
@@ -173,12 +222,12 @@ struct Generator {
     tally: Tally,
 }
 
-impl Generator {
+impl<F: SynthFabric> Generator<F> {
     /// Runs arrivals through the network in batches of cycles (packets created in a
     /// batch are injected with their own creation cycles, then the network catches up),
     /// with batch edges at the end of warm-up and of measurement. Returns the network
     /// statistics of the measurement window.
-    fn simulate(&mut self, drain: u64) -> Result<TorusStats, SynthError> {
+    fn simulate(&mut self, drain: u64) -> Result<NetworkStats, SynthError> {
         // Arrivals wait on a timing wheel like the network's own events: a heap costs
         // more per packet than the network does per hop.
         let mut arrivals = Calendar::new(512);
@@ -224,7 +273,7 @@ impl Generator {
         if self.p <= 0.0 {
             return;
         }
-        let topo = self.net.topology();
+        let topo = self.net.fabric().space();
         let senders: Vec<u32> = (0..topo.nodes() as u32).filter(|&s| self.pattern.sends(topo, s)).collect();
         for s in senders {
             arrivals.push(0, self.rng.geometric_gap_ln(self.ln_miss) - 1, s as u64);
@@ -234,13 +283,13 @@ impl Generator {
     /// The message id carries the creation cycle and whether it is measured, so no
     /// per-packet table is needed to compute latencies.
     fn create_packet(&mut self, src: u32, t: u64) {
-        let dst = self.pattern.destination(self.net.topology(), src, &mut self.rng);
+        let dst = self.pattern.destination(self.net.fabric().space(), src, &mut self.rng);
         let measured = t >= self.warmup && t < self.end;
         if measured {
             self.tally.offered += 1;
             self.tally.outstanding += 1;
         }
-        let bytes = self.net.config().packet_bytes as u64;
+        let bytes = self.net.router_config().packet_bytes as u64;
         self.net.inject(t << 1 | measured as u64, src, dst, bytes, t);
     }
 
@@ -258,11 +307,11 @@ impl Generator {
         Ok(())
     }
 
-    fn result(&self, load: f64, measure: u64, network: TorusStats) -> SynthResult {
-        let cfg = self.net.config();
-        let per = (cfg.nodes() as f64) * measure as f64;
+    fn result(&self, load: f64, measure: u64, network: NetworkStats) -> SynthResult {
+        let cfg = self.net.router_config();
+        let per = (self.net.fabric().nodes() as f64) * measure as f64;
         let bytes = cfg.packet_bytes as f64;
-        let frac = cfg.phits(cfg.packet_bytes as u64) as f64 / cfg.uniform_capacity();
+        let frac = cfg.phits(cfg.packet_bytes as u64) as f64 / self.net.fabric().uniform_capacity();
         let (offered, accepted) = (self.tally.offered as f64 / per, self.tally.accepted as f64 / per);
         SynthResult {
             load,

@@ -1,7 +1,47 @@
-//! Synthetic traffic patterns (TrGen's spatial distributions): who sends to whom.
+//! Synthetic traffic patterns (TrGen's spatial distributions): who sends to whom, on any
+//! fabric whose nodes form a [`NodeSpace`].
 
 use super::rng::Rng;
-use crate::topology::{Topology, NO_LINK};
+use crate::fabric::NO_LINK;
+use crate::torus::topology::Topology;
+
+/// The nodes as patterns see them: a count, coordinates when the topology has them
+/// (transpose), and each node's direct neighbours.
+pub trait NodeSpace {
+    fn nodes(&self) -> usize;
+    /// Extents per dimension, when nodes have coordinates.
+    fn dims(&self) -> Option<&[u32]> {
+        None
+    }
+    /// Coordinates of node n (only called when `dims` is Some).
+    fn coords_of(&self, _n: u32) -> Vec<u32> {
+        Vec::new()
+    }
+    /// Node at coordinates c (only called when `dims` is Some).
+    fn node_at(&self, _c: &[u32]) -> u32 {
+        0
+    }
+    /// The nodes one link (torus) or one switch (fat-tree: the same leaf) away.
+    fn neighbours(&self, n: u32) -> Vec<u32>;
+}
+
+impl NodeSpace for Topology {
+    fn nodes(&self) -> usize {
+        Topology::nodes(self)
+    }
+    fn dims(&self) -> Option<&[u32]> {
+        Some(&self.dims)
+    }
+    fn coords_of(&self, n: u32) -> Vec<u32> {
+        Topology::coords_of(self, n)
+    }
+    fn node_at(&self, c: &[u32]) -> u32 {
+        Topology::node_at(self, c)
+    }
+    fn neighbours(&self, n: u32) -> Vec<u32> {
+        (0..self.ports).map(|o| self.neighbour(n, o)).filter(|&x| x != NO_LINK).collect()
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pattern {
@@ -13,8 +53,12 @@ pub enum Pattern {
     BitReversal,
     /// With probability `fraction` to `node`, otherwise uniform.
     Hotspot { node: u32, fraction: f64 },
-    /// One of the node's direct neighbours, uniformly.
+    /// One of the node's direct neighbours, uniformly (fat-tree: a node on the same leaf).
     Neighbour,
+    /// Node id rotated left by one bit (the perfect shuffle). Needs a power-of-two count.
+    Shuffle,
+    /// Node (id + k) mod N; k = N/2 by default.
+    Shift { by: Option<u32> },
 }
 
 impl Pattern {
@@ -27,8 +71,11 @@ impl Pattern {
             "bit-reversal" | "bitrev" => Ok(Pattern::BitReversal),
             "neighbour" | "neighbor" => Ok(Pattern::Neighbour),
             "hotspot" => Ok(Pattern::Hotspot { node: 0, fraction: 0.1 }),
+            "shuffle" => Ok(Pattern::Shuffle),
+            "shift" => Ok(Pattern::Shift { by: None }),
             _ => Self::parse_hotspot(s)
-                .ok_or_else(|| format!("unknown pattern {s:?}: expected uniform, transpose, bit-reversal, hotspot[:FRACTION[:NODE]] or neighbour")),
+                .or_else(|| Some(Pattern::Shift { by: Some(s.strip_prefix("shift:")?.parse().ok()?) }))
+                .ok_or_else(|| format!("unknown pattern {s:?}: expected uniform, transpose, bit-reversal, shuffle, shift[:K], hotspot[:FRACTION[:NODE]] or neighbour")),
         }
     }
 
@@ -46,19 +93,32 @@ impl Pattern {
             Pattern::BitReversal => "bit-reversal".into(),
             Pattern::Neighbour => "neighbour".into(),
             Pattern::Hotspot { node, fraction } => format!("hotspot:{fraction}:{node}"),
+            Pattern::Shuffle => "shuffle".into(),
+            Pattern::Shift { by: None } => "shift".into(),
+            Pattern::Shift { by: Some(k) } => format!("shift:{k}"),
         }
     }
 
     /// Whether the pattern is defined on this network.
-    pub fn check(&self, topo: &Topology) -> Result<(), String> {
+    pub fn check<S: NodeSpace + ?Sized>(&self, topo: &S) -> Result<(), String> {
         let n = topo.nodes();
+        let dims = topo.dims().unwrap_or(&[]);
         match self {
-            Pattern::Transpose if topo.dims.len() < 2 => Err("transpose needs at least two dimensions".into()),
-            Pattern::Transpose if topo.dims.iter().ne(topo.dims.iter().rev()) => {
-                Err(format!("transpose needs a symmetric shape (k_i = k_(n-1-i)), not {:?}", topo.dims))
+            Pattern::Transpose if topo.dims().is_none() => {
+                Err("transpose needs a topology with coordinates (a torus)".into())
+            }
+            Pattern::Transpose if dims.len() < 2 => Err("transpose needs at least two dimensions".into()),
+            Pattern::Transpose if dims.iter().ne(dims.iter().rev()) => {
+                Err(format!("transpose needs a symmetric shape (k_i = k_(n-1-i)), not {dims:?}"))
             }
             Pattern::BitReversal if !n.is_power_of_two() => {
                 Err(format!("bit-reversal needs a power-of-two node count, not {n}"))
+            }
+            Pattern::Shuffle if !n.is_power_of_two() => {
+                Err(format!("shuffle needs a power-of-two node count, not {n}"))
+            }
+            Pattern::Shift { by: Some(k) } if *k as usize % n.max(1) == 0 => {
+                Err(format!("shift:{k} maps every node onto itself on {n} nodes"))
             }
             Pattern::Hotspot { node, .. } if *node as usize >= n => Err(format!("hotspot node {node} ≥ {n} nodes")),
             Pattern::Hotspot { fraction, .. } if !(0.0..=1.0).contains(fraction) => {
@@ -70,25 +130,29 @@ impl Pattern {
 
     /// Whether `src` ever sends: transpose and bit-reversal map some nodes onto themselves,
     /// and those stay silent rather than loading only their own ejection port.
-    pub fn sends(&self, topo: &Topology, src: u32) -> bool {
+    pub fn sends<S: NodeSpace + ?Sized>(&self, topo: &S, src: u32) -> bool {
         match self {
-            Pattern::Transpose | Pattern::BitReversal => self.fixed(topo, src) != src,
+            Pattern::Transpose | Pattern::BitReversal | Pattern::Shuffle | Pattern::Shift { .. } => {
+                self.fixed(topo, src) != src
+            }
             _ => topo.nodes() > 1,
         }
     }
 
     /// A destination for a packet from `src` (≠ src).
-    pub fn destination(&self, topo: &Topology, src: u32, rng: &mut Rng) -> u32 {
+    pub fn destination<S: NodeSpace + ?Sized>(&self, topo: &S, src: u32, rng: &mut Rng) -> u32 {
         match self {
             Pattern::Uniform => uniform_other(topo, src, rng),
-            Pattern::Transpose | Pattern::BitReversal => self.fixed(topo, src),
+            Pattern::Transpose | Pattern::BitReversal | Pattern::Shuffle | Pattern::Shift { .. } => {
+                self.fixed(topo, src)
+            }
             Pattern::Hotspot { node, fraction } if *node != src && rng.unit() <= *fraction => *node,
             Pattern::Hotspot { .. } => uniform_other(topo, src, rng),
             Pattern::Neighbour => neighbour(topo, src, rng),
         }
     }
 
-    fn fixed(&self, topo: &Topology, src: u32) -> u32 {
+    fn fixed<S: NodeSpace + ?Sized>(&self, topo: &S, src: u32) -> u32 {
         match self {
             Pattern::Transpose => {
                 let c: Vec<u32> = topo.coords_of(src).into_iter().rev().collect();
@@ -102,12 +166,24 @@ impl Pattern {
                     src.reverse_bits() >> (32 - bits)
                 }
             }
+            Pattern::Shuffle => {
+                let bits = topo.nodes().trailing_zeros();
+                if bits == 0 {
+                    src
+                } else {
+                    (src << 1 | src >> (bits - 1)) & ((1u64 << bits) - 1) as u32
+                }
+            }
+            Pattern::Shift { by } => {
+                let n = topo.nodes() as u64;
+                ((src as u64 + by.map_or(n / 2, u64::from)) % n) as u32
+            }
             _ => src,
         }
     }
 }
 
-fn uniform_other(topo: &Topology, src: u32, rng: &mut Rng) -> u32 {
+fn uniform_other<S: NodeSpace + ?Sized>(topo: &S, src: u32, rng: &mut Rng) -> u32 {
     let d = rng.below(topo.nodes() as u64 - 1) as u32;
     if d >= src {
         d + 1
@@ -116,8 +192,8 @@ fn uniform_other(topo: &Topology, src: u32, rng: &mut Rng) -> u32 {
     }
 }
 
-fn neighbour(topo: &Topology, src: u32, rng: &mut Rng) -> u32 {
-    let links: Vec<u32> = (0..topo.ports).map(|o| topo.neighbour(src, o)).filter(|&n| n != NO_LINK).collect();
+fn neighbour<S: NodeSpace + ?Sized>(topo: &S, src: u32, rng: &mut Rng) -> u32 {
+    let links = topo.neighbours(src);
     links[rng.below(links.len() as u64) as usize]
 }
 
@@ -134,6 +210,10 @@ mod tests {
         assert_eq!(Pattern::BitReversal.fixed(&t, 0b0110), 0b0110);
         assert!(Pattern::Transpose.check(&Topology::new(&[4, 2], false)).is_err());
         assert!(Pattern::BitReversal.check(&Topology::new(&[3, 4], false)).is_err());
+        assert_eq!(Pattern::Shuffle.fixed(&t, 0b1001), 0b0011);
+        assert_eq!(Pattern::Shift { by: None }.fixed(&t, 11), 3);
+        assert_eq!(Pattern::Shift { by: Some(3) }.fixed(&t, 14), 1);
+        assert_eq!(Pattern::parse("shift:5"), Ok(Pattern::Shift { by: Some(5) }));
     }
 
     #[test]

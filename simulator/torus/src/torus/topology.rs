@@ -5,8 +5,7 @@
 //! neighbour it leads to, so a packet's input port tells which way it was going — the
 //! bubble rule needs exactly that to tell "continuing along a ring" from "entering it".
 
-/// Marks a port with no link (the edges of a mesh).
-pub const NO_LINK: u32 = u32::MAX;
+pub use crate::fabric::NO_LINK;
 
 pub struct Topology {
     pub dims: Vec<u32>,

@@ -6,8 +6,8 @@
 //! the record depends only on where the packet is, a packet that moves between adaptive
 //! and escape channels is always routed from its current position.
 
-use crate::config::MAX_DIMS;
-use crate::topology::Topology;
+use super::config::MAX_DIMS;
+use super::topology::Topology;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RouteRecord {

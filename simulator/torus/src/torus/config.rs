@@ -1,10 +1,13 @@
-//! The network's parameters, their validation, and the closed-form figures derived from
-//! them (zero-load latency, ideal uniform-traffic capacity).
+//! The torus's parameters, their validation, and the closed-form figures derived from
+//! them (zero-load latency, ideal uniform-traffic capacity). The router and link keys are
+//! the engine's [`RouterConfig`]; the shape, routing and bubble keys are the torus's own.
 
 use std::collections::VecDeque;
 use std::mem::size_of;
 
+use super::routing::Ports;
 use crate::network::{Node, Output, Vc};
+use crate::params::RouterConfig;
 
 /// Largest number of dimensions: keeps every router's input VCs in one 64-bit mask
 /// (2·6 ports · 4 VCs + injection = 49 bits).
@@ -12,9 +15,6 @@ pub const MAX_DIMS: usize = 6;
 /// Largest node count: router and packet ids are `u32`, and a bigger network would not fit
 /// in memory anyway.
 pub const MAX_NODES: u64 = 1 << 24;
-/// Largest packet in phits: bounds the calendar's horizon and keeps per-hop arithmetic in
-/// `u64` without overflow.
-pub const MAX_PACKET_PHITS: u64 = 1 << 20;
 /// Largest router state `validate` accepts: beyond it an allocation failure would abort
 /// the process instead of reporting an error.
 pub const MAX_STATE_BYTES: u64 = 4 << 30;
@@ -93,10 +93,15 @@ impl TorusConfig {
     /// Every limit the model relies on; `Torus::new` refuses a config that fails it.
     pub fn validate(&self) -> Result<(), String> {
         self.validate_shape()?;
-        self.validate_router()?;
-        if !(self.clock_hz.is_finite() && self.clock_hz > 0.0) {
-            return Err(format!("clock_hz must be a positive finite number, not {}", self.clock_hz));
-        }
+        // Entering a ring needs two free slots, so a 1-packet buffer could never be entered.
+        let (min_buf, why) = if self.bubble && !self.mesh {
+            (2, " (a packet entering a ring needs 2 free slots under bubble flow control)")
+        } else {
+            (1, "")
+        };
+        let router = self.router();
+        router.validate_router(min_buf, why)?;
+        router.validate_clock()?;
         if self.state_bytes() > MAX_STATE_BYTES {
             return Err(format!(
                 "the network state would take {} MiB, more than the {} MiB allowed",
@@ -104,14 +109,20 @@ impl TorusConfig {
                 MAX_STATE_BYTES >> 20
             ));
         }
-        let worst_hop = self.phits(self.packet_bytes as u64) + self.router_delay_cycles as u64 + 1;
-        if self.watchdog_cycles <= worst_hop {
-            return Err(format!(
-                "watchdog_cycles ({}) must exceed one packet's hop time ({worst_hop} cycles)",
-                self.watchdog_cycles
-            ));
+        router.validate_watchdog()
+    }
+
+    /// The router and link keys, as the engine takes them.
+    pub fn router(&self) -> RouterConfig {
+        RouterConfig {
+            vcs: self.vcs,
+            buffer_packets: self.buffer_packets,
+            packet_bytes: self.packet_bytes,
+            link_bits_per_cycle: self.link_bits_per_cycle,
+            clock_hz: self.clock_hz,
+            router_delay_cycles: self.router_delay_cycles,
+            watchdog_cycles: self.watchdog_cycles,
         }
-        Ok(())
     }
 
     fn validate_shape(&self) -> Result<(), String> {
@@ -129,35 +140,6 @@ impl TorusConfig {
         }
     }
 
-    fn validate_router(&self) -> Result<(), String> {
-        if !(1..=4).contains(&self.vcs) {
-            return Err(format!("vcs must be 1..=4, got {}", self.vcs));
-        }
-        // Entering a ring needs two free slots, so a 1-packet buffer could never be entered.
-        let min_buf = if self.bubble && !self.mesh { 2 } else { 1 };
-        if !(min_buf..=255).contains(&self.buffer_packets) {
-            let why = if min_buf == 2 {
-                " (a packet entering a ring needs 2 free slots under bubble flow control)"
-            } else {
-                ""
-            };
-            return Err(format!("buffer_packets must be {min_buf}..=255{why}, got {}", self.buffer_packets));
-        }
-        if self.packet_bytes == 0 {
-            return Err("packet_bytes must be at least 1".into());
-        }
-        if self.link_bits_per_cycle == 0 {
-            return Err("link_bits_per_cycle must be at least 1".into());
-        }
-        if self.phits(self.packet_bytes as u64) > MAX_PACKET_PHITS {
-            return Err(format!("a packet may take at most {MAX_PACKET_PHITS} cycles on a link"));
-        }
-        if self.router_delay_cycles > 1 << 20 {
-            return Err(format!("router_delay_cycles must be at most {}, got {}", 1 << 20, self.router_delay_cycles));
-        }
-        Ok(())
-    }
-
     /// Memory for the routers' state (VCs, ports, topology tables), before any packet is
     /// in flight: 24 bytes per VC (a buffer is a list through its packets, so B costs
     /// nothing here) plus about 110 + 60·n bytes per router.
@@ -165,10 +147,10 @@ impl TorusConfig {
         let nodes = self.dims.iter().map(|&k| k as u64).product::<u64>();
         let n = self.dims.len() as u64;
         let ports = 2 * n;
-        let vcs = ports * self.vcs as u64 * size_of::<Vc>() as u64;
+        let vcs = ports * self.vcs as u64 * size_of::<Vc<Ports>>() as u64;
         // Outputs and their round-robin pointers; neighbour ids; coordinates.
         let outputs = (ports + 1) * (size_of::<Output>() as u64 + 1) + ports * 4 + 2 * n;
-        let node = (size_of::<Node>() + size_of::<VecDeque<u32>>()) as u64;
+        let node = (size_of::<Node<Ports>>() + size_of::<VecDeque<u32>>()) as u64;
         nodes.saturating_mul(vcs + outputs + node)
     }
 
@@ -177,47 +159,27 @@ impl TorusConfig {
         self.dims.iter().map(|&k| k as u64).product::<u64>().min(u32::MAX as u64) as u32
     }
 
-    /// Cycles a packet of `bytes` payload occupies a link: ⌈8·bytes / W⌉, at least 1 (a
-    /// zero-byte message still sends one header-sized phit).
+    /// Cycles a packet of `bytes` payload occupies a link: [`RouterConfig::phits`].
     pub fn phits(&self, bytes: u64) -> u64 {
-        let w = self.link_bits_per_cycle.max(1) as u64;
-        (bytes.saturating_mul(8).div_ceil(w)).max(1)
+        self.router().phits(bytes)
     }
 
-    /// Link cycles of each packet of a `bytes` message, as (full packets, phits of a full
-    /// packet, phits of the last shorter packet or 0).
+    /// [`RouterConfig::packetise`].
     pub fn packetise(&self, bytes: u64) -> (u64, u64, u64) {
-        let p = self.packet_bytes.max(1) as u64;
-        if bytes <= p {
-            // One packet (most messages of a synthetic run): no divisions.
-            return if bytes == p { (1, self.phits(p), 0) } else { (0, self.phits(p), self.phits(bytes)) };
-        }
-        let full = bytes / p;
-        let rest = bytes % p;
-        let last = if rest > 0 || full == 0 { self.phits(rest) } else { 0 };
-        (full, self.phits(p), last)
+        self.router().packetise(bytes)
     }
 
     /// Packets a `bytes` message is cut into.
     pub fn packets(&self, bytes: u64) -> u64 {
-        let p = self.packet_bytes.max(1) as u64;
-        if bytes <= p {
-            1
-        } else {
-            bytes.div_ceil(p)
-        }
+        self.router().packets(bytes)
     }
 
     /// Zero-load delivery time (cycles after injection) of a `bytes` message over `hops`
-    /// links: (h+1)·R + h + Σ Lᵢ, Lᵢ the link cycles of packet i. Each of the h+1 routers
-    /// adds R, each link adds 1 cycle for the head, and the packets stream back to back
-    /// behind the head. Exact for one packet; for several it holds while buffers do not
-    /// throttle the stream, i.e. ⌈(R+1)/L⌉ ≤ B − 2 (docs/torus.md).
+    /// links: (h+1)·R + h + Σ Lᵢ ([`RouterConfig::zero_load_cycles`]). Exact for one
+    /// packet; for several it holds while buffers do not throttle the stream, i.e.
+    /// ⌈(R+1)/L⌉ ≤ B − 2 (docs/torus.md).
     pub fn zero_load_cycles(&self, hops: u32, bytes: u64) -> u64 {
-        let (full, l_full, l_last) = self.packetise(bytes);
-        let r = self.router_delay_cycles as u64;
-        let h = hops as u64;
-        (h + 1) * r + h + full.saturating_mul(l_full).saturating_add(l_last)
+        self.router().zero_load_cycles(hops, bytes)
     }
 
     /// Ideal throughput under uniform random traffic, in phits per node per cycle (one phit
@@ -247,19 +209,18 @@ impl TorusConfig {
 
     /// Cycles → seconds at `clock_hz`.
     pub fn cycles_to_seconds(&self, cycles: u64) -> f64 {
-        cycles as f64 / self.clock_hz
+        self.router().cycles_to_seconds(cycles)
     }
 
     /// Cycles → picoseconds, rounded to nearest.
     pub fn cycles_to_ps(&self, cycles: u64) -> u64 {
-        (cycles as f64 * 1e12 / self.clock_hz).round() as u64
+        self.router().cycles_to_ps(cycles)
     }
 
-    /// Picoseconds → the first cycle boundary at or after that instant (data ready
-    /// mid-cycle waits for the next cycle). Instants within half a picosecond of a
-    /// boundary count as on it, so `ps_to_cycle(cycles_to_ps(c)) == c`.
+    /// Picoseconds → the first cycle boundary at or after that instant
+    /// ([`RouterConfig::ps_to_cycle`]).
     pub fn ps_to_cycle(&self, ps: u64) -> u64 {
-        ((ps as f64 - 0.5) * self.clock_hz / 1e12).ceil().max(0.0) as u64
+        self.router().ps_to_cycle(ps)
     }
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what psins needs from Debian's packages when it is missing: MPICH (compilers,
-# mpirun, headers) and gfortran for the Fortran test apps. Rust comes from rustup.
+# mpirun, headers), gfortran for the Fortran test apps and SimGrid (smpirun, to replay the TI
+# traces psins-export writes; docs/interop-simgrid.md). Rust comes from rustup.
 #   bash scripts/setup.sh [--openmpi]
 # --openmpi also installs Open MPI, for the tracer's Open MPI tests (scripts/test-openmpi.sh),
 # and keeps MPICH the default `mpicc`/`mpirun`: Debian switches them to Open MPI otherwise.
@@ -11,6 +12,7 @@ command -v cargo >/dev/null || { echo "setup: cargo not found: install Rust (htt
 need=()
 command -v mpicc >/dev/null || need+=(mpich libmpich-dev)
 command -v mpifort >/dev/null && mpifort --version >/dev/null 2>&1 || need+=(gfortran)
+command -v smpirun >/dev/null || need+=(libsimgrid-dev)
 if [ $openmpi = yes ] && ! command -v mpicc.openmpi >/dev/null; then
   need+=(libopenmpi-dev openmpi-bin)
 fi

@@ -1,0 +1,86 @@
+//! psins-export: a compact trace (the measured run) in a format other tools read.
+
+use clap::{Parser, ValueEnum};
+use psins_formats::note;
+use psins_interop::ti;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Write a compact trace in another tool's format.
+///
+/// `--to ti`: SimGrid time-independent traces for `smpirun -replay` (SimGrid 3.32): DIR gets
+/// one action file per rank (rank-N.ti) and the list file replay.txt (absolute paths) to pass
+/// to `-replay`. CPU bursts become `compute` at --host-speed; blocking collectives their
+/// expansion steps as point-to-point actions, as psins-sim replays them with
+/// mpi.collectives = "expanded". What is kept, approximated and refused, and the SimGrid
+/// settings under which SMPI and psins-sim agree: docs/interop-simgrid.md.
+///
+/// Exit status (docs/exit-codes.md): 0 written; 1 the trace is damaged or holds a record the
+/// format cannot express (the message names the file, rank and record); 2 bad arguments;
+/// 3 an output could not be written.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// The format to write.
+    #[arg(long, value_enum)]
+    to: Format,
+    /// The compact trace (.psins) to export.
+    trace: PathBuf,
+    /// The output directory (created if missing; its files are replaced only when complete).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Speed of the replaying platform's hosts in flop/s (TI `compute` is in flops).
+    #[arg(long, default_value_t = 1e9, value_parser = positive)]
+    host_speed: f64,
+    /// No summary on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// SimGrid time-independent traces (smpirun -replay).
+    Ti,
+}
+
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a positive number of flop/s")),
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let Format::Ti = args.to;
+    let opts = ti::TiOptions { host_speed: args.host_speed };
+    match ti::export(&args.trace, &args.output, &opts) {
+        Ok(s) => {
+            let a = &s.approx;
+            for (n, what) in [
+                (a.synchronous, "synchronous sends exported as standard sends (TI has no MPI_Ssend)"),
+                (a.buffered, "buffered sends exported as standard sends (TI has no MPI_Bsend)"),
+                (a.probes, "probes left out (TI has none; the receive that follows carries the message)"),
+            ] {
+                if n > 0 {
+                    note!("psins-export: warning: {n} {what}");
+                }
+            }
+            if !args.quiet {
+                note!(
+                    "psins-export: {} ranks, {} records -> {} TI actions in {} (replay with smpirun -replay {})",
+                    s.tasks,
+                    s.records,
+                    s.actions,
+                    args.output.display(),
+                    args.output.join(ti::LIST_FILE).display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            note!("psins-export: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! psins traces in the formats other tools read. So far: the compact trace (the measured run)
+//! to SimGrid's time-independent (TI) traces, which `smpirun -replay` replays
+//! (docs/interop-simgrid.md says what is kept, what is approximated and what is refused).
+//!
+//! Readers of foreign formats will come here too, going through consolidation's checks.
+
+pub mod ti;
+
+use std::path::Path;
+
+/// Why an export failed: the trace (exit code 1) or an output (exit code 3), each naming the
+/// file and, for the trace, the rank and record.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("{0}")]
+    Input(psins_formats::Error),
+    #[error("{0}")]
+    Output(psins_formats::Error),
+}
+
+impl ExportError {
+    /// The exit code of docs/exit-codes.md.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ExportError::Input(_) => 1,
+            ExportError::Output(_) => 3,
+        }
+    }
+
+    pub(crate) fn record(path: &Path, task: u32, record: u64, msg: impl Into<String>) -> ExportError {
+        ExportError::Input(psins_formats::Error::new(path, msg).task(task).record(record))
+    }
+}

@@ -1,10 +1,11 @@
-//! `psins-sim synth`: synthetic traffic (INSEE's TrGen) on a machine file's torus, through
-//! `psins_torus::synth`: one load point, or a latency-versus-load sweep written as CSV.
+//! `psins-sim synth`: synthetic traffic (INSEE's TrGen) on a machine file's packet network
+//! (torus or fat-tree), through `psins_torus::synth`: one load point, or a
+//! latency-versus-load sweep written as CSV.
 
 use crate::error::{Result, SimError};
 use crate::Machine;
 use psins_torus::synth::{self, Pattern, SynthResult, CSV_HEADER};
-use psins_torus::TorusConfig;
+use psins_torus::{FatTreeConfig, TorusConfig};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -12,7 +13,8 @@ pub use psins_torus::synth::DEFAULT_LOADS;
 
 pub struct SynthRequest {
     pub pattern: String,
-    /// Fraction of the uniform-traffic capacity (8/k phits/node/cycle on an even torus).
+    /// Fraction of the uniform-traffic capacity (8/k phits/node/cycle on an even torus, 1 on
+    /// a full-bisection fat-tree).
     pub load: f64,
     /// With `sweep`: the loads of the curve.
     pub loads: Vec<f64>,
@@ -29,11 +31,47 @@ pub fn parse_loads(s: &str) -> Result<Vec<f64>> {
         .collect()
 }
 
-/// Runs the request on `m`'s torus, printing results on `out`.
+/// The packet network a synthetic run drives.
+#[derive(Clone, Copy)]
+enum Net<'a> {
+    Torus(&'a TorusConfig),
+    FatTree(&'a FatTreeConfig),
+}
+
+impl Net<'_> {
+    /// The machine's model's network; else the one whose section the file has.
+    fn of(m: &Machine) -> Option<Net<'_>> {
+        let (t, f) = (m.torus.as_ref().map(Net::Torus), m.fattree.as_ref().map(Net::FatTree));
+        if m.model == "fattree" {
+            f.or(t)
+        } else {
+            t.or(f)
+        }
+    }
+
+    fn capacity(self) -> f64 {
+        match self {
+            Net::Torus(c) => c.uniform_capacity(),
+            Net::FatTree(c) => c.uniform_capacity(),
+        }
+    }
+
+    fn csv_row(self, res: &SynthResult, pattern: &Pattern) -> String {
+        match self {
+            Net::Torus(c) => res.csv_row(c, pattern),
+            Net::FatTree(c) => res.csv_row_of(c.routing.name(), c.router.vcs, pattern),
+        }
+    }
+}
+
+/// Runs the request on `m`'s packet network, printing results on `out`.
 pub fn run(m: &Machine, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
-    let cfg = m.torus.as_ref().ok_or_else(|| SimError::Config {
+    let cfg = Net::of(m).ok_or_else(|| SimError::Config {
         path: m.path.clone(),
-        msg: format!("synth needs a torus: [network] model = \"torus\" (the model is `{}`)", m.model),
+        msg: format!(
+            "synth needs a torus or a fat-tree: [network] model = \"torus\" or \"fattree\" (the model is `{}`)",
+            m.model
+        ),
     })?;
     let pattern = Pattern::parse(&r.pattern).map_err(|e| SimError::Usage(format!("--pattern: {e}")))?;
     // The CSV's place is checked before the runs (psins_formats::output's rule).
@@ -58,25 +96,30 @@ fn synth_error(e: synth::SynthError) -> SimError {
     }
 }
 
-fn one(cfg: &TorusConfig, pattern: &Pattern, load: f64, r: &SynthRequest) -> Result<SynthResult> {
-    synth::run(cfg, pattern, load, r.seed, r.warmup, r.measure).map_err(synth_error)
+fn one(cfg: Net, pattern: &Pattern, load: f64, r: &SynthRequest) -> Result<SynthResult> {
+    match cfg {
+        Net::Torus(c) => synth::run(c, pattern, load, r.seed, r.warmup, r.measure),
+        Net::FatTree(c) => psins_torus::fattree::synth::run(c, pattern, load, r.seed, r.warmup, r.measure),
+    }
+    .map_err(synth_error)
 }
 
-fn header(m: &Machine, cfg: &TorusConfig, pattern: &Pattern, out: &mut dyn Write) {
-    let kind = if cfg.mesh { "mesh" } else { "torus" };
-    let dims = crate::config::torus::dims_text(&cfg.dims);
-    let _ = writeln!(
-        out,
-        "machine                   {}: {dims} {kind}, {} {} VC, pattern {}",
-        m.name,
-        cfg.routing.name(),
-        cfg.vcs,
-        pattern.name()
-    );
-    let _ = writeln!(out, "capacity (uniform)        {:.4} phits/node/cycle (load 1.0)", cfg.uniform_capacity());
+fn header(m: &Machine, cfg: Net, pattern: &Pattern, out: &mut dyn Write) {
+    let design = match cfg {
+        Net::Torus(c) => {
+            let kind = if c.mesh { "mesh" } else { "torus" };
+            let dims = crate::config::torus::dims_text(&c.dims);
+            format!("{dims} {kind}, {} {} VC", c.routing.name(), c.vcs)
+        }
+        Net::FatTree(c) => {
+            format!("fat-tree down {:?} up {:?}, {} {} VC", c.down, c.up, c.routing.name(), c.router.vcs)
+        }
+    };
+    let _ = writeln!(out, "machine                   {}: {design}, pattern {}", m.name, pattern.name());
+    let _ = writeln!(out, "capacity (uniform)        {:.4} phits/node/cycle (load 1.0)", cfg.capacity());
 }
 
-fn single(cfg: &TorusConfig, pattern: &Pattern, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
+fn single(cfg: Net, pattern: &Pattern, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
     let cpu0 = psins_torus::synth::cpu_seconds();
     let res = one(cfg, pattern, r.load, r)?;
     let cpu = psins_torus::synth::cpu_seconds() - cpu0;
@@ -106,7 +149,7 @@ fn single(cfg: &TorusConfig, pattern: &Pattern, r: &SynthRequest, out: &mut dyn 
 }
 
 fn sweep(
-    cfg: &TorusConfig,
+    cfg: Net,
     pattern: &Pattern,
     r: &SynthRequest,
     file: psins_formats::Output,
@@ -125,7 +168,7 @@ fn sweep(
             res.p99_latency,
             if res.unfinished > 0 { format!(", {} unfinished: saturated", res.unfinished) } else { String::new() }
         );
-        csv.push(res.csv_row(cfg, pattern));
+        csv.push(cfg.csv_row(&res, pattern));
     }
     let tmp = file.temp_path();
     std::fs::write(tmp, csv.join("\n") + "\n").map_err(|e| SimError::output(file.path(), e))?;

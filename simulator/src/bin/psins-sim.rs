@@ -49,22 +49,22 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
-    /// Synthetic traffic on a torus machine (model `torus`): throughput and latency at a load.
+    /// Synthetic traffic on a torus or fat-tree machine (model `torus`, `fattree`): throughput and latency at a load.
     Synth(SynthArgs),
 }
 
 #[derive(Args)]
 struct SynthArgs {
-    /// Machine file with [network] model = "torus".
+    /// Machine file with [network] model = "torus" or "fattree".
     #[arg(short, long, value_name = "FILE")]
     machine: PathBuf,
     /// Override a machine-file value: `network.torus.vcs=3` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// uniform, transpose, bit-reversal, shuffle, shift[:K], neighbour, hotspot[:FRACTION[:NODE]].
+    /// uniform, transpose (torus), bit-reversal, shuffle, shift[:K], neighbour, hotspot[:FRACTION[:NODE]].
     #[arg(long, default_value = "uniform")]
     pattern: String,
-    /// Offered load as a fraction of the uniform-traffic capacity (8/k phits/node/cycle on a torus of even k).
+    /// Offered load as a fraction of the uniform-traffic capacity (8/k phits/node/cycle on a torus of even k, 1 on a full-bisection fat-tree).
     #[arg(long, default_value_t = 0.3)]
     load: f64,
     /// Write a latency-versus-load CSV (one run per --loads value) instead of one run (`-`: stdout).

@@ -80,6 +80,7 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         out_links: count(n.out_links, "out_links")?,
         calibration,
         torus: torus_config(&f)?,
+        fattree: fattree_config(&f)?,
         calibrated: f.calibrated.clone(),
     })
 }
@@ -164,6 +165,27 @@ fn torus_config(f: &MachineFile) -> Result<Option<TorusConfig>, String> {
             "[machine] nodes = {} but the torus ([network.torus] dims = \"{}\") has {} routers, one per node: set nodes = {}",
             f.machine.nodes,
             super::torus::dims_text(&cfg.dims),
+            cfg.nodes(),
+            cfg.nodes()
+        ));
+    }
+    Ok(Some(cfg))
+}
+
+/// `[network.fattree]` (defaults when the model is `fattree` and the section is absent).
+/// Nodes are the tree's leaves, one per machine node.
+fn fattree_config(f: &MachineFile) -> Result<Option<psins_torus::FatTreeConfig>, String> {
+    let is_fattree = f.network.model == "fattree";
+    let cfg = match (&f.network.fattree, is_fattree) {
+        (Some(s), _) => super::fattree::resolve(s)?,
+        (None, true) => super::fattree::resolve(&Default::default())?,
+        (None, false) => return Ok(None),
+    };
+    if is_fattree && cfg.nodes() != f.machine.nodes {
+        return Err(format!(
+            "[machine] nodes = {} but the fat-tree ([network.fattree] down = {:?}) has {} nodes: set nodes = {} or change the tree",
+            f.machine.nodes,
+            cfg.down,
             cfg.nodes(),
             cfg.nodes()
         ));
@@ -283,6 +305,9 @@ pub fn print(m: &Machine) -> String {
     print_bands(&mut s, "network", &m.inter);
     if let Some(t) = &m.torus {
         super::torus::print(&mut s, t);
+    }
+    if let Some(t) = &m.fattree {
+        super::fattree::print(&mut s, t);
     }
     if let Some(c) = &m.calibrated {
         let _ = writeln!(s, "\n[calibrated]");

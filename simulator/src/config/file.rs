@@ -198,4 +198,6 @@ pub struct NetworkSection {
     pub calibration: Option<String>,
     /// `torus`: the packet-level k-ary n-cube (`[network.torus]`).
     pub torus: Option<super::torus::TorusSection>,
+    /// `fattree`: the packet-level fat-tree (`[network.fattree]`).
+    pub fattree: Option<super::fattree::FatTreeSection>,
 }

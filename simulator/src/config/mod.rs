@@ -3,6 +3,7 @@
 
 mod bundled;
 mod effective;
+pub mod fattree;
 pub mod file;
 mod link;
 mod overrides;
@@ -142,6 +143,8 @@ pub struct Machine {
     pub calibration: Option<PathBuf>,
     /// `[network.torus]`, resolved when the model is `torus` or the section is present.
     pub torus: Option<psins_torus::TorusConfig>,
+    /// `[network.fattree]`, resolved when the model is `fattree` or the section is present.
+    pub fattree: Option<psins_torus::FatTreeConfig>,
     /// `[calibrated]`: how psins-calibrate measured this machine, when it did.
     pub calibrated: Option<file::CalibratedSection>,
 }

@@ -171,7 +171,7 @@ fn fmt_size(b: u64) -> String {
 }
 
 /// A clock rate in the largest unit that keeps it ≥ 1, as the machine file writes it.
-fn fmt_hz(hz: f64) -> String {
+pub fn fmt_hz(hz: f64) -> String {
     let (v, u) = [(1e9, "GHz"), (1e6, "MHz"), (1e3, "kHz")]
         .iter()
         .find(|(scale, _)| hz >= *scale)

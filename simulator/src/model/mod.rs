@@ -9,6 +9,7 @@
 pub mod algorithm;
 mod analytic;
 mod contention;
+mod fattree;
 mod packet;
 mod pmac;
 mod simple;
@@ -144,6 +145,11 @@ pub const MODELS: &[ModelEntry] = &[
         name: "torus",
         description: "packet-level k-ary n-cube: VCs, cut-through, bubbles, DOR/adaptive routing; collectives expanded",
         build: torus::build,
+    },
+    ModelEntry {
+        name: "fattree",
+        description: "packet-level fat-tree (k-ary n-tree, folded Clos, tapered): up*/down*, D-mod-k or adaptive; collectives expanded",
+        build: fattree::build,
     },
 ];
 

@@ -24,6 +24,7 @@ mod calendar;
 mod deadlock;
 mod events;
 pub mod fabric;
+pub mod fattree;
 mod flow;
 mod network;
 mod params;
@@ -36,6 +37,8 @@ mod transfer;
 
 pub use deadlock::Deadlock;
 pub use fabric::{Fabric, NO_LINK};
+pub use fattree::config::{FatTreeConfig, FatTreeRouting};
+pub use fattree::{FatTree, FatTreeFabric};
 pub use network::{Hop, Network};
 pub use params::{RouterConfig, MAX_PACKET_PHITS};
 pub use stats::{Histogram, NetworkStats};

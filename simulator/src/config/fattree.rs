@@ -1,0 +1,184 @@
+//! `[network.fattree]`: the packet-level fat-tree's keys. The shape is a k-ary n-tree
+//! (`k`, `levels`, optionally `tapering` at the leaves) or explicit children and parents per
+//! level (`down`, `up`); `radix`, when given, is checked against the largest switch. Per-key
+//! checks happen while deserialising (errors carry the line); the design as a whole is
+//! checked after, each error naming the key and what would fit.
+
+use super::file::FrequencyStr;
+use super::torus::Bounded;
+use crate::units::Bytes;
+use psins_torus::{FatTreeConfig, FatTreeRouting, RouterConfig};
+use serde::Deserialize;
+use std::fmt::Write;
+
+const S: &str = "[network.fattree]";
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeSection {
+    /// k-ary n-tree: k children and k parents per switch ...
+    pub k: Option<Bounded<1, 16>>,
+    /// ... over n levels.
+    pub levels: Option<Bounded<1, 6>>,
+    /// Leaf oversubscription: leaves keep k children and get k / tapering parents.
+    pub tapering: Option<Bounded<1, 16>>,
+    /// Explicit shape: children per switch at each level, leaf first ...
+    pub down: Option<Vec<Bounded<1, 16>>>,
+    /// ... and parents per switch at each level below the top.
+    pub up: Option<Vec<Bounded<1, 16>>>,
+    /// Switch ports available: every switch of the design must fit.
+    pub radix: Option<Bounded<1, 16>>,
+    pub routing: Option<RoutingKey>,
+    pub vcs: Option<Bounded<1, 2>>,
+    pub buffer_packets: Option<Bounded<1, 255>>,
+    pub packet_bytes: Option<Bytes>,
+    pub link_bits_per_cycle: Option<Bounded<1, { u32::MAX as u64 }>>,
+    pub clock: Option<FrequencyStr>,
+    pub router_delay_cycles: Option<Bounded<0, { 1 << 20 }>>,
+    pub watchdog_cycles: Option<Bounded<1, { i64::MAX as u64 }>>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum RoutingKey {
+    Dmodk,
+    Adaptive,
+}
+
+/// The model's parameters from the section (defaults: a 4-ary 2-tree, D-mod-k, the
+/// torus's router defaults), checked as a whole.
+pub fn resolve(s: &FatTreeSection) -> Result<FatTreeConfig, String> {
+    let (down, up) = shape(s)?;
+    let d = RouterConfig::default();
+    let packet_bytes = match s.packet_bytes {
+        Some(Bytes(b)) if b == 0 || b > u32::MAX as u64 => {
+            return Err(format!("{S} packet_bytes = {b} must be 1 to {}", u32::MAX))
+        }
+        Some(Bytes(b)) => b as u32,
+        None => d.packet_bytes,
+    };
+    let router = RouterConfig {
+        vcs: s.vcs.map_or(d.vcs, |v| v.0 as u32),
+        buffer_packets: s.buffer_packets.map_or(d.buffer_packets, |v| v.0 as u32),
+        packet_bytes,
+        link_bits_per_cycle: s.link_bits_per_cycle.map_or(d.link_bits_per_cycle, |v| v.0 as u32),
+        clock_hz: s.clock.map_or(d.clock_hz, |f| f.0),
+        router_delay_cycles: s.router_delay_cycles.map_or(d.router_delay_cycles, |v| v.0 as u32),
+        watchdog_cycles: s.watchdog_cycles.map_or(d.watchdog_cycles, |v| v.0),
+    };
+    let routing = match s.routing {
+        Some(RoutingKey::Adaptive) => FatTreeRouting::Adaptive,
+        Some(RoutingKey::Dmodk) | None => FatTreeRouting::DModK,
+    };
+    let cfg = FatTreeConfig { down, up, routing, router };
+    if let Some(radix) = s.radix {
+        if cfg.radix() as u64 > radix.0 {
+            return Err(format!(
+                "{S} radix = {} but the design needs {}-port switches (down {:?}, up {:?}): raise radix to {} or shrink k/down/up",
+                radix.0,
+                cfg.radix(),
+                cfg.down,
+                cfg.up,
+                cfg.radix()
+            ));
+        }
+    }
+    cfg.validate().map_err(|e| format!("{S} {e}"))?;
+    Ok(cfg)
+}
+
+/// Children and parents per level, from one of the two forms.
+fn shape(s: &FatTreeSection) -> Result<(Vec<u32>, Vec<u32>), String> {
+    let list = |v: &Vec<Bounded<1, 16>>| v.iter().map(|b| b.0 as u32).collect::<Vec<u32>>();
+    if let Some(down) = &s.down {
+        if s.k.is_some() || s.levels.is_some() || s.tapering.is_some() {
+            return Err(format!("{S} give either down and up, or k, levels and tapering, not both"));
+        }
+        let up = s.up.as_ref().map(list).unwrap_or_default();
+        return Ok((list(down), up));
+    }
+    if s.up.is_some() {
+        return Err(format!("{S} up needs down (children per switch at each level, leaf first)"));
+    }
+    let k = s.k.map_or(4, |v| v.0 as u32);
+    let levels = s.levels.map_or(2, |v| v.0 as usize);
+    let t = s.tapering.map_or(1, |v| v.0 as u32);
+    if levels == 1 && t > 1 {
+        return Err(format!("{S} tapering = {t} needs levels ≥ 2 (a single switch has no parents)"));
+    }
+    if !k.is_multiple_of(t) {
+        let (lo, hi) = (k - k % t, k - k % t + t);
+        let fits = if lo > 0 { format!("k = {lo} or {hi}") } else { format!("k = {hi}") };
+        return Err(format!(
+            "{S} tapering = {t} gives each leaf k / {t} parents, so k must be a multiple of {t}: {fits} would fit (k = {k})"
+        ));
+    }
+    let mut up = vec![k; levels - 1];
+    if let Some(first) = up.first_mut() {
+        *first = k / t;
+    }
+    Ok((vec![k; levels], up))
+}
+
+/// The section with every default written out, plus derived figures as comments.
+pub fn print(s: &mut String, c: &FatTreeConfig) {
+    let r = &c.router;
+    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let _ = writeln!(
+        s,
+        "\n[network.fattree]\ndown = [{}]\nup = [{}]\nrouting = \"{}\"\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nwatchdog_cycles = {}",
+        list(&c.down),
+        list(&c.up),
+        c.routing.name(),
+        r.vcs,
+        r.buffer_packets,
+        r.packet_bytes,
+        r.link_bits_per_cycle,
+        super::torus::fmt_hz(r.clock_hz),
+        r.router_delay_cycles,
+        r.watchdog_cycles
+    );
+    let _ = writeln!(
+        s,
+        "# {} nodes, {} levels, {}-port switches, leaf tapering {}:1; {} routers (a node's interface counts as one); a full packet holds a link {} cycles; one packet between nodes whose common switch is at level L takes {} + {}·L cycles at zero load; uniform capacity {:.4} phits/node/cycle",
+        c.nodes(),
+        c.down.len(),
+        c.radix(),
+        c.tapering(),
+        c.routers(),
+        r.phits(r.packet_bytes as u64),
+        c.zero_load_cycles(0, r.packet_bytes as u64),
+        2 * (r.router_delay_cycles + 1),
+        c.uniform_capacity()
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn section(text: &str) -> Result<FatTreeConfig, String> {
+        let s: FatTreeSection = toml::from_str(text).map_err(|e| e.to_string())?;
+        resolve(&s)
+    }
+
+    #[test]
+    fn the_two_forms_and_their_errors() {
+        let c = section("k = 8\nlevels = 3").unwrap();
+        assert_eq!((c.nodes(), c.down, c.up), (512, vec![8, 8, 8], vec![8, 8]));
+        let c = section("k = 8\nlevels = 2\ntapering = 2").unwrap();
+        assert_eq!((c.down, c.up), (vec![8, 8], vec![4]));
+        let c = section("down = [4, 3]\nup = [2]\nrouting = \"adaptive\"").unwrap();
+        assert_eq!((c.nodes(), c.routing), (12, FatTreeRouting::Adaptive));
+        let e = section("k = 8\ntapering = 3").unwrap_err();
+        assert!(e.contains("k = 6 or 9 would fit"), "{e}");
+        let e = section("k = 8\nlevels = 3\nradix = 12").unwrap_err();
+        assert!(e.contains("radix = 12") && e.contains("16-port"), "{e}");
+        let e = section("down = [4, 4]\nk = 4").unwrap_err();
+        assert!(e.contains("not both"), "{e}");
+        let e = section("down = [4, 4]").unwrap_err();
+        assert!(e.contains("up must list"), "{e}");
+        let e = section("k = 17").unwrap_err();
+        assert!(e.contains("out of range"), "{e}");
+    }
+}

@@ -1,0 +1,21 @@
+//! `fattree`: the packet-level fat-tree of `psins-torus` (docs/fattree.md), through the
+//! packet-network adapter (`packet.rs`).
+
+use super::packet::PacketModel;
+use super::NetworkModel;
+use crate::config::Machine;
+use psins_torus::FatTree;
+
+pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
+    let cfg = m.fattree.clone().unwrap_or_default();
+    let design = format!(
+        "fat-tree down {:?} up {:?}, {} {} VC, {} GHz",
+        cfg.down,
+        cfg.up,
+        cfg.routing.name(),
+        cfg.router.vcs,
+        cfg.router.clock_hz / 1e9
+    );
+    let net = FatTree::new(cfg).map_err(|e| format!("[network.fattree] {e}"))?;
+    Ok(PacketModel::boxed("fattree", net, m, design, "level_utilisation"))
+}

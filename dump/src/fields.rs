@@ -99,7 +99,11 @@ pub fn fields(rec: &Record, task: u32, comms: &dyn Comms, step_comm: u32) -> Vec
             }
         }
         Op::CommFree { comm } => f.push(("comm", Int(comm as i64))),
-        Op::Other { func } => f.push(("func_id", Int(func as i64))),
+        Op::Other { func } => {
+            // named by c-headers/mpi_functions.tbl, the table the tracer's wrappers come from
+            f.push(("func", Str(psins_formats::functions::name_of(func).unwrap_or("unknown"))));
+            f.push(("func_id", Int(func as i64)));
+        }
         // targets are ranks of the window's communicator, printed as traced
         Op::Rma { func, target, win, bytes, rbytes, req } => {
             f.push(("op", Str(func.name())));
@@ -174,4 +178,30 @@ pub fn json_line(task: u32, f: &[(&'static str, Val)], out: &mut String) {
         };
     }
     out.push('}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct NoComms;
+    impl Comms for NoComms {
+        fn world(&self, _: u32, _: u32, _: i32) -> Option<i64> {
+            None
+        }
+    }
+
+    /// psins-dump printed only `func_id=<n>`; the name is the table's.
+    #[test]
+    fn other_records_name_their_function() {
+        let id = psins_formats::functions::id_of("MPI_File_write_all").unwrap();
+        let rec = Record::new(1, 2, Op::Other { func: id });
+        let mut line = String::new();
+        text_line(3, &fields(&rec, 3, &NoComms, 0), &mut line);
+        assert_eq!(line, format!("task=3 other gap_ns=1 dur_ns=2 func=MPI_File_write_all func_id={id}"));
+        let rec = Record::new(0, 0, Op::Other { func: 99_999 });
+        let mut line = String::new();
+        json_line(0, &fields(&rec, 0, &NoComms, 0), &mut line);
+        assert_eq!(line, r#"{"task":0,"kind":"other","gap_ns":0,"dur_ns":0,"func":"unknown","func_id":99999}"#);
+    }
 }

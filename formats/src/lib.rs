@@ -2,13 +2,17 @@
 //! tracer and the compact trace written by `psins-consolidate`. See `docs/format.md`.
 //!
 //! No MPI and no simulator here: this crate is what writers and readers share, so that a
-//! record means the same thing at every stage.
+//! record means the same thing at every stage. That includes the MPI function table
+//! (`c-headers/mpi_functions.tbl`, read by [`mpi_table`] at build time into [`functions`]):
+//! the ids of `other` records and the names every tool prints calls with.
 pub mod codec;
 mod encode;
 pub mod error;
 mod fast;
+pub mod functions;
 pub mod log;
 pub mod magic;
+pub mod mpi_table;
 pub mod output;
 pub mod record;
 mod repeat;

@@ -1,6 +1,7 @@
 //! Per-MPI-function statistics (IPM style) and message histograms, gathered during replay.
 
 use crate::units::Ps;
+use psins_formats::functions::{self, N_FUNCS};
 use psins_formats::*;
 use std::collections::BTreeMap;
 
@@ -12,150 +13,199 @@ pub struct FnStat {
     pub wait: Ps,
 }
 
-const SEND_BASE: u16 = 3;
-const ISEND_BASE: u16 = 7;
-const SEND_INIT_BASE: u16 = 11;
-const WAIT_BASE: u16 = 28;
-const COLL_BASE: u16 = 36;
-const NCOLL: u16 = 22;
-const COMM_BASE: u16 = COLL_BASE + 2 * NCOLL;
-const COMM_FREE: u16 = COMM_BASE + 14;
-/// `Other` records; their own id is kept separately.
-pub const OTHER_FN: u16 = COMM_FREE + 1;
-/// One-sided operations, then their request forms (MPI_Rput…; fetch_and_op and
-/// compare_and_swap have none, their slots stay unused).
-const RMA_BASE: u16 = OTHER_FN + 1;
-const NRMA: u16 = 6;
-const WIN_SYNC_BASE: u16 = RMA_BASE + 2 * NRMA;
-const WIN_CREATE_BASE: u16 = WIN_SYNC_BASE + 15;
-const WIN_FREE: u16 = WIN_CREATE_BASE + 4;
-pub const NFN: usize = WIN_FREE as usize + 1;
+// Every MPI function is counted under its id in c-headers/mpi_functions.tbl, the table the
+// tracer's wrappers are generated from (psins_formats::functions), and named by it: there is
+// no second numbering. A record names its function by its kind and fields; the tables below
+// map those to the function, by name, looked up in the table at compile time (a name missing
+// from the table fails the build). Each is indexed by the enum's code (see the test).
+
+/// The table id of `name`, as the index of [`Stats::fns`].
+const fn f(name: &str) -> u16 {
+    functions::id(name) as u16
+}
+const _: () = assert!(N_FUNCS < STEP_FN as usize - 2, "function ids must fit below the u16 sentinels");
+
+/// By [`SendMode`] code.
+const SEND: [u16; 4] = [f("MPI_Send"), f("MPI_Ssend"), f("MPI_Rsend"), f("MPI_Bsend")];
+const ISEND: [u16; 4] = [f("MPI_Isend"), f("MPI_Issend"), f("MPI_Irsend"), f("MPI_Ibsend")];
+const SEND_INIT: [u16; 4] = [f("MPI_Send_init"), f("MPI_Ssend_init"), f("MPI_Rsend_init"), f("MPI_Bsend_init")];
+/// By 2 × matched + nonblocking ([`ProbeFlags`]).
+const PROBE: [u16; 4] = [f("MPI_Probe"), f("MPI_Iprobe"), f("MPI_Mprobe"), f("MPI_Improbe")];
+/// By [`WaitFn`] code.
+const WAIT: [u16; 8] = [
+    f("MPI_Wait"),
+    f("MPI_Waitall"),
+    f("MPI_Waitany"),
+    f("MPI_Waitsome"),
+    f("MPI_Test"),
+    f("MPI_Testall"),
+    f("MPI_Testany"),
+    f("MPI_Testsome"),
+];
+/// By [`Coll`] code: blocking, then nonblocking.
+const COLL: [[u16; 22]; 2] = [
+    [
+        f("MPI_Barrier"),
+        f("MPI_Bcast"),
+        f("MPI_Reduce"),
+        f("MPI_Allreduce"),
+        f("MPI_Gather"),
+        f("MPI_Gatherv"),
+        f("MPI_Scatter"),
+        f("MPI_Scatterv"),
+        f("MPI_Allgather"),
+        f("MPI_Allgatherv"),
+        f("MPI_Alltoall"),
+        f("MPI_Alltoallv"),
+        f("MPI_Alltoallw"),
+        f("MPI_Reduce_scatter"),
+        f("MPI_Reduce_scatter_block"),
+        f("MPI_Scan"),
+        f("MPI_Exscan"),
+        f("MPI_Neighbor_allgather"),
+        f("MPI_Neighbor_allgatherv"),
+        f("MPI_Neighbor_alltoall"),
+        f("MPI_Neighbor_alltoallv"),
+        f("MPI_Neighbor_alltoallw"),
+    ],
+    [
+        f("MPI_Ibarrier"),
+        f("MPI_Ibcast"),
+        f("MPI_Ireduce"),
+        f("MPI_Iallreduce"),
+        f("MPI_Igather"),
+        f("MPI_Igatherv"),
+        f("MPI_Iscatter"),
+        f("MPI_Iscatterv"),
+        f("MPI_Iallgather"),
+        f("MPI_Iallgatherv"),
+        f("MPI_Ialltoall"),
+        f("MPI_Ialltoallv"),
+        f("MPI_Ialltoallw"),
+        f("MPI_Ireduce_scatter"),
+        f("MPI_Ireduce_scatter_block"),
+        f("MPI_Iscan"),
+        f("MPI_Iexscan"),
+        f("MPI_Ineighbor_allgather"),
+        f("MPI_Ineighbor_allgatherv"),
+        f("MPI_Ineighbor_alltoall"),
+        f("MPI_Ineighbor_alltoallv"),
+        f("MPI_Ineighbor_alltoallw"),
+    ],
+];
+/// By [`CommFn`] code; `Other` (a communicator the tracer met without seeing it made) is no
+/// function of the table.
+const COMM: [u16; 14] = [
+    f("MPI_Comm_dup"),
+    f("MPI_Comm_split"),
+    f("MPI_Comm_split_type"),
+    f("MPI_Comm_create"),
+    f("MPI_Comm_create_group"),
+    f("MPI_Cart_create"),
+    f("MPI_Cart_sub"),
+    f("MPI_Graph_create"),
+    f("MPI_Dist_graph_create"),
+    f("MPI_Dist_graph_create_adjacent"),
+    f("MPI_Intercomm_create"),
+    f("MPI_Intercomm_merge"),
+    f("MPI_Comm_idup"),
+    COMM_OTHER,
+];
+/// By [`RmaFn`] code: plain, then the request forms (fetch_and_op and compare_and_swap have
+/// none: their request-less ids stand in).
+const RMA: [[u16; 6]; 2] = [
+    [
+        f("MPI_Put"),
+        f("MPI_Get"),
+        f("MPI_Accumulate"),
+        f("MPI_Get_accumulate"),
+        f("MPI_Fetch_and_op"),
+        f("MPI_Compare_and_swap"),
+    ],
+    [
+        f("MPI_Rput"),
+        f("MPI_Rget"),
+        f("MPI_Raccumulate"),
+        f("MPI_Rget_accumulate"),
+        f("MPI_Fetch_and_op"),
+        f("MPI_Compare_and_swap"),
+    ],
+];
+/// By [`WinSyncFn`] code.
+const WIN_SYNC: [u16; 15] = [
+    f("MPI_Win_fence"),
+    f("MPI_Win_post"),
+    f("MPI_Win_start"),
+    f("MPI_Win_complete"),
+    f("MPI_Win_wait"),
+    f("MPI_Win_test"),
+    f("MPI_Win_lock"),
+    f("MPI_Win_unlock"),
+    f("MPI_Win_lock_all"),
+    f("MPI_Win_unlock_all"),
+    f("MPI_Win_flush"),
+    f("MPI_Win_flush_all"),
+    f("MPI_Win_flush_local"),
+    f("MPI_Win_flush_local_all"),
+    f("MPI_Win_sync"),
+];
+/// By [`WinFn`] code.
+const WIN_CREATE: [u16; 4] =
+    [f("MPI_Win_create"), f("MPI_Win_allocate"), f("MPI_Win_allocate_shared"), f("MPI_Win_create_dynamic")];
+
+/// `Other` records whose id the table does not know; their own id is kept separately.
+pub const OTHER_FN: u16 = N_FUNCS as u16;
+/// `CommCreate` records of [`CommFn::Other`].
+const COMM_OTHER: u16 = N_FUNCS as u16 + 1;
+/// The size of [`Stats::fns`].
+pub const NFN: usize = N_FUNCS + 2;
 /// Expansion steps outside an expanded collective: not a call, not counted.
 pub const STEP_FN: u16 = u16::MAX;
 
-/// Small integer naming the MPI function a record stands for.
+/// The MPI function a record stands for: its id in the function table (or [`OTHER_FN`],
+/// `COMM_OTHER`, [`STEP_FN`]).
 pub fn fn_id(op: &Op) -> u16 {
     match *op {
-        Op::Init { .. } => 0,
-        Op::Finalize => 1,
-        Op::Abort { .. } => 2,
-        Op::Send { mode, .. } => SEND_BASE + mode.code() as u16,
-        Op::Isend { mode, .. } => ISEND_BASE + mode.code() as u16,
-        Op::SendInit { mode, .. } => SEND_INIT_BASE + mode.code() as u16,
-        Op::Recv { .. } => 15,
-        Op::Irecv { .. } => 16,
-        Op::RecvInit { .. } => 17,
-        Op::Sendrecv { replace, .. } => 18 + replace as u16,
+        Op::Init { .. } => const { f("MPI_Init") },
+        Op::Finalize => const { f("MPI_Finalize") },
+        Op::Abort { .. } => const { f("MPI_Abort") },
+        Op::Send { mode, .. } => SEND[mode.code() as usize],
+        Op::Isend { mode, .. } => ISEND[mode.code() as usize],
+        Op::SendInit { mode, .. } => SEND_INIT[mode.code() as usize],
+        Op::Recv { .. } => const { f("MPI_Recv") },
+        Op::Irecv { .. } => const { f("MPI_Irecv") },
+        Op::RecvInit { .. } => const { f("MPI_Recv_init") },
+        Op::Sendrecv { replace: false, .. } => const { f("MPI_Sendrecv") },
+        Op::Sendrecv { replace: true, .. } => const { f("MPI_Sendrecv_replace") },
         Op::Probe { flags, .. } => {
             let blocking = flags & ProbeFlags::BLOCKING != 0;
             let matched = flags & ProbeFlags::MATCHED != 0;
-            20 + 2 * matched as u16 + !blocking as u16
+            PROBE[2 * matched as usize + !blocking as usize]
         }
-        Op::Start { .. } => 24,
-        Op::Startall => 25,
-        Op::RequestFree { .. } => 26,
-        Op::Cancel { .. } => 27,
-        Op::Wait { func, .. } => WAIT_BASE + func.code() as u16,
-        Op::Coll { coll, flags, .. } => {
-            COLL_BASE + coll.code() as u16 + if flags & CollFlags::NONBLOCKING != 0 { NCOLL } else { 0 }
-        }
-        Op::CommCreate { func, .. } => COMM_BASE + func.code() as u16,
-        Op::CommFree { .. } => COMM_FREE,
+        Op::Start { .. } => const { f("MPI_Start") },
+        Op::Startall => const { f("MPI_Startall") },
+        Op::RequestFree { .. } => const { f("MPI_Request_free") },
+        Op::Cancel { .. } => const { f("MPI_Cancel") },
+        Op::Wait { func, .. } => WAIT[func.code() as usize],
+        Op::Coll { coll, flags, .. } => COLL[(flags & CollFlags::NONBLOCKING != 0) as usize][coll.code() as usize],
+        Op::CommCreate { func, .. } => COMM[func.code() as usize],
+        Op::CommFree { .. } => const { f("MPI_Comm_free") },
+        // the tracer's `other` records carry the table id itself
+        Op::Other { func } if functions::name_of(func).is_some() => func as u16,
         Op::Other { .. } => OTHER_FN,
         Op::Step { .. } => STEP_FN,
-        Op::Rma { func, req, .. } => RMA_BASE + func.code() as u16 + if req != NO_REQUEST { NRMA } else { 0 },
-        Op::WinSync { func, .. } => WIN_SYNC_BASE + func.code() as u16,
-        Op::WinCreate { func, .. } => WIN_CREATE_BASE + func.code() as u16,
-        Op::WinFree { .. } => WIN_FREE,
+        Op::Rma { func, req, .. } => RMA[(req != NO_REQUEST) as usize][func.code() as usize],
+        Op::WinSync { func, .. } => WIN_SYNC[func.code() as usize],
+        Op::WinCreate { func, .. } => WIN_CREATE[func.code() as usize],
+        Op::WinFree { .. } => const { f("MPI_Win_free") },
     }
 }
 
-/// `ReduceScatterBlock` → `Reduce_scatter_block`.
-fn mpi_case(camel: &str) -> String {
-    let mut s = String::new();
-    for (i, c) in camel.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            s.push('_');
-            s.push(c.to_ascii_lowercase());
-        } else {
-            s.push(c);
-        }
-    }
-    s
-}
-
-/// Names of every function id.
+/// Names of every function id ("" for ids the table does not use).
 pub fn fn_names() -> Vec<String> {
-    let mut n: Vec<String> = ["MPI_Init", "MPI_Finalize", "MPI_Abort"].map(String::from).to_vec();
-    for base in ["send", "Isend", "Send_init"] {
-        for (i, m) in ["", "S", "R", "B"].iter().enumerate() {
-            let name = match base {
-                "send" => format!("MPI_{}", if i == 0 { "Send".into() } else { format!("{m}send") }),
-                "Isend" => format!("MPI_I{}send", m.to_lowercase()),
-                _ => format!("MPI_{}{}", if i == 0 { "S".to_string() } else { format!("{m}s") }, "end_init"),
-            };
-            n.push(name);
-        }
-    }
-    for s in [
-        "Recv",
-        "Irecv",
-        "Recv_init",
-        "Sendrecv",
-        "Sendrecv_replace",
-        "Probe",
-        "Iprobe",
-        "Mprobe",
-        "Improbe",
-        "Start",
-        "Startall",
-        "Request_free",
-        "Cancel",
-    ] {
-        n.push(format!("MPI_{s}"));
-    }
-    for w in WaitFn::ALL {
-        n.push(format!("MPI_{}", w.name()));
-    }
-    for c in Coll::ALL {
-        n.push(format!("MPI_{}", mpi_case(c.name())));
-    }
-    for c in Coll::ALL {
-        n.push(format!("MPI_I{}", mpi_case(c.name()).to_lowercase()));
-    }
-    for f in CommFn::ALL {
-        let name = match f {
-            CommFn::CartCreate => "Cart_create".into(),
-            CommFn::CartSub => "Cart_sub".into(),
-            CommFn::GraphCreate => "Graph_create".into(),
-            CommFn::DistGraphCreate => "Dist_graph_create".into(),
-            CommFn::DistGraphCreateAdjacent => "Dist_graph_create_adjacent".into(),
-            CommFn::IntercommCreate => "Intercomm_create".into(),
-            CommFn::IntercommMerge => "Intercomm_merge".into(),
-            other => format!("Comm_{}", mpi_case(other.name()).to_lowercase()),
-        };
-        n.push(format!("MPI_{name}"));
-    }
-    n.push("MPI_Comm_free".into());
+    let mut n: Vec<String> = functions::NAMES.iter().map(|s| s.to_string()).collect();
     n.push("MPI_other".into());
-    for r in ["", "R"] {
-        for f in RmaFn::ALL {
-            let name = mpi_case(f.name());
-            let name = if r.is_empty() { name } else { format!("R{}", name.to_lowercase()) };
-            n.push(format!("MPI_{name}"));
-        }
-    }
-    for f in WinSyncFn::ALL {
-        n.push(format!("MPI_Win_{}", mpi_case(f.name()).to_lowercase()));
-    }
-    for f in WinFn::ALL {
-        let name = match f {
-            WinFn::Create => "create".into(),
-            other => mpi_case(other.name()).to_lowercase(),
-        };
-        n.push(format!("MPI_Win_{name}"));
-    }
-    n.push("MPI_Win_free".into());
+    n.push("MPI_Comm_other".into());
     debug_assert_eq!(n.len(), NFN);
     n
 }
@@ -268,6 +318,110 @@ impl Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ReduceScatterBlock` → `Reduce_scatter_block`.
+    fn mpi_case(camel: &str) -> String {
+        let mut s = String::new();
+        for (i, c) in camel.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                s.push('_');
+                s.push(c.to_ascii_lowercase());
+            } else {
+                s.push(c);
+            }
+        }
+        s
+    }
+
+    /// Every variant of every enum a record names its function by reaches the function the
+    /// enum's name says (derived independently of the tables above, which are by code).
+    #[test]
+    fn every_record_shape_is_named_after_its_function() {
+        let n = fn_names();
+        let name = |op: Op| n[fn_id(&op) as usize].clone();
+        for &w in WaitFn::ALL {
+            assert_eq!(name(Op::Wait { func: w, count: 0 }), format!("MPI_{}", w.name()));
+        }
+        for &coll in Coll::ALL {
+            let c = |flags| Op::Coll {
+                coll,
+                comm: 0,
+                root: 0,
+                send_bytes: 0,
+                recv_bytes: 0,
+                count: 0,
+                flags,
+                req: 0,
+                instance: 1,
+            };
+            assert_eq!(name(c(0)), format!("MPI_{}", mpi_case(coll.name())));
+            assert_eq!(name(c(CollFlags::NONBLOCKING)), format!("MPI_I{}", mpi_case(coll.name()).to_lowercase()));
+        }
+        for &func in WinSyncFn::ALL {
+            let op = Op::WinSync { func, win: 0, rank: NO_RANK, flags: 0 };
+            assert_eq!(name(op), format!("MPI_Win_{}", mpi_case(func.name()).to_lowercase()));
+        }
+        for &func in WinFn::ALL {
+            let op = Op::WinCreate { func, comm: 0, win: 0 };
+            let want = if func == WinFn::Create {
+                "MPI_Win_create".into()
+            } else {
+                format!("MPI_Win_{}", mpi_case(func.name()).to_lowercase())
+            };
+            assert_eq!(name(op), want);
+        }
+        for &func in RmaFn::ALL {
+            let op = |req| Op::Rma { func, target: 0, win: 0, bytes: 0, rbytes: 0, req };
+            assert_eq!(name(op(0)), format!("MPI_{}", mpi_case(func.name())));
+            let r = if matches!(func, RmaFn::FetchAndOp | RmaFn::CompareAndSwap) {
+                format!("MPI_{}", mpi_case(func.name()))
+            } else {
+                format!("MPI_R{}", mpi_case(func.name()).to_lowercase())
+            };
+            assert_eq!(name(op(3)), r);
+        }
+        for &func in CommFn::ALL {
+            let want = match func {
+                CommFn::Other => "MPI_Comm_other".to_string(),
+                CommFn::CartCreate
+                | CommFn::CartSub
+                | CommFn::GraphCreate
+                | CommFn::DistGraphCreate
+                | CommFn::DistGraphCreateAdjacent
+                | CommFn::IntercommCreate
+                | CommFn::IntercommMerge => {
+                    format!("MPI_{}", mpi_case(func.name()))
+                }
+                _ => format!("MPI_Comm_{}", mpi_case(func.name()).to_lowercase()),
+            };
+            let got = name(Op::CommCreate { func, parent: 0, comm: 2, split: 0 });
+            assert_eq!(got, want, "{func:?}");
+        }
+        let modes = [
+            ("MPI_Send", "MPI_Isend", "MPI_Send_init"),
+            ("MPI_Ssend", "MPI_Issend", "MPI_Ssend_init"),
+            ("MPI_Rsend", "MPI_Irsend", "MPI_Rsend_init"),
+            ("MPI_Bsend", "MPI_Ibsend", "MPI_Bsend_init"),
+        ];
+        for (&mode, (s, i, p)) in SendMode::ALL.iter().zip(modes) {
+            assert_eq!(name(Op::Send { mode, peer: 0, tag: 0, bytes: 0, comm: 0 }), s);
+            assert_eq!(name(Op::Isend { mode, peer: 0, tag: 0, bytes: 0, comm: 0, req: 1 }), i);
+            assert_eq!(name(Op::SendInit { mode, peer: 0, tag: 0, bytes: 0, comm: 0, req: 1 }), p);
+        }
+    }
+
+    /// psins-sim named every `other` record MPI_other_<id>; the id is the table's.
+    #[test]
+    fn other_records_are_named_by_the_table() {
+        let n = fn_names();
+        let id = functions::id_of("MPI_File_write_all").unwrap();
+        let f = fn_id(&Op::Other { func: id });
+        assert_eq!((f as u32, n[f as usize].as_str()), (id, "MPI_File_write_all"));
+        assert_eq!(fn_id(&Op::Other { func: 60_000 }), OTHER_FN);
+        assert_eq!(fn_id(&Op::Other { func: 0 }), OTHER_FN); // a hole in the table
+        assert_eq!(fn_id(&Op::Init { thread_level: 0 }) as u32, functions::id_of("MPI_Init").unwrap());
+        assert_eq!(n.len(), NFN);
+    }
 
     #[test]
     fn names_line_up_with_ids() {

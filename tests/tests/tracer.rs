@@ -44,24 +44,14 @@ fn kinds_of_how(how: &str) -> &'static [Kind] {
     }
 }
 
-/// name -> how, from the table.
+/// name -> how, from the table (`psins_formats::functions`, read from it at build time).
 fn table() -> &'static HashMap<String, String> {
     static T: OnceLock<HashMap<String, String>> = OnceLock::new();
     T.get_or_init(|| {
-        let text = std::fs::read_to_string(root().join("c-headers/mpi_functions.tbl")).unwrap();
-        let mut m = HashMap::new();
-        for line in text.lines() {
-            let l = line.trim();
-            if l.is_empty() || l.starts_with('#') {
-                continue;
-            }
-            let mut w = l.split_whitespace();
-            let (_id, how) = (w.next().unwrap(), w.next().unwrap());
-            let rest: String = w.collect::<Vec<_>>().join(" ");
-            let name = rest.split('(').next().unwrap().split_whitespace().last().unwrap().trim_start_matches('*');
-            m.insert(name.to_string(), how.to_string());
-        }
-        m
+        psins_formats::functions::FUNCTIONS
+            .iter()
+            .map(|&(_, name, how)| (name.to_string(), how.trim_end_matches(" +f08").to_string()))
+            .collect()
     })
 }
 

@@ -18,29 +18,24 @@ pub mod ev;
 pub mod ffi;
 mod signals;
 
-/// The function table generated from `c-headers/mpi_functions.tbl`.
-pub mod functions {
-    include!(concat!(env!("OUT_DIR"), "/functions.rs"));
+/// The MPI function table (`c-headers/mpi_functions.tbl`): `FUNCTIONS`, `id_of`, `name_of`.
+pub use psins_formats::functions;
 
-    /// The id of an MPI function by name.
-    pub fn id_of(name: &str) -> Option<u32> {
-        FUNCTIONS.iter().find(|f| f.1 == name).map(|f| f.0)
-    }
-
-    /// The name of a function id.
-    pub fn name_of(id: u32) -> Option<&'static str> {
-        FUNCTIONS.iter().find(|f| f.0 == id).map(|f| f.1)
-    }
-}
-
-// The generator of psins_ev.h (a module of build.rs), compiled here for its unit tests; it
-// names the record vocabulary `crate::record`, as the build script does.
+// The generators of build.rs (psins_ev.h; the C and Fortran wrappers), compiled here for
+// their unit tests. They name the record vocabulary `crate::record` and the table parser
+// `crate::table`, as the build script does.
 #[cfg(test)]
 #[path = "../build/boundary.rs"]
 #[allow(dead_code)]
 mod boundary;
 #[cfg(test)]
+use psins_formats::mpi_table as table;
+#[cfg(test)]
 use psins_formats::record;
+#[cfg(test)]
+#[path = "../build/wrappers.rs"]
+#[allow(dead_code)]
+mod wrappers;
 
 /// The include directories of the MPI the shim was built against (for tests).
 pub const MPI_INCLUDE: &str = env!("PSINS_MPI_INCLUDE");

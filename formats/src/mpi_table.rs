@@ -1,0 +1,299 @@
+//! `c-headers/mpi_functions.tbl`, the one table of MPI signatures: its parser.
+//!
+//! Each line is `<id> <how> <C prototype> [+f08]` (the file's header explains the columns).
+//! The table is read at build time by two generators, both with this parser: the tracer's
+//! (`tracer-cdylib/build.rs` compiles this file into its build script with `#[path]` and
+//! writes the C wrappers from it) and this crate's (`build.rs`, which writes
+//! [`crate::functions`], the id → name table every reader prints `other` records and
+//! per-function statistics with). So the file stays self-contained: no `use crate::…`.
+
+use std::collections::BTreeSet;
+
+/// One parameter of a prototype.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    /// The declaration as written (`const int recvcounts[]`).
+    pub decl: String,
+    /// The type without the name (`const int []`): for classification.
+    pub ty: String,
+    pub name: String,
+}
+
+/// One line of the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Func {
+    pub id: u32,
+    /// How the tracer handles it (the `<how>` column).
+    pub how: String,
+    /// The C return type.
+    pub ret: String,
+    pub name: String,
+    pub params: Vec<Param>,
+    /// `+f08`: its Fortran bindings that bypass the C function are wrapped too.
+    pub f08: bool,
+    /// The line in the table (1-based), for messages.
+    pub line: usize,
+}
+
+/// The kinds that only count calls or record an `other` record: they read no output
+/// argument, so they can wrap a function whatever it returns. Every other kind reads what
+/// the call wrote, which only a returned `MPI_SUCCESS` makes valid: it needs an `int`.
+pub const ANY_RETURN_KINDS: &[&str] = &["none", "count", "other"];
+
+/// Parses the whole table; the first bad line is an error naming it.
+pub fn parse_table(text: &str) -> Result<Vec<Func>, String> {
+    let mut funcs = Vec::new();
+    let mut ids = BTreeSet::new();
+    let mut names = BTreeSet::new();
+    for (ln, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let err = |m: &str| format!("line {}: {m}: {line}", ln + 1);
+        let mut rest = line;
+        let id_s = next_word(&mut rest);
+        let how = next_word(&mut rest).to_string();
+        let id: u32 = id_s.parse().map_err(|_| err("bad id"))?;
+        let mut proto = rest.trim();
+        let mut f08 = false;
+        if let Some(p) = proto.strip_suffix("+f08") {
+            f08 = true;
+            proto = p.trim();
+        }
+        let open = proto.find('(').ok_or_else(|| err("no '('"))?;
+        let close = proto.rfind(')').ok_or_else(|| err("no ')'"))?;
+        let head = proto[..open].trim();
+        let (ret, name) = match head.rfind(|c: char| c.is_whitespace() || c == '*') {
+            Some(p) => (head[..=p].trim().to_string(), head[p + 1..].to_string()),
+            None => return Err(err("no return type")),
+        };
+        let mut params = Vec::new();
+        let inner = proto[open + 1..close].trim();
+        if inner != "void" && !inner.is_empty() {
+            for p in inner.split(',') {
+                params.push(parse_param(p.trim()).ok_or_else(|| err(&format!("cannot parse parameter `{p}`")))?);
+            }
+        }
+        if !ids.insert(id) {
+            return Err(err("duplicate id"));
+        }
+        if !names.insert(name.clone()) {
+            return Err(err("duplicate function"));
+        }
+        known_how(&how).map_err(|m| err(&m))?;
+        if how != "none" && params.iter().any(|p| p.ty == "...") {
+            return Err(err("variadic functions can only be `none`"));
+        }
+        if ret != "int" && !ANY_RETURN_KINDS.contains(&how.as_str()) {
+            return Err(err(&format!(
+                "{name} returns `{ret}`, not an int error code: `{how}` reads output arguments, which \
+                 only MPI_SUCCESS makes valid; only `none`, `count` or `other` can wrap it"
+            )));
+        }
+        if ret != "int" && f08 {
+            return Err(err(&format!(
+                "{name} returns `{ret}`: `+f08` wrappers pass an `ierror` argument, which only \
+                 functions returning an int error code have"
+            )));
+        }
+        funcs.push(Func { id, how, ret, name, params, f08, line: ln + 1 });
+    }
+    Ok(funcs)
+}
+
+fn next_word<'a>(s: &mut &'a str) -> &'a str {
+    let t = s.trim_start();
+    let end = t.find(char::is_whitespace).unwrap_or(t.len());
+    *s = &t[end..];
+    &t[..end]
+}
+
+/// One parameter declaration: its name is the last identifier before an array suffix.
+pub fn parse_param(p: &str) -> Option<Param> {
+    if p == "..." {
+        return Some(Param { decl: p.into(), ty: p.into(), name: String::new() });
+    }
+    // name = last identifier before an optional array suffix
+    let (base, arr) = match p.find('[') {
+        Some(i) => (&p[..i], &p[i..]),
+        None => (p, ""),
+    };
+    let base = base.trim_end();
+    let start = base.rfind(|c: char| !(c.is_alphanumeric() || c == '_'))? + 1;
+    let name = base[start..].to_string();
+    if name.is_empty() {
+        return None;
+    }
+    let ty = format!("{}{}", base[..start].trim(), if arr.is_empty() { String::new() } else { format!(" {arr}") });
+    Some(Param { decl: p.to_string(), ty: norm(&ty), name })
+}
+
+/// A type with single spaces and `*` attached on both sides (`const int*`).
+pub fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ").replace(" *", "*").replace("* ", "*")
+}
+
+/// The kinds whose C wrappers are hand-written in `c-headers/shim.c`, not generated.
+pub const HAND_WRITTEN: &[&str] = &["init", "init_thread", "finalize", "abort"];
+
+/// The `<how>` kinds without an argument.
+pub const SIMPLE_KINDS: &[&str] = &[
+    "none",
+    "count",
+    "other",
+    "other_req",
+    "other_comm",
+    "init",
+    "init_thread",
+    "finalize",
+    "abort",
+    "recv",
+    "irecv",
+    "recv_init",
+    "mrecv",
+    "imrecv",
+    "sendrecv",
+    "sendrecv_replace",
+    "isendrecv",
+    "isendrecv_replace",
+    "probe",
+    "iprobe",
+    "mprobe",
+    "improbe",
+    "start",
+    "startall",
+    "request_free",
+    "cancel",
+    "wait",
+    "waitall",
+    "waitany",
+    "waitsome",
+    "test",
+    "testall",
+    "testany",
+    "testsome",
+    "comm_free",
+    "put",
+    "get",
+    "accumulate",
+    "get_accumulate",
+    "fetch_and_op",
+    "compare_and_swap",
+    "rput",
+    "rget",
+    "raccumulate",
+    "rget_accumulate",
+    "win_fence",
+    "win_post",
+    "win_start",
+    "win_complete",
+    "win_wait",
+    "win_test",
+    "win_lock",
+    "win_unlock",
+    "win_lock_all",
+    "win_unlock_all",
+    "win_flush",
+    "win_flush_all",
+    "win_flush_local",
+    "win_flush_local_all",
+    "win_sync",
+    "win_create",
+    "win_allocate",
+    "win_allocate_shared",
+    "win_create_dynamic",
+    "win_free",
+];
+
+/// Ok if `how` is a kind the generator knows.
+pub fn known_how(how: &str) -> Result<(), String> {
+    if SIMPLE_KINDS.contains(&how) {
+        return Ok(());
+    }
+    let (k, a) = how.split_once(':').ok_or_else(|| format!("unknown kind `{how}`"))?;
+    match k {
+        "send" | "isend" | "send_init" if ["std", "sync", "ready", "buffered"].contains(&a) => Ok(()),
+        "coll" | "comm_new" if !a.is_empty() => Ok(()),
+        _ => Err(format!("unknown kind `{how}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_parsed_into_its_parts() {
+        let t = "# comment\n\n7   send:sync   int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, \
+                 int dest, int tag, MPI_Comm comm) +f08\n";
+        let f = &parse_table(t).unwrap()[0];
+        assert_eq!(
+            (f.id, f.how.as_str(), f.ret.as_str(), f.name.as_str(), f.f08, f.line),
+            (7, "send:sync", "int", "MPI_Ssend", true, 3)
+        );
+        let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["buf", "count", "datatype", "dest", "tag", "comm"]);
+        assert_eq!(f.params[0].ty, "const void*");
+    }
+
+    #[test]
+    fn parameters() {
+        let p = parse_param("const int recvcounts[]").unwrap();
+        assert_eq!((p.name.as_str(), p.ty.as_str()), ("recvcounts", "const int []"));
+        let p = parse_param("MPI_Status array_of_statuses[]").unwrap();
+        assert_eq!(p.ty, "MPI_Status []");
+        let p = parse_param("char **argv").unwrap();
+        assert_eq!((p.name.as_str(), p.ty.as_str()), ("argv", "char**"));
+        assert_eq!(parse_param("...").unwrap().ty, "...");
+        assert!(parse_param("int").is_none()); // a type without a name
+        assert!(parse_param("*").is_none());
+        let f = &parse_table("1 other int MPI_Foo(void)").unwrap()[0];
+        assert!(f.params.is_empty());
+    }
+
+    /// The case the generator got wrong: it declared `int rc` for every wrapped function, so
+    /// MPI_Wtime made `other` would have returned its time truncated to an int.
+    #[test]
+    fn a_function_not_returning_int_is_refused_where_its_outputs_are_read() {
+        for how in ["none", "count", "other"] {
+            let f = &parse_table(&format!("341 {how} double MPI_Wtime(void)")).unwrap()[0];
+            assert_eq!(f.ret, "double");
+        }
+        let e = parse_table("# x\n341 recv double MPI_Wtime(void)").unwrap_err();
+        assert!(e.starts_with("line 2: MPI_Wtime returns `double`"), "{e}");
+        let e = parse_table("229 other MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) +f08").unwrap_err();
+        assert!(e.starts_with("line 1: MPI_Aint_add returns `MPI_Aint`: `+f08`"), "{e}");
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let cases = [
+            ("x other int MPI_A(void)", "line 1: bad id"),
+            ("1 other int MPI_A void", "line 1: no '('"),
+            ("1 other MPI_A(void)", "line 1: no return type"),
+            ("1 other int MPI_A(void)\n1 other int MPI_B(void)", "line 2: duplicate id"),
+            ("1 other int MPI_A(void)\n2 other int MPI_A(void)", "line 2: duplicate function"),
+            ("1 frobnicate int MPI_A(void)", "line 1: unknown kind `frobnicate`"),
+            ("1 send:fast int MPI_A(void)", "line 1: unknown kind `send:fast`"),
+            ("1 coll: int MPI_A(void)", "line 1: unknown kind `coll:`"),
+            ("1 other int MPI_A(int x, ...)", "line 1: variadic functions can only be `none`"),
+        ];
+        for (text, want) in cases {
+            let e = parse_table(text).unwrap_err();
+            assert!(e.starts_with(want), "{text:?}: {e}");
+        }
+    }
+
+    /// The real table parses, ids are unique (checked by the parser) and every function is
+    /// named `MPI_*` (what `crate::functions` assumes).
+    #[test]
+    fn the_table_parses() {
+        let t = include_str!("../../c-headers/mpi_functions.tbl");
+        let funcs = parse_table(t).unwrap();
+        assert!(funcs.len() > 600);
+        assert!(funcs.iter().all(|f| f.name.starts_with("MPI_")));
+        let ids: BTreeSet<u32> = funcs.iter().map(|f| f.id).collect();
+        assert_eq!(ids.len(), funcs.len());
+    }
+}

@@ -427,3 +427,57 @@ fn f2c_name(t: &str) -> &'static str {
         _ => "Comm",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn func(line: &str) -> Func {
+        crate::table::parse_table(line).unwrap().remove(0)
+    }
+
+    #[test]
+    fn binding_symbols() {
+        let send = func("5 send:std int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) +f08");
+        assert_eq!(f08_symbol(&send), "mpi_send_f08ts_");
+        let send_c = func("6 send:std int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) +f08");
+        assert_eq!(f08_symbol(&send_c), "mpi_send_f08ts_large_");
+        assert_eq!(f08_symbol(&func("43 coll:Barrier int MPI_Barrier(MPI_Comm comm) +f08")), "mpi_barrier_f08_");
+        // baseptr is a type(c_ptr), not a choice buffer
+        let alloc = func("9 win_allocate int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) +f08");
+        assert_eq!(f08_symbol(&alloc), "mpi_win_allocate_f08_");
+        assert_eq!(Fortran::OpenMpi.symbols(&send), ["mpi_send_", "mpi_send_f08_"]);
+    }
+
+    #[test]
+    fn only_f08_and_hand_written_functions_get_fortran_wrappers() {
+        let mut sections = vec![String::new(); FORTRAN.len()];
+        add_fortran(&mut sections, &func("8 other int MPI_Foo(int x)"));
+        assert!(sections.iter().all(String::is_empty));
+        add_fortran(&mut sections, &func("1 finalize int MPI_Finalize(void)"));
+        assert!(sections[0].is_empty(), "MPICH's mpi_f08 init/finalize are hand-written in shim.c");
+        assert!(sections[1].contains("void mpi_finalize_(MPI_Fint *ierror)\n{\n    int rc = MPI_Finalize();\n"));
+    }
+
+    /// A receive's Fortran wrapper converts what the hook reads (handles, the status) and
+    /// records only after success, with the C wrapper's hook.
+    #[test]
+    fn a_receive_wrapper_converts_its_arguments() {
+        let recv = func("301 recv int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) +f08");
+        let w = fortran_wrapper(Fortran::MpichF08, &recv, "mpi_recv_f08ts_");
+        for want in [
+            "void mpi_recv_f08ts_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, \
+             MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_F08_status *f_status, MPI_Fint *ierror)\n{\n",
+            "    MPI_Comm comm = MPI_Comm_f2c(*f_comm); (void)comm;\n",
+            "    if (f_status == MPI_F08_STATUS_IGNORE || !f_status) f_status = &status_f;\n",
+            "    if (ierror && *ierror != MPI_SUCCESS && *ierror != MPI_ERR_IN_STATUS) { h_other(&T, 301); psins_leave(); return; }\n",
+            "    PMPI_Status_f082c(f_status, &status_v);\n",
+            "    h_recv(&T, 301, buf, count, datatype, source, tag, comm, &status_v);\n",
+        ] {
+            assert!(w.contains(want), "missing {want:?} in\n{w}");
+        }
+        let w = fortran_wrapper(Fortran::OpenMpi, &recv, "mpi_recv_");
+        assert!(w.contains("    void *buf = psins_fo_buf(f_buf);\n"), "{w}");
+        assert!(w.contains("if (f_status == PSINS_FO_STATUS_IGNORE || !f_status)"), "{w}");
+    }
+}

@@ -6,7 +6,9 @@ use crate::ev::{EV_NO_TIME, EV_REPLACE};
 use crate::ffi::Ev;
 use psins_collectives::{expand, expand_nonblocking, CollArgs, ExpandError, Step, Thresholds};
 use psins_formats::log::{self, LogEncoder};
-use psins_formats::{Coll, CommFn, Kind, LogHeader, Op, RmaFn, SendMode, WaitFn, WinFlags, WinFn, WinSyncFn};
+use psins_formats::{
+    Coll, CollFlags, CommFn, Kind, LogHeader, Op, RmaFn, SendMode, WaitFn, WinFlags, WinFn, WinSyncFn,
+};
 use std::cell::UnsafeCell;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -231,7 +233,7 @@ impl Tracer {
             send_bytes: ev.bytes,
             recv_bytes: ev.bytes2,
             count: ev.count,
-            flags: (ev.flags & 0xff) as u8,
+            flags: ev.flags as u8 & CollFlags::ALL,
             req: ev.req,
             instance: self.instance,
         };
@@ -256,7 +258,7 @@ impl Tracer {
             send_bytes: ev.bytes,
             recv_bytes: ev.bytes2,
             count: ev.count,
-            flags: ev.flags & 0xff,
+            flags: ev.flags & CollFlags::ALL as u32,
         };
         let same_counts = self.counts.len() == list.len() && self.counts.iter().zip(list).all(|(&c, &v)| c == count(v));
         if self.expanded != Some(key) || !same_counts {
@@ -272,12 +274,12 @@ impl Tracer {
                 recv_bytes: ev.bytes2,
                 counts: &self.counts,
                 count: ev.count,
-                op_builtin: ev.flags & 4 != 0,
-                op_commutative: ev.flags & 8 != 0,
-                in_place: ev.flags & 2 != 0,
+                op_builtin: ev.flags & CollFlags::OP_BUILTIN as u32 != 0,
+                op_commutative: ev.flags & CollFlags::OP_COMMUTATIVE as u32 != 0,
+                in_place: ev.flags & CollFlags::IN_PLACE as u32 != 0,
             };
-            // Nonblocking collectives (flag bit 0) run MPICH's schedule of the sched algorithm.
-            let expand_fn = if ev.flags & 1 != 0 { expand_nonblocking } else { expand };
+            // Nonblocking collectives run MPICH's schedule of the sched algorithm.
+            let expand_fn = if ev.flags & CollFlags::NONBLOCKING as u32 != 0 { expand_nonblocking } else { expand };
             match expand_fn(&args, &self.th, &mut self.steps) {
                 Ok(_) => {}
                 // Expected, not a fault: the neighbourhood is in the topology, not the arguments.

@@ -10,9 +10,11 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod model;
+pub mod provenance;
 pub mod report;
 pub mod source;
 pub mod stats;
+pub mod sweep;
 pub mod timeline;
 pub mod torus_synth;
 pub mod units;
@@ -25,4 +27,9 @@ pub use report::Report;
 /// Replays `src` on machine `m`.
 pub fn simulate<S: source::TraceSource>(src: S, m: &Machine, opts: Options) -> Result<Report> {
     Sim::new(src, m, opts)?.run()
+}
+
+/// Replays `src` on machine `m`; a deadlock gives a report too (with `deadlock` set).
+pub fn simulate_report<S: source::TraceSource>(src: S, m: &Machine, opts: Options) -> Result<Report> {
+    Sim::new(src, m, opts)?.run_report()
 }

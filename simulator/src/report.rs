@@ -4,7 +4,7 @@
 use crate::config::Machine;
 use crate::model::NetworkModel;
 use crate::stats::{fn_names, Log2Hist, Stats};
-use crate::units::{fmt_bytes, secs, Ps};
+use crate::units::{fmt_bytes, fmt_time, secs, Ps};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 use std::time::Duration;
@@ -32,6 +32,62 @@ pub struct Report {
     /// Most messages in flight at once, and the engine's bytes per message.
     pub peak_messages: u64,
     pub message_bytes: u64,
+    /// Set when the replay could not complete: the tasks were left blocked.
+    pub deadlock: Option<Deadlock>,
+    /// Where the report came from ([`crate::provenance`]), set by the caller that knows.
+    pub provenance: Option<Value>,
+}
+
+/// A replay that stopped with tasks blocked.
+#[derive(Clone, Debug)]
+pub struct Deadlock {
+    /// The message for the user (stderr), listing the blocked tasks.
+    pub message: String,
+    /// Simulated time when nothing could progress.
+    pub at: Ps,
+    pub blocked_total: u64,
+    /// The first blocked tasks (at most 64), in rank order.
+    pub blocked: Vec<BlockedTask>,
+}
+
+#[derive(Clone, Debug)]
+pub struct BlockedTask {
+    pub rank: u32,
+    /// The MPI function the task is in.
+    pub call: String,
+    pub record: u64,
+    pub called_at: Ps,
+    /// E.g. "inside an expanded collective".
+    pub notes: Vec<String>,
+    /// One line per request it waits for.
+    pub waits_for: Vec<String>,
+}
+
+impl BlockedTask {
+    /// The task's lines in the deadlock message.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "\n  rank {}: {} (record {}, called at {})",
+            self.rank,
+            self.call,
+            self.record,
+            fmt_time(self.called_at)
+        );
+        for n in &self.notes {
+            s.push_str(", ");
+            s.push_str(n);
+        }
+        for w in &self.waits_for {
+            s.push_str("\n    waits for ");
+            s.push_str(w);
+        }
+        s
+    }
+
+    fn json(&self) -> Value {
+        json!({"rank": self.rank, "call": self.call, "record": self.record, "called_at_s": secs(self.called_at),
+               "notes": self.notes, "waits_for": self.waits_for})
+    }
 }
 
 impl Report {
@@ -59,6 +115,8 @@ impl Report {
             network: model.stats(),
             peak_messages: 0,
             message_bytes: 0,
+            deadlock: None,
+            provenance: None,
         }
     }
 
@@ -95,9 +153,15 @@ impl Report {
             functions.insert(name, json!({"count": s.count, "time_s": secs(s.time), "wait_s": secs(s.wait)}));
         }
         let network: Map<String, Value> = self.network.iter().cloned().collect();
-        json!({
-            "predicted_seconds": secs(self.predicted),
-            "predicted_ps": self.predicted,
+        // A deadlocked replay predicts nothing: its times are those reached when it stopped.
+        let (predicted_s, predicted_ps) = match self.deadlock {
+            None => (json!(secs(self.predicted)), json!(self.predicted)),
+            Some(_) => (Value::Null, Value::Null),
+        };
+        let mut v = json!({
+            "status": if self.deadlock.is_some() { "deadlock" } else { "ok" },
+            "predicted_seconds": predicted_s,
+            "predicted_ps": predicted_ps,
             "machine": self.machine,
             "model": self.model,
             "collectives": self.collectives,
@@ -121,13 +185,25 @@ impl Report {
                 "unknown_requests": self.stats.unknown_requests,
                 "unresolved_wildcards": self.stats.unresolved_wildcards,
             },
-        })
+        });
+        if let Some(d) = &self.deadlock {
+            let blocked: Vec<Value> = d.blocked.iter().map(BlockedTask::json).collect();
+            v["deadlock"] =
+                json!({"message": d.message, "at_s": secs(d.at), "blocked_total": d.blocked_total, "blocked": blocked});
+        }
+        if let Some(p) = &self.provenance {
+            v["provenance"] = p.clone();
+        }
+        v
     }
 
     pub fn table(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "source:      {}", self.source);
         let _ = writeln!(s, "machine:     {} (model {}, collectives {})", self.machine, self.model, self.collectives);
+        if let Some(p) = &self.provenance {
+            s.push_str(&crate::provenance::table_lines(p));
+        }
         let _ = writeln!(s, "predicted:   {:.9} s", secs(self.predicted));
         self.task_table(&mut s);
         self.function_table(&mut s);

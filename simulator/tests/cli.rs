@@ -101,3 +101,38 @@ fn list_models_names_every_model() {
         assert!(out.lines().any(|l| l.starts_with(m)), "{out}");
     }
 }
+
+#[test]
+fn every_report_says_where_it_came_from() {
+    let trace = tmp("prov.psins");
+    let st = Command::new(SYNTH).args(["gen:pingpong:ranks=2,iters=2", "-o"]).arg(&trace).status().unwrap();
+    assert!(st.success());
+    let (m, json) = (machine_file(""), tmp("prov.json"));
+    let sets = ["--set", "network.bandwidth=2GB/s", "--set", "mpi.call_overhead=1us"];
+    let args = [trace.to_str().unwrap(), "-m", m.to_str().unwrap(), "--json", json.to_str().unwrap()];
+    let (code, out, err) = sim(&[&args[..], &sets[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&trace).unwrap();
+    let crc = format!("{:08x}", crc32fast::hash(&bytes));
+    assert!(out.contains("settings:    network.bandwidth=2GB/s, mpi.call_overhead=1us"), "{out}");
+    assert!(out.contains(&format!("trace crc32 {crc}, {} bytes", bytes.len())), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let p = &v["provenance"];
+    assert_eq!(v["status"], "ok");
+    assert_eq!(p["tool"], "psins-sim");
+    assert_eq!(p["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(p["format_version"], psins_formats::magic::TRACE_VERSION);
+    assert_eq!(p["trace"], serde_json::json!({"path": trace.to_str().unwrap(), "bytes": bytes.len(), "crc32": crc}));
+    assert_eq!(p["machine"]["path"], m.to_str().unwrap());
+    assert_eq!(p["machine"]["sets"], serde_json::json!(["network.bandwidth=2GB/s", "mpi.call_overhead=1us"]));
+    let eff = p["machine"]["effective"].as_str().unwrap();
+    assert!(eff.contains("bandwidth = \"2GB/s\"") && eff.contains("call_overhead = \"1us\""), "{eff}");
+    assert_eq!(p["options"], serde_json::json!({"tracer_overhead": "auto"}));
+    assert_eq!(p["seeds"], serde_json::json!({}));
+    // A workload spec is named as such.
+    let (code, _, err) =
+        sim(&["gen:pingpong:ranks=2,iters=2", "-m", m.to_str().unwrap(), "-q", "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["provenance"]["trace"], serde_json::json!({"spec": "gen:pingpong:ranks=2,iters=2"}));
+}

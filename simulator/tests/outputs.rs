@@ -73,11 +73,13 @@ fn json_and_timeline_are_checked_before_the_replay() {
 
 #[test]
 fn a_failed_replay_leaves_the_old_json_untouched() {
-    let trace = write("out-dl2.psins", &[vec![recv(0, 1, 8), fin()], vec![recv(0, 0, 8), fin()]], vec![]);
+    // A send to a rank outside the communicator: a bad record found during the replay.
+    let trace = write("out-bad2.psins", &[vec![send(0, 5, 8), fin()], vec![fin()]], vec![]);
     let (m, json) = (machine_file(), tmp("out-old.json"));
     std::fs::write(&json, "old").unwrap();
-    let (c, _, _) = code(SIM, &[trace.to_str().unwrap(), "-m", m.to_str().unwrap(), "--json", json.to_str().unwrap()]);
-    assert_eq!(c, 4);
+    let (c, _, err) =
+        code(SIM, &[trace.to_str().unwrap(), "-m", m.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    assert_eq!(c, 1, "{err}");
     assert_eq!(std::fs::read_to_string(&json).unwrap(), "old");
     let dir = json.parent().unwrap();
     let stale = std::fs::read_dir(dir)
@@ -85,6 +87,34 @@ fn a_failed_replay_leaves_the_old_json_untouched() {
         .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("out-old.json.tmp"))
         .count();
     assert_eq!(stale, 0, "temporary file left behind");
+}
+
+#[test]
+fn a_deadlock_still_writes_the_json_report_and_a_closed_timeline() {
+    let trace = write("out-dl2.psins", &[vec![recv(0, 1, 8), fin()], vec![recv(3, 0, 8), fin()]], vec![]);
+    let (m, json, tl) = (machine_file(), tmp("out-dl.json"), tmp("out-dl-tl.json"));
+    let args = [trace.to_str().unwrap(), "-m", m.to_str().unwrap(), "--json", json.to_str().unwrap()];
+    let (c, out, err) = code(SIM, &[&args[..], &["--timeline", tl.to_str().unwrap()][..]].concat());
+    assert_eq!(c, 4, "{err}");
+    assert!(out.is_empty(), "no prediction table: {out}");
+    assert!(err.contains("rank 1: MPI_Recv (record 0, called at 3us)"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["status"], "deadlock");
+    assert!(v["predicted_seconds"].is_null(), "no prediction: {v}");
+    let d = &v["deadlock"];
+    assert_eq!(d["blocked_total"], 2);
+    assert_eq!(d["blocked"].as_array().unwrap().len(), 2);
+    assert_eq!(d["blocked"][1]["rank"], 1);
+    assert_eq!(d["blocked"][1]["call"], "MPI_Recv");
+    assert_eq!(d["blocked"][1]["called_at_s"], 3e-6);
+    let w = d["blocked"][0]["waits_for"][0].as_str().unwrap();
+    assert!(w.contains("from world rank 1") && w.contains("never sent"), "{w}");
+    assert!(d["message"].as_str().unwrap().starts_with("deadlock: no task can progress"));
+    assert_eq!(v["provenance"]["trace"]["path"], trace.to_str().unwrap());
+    // The timeline is complete JSON (closed), with the computation before the blocked receive.
+    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&tl).unwrap()).unwrap();
+    let events = t["traceEvents"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["name"] == "compute" && e["tid"] == 1 && e["dur"] == 3.0), "{t}");
 }
 
 #[test]

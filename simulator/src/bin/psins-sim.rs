@@ -5,7 +5,7 @@ use psins_formats::{note, output::print, Output};
 use psins_sim::error::{chain, parse_args, SimError};
 use psins_sim::source::{compact::CompactTrace, synth::SynthSource, synth::Workload, synth::SPEC_HELP, TracerOverhead};
 use psins_sim::timeline::Timeline;
-use psins_sim::{model, simulate, Machine, Options, Report, Result};
+use psins_sim::{model, provenance, simulate_report, Machine, Options, Report, Result};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -25,6 +25,7 @@ Examples:
   psins-sim app.psins -m configs/fat-simple.toml --set network.bandwidth=25GB/s
   psins-sim gen:stencil2d:ranks=1024,iters=100 -m configs/fat-simple.toml
   psins-sim check configs/bus-cluster.toml
+  psins-sim sweep app.psins -m configs/fat-simple.toml --vary network.bandwidth=1GB/s..16GB/s*2 -o bw
   psins-sim synth -m configs/torus-8x8.toml --pattern uniform --load 0.3
   psins-sim --list-models";
 
@@ -51,6 +52,10 @@ enum Cmd {
     },
     /// Synthetic traffic on a torus or fat-tree machine (model `torus`, `fattree`): throughput and latency at a load.
     Synth(SynthArgs),
+    /// Replay one trace on a grid of machine variants (docs/sweep.md); `sweep merge DIR` joins
+    /// the shards' parts.
+    #[command(args_conflicts_with_subcommands = true, after_help = psins_sim::sweep::cli::HELP)]
+    Sweep(psins_sim::sweep::cli::SweepCmd),
 }
 
 #[derive(Args)]
@@ -118,16 +123,8 @@ struct RunArgs {
     /// The tracer's own cost to take off every traced CPU burst: `auto` (per rank, the
     /// smallest gap between two calls in its first 4096 records; traces the tracer wrote
     /// only), `0` (gaps as recorded) or a time such as `50ns`.
-    #[arg(long, value_name = "auto|TIME", default_value = "auto", value_parser = parse_tracer_overhead)]
+    #[arg(long, value_name = "auto|TIME", default_value = "auto", value_parser = psins_sim::source::parse_tracer_overhead)]
     tracer_overhead: TracerOverhead,
-}
-
-fn parse_tracer_overhead(s: &str) -> std::result::Result<TracerOverhead, String> {
-    match s {
-        "auto" => Ok(TracerOverhead::Auto),
-        "0" => Ok(TracerOverhead::Fixed(0)),
-        _ => psins_sim::units::parse_time(s).map(|ps| TracerOverhead::Fixed(ps / 1000)),
-    }
 }
 
 fn main() {
@@ -136,6 +133,7 @@ fn main() {
         (_, true) => list_models(),
         (Some(Cmd::Check { machine, set }), _) => check(machine, set),
         (Some(Cmd::Synth(a)), _) => synth(a),
+        (Some(Cmd::Sweep(c)), _) => psins_sim::sweep::cli::main(c),
         (None, _) => run(&cli.run),
     };
     if let Err(e) = result {
@@ -228,13 +226,19 @@ fn run(a: &RunArgs) -> Result<()> {
         None => None,
     };
     let opts = Options { timeline, progress: !a.no_progress && std::io::stderr().is_terminal() };
-    let report = if trace.starts_with("gen:") {
-        simulate(SynthSource::new(Workload::parse(trace)?), &m, opts)?
+    // The trace's checksum is taken before the replay reads it.
+    let (mut report, origin) = if trace.starts_with("gen:") {
+        let src = SynthSource::new(Workload::parse(trace)?);
+        (simulate_report(src, &m, opts)?, provenance::trace(trace)?)
     } else if Path::new(trace).exists() || !trace.contains(':') {
-        simulate(CompactTrace::open(Path::new(trace))?.with_tracer_overhead(a.tracer_overhead)?, &m, opts)?
+        let src = CompactTrace::open(Path::new(trace))?.with_tracer_overhead(a.tracer_overhead)?;
+        let origin = provenance::trace(trace)?;
+        (simulate_report(src, &m, opts)?, origin)
     } else {
         return Err(SimError::Usage(format!("`{trace}`: no such file (a workload spec looks like {SPEC_HELP})")));
     };
+    report.provenance = Some(provenance::of_run(&origin, machine, &a.set, &m, a.tracer_overhead));
+    // A deadlocked replay still closed its timeline and writes its JSON report.
     if let Some(o) = tl_out {
         o.commit().map_err(SimError::OutputFile)?;
     }
@@ -247,6 +251,9 @@ fn output(a: &RunArgs, json: Option<Output>, report: &Report) -> Result<()> {
         text.push('\n');
         std::fs::write(o.temp_path(), text).map_err(|e| SimError::output(o.path(), e))?;
         o.commit().map_err(SimError::OutputFile)?;
+    }
+    if let Some(d) = &report.deadlock {
+        return Err(SimError::Deadlock(d.message.clone()));
     }
     if !a.quiet {
         print(&report.table()).map_err(SimError::OutputFile)?;

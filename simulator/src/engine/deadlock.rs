@@ -1,49 +1,70 @@
 //! The deadlock report: when the event queue is empty and some tasks have not finished,
-//! say for each blocked task which call it is in and what it waits for.
+//! say for each blocked task which call it is in and what it waits for. The same facts
+//! feed the message on stderr and the JSON report ([`crate::report::Deadlock`]).
 
 use super::task::{Ref, Req, ReqKind, State, UNKNOWN};
 use super::Sim;
+use crate::report::{BlockedTask, Deadlock};
 use crate::source::TraceSource;
 use crate::stats::fn_names;
 use crate::units::fmt_time;
-use std::fmt::Write;
 
 /// At most this many tasks are listed one by one.
 const MAX_LISTED: usize = 64;
 
 impl<S: TraceSource> Sim<'_, S> {
-    pub(super) fn deadlock_report(&self) -> String {
+    /// The blocked tasks; `cause` is the message when a network model stopped the run, else
+    /// the message lists the blocked tasks.
+    pub(super) fn deadlock(&self, cause: Option<String>) -> Deadlock {
         let names = fn_names();
         let blocked: Vec<usize> = (0..self.tasks.len()).filter(|&t| self.tasks[t].state != State::Done).collect();
-        let mut s = format!(
-            "deadlock: no task can progress at t = {}; {} of {} tasks are blocked:",
-            fmt_time(self.now),
-            blocked.len(),
-            self.tasks.len()
-        );
-        for &t in blocked.iter().take(MAX_LISTED) {
-            let task = &self.tasks[t];
-            let _ = write!(
-                s,
-                "\n  rank {t}: {} (record {}, called at {})",
-                names.get(task.call_fn as usize).map_or("(step)", String::as_str),
-                task.index,
-                fmt_time(task.call_start)
+        let listed: Vec<BlockedTask> = blocked
+            .iter()
+            .take(MAX_LISTED)
+            .map(|&t| {
+                let task = &self.tasks[t];
+                let mut notes = Vec::new();
+                if let Some((src, tag, comm)) = task.probe {
+                    notes.push(format!(
+                        "probing for a message from {} tag {} on communicator {comm}",
+                        who(src),
+                        who(tag)
+                    ));
+                }
+                if task.coll.is_some() {
+                    notes.push("inside an expanded collective".into());
+                }
+                BlockedTask {
+                    rank: t as u32,
+                    call: names.get(task.call_fn as usize).map_or("(step)", String::as_str).to_string(),
+                    record: task.index,
+                    called_at: task.call_start,
+                    notes,
+                    waits_for: task
+                        .reqs
+                        .iter()
+                        .filter(|r| r.awaited && r.done_at == UNKNOWN)
+                        .map(|r| self.describe_req(r, t as u32))
+                        .collect(),
+                }
+            })
+            .collect();
+        let message = cause.unwrap_or_else(|| {
+            let mut s = format!(
+                "deadlock: no task can progress at t = {}; {} of {} tasks are blocked:",
+                fmt_time(self.now),
+                blocked.len(),
+                self.tasks.len()
             );
-            if let Some((src, tag, comm)) = task.probe {
-                let _ = write!(s, ", probing for a message from {} tag {} on communicator {comm}", who(src), who(tag));
+            for b in &listed {
+                s.push_str(&b.text());
             }
-            if task.coll.is_some() {
-                let _ = write!(s, ", inside an expanded collective");
+            if blocked.len() > MAX_LISTED {
+                s.push_str(&format!("\n  … and {} more blocked tasks", blocked.len() - MAX_LISTED));
             }
-            for r in task.reqs.iter().filter(|r| r.awaited && r.done_at == UNKNOWN) {
-                let _ = write!(s, "\n    waits for {}", self.describe_req(r, t as u32));
-            }
-        }
-        if blocked.len() > MAX_LISTED {
-            let _ = write!(s, "\n  … and {} more blocked tasks", blocked.len() - MAX_LISTED);
-        }
-        s
+            s
+        });
+        Deadlock { message, at: self.now, blocked_total: blocked.len() as u64, blocked: listed }
     }
 
     /// What request `r` of task `t` waits for, from where its details live.

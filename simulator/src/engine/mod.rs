@@ -194,7 +194,17 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     }
 
     /// Replays every task to its end and returns the report, or the deadlock / bad-record error.
-    pub fn run(mut self) -> Result<Report> {
+    pub fn run(self) -> Result<Report> {
+        let mut report = self.run_report()?;
+        match report.deadlock.take() {
+            Some(d) => Err(SimError::Deadlock(d.message)),
+            None => Ok(report),
+        }
+    }
+
+    /// Like [`Sim::run`], but a deadlock is a report too (its `deadlock` set, the timeline
+    /// closed), so a caller can still write what ran; other errors stay errors.
+    pub fn run_report(mut self) -> Result<Report> {
         let wall = std::time::Instant::now();
         for t in 0..self.tasks.len() as u32 {
             self.q.push(0, Ev::Exec(t));
@@ -217,17 +227,21 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 Ev::Schedule(t) => self.nbc_progress(t, at)?,
             }
             if let Some(msg) = self.net_failure.take() {
-                return Err(SimError::Deadlock(format!("network model {}: {msg}", self.model.name())));
+                let d = self.deadlock(Some(format!("network model {}: {msg}", self.model.name())));
+                return self.report(wall, Some(d));
             }
             if self.q.overflowed {
                 return Err(self.overflow_error(ev));
             }
         }
+        let d = self.tasks.iter().any(|t| t.state != State::Done).then(|| self.deadlock(None));
+        self.report(wall, d)
+    }
+
+    /// Closes the timeline and sums up the replay.
+    fn report(mut self, wall: std::time::Instant, deadlock: Option<crate::report::Deadlock>) -> Result<Report> {
         if let Some(p) = &self.progress {
             p.finish_and_clear();
-        }
-        if self.tasks.iter().any(|t| t.state != State::Done) {
-            return Err(SimError::Deadlock(self.deadlock_report()));
         }
         if let Some(tl) = self.timeline.take() {
             tl.finish()?;
@@ -244,6 +258,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         );
         report.peak_messages = self.msgs.peak as u64;
         report.message_bytes = std::mem::size_of::<p2p::Msg>() as u64;
+        report.deadlock = deadlock;
         Ok(report)
     }
 

@@ -23,6 +23,24 @@ pub enum TracerOverhead {
     Fixed(u64),
 }
 
+/// `--tracer-overhead`: `auto`, `0` or a time such as `50ns`.
+pub fn parse_tracer_overhead(s: &str) -> std::result::Result<TracerOverhead, String> {
+    match s {
+        "auto" => Ok(TracerOverhead::Auto),
+        "0" => Ok(TracerOverhead::Fixed(0)),
+        _ => crate::units::parse_time(s).map(|ps| TracerOverhead::Fixed(ps / 1000)),
+    }
+}
+
+impl std::fmt::Display for TracerOverhead {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            TracerOverhead::Auto => write!(f, "auto"),
+            TracerOverhead::Fixed(ns) => write!(f, "{ns}ns"),
+        }
+    }
+}
+
 /// Records per task that [`TracerOverhead::Auto`] looks at.
 pub const OVERHEAD_SAMPLE: u64 = 4096;
 

@@ -2,12 +2,21 @@
 # Installs what psins needs from Debian's packages when it is missing: MPICH (compilers,
 # mpirun, headers), gfortran for the Fortran test apps and SimGrid (smpirun, to replay the TI
 # traces psins-export writes; docs/interop-simgrid.md). Rust comes from rustup.
-#   bash scripts/setup.sh [--openmpi]
+#   bash scripts/setup.sh [--openmpi] [--slurm]
 # --openmpi also installs Open MPI, for the tracer's Open MPI tests (scripts/test-openmpi.sh),
 # and keeps MPICH the default `mpicc`/`mpirun`: Debian switches them to Open MPI otherwise.
+# --slurm installs Slurm and munge, for the job-array sweep test (scripts/slurm-sweep-test.sh);
+# --openmpi, CI's full set, includes it.
 set -euo pipefail
 openmpi=no
-[ "${1:-}" = --openmpi ] && openmpi=yes
+slurm=no
+for a in "$@"; do
+  case $a in
+    --openmpi) openmpi=yes slurm=yes ;;
+    --slurm) slurm=yes ;;
+    *) echo "setup: unknown option $a (use --openmpi, --slurm)" >&2; exit 2 ;;
+  esac
+done
 command -v cargo >/dev/null || { echo "setup: cargo not found: install Rust (https://rustup.rs) first" >&2; exit 1; }
 need=()
 command -v mpicc >/dev/null || need+=(mpich libmpich-dev)
@@ -15,6 +24,9 @@ command -v mpifort >/dev/null && mpifort --version >/dev/null 2>&1 || need+=(gfo
 command -v smpirun >/dev/null || need+=(libsimgrid-dev)
 if [ $openmpi = yes ] && ! command -v mpicc.openmpi >/dev/null; then
   need+=(libopenmpi-dev openmpi-bin)
+fi
+if [ $slurm = yes ] && ! { command -v slurmctld && command -v slurmd && command -v sbatch && command -v munged; } >/dev/null; then
+  need+=(slurmctld slurmd slurm-client munge)
 fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -5,7 +5,7 @@
 use crate::error::{Result, SimError};
 use crate::Machine;
 use psins_torus::synth::{self, Pattern, SynthResult, CSV_HEADER};
-use psins_torus::{FatTreeConfig, TorusConfig};
+use psins_torus::{DragonflyConfig, FatTreeConfig, TorusConfig};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -36,16 +36,18 @@ pub fn parse_loads(s: &str) -> Result<Vec<f64>> {
 enum Net<'a> {
     Torus(&'a TorusConfig),
     FatTree(&'a FatTreeConfig),
+    Dragonfly(&'a DragonflyConfig),
 }
 
 impl Net<'_> {
     /// The machine's model's network; else the one whose section the file has.
     fn of(m: &Machine) -> Option<Net<'_>> {
         let (t, f) = (m.torus.as_ref().map(Net::Torus), m.fattree.as_ref().map(Net::FatTree));
-        if m.model == "fattree" {
-            f.or(t)
-        } else {
-            t.or(f)
+        let d = m.dragonfly.as_ref().map(Net::Dragonfly);
+        match m.model.as_str() {
+            "fattree" => f.or(t).or(d),
+            "dragonfly" => d.or(t).or(f),
+            _ => t.or(f).or(d),
         }
     }
 
@@ -53,6 +55,7 @@ impl Net<'_> {
         match self {
             Net::Torus(c) => c.uniform_capacity(),
             Net::FatTree(c) => c.uniform_capacity(),
+            Net::Dragonfly(c) => c.uniform_capacity(),
         }
     }
 
@@ -60,6 +63,7 @@ impl Net<'_> {
         match self {
             Net::Torus(c) => res.csv_row(c, pattern),
             Net::FatTree(c) => res.csv_row_of(c.routing.name(), c.router.vcs, pattern),
+            Net::Dragonfly(c) => res.csv_row_of(c.routing.name(), c.router.vcs, pattern),
         }
     }
 }
@@ -69,7 +73,7 @@ pub fn run(m: &Machine, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
     let cfg = Net::of(m).ok_or_else(|| SimError::Config {
         path: m.path.clone(),
         msg: format!(
-            "synth needs a torus or a fat-tree: [network] model = \"torus\" or \"fattree\" (the model is `{}`)",
+            "synth needs a torus or a fat-tree or a dragonfly: [network] model = \"torus\", \"fattree\" or \"dragonfly\" (the model is `{}`)",
             m.model
         ),
     })?;
@@ -100,6 +104,7 @@ fn one(cfg: Net, pattern: &Pattern, load: f64, r: &SynthRequest) -> Result<Synth
     match cfg {
         Net::Torus(c) => synth::run(c, pattern, load, r.seed, r.warmup, r.measure),
         Net::FatTree(c) => psins_torus::fattree::synth::run(c, pattern, load, r.seed, r.warmup, r.measure),
+        Net::Dragonfly(c) => psins_torus::dragonfly::synth::run(c, pattern, load, r.seed, r.warmup, r.measure),
     }
     .map_err(synth_error)
 }
@@ -114,6 +119,16 @@ fn header(m: &Machine, cfg: Net, pattern: &Pattern, out: &mut dyn Write) {
         Net::FatTree(c) => {
             format!("fat-tree down {:?} up {:?}, {} {} VC", c.down, c.up, c.routing.name(), c.router.vcs)
         }
+        Net::Dragonfly(c) => format!(
+            "dragonfly p={} a={} h={} g={} {:?}, {} {} VC",
+            c.p,
+            c.a,
+            c.h,
+            c.g,
+            c.arrangement,
+            c.routing.name(),
+            c.router.vcs
+        ),
     };
     let _ = writeln!(out, "machine                   {}: {design}, pattern {}", m.name, pattern.name());
     let _ = writeln!(out, "capacity (uniform)        {:.4} phits/node/cycle (load 1.0)", cfg.capacity());

@@ -50,7 +50,7 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
-    /// Synthetic traffic on a torus or fat-tree machine (model `torus`, `fattree`): throughput and latency at a load.
+    /// Synthetic traffic on a torus, fat-tree or dragonfly machine: throughput and latency at a load.
     Synth(SynthArgs),
     /// Replay one trace on a grid of machine variants (docs/sweep.md); `sweep merge DIR` joins
     /// the shards' parts.
@@ -60,13 +60,13 @@ enum Cmd {
 
 #[derive(Args)]
 struct SynthArgs {
-    /// Machine file with [network] model = "torus" or "fattree".
+    /// Machine file with [network] model = "torus", "fattree" or "dragonfly".
     #[arg(short, long, value_name = "FILE")]
     machine: PathBuf,
     /// Override a machine-file value: `network.torus.vcs=3` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// uniform, transpose (torus), bit-reversal, shuffle, shift[:K], neighbour, hotspot[:FRACTION[:NODE]].
+    /// uniform, transpose (torus), bit-reversal, shuffle, shift[:K], group-shift (dragonfly), neighbour, hotspot[:FRACTION[:NODE]].
     #[arg(long, default_value = "uniform")]
     pattern: String,
     /// Offered load as a fraction of the uniform-traffic capacity (8/k phits/node/cycle on a torus of even k, 1 on a full-bisection fat-tree).

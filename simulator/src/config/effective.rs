@@ -81,6 +81,7 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         calibration,
         torus: torus_config(&f)?,
         fattree: fattree_config(&f)?,
+        dragonfly: dragonfly_config(&f)?,
         calibrated: f.calibrated.clone(),
     })
 }
@@ -186,6 +187,29 @@ fn fattree_config(f: &MachineFile) -> Result<Option<psins_torus::FatTreeConfig>,
             "[machine] nodes = {} but the fat-tree ([network.fattree] down = {:?}) has {} nodes: set nodes = {} or change the tree",
             f.machine.nodes,
             cfg.down,
+            cfg.nodes(),
+            cfg.nodes()
+        ));
+    }
+    Ok(Some(cfg))
+}
+
+/// `[network.dragonfly]` (defaults when the model is `dragonfly` and the section is absent).
+/// Nodes are the dragonfly's p·a·g nodes, one per machine node.
+fn dragonfly_config(f: &MachineFile) -> Result<Option<psins_torus::DragonflyConfig>, String> {
+    let is_dragonfly = f.network.model == "dragonfly";
+    let cfg = match (&f.network.dragonfly, is_dragonfly) {
+        (Some(s), _) => super::dragonfly::resolve(s)?,
+        (None, true) => super::dragonfly::resolve(&Default::default())?,
+        (None, false) => return Ok(None),
+    };
+    if is_dragonfly && cfg.nodes() != f.machine.nodes {
+        return Err(format!(
+            "[machine] nodes = {} but the dragonfly ([network.dragonfly] p = {}, a = {}, g = {}) has p·a·g = {} nodes: set nodes = {} or change p, a, g",
+            f.machine.nodes,
+            cfg.p,
+            cfg.a,
+            cfg.g,
             cfg.nodes(),
             cfg.nodes()
         ));
@@ -308,6 +332,9 @@ pub fn print(m: &Machine) -> String {
     }
     if let Some(t) = &m.fattree {
         super::fattree::print(&mut s, t);
+    }
+    if let Some(t) = &m.dragonfly {
+        super::dragonfly::print(&mut s, t);
     }
     if let Some(c) = &m.calibrated {
         let _ = writeln!(s, "\n[calibrated]");

@@ -200,4 +200,6 @@ pub struct NetworkSection {
     pub torus: Option<super::torus::TorusSection>,
     /// `fattree`: the packet-level fat-tree (`[network.fattree]`).
     pub fattree: Option<super::fattree::FatTreeSection>,
+    /// `dragonfly`: the packet-level dragonfly (`[network.dragonfly]`).
+    pub dragonfly: Option<super::dragonfly::DragonflySection>,
 }

@@ -2,6 +2,7 @@
 //! the engine and the models read.
 
 mod bundled;
+pub mod dragonfly;
 mod effective;
 pub mod fattree;
 pub mod file;
@@ -145,6 +146,8 @@ pub struct Machine {
     pub torus: Option<psins_torus::TorusConfig>,
     /// `[network.fattree]`, resolved when the model is `fattree` or the section is present.
     pub fattree: Option<psins_torus::FatTreeConfig>,
+    /// `[network.dragonfly]`, resolved when the model is `dragonfly` or the section is present.
+    pub dragonfly: Option<psins_torus::DragonflyConfig>,
     /// `[calibrated]`: how psins-calibrate measured this machine, when it did.
     pub calibrated: Option<file::CalibratedSection>,
 }

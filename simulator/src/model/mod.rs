@@ -9,6 +9,7 @@
 pub mod algorithm;
 mod analytic;
 mod contention;
+mod dragonfly;
 mod fattree;
 mod packet;
 mod pmac;
@@ -150,6 +151,11 @@ pub const MODELS: &[ModelEntry] = &[
         name: "fattree",
         description: "packet-level fat-tree (k-ary n-tree, folded Clos, tapered): up*/down*, D-mod-k or adaptive; collectives expanded",
         build: fattree::build,
+    },
+    ModelEntry {
+        name: "dragonfly",
+        description: "packet-level dragonfly (p, a, h, g; absolute or relative global links): minimal, Valiant, UGAL-L/G with VC classes; collectives expanded",
+        build: dragonfly::build,
     },
 ];
 

@@ -1,5 +1,5 @@
 //! The packet-level networks of `psins-torus` (`torus`, docs/torus.md; `fattree`,
-//! docs/fattree.md), driven as a co-simulation: one adapter for every fabric of the engine. The network keeps its own
+//! docs/fattree.md; `dragonfly`, docs/dragonfly.md), driven as a co-simulation: one adapter for every fabric of the engine. The network keeps its own
 //! clock in router cycles; the engine sees it only through one pending event at a time, at
 //! the next cycle where anything can happen.
 //!

@@ -22,6 +22,7 @@
 
 mod calendar;
 mod deadlock;
+pub mod dragonfly;
 mod events;
 pub mod fabric;
 pub mod fattree;
@@ -36,6 +37,8 @@ mod torus;
 mod transfer;
 
 pub use deadlock::Deadlock;
+pub use dragonfly::config::{Arrangement, DragonflyConfig, DragonflyRouting};
+pub use dragonfly::{Dragonfly, DragonflyFabric};
 pub use fabric::{Fabric, NO_LINK};
 pub use fattree::config::{FatTreeConfig, FatTreeRouting};
 pub use fattree::{FatTree, FatTreeFabric};

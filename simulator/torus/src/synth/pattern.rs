@@ -21,6 +21,10 @@ pub trait NodeSpace {
     fn node_at(&self, _c: &[u32]) -> u32 {
         0
     }
+    /// Nodes per group, when the topology has groups (the dragonfly's group shift).
+    fn group_size(&self) -> Option<usize> {
+        None
+    }
     /// The nodes one link (torus) or one switch (fat-tree: the same leaf) away.
     fn neighbours(&self, n: u32) -> Vec<u32>;
 }
@@ -59,6 +63,8 @@ pub enum Pattern {
     Shuffle,
     /// Node (id + k) mod N; k = N/2 by default.
     Shift { by: Option<u32> },
+    /// The dragonfly's adversarial pattern: the node one group further on (id + p·a mod N).
+    GroupShift,
 }
 
 impl Pattern {
@@ -72,10 +78,11 @@ impl Pattern {
             "neighbour" | "neighbor" => Ok(Pattern::Neighbour),
             "hotspot" => Ok(Pattern::Hotspot { node: 0, fraction: 0.1 }),
             "shuffle" => Ok(Pattern::Shuffle),
+            "group-shift" => Ok(Pattern::GroupShift),
             "shift" => Ok(Pattern::Shift { by: None }),
             _ => Self::parse_hotspot(s)
                 .or_else(|| Some(Pattern::Shift { by: Some(s.strip_prefix("shift:")?.parse().ok()?) }))
-                .ok_or_else(|| format!("unknown pattern {s:?}: expected uniform, transpose, bit-reversal, shuffle, shift[:K], hotspot[:FRACTION[:NODE]] or neighbour")),
+                .ok_or_else(|| format!("unknown pattern {s:?}: expected uniform, transpose, bit-reversal, shuffle, shift[:K], group-shift, hotspot[:FRACTION[:NODE]] or neighbour")),
         }
     }
 
@@ -96,6 +103,7 @@ impl Pattern {
             Pattern::Shuffle => "shuffle".into(),
             Pattern::Shift { by: None } => "shift".into(),
             Pattern::Shift { by: Some(k) } => format!("shift:{k}"),
+            Pattern::GroupShift => "group-shift".into(),
         }
     }
 
@@ -117,6 +125,9 @@ impl Pattern {
             Pattern::Shuffle if !n.is_power_of_two() => {
                 Err(format!("shuffle needs a power-of-two node count, not {n}"))
             }
+            Pattern::GroupShift if topo.group_size().is_none_or(|s| s >= n) => {
+                Err("group-shift needs a topology of several groups (a dragonfly)".into())
+            }
             Pattern::Shift { by: Some(k) } if *k as usize % n.max(1) == 0 => {
                 Err(format!("shift:{k} maps every node onto itself on {n} nodes"))
             }
@@ -132,9 +143,11 @@ impl Pattern {
     /// and those stay silent rather than loading only their own ejection port.
     pub fn sends<S: NodeSpace + ?Sized>(&self, topo: &S, src: u32) -> bool {
         match self {
-            Pattern::Transpose | Pattern::BitReversal | Pattern::Shuffle | Pattern::Shift { .. } => {
-                self.fixed(topo, src) != src
-            }
+            Pattern::Transpose
+            | Pattern::BitReversal
+            | Pattern::Shuffle
+            | Pattern::Shift { .. }
+            | Pattern::GroupShift => self.fixed(topo, src) != src,
             _ => topo.nodes() > 1,
         }
     }
@@ -143,9 +156,11 @@ impl Pattern {
     pub fn destination<S: NodeSpace + ?Sized>(&self, topo: &S, src: u32, rng: &mut Rng) -> u32 {
         match self {
             Pattern::Uniform => uniform_other(topo, src, rng),
-            Pattern::Transpose | Pattern::BitReversal | Pattern::Shuffle | Pattern::Shift { .. } => {
-                self.fixed(topo, src)
-            }
+            Pattern::Transpose
+            | Pattern::BitReversal
+            | Pattern::Shuffle
+            | Pattern::Shift { .. }
+            | Pattern::GroupShift => self.fixed(topo, src),
             Pattern::Hotspot { node, fraction } if *node != src && rng.unit() <= *fraction => *node,
             Pattern::Hotspot { .. } => uniform_other(topo, src, rng),
             Pattern::Neighbour => neighbour(topo, src, rng),
@@ -173,6 +188,10 @@ impl Pattern {
                 } else {
                     (src << 1 | src >> (bits - 1)) & ((1u64 << bits) - 1) as u32
                 }
+            }
+            Pattern::GroupShift => {
+                let n = topo.nodes() as u64;
+                ((src as u64 + topo.group_size().unwrap_or(0) as u64) % n) as u32
             }
             Pattern::Shift { by } => {
                 let n = topo.nodes() as u64;

@@ -1,0 +1,132 @@
+//! `[network.dragonfly]`: the packet-level dragonfly's keys (p, a, h, g, the global
+//! arrangement, the routing, the router and link keys). Per-key checks happen while
+//! deserialising (errors carry the line); the design as a whole after, each error naming
+//! the key and what would fit.
+
+use super::file::FrequencyStr;
+use super::torus::Bounded;
+use crate::units::Bytes;
+use psins_torus::{Arrangement, DragonflyConfig, DragonflyRouting, RouterConfig};
+use serde::Deserialize;
+use std::fmt::Write;
+
+const S: &str = "[network.dragonfly]";
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DragonflySection {
+    /// Nodes per router.
+    pub p: Option<Bounded<1, 15>>,
+    /// Routers per group.
+    pub a: Option<Bounded<1, 15>>,
+    /// Global links per router.
+    pub h: Option<Bounded<1, 15>>,
+    /// Groups.
+    pub g: Option<Bounded<2, 65536>>,
+    pub arrangement: Option<ArrangementKey>,
+    pub routing: Option<RoutingKey>,
+    pub vcs: Option<Bounded<1, 4>>,
+    pub buffer_packets: Option<Bounded<1, 255>>,
+    pub packet_bytes: Option<Bytes>,
+    pub link_bits_per_cycle: Option<Bounded<1, { u32::MAX as u64 }>>,
+    pub clock: Option<FrequencyStr>,
+    pub router_delay_cycles: Option<Bounded<0, { 1 << 20 }>>,
+    pub watchdog_cycles: Option<Bounded<1, { i64::MAX as u64 }>>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum ArrangementKey {
+    Absolute,
+    Relative,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingKey {
+    Minimal,
+    Valiant,
+    UgalL,
+    UgalG,
+}
+
+/// The model's parameters (defaults: p = 2, a = 4, h = 2, g = 9, absolute, minimal; the
+/// VCs default to what the routing needs), checked as a whole.
+pub fn resolve(s: &DragonflySection) -> Result<DragonflyConfig, String> {
+    let d = DragonflyConfig::default();
+    let routing = match s.routing {
+        Some(RoutingKey::Minimal) | None => DragonflyRouting::Minimal,
+        Some(RoutingKey::Valiant) => DragonflyRouting::Valiant,
+        Some(RoutingKey::UgalL) => DragonflyRouting::UgalL,
+        Some(RoutingKey::UgalG) => DragonflyRouting::UgalG,
+    };
+    let r = RouterConfig::default();
+    let packet_bytes = match s.packet_bytes {
+        Some(Bytes(b)) if b == 0 || b > u32::MAX as u64 => {
+            return Err(format!("{S} packet_bytes = {b} must be 1 to {}", u32::MAX))
+        }
+        Some(Bytes(b)) => b as u32,
+        None => r.packet_bytes,
+    };
+    let router = RouterConfig {
+        vcs: s.vcs.map_or(routing.classes(), |v| v.0 as u32),
+        buffer_packets: s.buffer_packets.map_or(r.buffer_packets, |v| v.0 as u32),
+        packet_bytes,
+        link_bits_per_cycle: s.link_bits_per_cycle.map_or(r.link_bits_per_cycle, |v| v.0 as u32),
+        clock_hz: s.clock.map_or(r.clock_hz, |f| f.0),
+        router_delay_cycles: s.router_delay_cycles.map_or(r.router_delay_cycles, |v| v.0 as u32),
+        watchdog_cycles: s.watchdog_cycles.map_or(r.watchdog_cycles, |v| v.0),
+    };
+    let cfg = DragonflyConfig {
+        p: s.p.map_or(d.p, |v| v.0 as u32),
+        a: s.a.map_or(d.a, |v| v.0 as u32),
+        h: s.h.map_or(d.h, |v| v.0 as u32),
+        g: s.g.map_or(d.g, |v| v.0 as u32),
+        arrangement: match s.arrangement {
+            Some(ArrangementKey::Relative) => Arrangement::Relative,
+            Some(ArrangementKey::Absolute) | None => Arrangement::Absolute,
+        },
+        routing,
+        router,
+        one_class: false,
+    };
+    cfg.validate().map_err(|e| format!("{S} {e}"))?;
+    Ok(cfg)
+}
+
+/// The section with every default written out, plus derived figures as comments.
+pub fn print(s: &mut String, c: &DragonflyConfig) {
+    let r = &c.router;
+    let arrangement = match c.arrangement {
+        Arrangement::Absolute => "absolute",
+        Arrangement::Relative => "relative",
+    };
+    let _ = writeln!(
+        s,
+        "\n[network.dragonfly]\np = {}\na = {}\nh = {}\ng = {}\narrangement = \"{arrangement}\"\nrouting = \"{}\"\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nwatchdog_cycles = {}",
+        c.p,
+        c.a,
+        c.h,
+        c.g,
+        c.routing.name(),
+        r.vcs,
+        r.buffer_packets,
+        r.packet_bytes,
+        r.link_bits_per_cycle,
+        super::torus::fmt_hz(r.clock_hz),
+        r.router_delay_cycles,
+        r.watchdog_cycles
+    );
+    let _ = writeln!(
+        s,
+        "# {} nodes in {} groups of {} routers ({}-port routers, {} global links between two groups); one packet over h links takes {} + {}·h cycles at zero load (h = 2 on one router, 3 in a group, 3 to 5 minimally across groups); uniform capacity {:.4} phits/node/cycle",
+        c.nodes(),
+        c.g,
+        c.a,
+        c.p + c.a - 1 + c.h,
+        c.a * c.h / (c.g - 1),
+        c.zero_load_cycles(0, r.packet_bytes as u64),
+        r.router_delay_cycles + 1,
+        c.uniform_capacity()
+    );
+}

@@ -1,0 +1,24 @@
+//! `dragonfly`: the packet-level dragonfly of `psins-torus` (docs/dragonfly.md), through
+//! the packet-network adapter (`packet.rs`).
+
+use super::packet::PacketModel;
+use super::NetworkModel;
+use crate::config::Machine;
+use psins_torus::Dragonfly;
+
+pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
+    let cfg = m.dragonfly.clone().unwrap_or_default();
+    let design = format!(
+        "dragonfly p={} a={} h={} g={} {:?}, {} {} VC, {} GHz",
+        cfg.p,
+        cfg.a,
+        cfg.h,
+        cfg.g,
+        cfg.arrangement,
+        cfg.routing.name(),
+        cfg.router.vcs,
+        cfg.router.clock_hz / 1e9
+    );
+    let net = Dragonfly::new(cfg).map_err(|e| format!("[network.dragonfly] {e}"))?;
+    Ok(PacketModel::boxed("dragonfly", net, m, design, "class_utilisation"))
+}

@@ -82,6 +82,7 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         torus: torus_config(&f)?,
         fattree: fattree_config(&f)?,
         dragonfly: dragonfly_config(&f)?,
+        flow: flow_topology(&f),
         calibrated: f.calibrated.clone(),
     })
 }
@@ -154,8 +155,19 @@ fn print_bands(s: &mut String, section: &str, l: &Link) {
 /// `[network.torus]` (defaults when the model is `torus` and the section is absent). The
 /// machine's nodes must be the torus's routers: one node per router, so a rank's node is
 /// its router and a mismatch is a mistake, not something to guess around.
+/// The flow model's graph, when the model is `flow`.
+fn flow_topology(f: &MachineFile) -> Option<super::FlowTopology> {
+    (f.network.model == "flow")
+        .then(|| f.network.flow.as_ref().and_then(|s| s.topology).unwrap_or(super::FlowTopology::FatTree))
+}
+
+/// Whether the machine's network is `name`, packet by packet or as the flow model's graph.
+fn uses(f: &MachineFile, name: &str) -> bool {
+    f.network.model == name || flow_topology(f).is_some_and(|t| t.name() == name)
+}
+
 fn torus_config(f: &MachineFile) -> Result<Option<TorusConfig>, String> {
-    let is_torus = f.network.model == "torus";
+    let is_torus = uses(f, "torus");
     let cfg = match (&f.network.torus, is_torus) {
         (Some(s), _) => super::torus::resolve(s)?,
         (None, true) => super::torus::resolve(&Default::default())?,
@@ -176,7 +188,7 @@ fn torus_config(f: &MachineFile) -> Result<Option<TorusConfig>, String> {
 /// `[network.fattree]` (defaults when the model is `fattree` and the section is absent).
 /// Nodes are the tree's leaves, one per machine node.
 fn fattree_config(f: &MachineFile) -> Result<Option<psins_torus::FatTreeConfig>, String> {
-    let is_fattree = f.network.model == "fattree";
+    let is_fattree = uses(f, "fattree");
     let cfg = match (&f.network.fattree, is_fattree) {
         (Some(s), _) => super::fattree::resolve(s)?,
         (None, true) => super::fattree::resolve(&Default::default())?,
@@ -197,7 +209,7 @@ fn fattree_config(f: &MachineFile) -> Result<Option<psins_torus::FatTreeConfig>,
 /// `[network.dragonfly]` (defaults when the model is `dragonfly` and the section is absent).
 /// Nodes are the dragonfly's p·a·g nodes, one per machine node.
 fn dragonfly_config(f: &MachineFile) -> Result<Option<psins_torus::DragonflyConfig>, String> {
-    let is_dragonfly = f.network.model == "dragonfly";
+    let is_dragonfly = uses(f, "dragonfly");
     let cfg = match (&f.network.dragonfly, is_dragonfly) {
         (Some(s), _) => super::dragonfly::resolve(s)?,
         (None, true) => super::dragonfly::resolve(&Default::default())?,
@@ -335,6 +347,9 @@ pub fn print(m: &Machine) -> String {
     }
     if let Some(t) = &m.dragonfly {
         super::dragonfly::print(&mut s, t);
+    }
+    if let Some(t) = m.flow {
+        let _ = writeln!(s, "\n[network.flow]\ntopology = \"{}\"", t.name());
     }
     if let Some(c) = &m.calibrated {
         let _ = writeln!(s, "\n[calibrated]");

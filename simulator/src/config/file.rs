@@ -202,4 +202,13 @@ pub struct NetworkSection {
     pub fattree: Option<super::fattree::FatTreeSection>,
     /// `dragonfly`: the packet-level dragonfly (`[network.dragonfly]`).
     pub dragonfly: Option<super::dragonfly::DragonflySection>,
+    /// `flow`: the flow-level model (`[network.flow]`): which graph it runs on.
+    pub flow: Option<FlowSection>,
+}
+
+/// `[network.flow]`: the flow-level model's graph (its section gives the design and links).
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSection {
+    pub topology: Option<super::FlowTopology>,
 }

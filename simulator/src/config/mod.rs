@@ -120,6 +120,26 @@ impl CpuRatios {
     }
 }
 
+/// The graph the flow-level model runs on (`[network.flow] topology`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowTopology {
+    Torus,
+    FatTree,
+    Dragonfly,
+}
+
+impl FlowTopology {
+    /// The model and section name of the graph.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowTopology::Torus => "torus",
+            FlowTopology::FatTree => "fattree",
+            FlowTopology::Dragonfly => "dragonfly",
+        }
+    }
+}
+
 /// The resolved machine: every default filled in, every value in internal units.
 #[derive(Clone, Debug)]
 pub struct Machine {
@@ -148,6 +168,8 @@ pub struct Machine {
     pub fattree: Option<psins_torus::FatTreeConfig>,
     /// `[network.dragonfly]`, resolved when the model is `dragonfly` or the section is present.
     pub dragonfly: Option<psins_torus::DragonflyConfig>,
+    /// `[network.flow] topology` when the model is `flow` (default: fattree).
+    pub flow: Option<FlowTopology>,
     /// `[calibrated]`: how psins-calibrate measured this machine, when it did.
     pub calibrated: Option<file::CalibratedSection>,
 }

@@ -11,6 +11,7 @@ mod analytic;
 mod contention;
 mod dragonfly;
 mod fattree;
+mod flow;
 mod packet;
 mod pmac;
 mod simple;
@@ -156,6 +157,11 @@ pub const MODELS: &[ModelEntry] = &[
         name: "dragonfly",
         description: "packet-level dragonfly (p, a, h, g; absolute or relative global links): minimal, Valiant, UGAL-L/G with VC classes; collectives expanded",
         build: dragonfly::build,
+    },
+    ModelEntry {
+        name: "flow",
+        description: "flow level: max-min fair sharing of the links of a torus, fat-tree or dragonfly ([network.flow] topology) along their oblivious routes",
+        build: flow::build,
     },
 ];
 

@@ -73,4 +73,23 @@ pub trait Fabric: Sized {
     fn link_classes(&self) -> usize;
     /// The class of the link behind output `o` of `r`.
     fn link_class(&self, r: u32, o: usize) -> usize;
+
+    /// The oblivious route's next output at router `r` (None: eject here): dimension order
+    /// on the torus, D-mod-k on the fat-tree, minimal on the dragonfly. The flow-level model
+    /// routes every flow this way ([`path`]).
+    fn next_hop(&self, r: u32, route: &Self::Route) -> Option<usize>;
+}
+
+/// The links (`router · ports + output`) of the oblivious route from node `src` to `dst`.
+pub fn path<F: Fabric>(fabric: &F, src: u32, dst: u32) -> Vec<u32> {
+    let ports = fabric.ports() as u32;
+    let mut route = fabric.route(src, dst);
+    let (mut r, mut links) = (src, Vec::new());
+    while let Some(o) = fabric.next_hop(r, &route) {
+        links.push(r * ports + o as u32);
+        fabric.step(&mut route, r, o);
+        r = fabric.neighbour(r, o);
+    }
+    debug_assert_eq!(r, dst);
+    links
 }

@@ -261,6 +261,15 @@ impl Fabric for DragonflyFabric {
         3
     }
 
+    fn next_hop(&self, r: u32, route: &Route) -> Option<usize> {
+        let s = &self.shape;
+        if (r as usize) < s.nodes {
+            return (route.dst != r).then_some(0);
+        }
+        let (group, i) = s.place(r);
+        Some(self.toward(group, i, s.home(route.dst).0, route.dst))
+    }
+
     fn link_class(&self, r: u32, o: usize) -> usize {
         let s = &self.shape;
         if (r as usize) < s.nodes || o < s.p as usize {
@@ -273,12 +282,19 @@ impl Fabric for DragonflyFabric {
     }
 }
 
-impl Network<DragonflyFabric> {
-    pub fn new(cfg: DragonflyConfig) -> Result<Dragonfly, String> {
+impl DragonflyFabric {
+    /// The dragonfly of `cfg` (validated here).
+    pub fn new(cfg: DragonflyConfig) -> Result<DragonflyFabric, String> {
         cfg.validate()?;
         let shape = Shape::new(cfg.p, cfg.a, cfg.h, cfg.g, cfg.arrangement == Arrangement::Relative);
+        Ok(DragonflyFabric { cfg, shape, draws: Cell::new(0) })
+    }
+}
+
+impl Network<DragonflyFabric> {
+    pub fn new(cfg: DragonflyConfig) -> Result<Dragonfly, String> {
         let router = cfg.router;
-        Ok(Network::from_fabric(DragonflyFabric { cfg, shape, draws: Cell::new(0) }, router))
+        Ok(Network::from_fabric(DragonflyFabric::new(cfg)?, router))
     }
 
     pub fn config(&self) -> &DragonflyConfig {

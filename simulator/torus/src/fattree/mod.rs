@@ -125,6 +125,18 @@ impl Fabric for FatTreeFabric {
         self.shape.levels()
     }
 
+    fn next_hop(&self, r: u32, dst: &u32) -> Option<usize> {
+        let shape = &self.shape;
+        let place = shape.place[r as usize];
+        let l = place.level as usize;
+        let offset = dst.wrapping_sub(place.lo) as u64;
+        if offset < shape.below[l] {
+            return (l > 0).then(|| (offset / shape.below[l - 1]) as usize);
+        }
+        let w = shape.up[l + 1] as u64;
+        Some(shape.down[l] as usize + ((*dst as u64 / shape.per_subtree[l]) % w) as usize)
+    }
+
     fn link_class(&self, r: u32, o: usize) -> usize {
         let l = self.shape.place[r as usize].level as usize;
         if o < self.shape.down[l] as usize {
@@ -165,12 +177,19 @@ fn adaptive_up<const V: usize>(net: &FatTree, at: At, m: usize, w: usize, first:
     best.map(|(o, v, _)| (o, v)).ok_or(refused)
 }
 
-impl Network<FatTreeFabric> {
-    pub fn new(cfg: FatTreeConfig) -> Result<FatTree, String> {
+impl FatTreeFabric {
+    /// The tree of a validated `cfg` (checked here).
+    pub fn new(cfg: FatTreeConfig) -> Result<FatTreeFabric, String> {
         cfg.validate()?;
         let shape = Shape::new(&cfg.down, &cfg.up);
+        Ok(FatTreeFabric { cfg, shape })
+    }
+}
+
+impl Network<FatTreeFabric> {
+    pub fn new(cfg: FatTreeConfig) -> Result<FatTree, String> {
         let router = cfg.router;
-        Ok(Network::from_fabric(FatTreeFabric { cfg, shape }, router))
+        Ok(Network::from_fabric(FatTreeFabric::new(cfg)?, router))
     }
 
     pub fn config(&self) -> &FatTreeConfig {

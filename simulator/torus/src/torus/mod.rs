@@ -112,15 +112,26 @@ impl Fabric for TorusFabric {
     fn link_class(&self, _r: u32, o: usize) -> usize {
         o / 2
     }
+
+    fn next_hop(&self, _r: u32, route: &RouteRecord) -> Option<usize> {
+        route.ports().dor()
+    }
+}
+
+impl TorusFabric {
+    /// The torus of `cfg` (validated here).
+    pub fn new(cfg: TorusConfig) -> Result<TorusFabric, String> {
+        cfg.validate()?;
+        let topo = Topology::new(&cfg.dims, cfg.mesh);
+        let enter_slots = bubble::slots_needed(!cfg.mesh, cfg.bubble, false);
+        Ok(TorusFabric { cfg, topo, enter_slots })
+    }
 }
 
 impl Network<TorusFabric> {
     pub fn new(cfg: TorusConfig) -> Result<Torus, String> {
-        cfg.validate()?;
-        let topo = Topology::new(&cfg.dims, cfg.mesh);
-        let enter_slots = bubble::slots_needed(!cfg.mesh, cfg.bubble, false);
         let router = cfg.router();
-        Ok(Network::from_fabric(TorusFabric { cfg, topo, enter_slots }, router))
+        Ok(Network::from_fabric(TorusFabric::new(cfg)?, router))
     }
 
     pub fn config(&self) -> &TorusConfig {

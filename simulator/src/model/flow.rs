@@ -1,0 +1,144 @@
+//! `flow`: the flow-level model of `psins-torus` (`FluidNetwork`): every inter-node message
+//! is one flow along the oblivious route of a torus, fat-tree or dragonfly (the graph of
+//! `[network.torus]`, `[network.fattree]` or `[network.dragonfly]`, chosen by
+//! `[network.flow] topology`), sharing links max-min fairly with the flows in progress;
+//! delivered the head's zero-load latency after its last byte leaves (docs/models.md).
+//! For runs too large for packets.
+
+use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel};
+use crate::config::{CollMode, FlowTopology, Machine};
+use crate::units::Ps;
+use psins_torus::{DragonflyFabric, Fabric, FatTreeFabric, FluidNetwork, TorusFabric};
+use serde_json::Value;
+
+struct FlowModel<F: Fabric> {
+    net: FluidNetwork<F>,
+    machine: Machine,
+    design: String,
+    /// The earliest model event pending in the engine (ps), if any: a new one is scheduled
+    /// only when earlier.
+    armed: Option<Ps>,
+    done: Vec<(u64, f64)>,
+}
+
+pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
+    let topology = m.flow.unwrap_or(FlowTopology::FatTree);
+    let nodes_err = |n: usize| {
+        format!("[machine] nodes = {} but the flow model's {topology:?} has {n} nodes: set nodes = {n}", m.nodes)
+    };
+    match topology {
+        FlowTopology::Torus => {
+            let cfg = m.torus.clone().unwrap_or_default();
+            let design = format!("flow over the {} torus", crate::config::torus::dims_text(&cfg.dims));
+            let router = cfg.router();
+            let f = TorusFabric::new(cfg).map_err(|e| format!("[network.torus] {e}"))?;
+            boxed(f, router, m, design, nodes_err)
+        }
+        FlowTopology::FatTree => {
+            let cfg = m.fattree.clone().unwrap_or_default();
+            let design = format!("flow over the fat-tree down {:?} up {:?} (D-mod-k)", cfg.down, cfg.up);
+            let router = cfg.router;
+            let f = FatTreeFabric::new(cfg).map_err(|e| format!("[network.fattree] {e}"))?;
+            boxed(f, router, m, design, nodes_err)
+        }
+        FlowTopology::Dragonfly => {
+            let mut cfg = m.dragonfly.clone().unwrap_or_default();
+            let design = format!("flow over the dragonfly p={} a={} h={} g={} (minimal)", cfg.p, cfg.a, cfg.h, cfg.g);
+            // Flows take the minimal route; its two VC classes are what validation asks for.
+            cfg.routing = psins_torus::DragonflyRouting::Minimal;
+            cfg.router.vcs = cfg.router.vcs.max(2);
+            let router = cfg.router;
+            let f = DragonflyFabric::new(cfg).map_err(|e| format!("[network.dragonfly] {e}"))?;
+            boxed(f, router, m, design, nodes_err)
+        }
+    }
+}
+
+fn boxed<F: Fabric + 'static>(
+    fabric: F,
+    router: psins_torus::RouterConfig,
+    m: &Machine,
+    design: String,
+    nodes_err: impl Fn(usize) -> String,
+) -> Result<Box<dyn NetworkModel>, String> {
+    if fabric.nodes() != m.nodes as usize {
+        return Err(nodes_err(fabric.nodes()));
+    }
+    let net = FluidNetwork::new(fabric, router);
+    Ok(Box::new(FlowModel { net, machine: m.clone(), design, armed: None, done: Vec::new() }))
+}
+
+impl<F: Fabric> FlowModel<F> {
+    fn cycle_of(&self, ps: Ps) -> f64 {
+        ps as f64 * self.net.router_config().clock_hz / 1e12
+    }
+
+    fn ps_of(&self, cycle: f64) -> Ps {
+        (cycle * 1e12 / self.net.router_config().clock_hz).ceil() as Ps
+    }
+
+    fn report(&mut self, ctx: &mut NetCtx) {
+        for i in 0..self.done.len() {
+            let (id, at) = self.done[i];
+            let t = self.ps_of(at);
+            ctx.deliver(id as MsgId, t);
+        }
+        self.done.clear();
+    }
+
+    fn arm(&mut self, ctx: &mut NetCtx) {
+        let Some(end) = self.net.next_end() else { return };
+        let at = self.ps_of(end).max(ctx.now);
+        if self.armed.is_some_and(|a| a <= at && a >= ctx.now) {
+            return;
+        }
+        self.armed = Some(at);
+        ctx.schedule(at, 0);
+    }
+}
+
+impl<F: Fabric> NetworkModel for FlowModel<F> {
+    fn name(&self) -> &'static str {
+        "flow"
+    }
+
+    fn send(&mut self, msg: &NetMsg, ctx: &mut NetCtx) -> Option<Ps> {
+        let cycle = self.cycle_of(msg.ready);
+        let r = self.net.inject(msg.id as u64, msg.src_node, msg.dst_node, msg.bytes, cycle, &mut self.done);
+        if let Err(e) = r {
+            ctx.fail(e);
+            return None;
+        }
+        self.report(ctx);
+        self.arm(ctx);
+        None
+    }
+
+    fn on_event(&mut self, _token: u32, ctx: &mut NetCtx) {
+        if self.armed.is_some_and(|a| a <= ctx.now) {
+            self.armed = None;
+        }
+        // A hair past now: the event's picosecond was rounded up from the flow's end.
+        let cycle = self.cycle_of(ctx.now) * (1.0 + 1e-12) + 1e-9;
+        self.net.advance_to(cycle, &mut self.done);
+        self.report(ctx);
+        self.arm(ctx);
+    }
+
+    fn collective(&mut self, c: &CollCall) -> Ps {
+        analytic_collective(&self.machine, c)
+    }
+
+    fn preferred_collectives(&self) -> CollMode {
+        CollMode::Expanded
+    }
+
+    fn stats(&self) -> Vec<(String, Value)> {
+        let (flows, bytes) = self.net.totals();
+        vec![
+            ("design".into(), self.design.clone().into()),
+            ("flows".into(), flows.into()),
+            ("bytes".into(), (bytes.round() as u64).into()),
+        ]
+    }
+}

@@ -1,0 +1,74 @@
+//! The `flow` model as a user runs it: on each graph (torus, fat-tree, dragonfly) every test
+//! app replays and predicts within 5 % of the packet model (the apps' messages rarely
+//! contend), `check` prints `[network.flow]`, a bad topology is an error with its line and a
+//! node count that does not match the graph names what would fit.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SIM: &str = env!("CARGO_BIN_EXE_psins-sim");
+
+fn sim(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(SIM).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn config(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(name).to_string_lossy().into_owned()
+}
+
+fn apps() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "psins"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn predicted(out: &str) -> f64 {
+    let line = out.lines().find(|l| l.starts_with("predicted:")).unwrap_or_else(|| panic!("{out}"));
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn every_app_on_every_graph_agrees_with_the_packet_model() {
+    for (machine, topology) in
+        [("torus-4x4.toml", "torus"), ("fattree-16.toml", "fattree"), ("dragonfly-72.toml", "dragonfly")]
+    {
+        let m = config(machine);
+        let flow = ["--set", "network.model=flow", "--set"];
+        let topo = format!("network.flow.topology={topology}");
+        for app in apps() {
+            let a = app.to_str().unwrap();
+            let (code, out, err) = sim(&[&[a, "-m", &m][..], &flow, &[topo.as_str()]].concat());
+            assert_eq!(code, 0, "{a} on {machine}: {err}");
+            assert!(out.contains("network (flow):") && out.contains("flow over the"), "{out}");
+            let (_, packets, _) = sim(&[a, "-m", &m]);
+            let (f, p) = (predicted(&out), predicted(&packets));
+            assert!((f - p).abs() <= 0.05 * p, "{a} on {machine}: flow {f} s, packets {p} s");
+        }
+    }
+}
+
+#[test]
+fn check_and_errors() {
+    let m = config("fattree-16.toml");
+    let (code, out, err) = sim(&["check", &m, "--set", "network.model=flow"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("[network.flow]\ntopology = \"fattree\""), "{out}");
+    let (code, _, err) = sim(&["check", &m, "--set", "network.model=flow", "--set", "network.flow.topology=ring"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown variant `ring`") && err.contains("line "), "{err}");
+    let (code, _, err) = sim(&["check", &m, "--set", "network.model=flow", "--set", "network.flow.topology=dragonfly"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("set nodes = 72"), "{err}");
+    let (_, out, _) = sim(&["--list-models"]);
+    assert!(out.lines().any(|l| l.starts_with("flow ")), "{out}");
+}

@@ -264,12 +264,13 @@ pub fn parse_app(stdout: &str, prefix: &str) -> BTreeMap<u32, AppCounts> {
     m
 }
 
-/// A release binary of the workspace (`psins-consolidate`, `psins-dump`, `psins-sim`), built
+/// A release binary of the workspace (`psins-consolidate`, `psins-dump`, `psins-sim`, …), built
 /// once per test process with cargo (a no-op when up to date) so a test never runs a stale one.
 pub fn tool(name: &str) -> PathBuf {
     static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let pkg = match name {
         "psins-sim" | "psins-synth" => "psins-sim",
+        "psins-export" => "psins-interop",
         other => other,
     };
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The agreement check of docs/interop-simgrid.md: one compact trace predicted by psins-sim and
+# by SimGrid's SMPI (smpirun -replay of its TI export) on the same contention-free machine.
+#   bash scripts/smpi-agree.sh TRACE [LATENCY_NS] [BANDWIDTH_BYTES_PER_S]   (defaults 1000, 1e9)
+# Prints one line: `agree tasks=N psins=SECONDS smpi=SECONDS rel=PERCENT` (rel = smpi/psins - 1).
+# Every setting that makes the two semantics equal is here, once; the doc explains each.
+# Needs smpirun (libsimgrid-dev) and the release tools (make build). Exit 1 on any failure.
+set -euo pipefail
+trace=${1:?usage: smpi-agree.sh TRACE [LATENCY_NS] [BANDWIDTH_BYTES_PER_S]}
+lat_ns=${2:-1000}
+bw=${3:-1e9}
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${PSINS_BIN:-$root/target/release}
+command -v smpirun >/dev/null || { echo "smpi-agree: smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/smpi-agree.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# TI export: compute in flops at 1 Gflop/s hosts (1 flop per traced ns).
+"$bin/psins-export" --to ti "$trace" -o "$work/ti" -q
+n=$(grep -c . "$work/ti/replay.txt")
+
+# The platform: every ordered pair of hosts has its own link, and every link is FATPIPE (each
+# flow gets the whole bandwidth), so no message ever shares bandwidth with another — psins's
+# contention-free `simple` model. A host's messages to itself take its loopback link, the same.
+awk -v n="$n" -v lat="$lat_ns" -v bw="$bw" 'BEGIN {
+  print "<?xml version=\"1.0\"?>"
+  print "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">"
+  print "<platform version=\"4.1\">"
+  print "<zone id=\"mesh\" routing=\"Full\">"
+  for (i = 0; i < n; i++) printf "<host id=\"h%d\" speed=\"1Gf\"/>\n", i
+  for (i = 0; i < n; i++) for (j = 0; j < n; j++)
+    printf "<link id=\"l%d_%d\" bandwidth=\"%sBps\" latency=\"%sns\" sharing_policy=\"FATPIPE\"/>\n", i, j, bw, lat
+  for (i = 0; i < n; i++) for (j = 0; j < n; j++)
+    printf "<route src=\"h%d\" dst=\"h%d\" symmetrical=\"NO\"><link_ctn id=\"l%d_%d\"/></route>\n", i, j, i, j
+  print "</zone>"
+  print "</platform>"
+}' > "$work/platform.xml"
+for ((i = 0; i < n; i++)); do echo "h$i"; done > "$work/hosts"
+
+# The equal psins machine: one rank per node, the simple model, no handshake before a
+# rendezvous transfer (SMPI starts a large message when both sides are posted), expanded
+# collectives (the export wrote their steps). SMPI sends 16 bytes of envelope with every
+# message: 16/B is added to psins's latency.
+lat_ps=$(awk -v l="$lat_ns" -v b="$bw" 'BEGIN { printf "%.0f", l * 1000 + 16e12 / b }')
+cat > "$work/equal.toml" <<EOF
+[machine]
+name = "smpi-equal"
+nodes = $n
+cores_per_node = 1
+cpu_ratio = 1.0
+
+[mpi]
+eager_threshold = "64KiB"
+collectives = "expanded"
+rendezvous_handshake = false
+
+[network]
+model = "simple"
+latency = "${lat_ps}ps"
+bandwidth = "${bw}B/s"
+EOF
+
+psins=$("$bin/psins-sim" "$trace" --machine "$work/equal.toml" --tracer-overhead 0 --json - |
+  sed -n 's/.*"predicted_seconds": *\([0-9.eE+-]*\).*/\1/p' | head -1)
+
+# SMPI: CM02 with its factors 1 (no TCP-gamma window bound, no cross-traffic), SMPI's
+# per-size factors and overheads off, and psins's eager threshold (S <= 64 KiB eager, i.e.
+# S < 65537) as both the detached-send and the eager (asynchronous small message) threshold:
+# below it a message leaves at once and the sender goes on; above it the transfer starts when
+# both sides are posted and the sender waits for it.
+smpi=$(smpirun -np "$n" -platform "$work/platform.xml" -hostfile "$work/hosts" \
+  -replay "$work/ti/replay.txt" \
+  --cfg=network/model:CM02 --cfg=network/latency-factor:1 --cfg=network/bandwidth-factor:1 \
+  --cfg=network/weight-S:0 --cfg=network/TCP-gamma:1e30 --cfg=network/crosstraffic:0 \
+  --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 \
+  --cfg=smpi/os:0:0:0:0:0 --cfg=smpi/or:0:0:0:0:0 --cfg=smpi/ois:0:0:0:0:0 \
+  --cfg=smpi/async-small-thresh:65537 --cfg=smpi/send-is-detached-thresh:65537 \
+  --cfg=smpi/host-speed:1Gf --cfg=smpi/display-timing:yes --log=root.thres:warning --log=smpi_utils.thres:info \
+  2>&1 | sed -n 's/.*Simulated time: \([0-9.eE+-]*\) seconds.*/\1/p' | head -1)
+
+[ -n "$psins" ] || { echo "smpi-agree: psins-sim gave no prediction" >&2; exit 1; }
+[ -n "$smpi" ] || { echo "smpi-agree: smpirun gave no simulated time (run it by hand in $work)" >&2; exit 1; }
+awk -v n="$n" -v p="$psins" -v s="$smpi" 'BEGIN { printf "agree tasks=%d psins=%.9g smpi=%.9g rel=%.4f\n", n, p, s, (s / p - 1) * 100 }'

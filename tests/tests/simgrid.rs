@@ -1,0 +1,91 @@
+//! Agreement with SimGrid (docs/interop-simgrid.md): test apps traced under real mpirun,
+//! exported to TI and replayed by the real `smpirun -replay` on the contention-free platform of
+//! scripts/smpi-agree.sh predict within 1 % of psins-sim on the equal machine. Also the
+//! synthetic alltoall of the doc's figure at 16 ranks, and the refusal of a trace TI cannot
+//! hold (nonblocking collectives). Skips, saying why, when smpirun or mpirun is missing.
+
+use psins_e2e::*;
+use std::path::Path;
+use std::process::Command;
+
+fn have_smpirun() -> bool {
+    let ok = Command::new("smpirun").arg("-version").output().map(|o| o.status.success()).unwrap_or(false);
+    if !ok {
+        eprintln!("SKIP: smpirun not found (SimGrid: apt-get install libsimgrid-dev, as scripts/setup.sh does)");
+    }
+    ok
+}
+
+/// Runs scripts/smpi-agree.sh; (psins seconds, smpi seconds, relative difference in %).
+fn agree(trace: &Path, lat_ns: &str, bw: &str) -> (f64, f64, f64) {
+    // The script runs the tools from target/release: make sure they are current.
+    for t in ["psins-export", "psins-sim"] {
+        tool(t);
+    }
+    let script = root().join("scripts/smpi-agree.sh");
+    let out = Command::new("bash").arg(&script).arg(trace).args([lat_ns, bw]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "smpi-agree failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let field = |k: &str| -> f64 {
+        let v =
+            stdout.split_whitespace().find_map(|w| w.strip_prefix(k)).unwrap_or_else(|| panic!("no {k} in {stdout}"));
+        v.parse().unwrap_or_else(|_| panic!("bad {k} in {stdout}"))
+    };
+    (field("psins="), field("smpi="), field("rel="))
+}
+
+#[test]
+fn traced_apps_replayed_by_smpi_agree_with_psins_sim() {
+    if mpi().is_none() || !have_smpirun() {
+        return;
+    }
+    // Eager messages, rendezvous ones (pingpong's 1 and 4 MiB), wildcards (master_worker),
+    // sub-communicators (cg, comms), traced expansions of allreduce and alltoall(v) (is).
+    for app in ["ring", "pingpong", "stencil2d", "cg", "is", "master_worker", "comms"] {
+        let run = run_traced(app, 4, &[], &[]);
+        run.ok();
+        let trace = run.dir.join(format!("{app}.psins"));
+        run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), trace.as_os_str()]);
+        for (lat, bw) in [("1000", "1e9"), ("1500", "25e9")] {
+            let (p, s, rel) = agree(&trace, lat, bw);
+            eprintln!("{app} L={lat}ns B={bw}: psins {p} s, smpi {s} s, {rel:+.4} %");
+            assert!(p > 0.0 && s > 0.0);
+            assert!(rel.abs() < 1.0, "{app} L={lat}ns B={bw}: psins {p} s vs smpi {s} s ({rel:+.3} %)");
+        }
+    }
+}
+
+#[test]
+fn synthetic_alltoall_agrees_at_16_ranks() {
+    if !have_smpirun() {
+        return;
+    }
+    let dir = scratch("smpi-alltoall");
+    // Bruck (256 B), scattered in batches (8 KiB), pairwise rendezvous (256 KiB).
+    for bytes in ["256", "8KiB", "256KiB"] {
+        let trace = dir.join(format!("a2a-{bytes}.psins"));
+        let spec = format!("gen:alltoall:ranks=16,iters=2,bytes={bytes},compute=10us");
+        run_tool("psins-synth", &[spec.as_ref(), "-o".as_ref(), trace.as_os_str()]);
+        let (p, s, rel) = agree(&trace, "1000", "1e9");
+        assert!(rel.abs() < 1.0, "alltoall {bytes}: psins {p} s vs smpi {s} s ({rel:+.3} %)");
+    }
+}
+
+#[test]
+fn nonblocking_collectives_are_refused_naming_rank_and_record() {
+    if mpi().is_none() {
+        return;
+    }
+    let run = run_traced("nbc", 2, &["2"], &[]);
+    run.ok();
+    let trace = run.dir.join("nbc.psins");
+    run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), trace.as_os_str()]);
+    let out = Command::new(tool("psins-export"))
+        .args(["--to".as_ref(), "ti".as_ref(), trace.as_os_str(), "-o".as_ref(), run.dir.join("ti").as_os_str()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("nbc.psins: rank 0, record ") && err.contains("nonblocking collectives"), "{err}");
+}

@@ -1,19 +1,17 @@
 //! psins-consolidate: validate the per-rank logs of one traced run and merge them into one
 //! compact trace (PSINS's mpi2psins).
 
-mod comms;
-mod inputs;
-mod live;
-mod normalise;
-mod passes;
-mod requests;
-mod windows;
+//!
+//! A thin shell over the library: the logs are found and checked here, consolidated by
+//! [`psins_consolidate::run::consolidate`].
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use psins_formats::{note, Error, LogEnd, TraceWriter};
+use psins_consolidate::run::{self, Failure};
+use psins_consolidate::{inputs, LogInput};
+use psins_formats::{note, Error};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -53,11 +51,6 @@ struct Args {
     quiet: bool,
 }
 
-enum Failure {
-    Input(String),
-    Output(String),
-}
-
 fn main() -> ExitCode {
     let args = Args::parse();
     let started = Instant::now();
@@ -82,24 +75,19 @@ fn run(args: &Args, started: Instant) -> Result<(), Failure> {
     let files = inputs::expand(&args.logs).map_err(Failure::Input)?;
     let inputs = inputs::open_all(&files).map_err(input)?;
     let in_bytes: u64 = inputs.iter().map(|i| i.bytes).sum();
-    let mut footers = Vec::with_capacity(inputs.len());
-    for i in &inputs {
-        footers.push(psins_formats::has_footer(&i.path).map_err(input)?);
-    }
+    let meta = metadata(&inputs[0].header);
+    let ranks: Vec<LogInput> = inputs.into_iter().map(LogInput).collect();
     // Checked before any work: not an input, writable; written to a temporary file.
     let out = psins_formats::Output::prepare(&args.output, &files).map_err(|e| Failure::Output(e.to_string()))?;
     let tmp = out.temp_path().to_path_buf();
     let bar = progress(in_bytes);
-    // A finished run needs one pass; a crashed one needs a scan first to find the cut.
-    let result = if footers.iter().all(|&f| f) { one_pass(args, &inputs, &tmp, &bar) } else { Err(Retry) };
-    let result = match result {
-        Err(Retry) => {
-            bar.set_position(0);
-            bar.set_length(2 * in_bytes);
-            two_passes(args, &inputs, &tmp, &bar)
-        }
-        Ok(r) => r,
+    let opts = run::Options {
+        compress: args.compress,
+        repeats: !args.no_repeats,
+        allow_partial: args.allow_partial,
+        quiet: args.quiet,
     };
+    let result = run::consolidate(&ranks, &meta, &opts, &tmp, &bar);
     bar.finish_and_clear();
     let written = result?;
     let out_bytes = std::fs::metadata(&tmp).map(|m| m.len()).unwrap_or(0);
@@ -108,7 +96,7 @@ fn run(args: &Args, started: Instant) -> Result<(), Failure> {
         let records: u64 = written.iter().map(|w| w.records).sum();
         note!(
             "psins-consolidate: {} ranks, {records} records, input {in_bytes} bytes, output {out_bytes} bytes ({:.2} bytes/record), {:.2} s -> {}",
-            inputs.len(),
+            ranks.len(),
             out_bytes as f64 / records.max(1) as f64,
             started.elapsed().as_secs_f64(),
             args.output.display()
@@ -117,75 +105,9 @@ fn run(args: &Args, started: Instant) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The one-pass path found a damaged log: go the careful way.
-struct Retry;
-
-type Written = Vec<passes::RankResult>;
-
-fn one_pass(
-    args: &Args,
-    inputs: &[inputs::Input],
-    tmp: &Path,
-    bar: &ProgressBar,
-) -> Result<Result<Written, Failure>, Retry> {
-    let n = inputs[0].header.world_size;
-    let mut comms = comms::Comms::new(n);
-    let mut w = match create(args, inputs, tmp, false) {
-        Ok(w) => w,
-        Err(f) => return Ok(Err(f)),
-    };
-    let mut results = Vec::with_capacity(inputs.len());
-    for i in inputs {
-        match passes::read_rank(i, u64::MAX, &mut comms, Some(&mut w)) {
-            Ok(r) if r.end != LogEnd::Complete => {
-                return if args.allow_partial { Err(Retry) } else { Ok(Err(truncated(i, &r))) };
-            }
-            Ok(r) => results.push(r),
-            Err(e) => return Ok(Err(classify(e, tmp))),
-        }
-        bar.inc(i.bytes);
-    }
-    warn_open_requests(inputs, &results);
-    if let Err(m) = comms.check(&vec![false; n as usize]) {
-        return Ok(Err(input(Error::new(&inputs[0].path, m))));
-    }
-    w.set_comms(comms.table(n));
-    Ok(w.finish().map(|_| results).map_err(|e| Failure::Output(e.to_string())))
-}
-
-fn two_passes(args: &Args, inputs: &[inputs::Input], tmp: &Path, bar: &ProgressBar) -> Result<Written, Failure> {
-    let n = inputs[0].header.world_size;
-    let mut comms = comms::Comms::new(n);
-    let mut scans = Vec::with_capacity(inputs.len());
-    for i in inputs {
-        let r = passes::read_rank(i, u64::MAX, &mut comms, None).map_err(input)?;
-        if r.end != LogEnd::Complete && !args.allow_partial {
-            return Err(truncated(i, &r));
-        }
-        scans.push(r);
-        bar.inc(i.bytes);
-    }
-    let excused: Vec<bool> = scans.iter().map(|s| s.end != LogEnd::Complete).collect();
-    comms.check(&excused).map_err(|m| input(Error::new(&inputs[0].path, m)))?;
-    let keep = passes::cut_points(&scans);
-    comms.reset_locals();
-    let mut w = create(args, inputs, tmp, true)?;
-    let mut written = Vec::with_capacity(inputs.len());
-    for (i, &k) in inputs.iter().zip(&keep) {
-        written.push(passes::read_rank(i, k, &mut comms, Some(&mut w)).map_err(|e| classify(e, tmp))?);
-        bar.inc(i.bytes);
-    }
-    w.set_comms(comms.table(n));
-    w.finish().map_err(|e| Failure::Output(e.to_string()))?;
-    if !args.quiet {
-        report_losses(inputs, &scans, &written);
-    }
-    Ok(written)
-}
-
-fn create(args: &Args, inputs: &[inputs::Input], tmp: &Path, partial: bool) -> Result<TraceWriter, Failure> {
-    let h = &inputs[0].header;
-    let meta = vec![
+/// The trace's metadata from rank 0's log header (`partial` is added by the consolidation).
+fn metadata(h: &psins_formats::LogHeader) -> Vec<(String, String)> {
+    vec![
         ("job_id".to_string(), format!("{:#x}", h.job_id)),
         ("world_size".to_string(), h.world_size.to_string()),
         ("mpi_version".to_string(), h.mpi_version.clone()),
@@ -194,71 +116,7 @@ fn create(args: &Args, inputs: &[inputs::Input], tmp: &Path, partial: bool) -> R
         ("tracer_settings".to_string(), h.settings.clone()),
         ("host".to_string(), h.host.clone()),
         ("consolidated_by".to_string(), format!("psins-consolidate {}", env!("CARGO_PKG_VERSION"))),
-        ("partial".to_string(), partial.to_string()),
-    ];
-    let mut w = TraceWriter::create(tmp, h.world_size, meta, Vec::new(), args.compress)
-        .map_err(|e| Failure::Output(e.to_string()))?;
-    w.set_repeats(!args.no_repeats);
-    Ok(w)
-}
-
-/// Errors about the temporary output are output failures; the rest name an input.
-fn classify(e: Error, tmp: &Path) -> Failure {
-    if e.path == tmp {
-        Failure::Output(e.to_string())
-    } else {
-        input(e)
-    }
-}
-
-fn truncated(i: &inputs::Input, r: &passes::RankResult) -> Failure {
-    let LogEnd::Truncated { offset, unusable_bytes, reason } = &r.end else {
-        return input(Error::new(&i.path, "log not read to its end"));
-    };
-    let msg = format!(
-        "{reason}; {} records readable, {unusable_bytes} bytes unusable (use --allow-partial to build a trace cut at a consistent point)",
-        r.records
-    );
-    input(Error::new(&i.path, msg).task(i.header.rank).at(*offset))
-}
-
-/// Requests still open at MPI_Finalize in a complete log (SNAP only tests some isends): real
-/// programs do this, so each rank's count is a warning, not an error. The records stay; the
-/// simulator moves their messages as usual and no one waits for them (docs/simulator.md).
-fn warn_open_requests(inputs: &[inputs::Input], results: &[passes::RankResult]) {
-    for (i, r) in inputs.iter().zip(results).filter(|(_, r)| !r.pending.is_empty()) {
-        note!(
-            "psins-consolidate: warning: rank {} ({}): {} requests left open at MPI_Finalize (ids {}); kept, their messages replayed, never waited for",
-            i.header.rank,
-            i.path.display(),
-            r.pending.len(),
-            inputs::ranges(&r.pending)
-        );
-    }
-}
-
-fn report_losses(inputs: &[inputs::Input], scans: &[passes::RankResult], written: &[passes::RankResult]) {
-    for ((i, s), w) in inputs.iter().zip(scans).zip(written) {
-        let tail = match &s.end {
-            LogEnd::Truncated { unusable_bytes, reason, .. } => {
-                format!("; log damaged: {reason}, {unusable_bytes} bytes unusable")
-            }
-            _ => String::new(),
-        };
-        let pend = if w.pending.is_empty() {
-            String::new()
-        } else {
-            format!("; {} requests pending at the cut", w.pending.len())
-        };
-        if w.records < s.records || !tail.is_empty() || !pend.is_empty() {
-            note!(
-                "psins-consolidate: rank {}: kept {} of {} readable records{tail}{pend}",
-                i.header.rank,
-                w.records,
-                s.records
-            );
-        }
-    }
+    ]
 }
 
 fn progress(total: u64) -> ProgressBar {

@@ -1,9 +1,9 @@
 //! Reading a rank's log: a scan (pass 1, only for truncated runs) and the write pass.
 
 use crate::comms::Comms;
-use crate::inputs::Input;
 use crate::normalise::RankState;
-use psins_formats::{Error, LogEnd, LogReader, Record, TraceWriter};
+use crate::source::{RankInput, RecordStream};
+use psins_formats::{Error, LogEnd, Record, TraceWriter};
 
 /// What reading one rank gave.
 pub struct RankResult {
@@ -16,23 +16,24 @@ pub struct RankResult {
 }
 
 /// Reads up to `keep` records of `input`, normalising each; `out` receives them when given.
-pub fn read_rank(
-    input: &Input,
+pub fn read_rank<I: RankInput>(
+    input: &I,
+    world_size: u32,
     keep: u64,
     comms: &mut Comms,
     mut out: Option<&mut TraceWriter>,
 ) -> Result<RankResult, Error> {
-    let rank = input.header.rank;
-    let mut rd = LogReader::open(&input.path)?;
+    let rank = input.rank();
+    let mut rd = input.open()?;
     let mut rec = Record::default();
     // Only the scan (no output) looks for the cut.
-    let mut st = RankState::new(rank, input.header.world_size, out.is_none());
+    let mut st = RankState::new(rank, world_size, out.is_none());
     if let Some(w) = out.as_deref_mut() {
         w.begin_task(rank)?;
     }
     while rd.records() < keep && rd.next(&mut rec)? {
         let idx = rd.records() - 1;
-        st.apply(comms, &mut rec, idx).map_err(|m| Error::new(&input.path, m).task(rank).record(idx))?;
+        st.apply(comms, &mut rec, idx).map_err(|m| Error::new(input.path(), m).task(rank).record(idx))?;
         if let Some(w) = out.as_deref_mut() {
             w.push(&rec)?;
         }
@@ -41,12 +42,7 @@ pub fn read_rank(
         w.end_task()?;
     }
     st.end(rd.records());
-    Ok(RankResult {
-        records: rd.records(),
-        end: rd.end().clone(),
-        sync_points: st.sync_points,
-        pending: st.reqs.pending(),
-    })
+    Ok(RankResult { records: rd.records(), end: rd.end(), sync_points: st.sync_points, pending: st.reqs.pending() })
 }
 
 /// Per rank, how many records to keep: everything up to the last world collective that all
@@ -96,12 +92,13 @@ mod tests {
     fn only_the_scan_keeps_sync_points() {
         let n = 100_000;
         let p = log(n);
-        let input = &crate::inputs::open_all(std::slice::from_ref(&p)).unwrap()[0];
-        let scan = read_rank(input, u64::MAX, &mut Comms::new(1), None).unwrap();
+        let input = crate::source::LogInput(crate::inputs::open_all(std::slice::from_ref(&p)).unwrap().remove(0));
+        let input = &input;
+        let scan = read_rank(input, 1, u64::MAX, &mut Comms::new(1), None).unwrap();
         assert_eq!(scan.sync_points.len(), n as usize);
         let tmp = p.with_extension("psins");
         let mut w = TraceWriter::create(&tmp, 1, Vec::new(), Vec::new(), None).unwrap();
-        let written = read_rank(input, u64::MAX, &mut Comms::new(1), Some(&mut w)).unwrap();
+        let written = read_rank(input, 1, u64::MAX, &mut Comms::new(1), Some(&mut w)).unwrap();
         assert_eq!(written.records, n as u64 + 2);
         assert!(written.sync_points.is_empty() && written.sync_points.capacity() == 0);
         let _ = std::fs::remove_file(&p);

@@ -1,16 +1,13 @@
 # Shell functions shared by the scripts (sourced, not run).
 
-# A trace's measured times, from its own records: "span_s comm_s" of the slowest rank. The
-# span runs from MPI_Init's return to MPI_Finalize's entry (what psins-sim predicts: it gives
-# Init and Finalize no time); comm is the time inside the other MPI calls. Needs $BIN.
+# A trace's measured times, as psins-sim's report gives them beside its prediction: "span_s
+# comm_s", the slowest rank's span from MPI_Init's return to MPI_Finalize's entry and the most
+# time any rank spent in MPI (docs/simulator.md, "measured"). The machine does not change
+# these figures. Needs $BIN.
 measured() {
-  "$BIN/psins-dump" "$1" --json | awk '
-    /"kind":"init"/ || /"kind":"step"/ { next }
-    { match($0, /"task":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7)
-      match($0, /"gap_ns":[0-9]+/); g = substr($0, RSTART + 9, RLENGTH - 9)
-      match($0, /"dur_ns":[0-9]+/); d = substr($0, RSTART + 9, RLENGTH - 9)
-      if ($0 ~ /"kind":"finalize"/) d = 0
-      span[t] += g + d; comm[t] += d }
-    END { for (t in span) { if (span[t] > s) s = span[t]; if (comm[t] > c) c = comm[t] }
-          printf "%.9f %.9f\n", s / 1e9, c / 1e9 }'
+  "$BIN/psins-sim" "$1" -m configs/fat-simple.toml -q --no-progress --json - | awk '
+    /"measured": \{/ { on = 1; next }
+    on && /\}/ { on = 0 }
+    on { gsub(/[",:]/, ""); v[$1] = $2 }
+    END { if (!("span_s" in v)) exit 1; printf "%.9f %.9f\n", v["span_s"], v["comm_s"] }'
 }

@@ -36,6 +36,8 @@ pub struct Report {
     pub deadlock: Option<Deadlock>,
     /// Where the report came from ([`crate::provenance`]), set by the caller that knows.
     pub provenance: Option<Value>,
+    /// The traced run's own span, beside the prediction (traces the tracer wrote).
+    pub measured: Option<crate::source::Measured>,
 }
 
 /// A replay that stopped with tasks blocked.
@@ -117,6 +119,7 @@ impl Report {
             message_bytes: 0,
             deadlock: None,
             provenance: None,
+            measured: None,
         }
     }
 
@@ -191,6 +194,10 @@ impl Report {
             v["deadlock"] =
                 json!({"message": d.message, "at_s": secs(d.at), "blocked_total": d.blocked_total, "blocked": blocked});
         }
+        if let Some(m) = &self.measured {
+            v["measured"] =
+                json!({"span_s": m.span_ns as f64 / 1e9, "slowest_rank": m.rank, "comm_s": m.comm_ns as f64 / 1e9});
+        }
         if let Some(p) = &self.provenance {
             v["provenance"] = p.clone();
         }
@@ -205,6 +212,15 @@ impl Report {
             s.push_str(&crate::provenance::table_lines(p));
         }
         let _ = writeln!(s, "predicted:   {:.9} s", secs(self.predicted));
+        if let Some(m) = &self.measured {
+            let _ = writeln!(
+                s,
+                "measured:    {:.9} s (the traced run, MPI_Init to MPI_Finalize of rank {}; at most {:.9} s in MPI)",
+                m.span_ns as f64 / 1e9,
+                m.rank,
+                m.comm_ns as f64 / 1e9
+            );
+        }
         self.task_table(&mut s);
         self.function_table(&mut s);
         let st = &self.stats;

@@ -136,3 +136,53 @@ fn every_report_says_where_it_came_from() {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["provenance"]["trace"], serde_json::json!({"spec": "gen:pingpong:ranks=2,iters=2"}));
 }
+
+#[test]
+fn the_measured_span_stands_beside_the_prediction() {
+    use psins_formats::{Op, Record, TraceWriter};
+    // Rank 0: 10 us, a 2 us send, 3 us to Finalize (whose 7 us are not the run) = 15 us;
+    // rank 1: 1 us, a 20 us receive, 1 us = 22 us. Init's gap and duration do not count.
+    let with_dur = |mut r: Record, ns: u64| {
+        r.dur_ns = ns;
+        r
+    };
+    let tasks = [
+        vec![
+            Record::new(100, 50, Op::Init { thread_level: 0 }),
+            with_dur(send(10, 1, 8), 2000),
+            Record::new(3000, 7000, Op::Finalize),
+        ],
+        vec![
+            Record::new(900, 60, Op::Init { thread_level: 0 }),
+            with_dur(recv(1, 0, 8), 20_000),
+            Record::new(1000, 4000, Op::Finalize),
+        ],
+    ];
+    let trace = tmp("measured.psins");
+    let meta = vec![("tracer_version".to_string(), "test".to_string())];
+    let mut w = TraceWriter::create(&trace, 2, meta, vec![], None).unwrap();
+    for (t, recs) in tasks.iter().enumerate() {
+        w.begin_task(t as u32).unwrap();
+        for r in recs {
+            w.push(r).unwrap();
+        }
+        w.end_task().unwrap();
+    }
+    w.finish().unwrap();
+    let (m, json) = (machine_file(""), tmp("measured.json"));
+    let (code, out, err) = sim(&[trace.to_str().unwrap(), "-m", m.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("measured:    0.000022000 s (the traced run, MPI_Init to MPI_Finalize of rank 1; at most 0.000020000 s in MPI)"),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["measured"], serde_json::json!({"span_s": 2.2e-5, "slowest_rank": 1, "comm_s": 2e-5}));
+    // A generated workload was never run: no measured span.
+    let (code, out, err) =
+        sim(&["gen:pingpong:ranks=2,iters=2", "-m", m.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("measured:"), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(v.get("measured").is_none(), "{v}");
+}

@@ -259,6 +259,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         report.peak_messages = self.msgs.peak as u64;
         report.message_bytes = std::mem::size_of::<p2p::Msg>() as u64;
         report.deadlock = deadlock;
+        report.measured = self.src.measured();
         Ok(report)
     }
 

@@ -19,6 +19,9 @@ pub struct CompactTrace {
     consumed: Vec<bool>,
     /// Per task, nanoseconds taken off every gap: the tracer's own cost (empty: none).
     floor: Vec<u64>,
+    /// Per task, the measured span and MPI time so far ([`super::Measured`]), in ns.
+    span_ns: Vec<u64>,
+    comm_ns: Vec<u64>,
 }
 
 impl CompactTrace {
@@ -30,6 +33,8 @@ impl CompactTrace {
             cursors: (0..n).map(|_| None).collect(),
             consumed: vec![false; n],
             floor: Vec::new(),
+            span_ns: vec![0; n],
+            comm_ns: vec![0; n],
         })
     }
 
@@ -96,6 +101,10 @@ impl TraceSource for CompactTrace {
         }
         let cursor = slot.as_mut().expect("opened above");
         if cursor.next(rec)? {
+            let (gap, dur) = super::measured_part(rec);
+            let i = t as usize;
+            self.span_ns[i] = self.span_ns[i].saturating_add(gap.saturating_add(dur));
+            self.comm_ns[i] = self.comm_ns[i].saturating_add(dur);
             if let Some(f) = self.floor.get(t as usize) {
                 rec.gap_ns = rec.gap_ns.saturating_sub(*f);
             }
@@ -119,6 +128,13 @@ impl TraceSource for CompactTrace {
 
     fn lookahead(&self, t: u32) -> Result<Box<dyn RecordStream>> {
         Ok(Box::new(CursorStream(self.reader.task(t, window(self.consumed.len() as u32))?)))
+    }
+
+    fn measured(&self) -> Option<super::Measured> {
+        // A generated trace's times are the generator's, not a run's.
+        self.reader.header.meta("tracer_version")?;
+        let (rank, &span_ns) = self.span_ns.iter().enumerate().rev().max_by_key(|&(_, s)| s)?;
+        Some(super::Measured { span_ns, rank: rank as u32, comm_ns: self.comm_ns.iter().copied().max().unwrap_or(0) })
     }
 
     fn describe(&self) -> String {

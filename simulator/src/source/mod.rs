@@ -64,6 +64,35 @@ pub trait TraceSource {
     fn prefetch(&self, _t: u32) {}
     /// One line describing the source for reports.
     fn describe(&self) -> String;
+    /// The traced run's own time, once every record has been read (traces the tracer wrote).
+    fn measured(&self) -> Option<Measured> {
+        None
+    }
+}
+
+/// What the traced run itself took, from its records: per rank, the span from MPI_Init's
+/// return to MPI_Finalize's entry (every later record's gap and duration as recorded, before
+/// `--tracer-overhead`) and the time inside MPI calls; the slowest rank's span is what
+/// psins-sim predicts for the target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Measured {
+    pub span_ns: u64,
+    /// The rank with that span.
+    pub rank: u32,
+    /// The largest time in MPI calls of any rank.
+    pub comm_ns: u64,
+}
+
+/// The measured (gap, duration) a record adds to its rank's span: Init's gap is launch skew
+/// and its duration the clock alignment, not the run; the span ends as Finalize is entered;
+/// expansion steps carry no time of their own.
+#[inline]
+pub fn measured_part(rec: &Record) -> (u64, u64) {
+    match rec.op {
+        psins_formats::Op::Init { .. } | psins_formats::Op::Step { .. } => (0, 0),
+        psins_formats::Op::Finalize => (rec.gap_ns, 0),
+        _ => (rec.gap_ns, rec.dur_ns),
+    }
 }
 
 /// One task's records in order.

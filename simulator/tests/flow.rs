@@ -71,4 +71,13 @@ fn check_and_errors() {
     assert!(err.contains("set nodes = 72"), "{err}");
     let (_, out, _) = sim(&["--list-models"]);
     assert!(out.lines().any(|l| l.starts_with("flow ")), "{out}");
+    // The bundled twins of the 512-node fat-tree and the 1,056-node dragonfly.
+    for (name, topology) in [("fattree-512-flow.toml", "fattree"), ("dragonfly-1056-flow.toml", "dragonfly")] {
+        let (code, out, err) = sim(&["check", &config(name)]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains("model = \"flow\"") && out.contains(&format!("topology = \"{topology}\"")), "{out}");
+    }
+    let (code, out, err) = sim(&["gen:stencil2d:ranks=64,iters=1", "-m", &config("fattree-512-flow.toml")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("flows"), "{out}");
 }

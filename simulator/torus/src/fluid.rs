@@ -161,7 +161,7 @@ mod tests {
             net.inject(id, s, d, b, t, &mut done).unwrap();
         }
         net.advance_to(f64::MAX / 4.0, &mut done);
-        done.sort_by(|a, b| a.0.cmp(&b.0));
+        done.sort_by_key(|d| d.0);
         done
     }
 

@@ -6,6 +6,7 @@
 //! the link to the group at offset d = k mod (g − 1):
 //! - *absolute* (consecutive): group d, or d + 1 from d = G on (skipping itself);
 //! - *relative* (circulant): group (G + 1 + d) mod g.
+//!
 //! A link and its way back have the same copy number.
 //!
 //! Routers: nodes 0..N−1 first (each node's interface is a one-port router, port 0 to its

@@ -128,7 +128,7 @@ impl Pattern {
             Pattern::GroupShift if topo.group_size().is_none_or(|s| s >= n) => {
                 Err("group-shift needs a topology of several groups (a dragonfly)".into())
             }
-            Pattern::Shift { by: Some(k) } if *k as usize % n.max(1) == 0 => {
+            Pattern::Shift { by: Some(k) } if (*k as usize).is_multiple_of(n.max(1)) => {
                 Err(format!("shift:{k} maps every node onto itself on {n} nodes"))
             }
             Pattern::Hotspot { node, .. } if *node as usize >= n => Err(format!("hotspot node {node} ≥ {n} nodes")),

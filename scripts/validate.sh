@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make validate (docs/validation.md): predicted versus measured run time of every test app at
-# 2 ranks, on this host and on a second network the same host offers.
+# 2 ranks, on this host and on other networks the same host offers.
 #
 # 1. Calibrate two machines with psins-calibrate: this host through shared memory (MPICH's
 #    default) and through TCP (MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self: every message goes
@@ -15,6 +15,9 @@
 # ALSO_BUFFERS=cold (or warm) calibrates both networks a second time with those buffers and
 # adds their prediction errors as extra columns: an A/B of the two calibrations against the
 # same measured runs.
+# SLOW_NET=RATE (root, iproute2) adds a third network: the two ranks in two network namespaces
+# joined by a veth link limited to RATE (e.g. 1gbit), TCP through it (scripts/netns-link.sh;
+# left up afterwards, `bash scripts/netns-link.sh down` removes it).
 # Run on a quiet host (load average below 1): psins-calibrate refuses a noisy one.
 set -euo pipefail
 # mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
@@ -28,17 +31,42 @@ APPS=${APPS:-"pingpong:500 ring:200000 stencil2d:20000 stencil3d:8000 cg:12000 i
 RUNS=${RUNS:-3}
 out=${OUT:-build/validation}
 rm -rf "$out" && mkdir -p "$out"
-TCP_ENV=(env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self)
 ALSO=${ALSO_BUFFERS:-}
+# Each network: its name in the table, and the environment and launcher prefix its runs use.
+NETS="shm tcp"
+declare -A TITLE=([shm]="shm" [tcp]="TCP" [slow]="TCP ${SLOW_NET:-} link")
+declare -A LAUNCH=([shm]="env mpirun -n 2" [tcp]="env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self mpirun -n 2"
+  [slow]="env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=psv0,psv1 mpirun -n 2 $PWD/scripts/in-netns.sh")
+declare -A NAME=([shm]="this host, shared memory" [tcp]="this host, TCP" [slow]="two namespaces, TCP over a ${SLOW_NET:-} veth link")
+if [ -n "${SLOW_NET:-}" ]; then
+  bash scripts/netns-link.sh up "$SLOW_NET" >&2
+  NETS+=" slow"
+fi
 ${MPICC:-mpicc} -O2 -shared -fPIC -o "$out/libpsinsspan.so" scripts/span.c
 SPAN="$PWD/$out/libpsinsspan.so"
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-"$BIN/psins-calibrate" -o "$out/shm.toml" --name "this host, shared memory" ${CALIBRATE_ARGS:-}
-"${TCP_ENV[@]}" "$BIN/psins-calibrate" -o "$out/tcp.toml" --name "this host, TCP" ${CALIBRATE_ARGS:-}
-for b in $ALSO; do
-  "$BIN/psins-calibrate" -o "$out/shm-$b.toml" --name "this host, shared memory, $b buffers" ${CALIBRATE_ARGS:-} --buffers "$b"
-  "${TCP_ENV[@]}" "$BIN/psins-calibrate" -o "$out/tcp-$b.toml" --name "this host, TCP, $b buffers" ${CALIBRATE_ARGS:-} --buffers "$b"
+# split NET: the network's launcher as L_ENV (its VAR=value words) and L_CMD (the rest).
+split() {
+  local w words
+  read -ra words <<< "${LAUNCH[$1]}"
+  L_ENV=() L_CMD=()
+  for w in "${words[@]:1}"; do
+    if [ ${#L_CMD[@]} -eq 0 ] && [[ $w == *=* ]]; then L_ENV+=("$w"); else L_CMD+=("$w"); fi
+  done
+}
+
+# calibrate NET FILE NAME [ARGS]: psins-calibrate through the network's launcher (its
+# environment before the tool, the launcher after `--`).
+calibrate() {
+  local net=$1 file=$2 name=$3
+  shift 3
+  split "$net"
+  env "${L_ENV[@]}" "$BIN/psins-calibrate" -o "$file" --name "$name" ${CALIBRATE_ARGS:-} "$@" -- "${L_CMD[@]}"
+}
+for net in $NETS; do
+  calibrate $net "$out/$net.toml" "${NAME[$net]}"
+  for b in $ALSO; do calibrate $net "$out/$net-$b.toml" "${NAME[$net]}, $b buffers" --buffers "$b"; done
 done
 
 # Slowest rank's predicted end from a JSON report.
@@ -70,11 +98,11 @@ validate() {
   mkdir -p "$dir"
   (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$OLDPWD/$BIN/libpsinstrace.so" timeout 600 mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr")
   "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
-  local cells=() net env ms
-  for net in shm tcp; do
+  local cells=() net ms
+  for net in $NETS; do
     "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json" 2> /dev/null
-    if [ $net = shm ]; then env=(env); else env=("${TCP_ENV[@]}"); fi
-    ms=$(cd "$wd" && measure "${env[@]}" LD_PRELOAD="$SPAN" timeout 600 mpirun -n 2 "$@")
+    split "$net"
+    ms=$(cd "$wd" && measure env LD_PRELOAD="$SPAN" "${L_ENV[@]}" timeout 600 "${L_CMD[@]}" "$@")
     local cell b
     cell=$(row "$ms" "$(predicted "$dir/$net.json")")
     for b in $ALSO; do
@@ -83,13 +111,19 @@ validate() {
     done
     cells+=("$cell")
   done
-  printf '| %s | %s | %s |\n' "$app" "${cells[0]}" "${cells[1]}"
+  local line="| $app" c
+  for c in "${cells[@]}"; do line+=" | $c"; done
+  printf '%s |\n' "$line"
 }
 
 extra() { local b; for b in $ALSO; do printf ' error (%s) |' "$b"; done; }
 dashes() { local b; for b in $ALSO; do printf -- '---:|'; done; }
-printf '| app | shm measured (ms) | shm predicted (ms) | error |%s TCP measured (ms) | TCP predicted (ms) | error |%s\n' "$(extra)" "$(extra)"
-printf '|---|---:|---:|---:|%s---:|---:|---:|%s\n' "$(dashes)" "$(dashes)"
+head="| app |" rule="|---|"
+for net in $NETS; do
+  head+=" ${TITLE[$net]} measured (ms) | ${TITLE[$net]} predicted (ms) | error |$(extra)"
+  rule+="---:|---:|---:|$(dashes)"
+done
+printf '%s\n%s\n' "$head" "$rule"
 for spec in $APPS; do
   app=${spec%%:*} args=""
   [ "$spec" != "$app" ] && args=${spec#*:}
@@ -103,5 +137,5 @@ if [ -n "${REAL_APPS:-}" ]; then
   done < "$REAL_APPS/apps.list"
 fi
 echo
-echo "Calibrated by psins-calibrate ($out/shm.toml, $out/tcp.toml); medians of $RUNS untraced runs;"
+echo "Calibrated by psins-calibrate ($(for net in $NETS; do printf '%s ' "$out/$net.toml"; done)); medians of $RUNS untraced runs;"
 echo "$(nproc) cores; $(date -u +%Y-%m-%d); load after: $(cut -d' ' -f1-3 /proc/loadavg)"

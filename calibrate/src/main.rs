@@ -39,9 +39,10 @@ struct Args {
     /// Seconds each trial of one figure lasts (more: steadier, slower).
     #[arg(long, default_value_t = 0.05)]
     seconds_per_trial: f64,
-    /// Which measurement the model uses: cold buffers (a new slice of a 64 MiB pool each time,
-    /// as applications that compute between messages see them) or warm (one reused buffer).
-    #[arg(long, default_value = "cold", value_parser = ["cold", "warm"])]
+    /// Which measurement the model uses: warm buffers (one reused buffer, as applications that
+    /// send from the same buffers see them) or cold (a new slice of a 64 MiB pool each time,
+    /// as an application streaming from arrays larger than its caches sees them).
+    #[arg(long, default_value = "warm", value_parser = ["cold", "warm"])]
     buffers: String,
     /// Largest acceptable interquartile spread of a ping-pong figure, in percent.
     #[arg(long, default_value_t = 25.0)]

@@ -6,9 +6,11 @@
 #   bash scripts/netns-link.sh up [RATE]      (default 1gbit; needs root and iproute2)
 #   bash scripts/netns-link.sh down
 # Ranks are placed by scripts/in-netns.sh, the launcher wrapper:
-#   MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=psv0,psv1 \
+#   MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=psv0,psv1 UCX_LOG_LEVEL=error \
 #     mpirun -n 2 scripts/in-netns.sh PROGRAM ...
-# (UCX must be allowed both ends' devices: each rank names the device its peer reached it by.)
+# (UCX must be allowed both ends' devices — with only its own, a rank finds the peer's
+# address unreachable — and then warns, on stdout, about the one it does not have:
+# UCX_LOG_LEVEL=error keeps that out of the program's output.)
 # The kernel of the project VM has no netem, so the link adds no delay of its own: its
 # latency is the veth path's, its bandwidth the filter's.
 set -euo pipefail

@@ -36,7 +36,7 @@ ALSO=${ALSO_BUFFERS:-}
 NETS="shm tcp"
 declare -A TITLE=([shm]="shm" [tcp]="TCP" [slow]="TCP ${SLOW_NET:-} link")
 declare -A LAUNCH=([shm]="env mpirun -n 2" [tcp]="env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self mpirun -n 2"
-  [slow]="env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=psv0,psv1 mpirun -n 2 $PWD/scripts/in-netns.sh")
+  [slow]="env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=psv0,psv1 UCX_LOG_LEVEL=error mpirun -n 2 $PWD/scripts/in-netns.sh")
 declare -A NAME=([shm]="this host, shared memory" [tcp]="this host, TCP" [slow]="two namespaces, TCP over a ${SLOW_NET:-} veth link")
 if [ -n "${SLOW_NET:-}" ]; then
   bash scripts/netns-link.sh up "$SLOW_NET" >&2

@@ -30,7 +30,7 @@ fn writes_a_machine_file_psins_sim_loads() {
     let c = m.calibrated.as_ref().expect("[calibrated] written");
     assert_eq!(c.launcher.as_deref(), Some("mpirun -n 2"));
     assert!(c.mpi_library.as_deref().unwrap_or("").contains("MPICH"), "{c:?}");
-    assert_eq!((c.buffers.as_deref(), c.trials), (Some("cold"), Some(3)));
+    assert_eq!((c.buffers.as_deref(), c.trials), (Some("warm"), Some(3)), "warm buffers by default");
     assert_eq!((m.nodes, m.cores_per_node), (1, 2), "two ranks on this host");
     assert!(m.intra.bands().len() >= 2 && m.intra == m.inter, "{:?}", m.intra);
     assert!(m.intra.send_overhead(64) > 0, "a send costs the CPU something");

@@ -42,7 +42,7 @@ demo: setup build apps ## the README's first command: trace, consolidate, simula
 	bash scripts/demo.sh
 
 PREFIX ?= /usr/local
-TOOLS := psins-sim psins-consolidate psins-dump psins-synth psins-torus-synth psins-calibrate psins-export
+TOOLS := psins-sim psins-consolidate psins-dump psins-synth psins-torus-synth psins-calibrate psins-export psins-import
 install: build ## install the tools, libpsinstrace.so, the calibration worker and configs/ under PREFIX (default /usr/local), without debug info
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/libexec/psins $(DESTDIR)$(PREFIX)/share/psins/configs
 	install -s -m 755 $(addprefix $(RELEASE)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/bin/

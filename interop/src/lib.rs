@@ -2,7 +2,9 @@
 //! to SimGrid's time-independent (TI) traces, which `smpirun -replay` replays
 //! (docs/interop-simgrid.md says what is kept, what is approximated and what is refused).
 //!
-//! Readers of foreign formats will come here too, going through consolidation's checks.
+//! Readers of foreign formats live here too and go through consolidation's library
+//! (`psins_consolidate`), so imported traces get the checks traced ones get: so far SimGrid TI
+//! (`psins-import --from ti`).
 
 pub mod ti;
 

@@ -270,7 +270,7 @@ pub fn tool(name: &str) -> PathBuf {
     static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let pkg = match name {
         "psins-sim" | "psins-synth" => "psins-sim",
-        "psins-export" => "psins-interop",
+        "psins-export" | "psins-import" => "psins-interop",
         other => other,
     };
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());

@@ -2,7 +2,8 @@
 //! exported to TI and replayed by the real `smpirun -replay` on the contention-free platform of
 //! scripts/smpi-agree.sh predict within 1 % of psins-sim on the equal machine. Also the
 //! synthetic alltoall of the doc's figure at 16 ranks, and the refusal of a trace TI cannot
-//! hold (nonblocking collectives). Skips, saying why, when smpirun or mpirun is missing.
+//! hold (nonblocking collectives); and the round trip export -> psins-import -> export. Skips,
+//! saying why, when smpirun or mpirun is missing.
 
 use psins_e2e::*;
 use std::path::Path;
@@ -19,7 +20,7 @@ fn have_smpirun() -> bool {
 /// Runs scripts/smpi-agree.sh; (psins seconds, smpi seconds, relative difference in %).
 fn agree(trace: &Path, lat_ns: &str, bw: &str) -> (f64, f64, f64) {
     // The script runs the tools from target/release: make sure they are current.
-    for t in ["psins-export", "psins-sim"] {
+    for t in ["psins-export", "psins-import", "psins-sim"] {
         tool(t);
     }
     let script = root().join("scripts/smpi-agree.sh");
@@ -52,7 +53,59 @@ fn traced_apps_replayed_by_smpi_agree_with_psins_sim() {
             assert!(p > 0.0 && s > 0.0);
             assert!(rel.abs() < 1.0, "{app} L={lat}ns B={bw}: psins {p} s vs smpi {s} s ({rel:+.3} %)");
         }
+        round_trip(app, &trace, &run.dir);
     }
+}
+
+/// Export → psins-import → export: the same actions line for line, tags renamed one-to-one
+/// (every message, its peers, tag context and size, every burst), and psins-sim predicts the imported trace
+/// exactly as the original on the equal machine.
+fn round_trip(app: &str, trace: &Path, dir: &Path) {
+    let (first, back, second) = (dir.join("ti1"), dir.join("back.psins"), dir.join("ti2"));
+    let export = |t: &Path, d: &Path| {
+        run_tool(
+            "psins-export",
+            &["--to".as_ref(), "ti".as_ref(), t.as_os_str(), "-o".as_ref(), d.as_os_str(), "-q".as_ref()],
+        )
+    };
+    export(trace, &first);
+    run_tool(
+        "psins-import",
+        &["--from".as_ref(), "ti".as_ref(), first.as_os_str(), "-o".as_ref(), back.as_os_str(), "-q".as_ref()],
+    );
+    export(&back, &second);
+    let n = std::fs::read_to_string(first.join("replay.txt")).unwrap().lines().count();
+    assert!(n > 0);
+    // The same actions line for line; TI tags may be numbered differently (the first export
+    // numbers a wildcard receive's context when it completes, the second where it is posted),
+    // but one-to-one over the whole trace.
+    let (mut fwd, mut bwd) = (std::collections::HashMap::new(), std::collections::HashMap::new());
+    for r in 0..n {
+        let f = format!("rank-{r}.ti");
+        let a = std::fs::read_to_string(first.join(&f)).unwrap();
+        let b = std::fs::read_to_string(second.join(&f)).unwrap();
+        assert_eq!(a.lines().count(), b.lines().count(), "{app}: {f} has another number of actions");
+        for (i, (la, lb)) in a.lines().zip(b.lines()).enumerate() {
+            let (ta, tb): (Vec<&str>, Vec<&str>) = (la.split(' ').collect(), lb.split(' ').collect());
+            let tag_at = match ta.get(1) {
+                Some(&"send" | &"isend" | &"recv" | &"irecv") => Some(3),
+                Some(&"wait") => Some(4),
+                _ => None,
+            };
+            let same =
+                ta.len() == tb.len() && ta.iter().zip(&tb).enumerate().all(|(k, (x, y))| Some(k) == tag_at || x == y);
+            assert!(same, "{app}: {f} line {}: {la:?} became {lb:?}", i + 1);
+            if let Some(k) = tag_at {
+                let (x, y) = (ta[k].to_string(), tb[k].to_string());
+                assert_eq!(fwd.entry(x.clone()).or_insert(y.clone()), &y, "{app}: tag {x} renamed two ways");
+                assert_eq!(bwd.entry(y.clone()).or_insert(x.clone()), &x, "{app}: two tags became {y}");
+            }
+        }
+    }
+    let (p0, _, _) = agree(trace, "1000", "1e9");
+    let (p1, s1, _) = agree(&back, "1000", "1e9");
+    assert_eq!(p0, p1, "{app}: psins-sim predicts the imported trace differently");
+    assert!(((s1 / p1) - 1.0).abs() < 0.01);
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! SimGrid time-independent (TI) traces, as SimGrid 3.32's `smpirun -replay` reads them: one
 //! action file per rank (`rank-N.ti`, lines `<rank> <action> <args>`) and a list file
-//! (`replay.txt`, one action file per line, rank order) to give `-replay`.
+//! (`replay.txt`, one action file per line, rank order) to give `-replay`. [`read`] reads them
+//! back (`psins-import`), through consolidation's checks.
 
+pub mod read;
 mod tags;
 mod task;
 

@@ -319,9 +319,14 @@ impl<'a> TaskExport<'a> {
         self.actions.len() - 1
     }
 
+    /// Ends the CPU burst before an action; bursts with no action between them (e.g. around
+    /// a collective on a communicator of one) are one `compute`.
     fn flush_burst(&mut self) {
         if self.burst > 0 {
-            self.actions.push(Action::Compute(self.burst));
+            match self.actions.last_mut() {
+                Some(Action::Compute(ns)) => *ns += self.burst,
+                _ => self.actions.push(Action::Compute(self.burst)),
+            }
             self.burst = 0;
         }
     }

@@ -1,0 +1,95 @@
+//! psins-import: a trace in another tool's format as a psins compact trace, through
+//! consolidation's checks (psins_consolidate), like a traced run.
+
+use clap::{Parser, ValueEnum};
+use indicatif::ProgressBar;
+use psins_consolidate::run::{self, Failure};
+use psins_formats::{note, Output};
+use psins_interop::ti;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Import a trace written by another tool as a psins compact trace.
+///
+/// `--from ti`: SimGrid time-independent traces (SimGrid 3.32's replay syntax, e.g. written by
+/// `smpirun -trace-ti` or by psins-export): INPUT is the list file `-replay` takes (one action
+/// file per rank), a directory holding `replay.txt`, or one shared action file. `compute`
+/// amounts become CPU bursts at --host-speed. The records then go through the same checks as a
+/// traced run (psins-consolidate): the same guarantees, the same messages. What is kept,
+/// approximated and refused: docs/interop-simgrid.md.
+///
+/// Exit status (docs/exit-codes.md): 0 trace written; 1 the input cannot be read or holds an
+/// action that cannot be imported (the message names the file, rank, record and line); 2 bad
+/// arguments; 3 the output could not be written.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// The format to read.
+    #[arg(long, value_enum)]
+    from: Format,
+    /// The trace to import (for ti: list file, directory or shared action file).
+    input: PathBuf,
+    /// The compact trace to write (`-`: stdout).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Speed in flop/s of the hosts the trace's computation amounts are for.
+    #[arg(long, default_value_t = 1e9, value_parser = positive)]
+    host_speed: f64,
+    /// zstd-compress each task's stream (level 1 to 19).
+    #[arg(long, value_parser = clap::value_parser!(i32).range(1..=19))]
+    compress: Option<i32>,
+    /// No summary on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// SimGrid time-independent traces.
+    Ti,
+}
+
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a positive number of flop/s")),
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(m)) => {
+            note!("psins-import: {m}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Output(m)) => {
+            note!("psins-import: {m}");
+            ExitCode::from(3)
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), Failure> {
+    let Format::Ti = args.from;
+    let ranks = ti::read::ranks(&args.input, args.host_speed).map_err(|e| Failure::Input(e.to_string()))?;
+    let mut inputs: Vec<PathBuf> = ranks.iter().map(|r| r.path.clone()).collect();
+    inputs.push(args.input.clone());
+    let out = Output::prepare(&args.output, &inputs).map_err(|e| Failure::Output(e.to_string()))?;
+    let meta = vec![
+        ("world_size".to_string(), ranks.len().to_string()),
+        ("source_format".to_string(), "simgrid-ti".to_string()),
+        ("imported_from".to_string(), args.input.display().to_string()),
+        ("host_speed".to_string(), args.host_speed.to_string()),
+        ("consolidated_by".to_string(), format!("psins-import {}", env!("CARGO_PKG_VERSION"))),
+    ];
+    let opts = run::Options { compress: args.compress, repeats: true, allow_partial: false, quiet: args.quiet };
+    let written = run::consolidate(&ranks, &meta, &opts, out.temp_path(), &ProgressBar::hidden())?;
+    out.commit().map_err(|e| Failure::Output(e.to_string()))?;
+    if !args.quiet {
+        let records: u64 = written.iter().map(|w| w.records).sum();
+        note!("psins-import: {} ranks, {records} records -> {}", ranks.len(), args.output.display());
+    }
+    Ok(())
+}

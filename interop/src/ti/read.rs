@@ -1,0 +1,421 @@
+//! Reading SimGrid TI traces (SimGrid 3.32's replay syntax) as psins records, one rank at a
+//! time, for consolidation ([`psins_consolidate::RankInput`]): imported traces pass the same
+//! checks as traced ones. docs/interop-simgrid.md lists what each action becomes.
+//!
+//! SMPI's replayer keeps nonblocking requests by (source, destination, tag) and a `wait` takes
+//! the oldest of its key; a `waitall` takes them all. The reader does the same, giving each
+//! request an id as the tracer would.
+
+use psins_consolidate::{RankInput, RecordStream};
+use psins_formats::{Coll, CollFlags, Error, LogEnd, Op, Record, SendMode, WaitFn, COMM_WORLD, NO_RANK, NO_REQUEST};
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// One rank of a TI trace: its own action file, or its lines of a shared one.
+pub struct TiRank {
+    pub path: PathBuf,
+    pub rank: u32,
+    /// The file holds every rank's actions (lines of other ranks are skipped).
+    pub shared: bool,
+    /// Ranks of the trace (peers must be below).
+    pub world: u32,
+    /// flop/s of the hosts the trace's `compute` amounts are for.
+    pub host_speed: f64,
+}
+
+impl RankInput for TiRank {
+    type Stream = TiStream;
+    fn path(&self) -> &Path {
+        &self.path
+    }
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+    fn bytes(&self) -> u64 {
+        std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
+    }
+    fn known_complete(&self) -> Result<bool, Error> {
+        // Text has no footer: a trace cut short is read as far as it goes (its requests then
+        // show as left open), as SMPI would replay it.
+        Ok(true)
+    }
+    fn open(&self) -> Result<TiStream, Error> {
+        let f = File::open(&self.path).map_err(|e| Error::io(&self.path, "cannot open", e))?;
+        Ok(TiStream {
+            path: self.path.clone(),
+            rank: self.rank,
+            shared: self.shared,
+            world: self.world,
+            host_speed: self.host_speed,
+            lines: BufReader::new(f),
+            line: String::new(),
+            line_no: 0,
+            records: 0,
+            gap: 0.0,
+            elem: 1,
+            instance: 0,
+            next_req: 0,
+            reqs: HashMap::new(),
+            order: VecDeque::new(),
+            finalized: false,
+            ended: false,
+        })
+    }
+}
+
+/// A posted isend/irecv waiting for its `wait`.
+#[derive(Clone, Copy)]
+struct Req {
+    id: u32,
+    recv: bool,
+    peer: i32,
+    tag: i32,
+    bytes: u64,
+}
+
+pub struct TiStream {
+    path: PathBuf,
+    rank: u32,
+    shared: bool,
+    world: u32,
+    host_speed: f64,
+    lines: BufReader<File>,
+    line: String,
+    line_no: u64,
+    records: u64,
+    /// CPU time (ns) before the next record.
+    gap: f64,
+    /// Bytes of the default datatype: MPI_BYTE, or MPI_DOUBLE when `init` has an argument.
+    elem: u64,
+    instance: u32,
+    next_req: u32,
+    reqs: HashMap<(i32, i32, i32), VecDeque<Req>>,
+    /// Every posted request id in posting order, for `waitall`.
+    order: VecDeque<u32>,
+    finalized: bool,
+    ended: bool,
+}
+
+/// Bytes of SMPI's predefined datatypes by their TI id (`Datatype::encode`).
+fn type_size(id: &str) -> Option<u64> {
+    const SIZES: [u64; 21] = [8, 4, 1, 2, 8, 4, 1, 8, 1, 1, 2, 4, 8, 8, 16, 4, 1, 1, 2, 4, 8];
+    id.parse::<usize>().ok().and_then(|i| SIZES.get(i).copied())
+}
+
+impl RecordStream for TiStream {
+    fn next(&mut self, rec: &mut Record) -> Result<bool, Error> {
+        loop {
+            if self.ended {
+                return Ok(false);
+            }
+            self.line.clear();
+            let n = self.lines.read_line(&mut self.line).map_err(|e| Error::io(&self.path, "cannot read", e))?;
+            if n == 0 {
+                self.ended = true;
+                // A trace without `finalize` still ends: its last computation is kept.
+                if !self.finalized {
+                    self.finalized = true;
+                    *rec = self.record(Op::Finalize);
+                    return Ok(true);
+                }
+                return Ok(false);
+            }
+            self.line_no += 1;
+            let line = std::mem::take(&mut self.line);
+            let got = self.parse(&line, rec);
+            self.line = line;
+            match got {
+                Ok(true) => return Ok(true),
+                Ok(false) => continue,
+                Err(m) => {
+                    let msg = format!("line {}: {m}", self.line_no);
+                    return Err(Error::new(&self.path, msg).task(self.rank).record(self.records));
+                }
+            }
+        }
+    }
+    fn records(&self) -> u64 {
+        self.records
+    }
+    fn end(&self) -> LogEnd {
+        LogEnd::Complete
+    }
+}
+
+impl TiStream {
+    fn record(&mut self, op: Op) -> Record {
+        let gap = self.gap.round() as u64;
+        self.gap = 0.0;
+        self.records += 1;
+        Record::new(gap, 0, op)
+    }
+
+    /// One line; true when it gave a record.
+    fn parse(&mut self, line: &str, rec: &mut Record) -> Result<bool, String> {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.is_empty() || f[0].starts_with('#') {
+            return Ok(false);
+        }
+        let who: u32 = f[0].parse().map_err(|_| format!("{:?} is not a rank", f[0]))?;
+        if who != self.rank {
+            if self.shared {
+                return Ok(false);
+            }
+            return Err(format!("an action of rank {who} in rank {}'s file", self.rank));
+        }
+        let action = *f.get(1).ok_or("a rank without an action")?;
+        let args = &f[2..];
+        let num = |i: usize, what: &str| -> Result<f64, String> {
+            let s = args.get(i).ok_or_else(|| format!("{action}: missing {what}"))?;
+            match s.parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(v),
+                _ => Err(format!("{action}: {what} {s:?} is not a number")),
+            }
+        };
+        let int = |i: usize, what: &str| -> Result<i32, String> {
+            let v = num(i, what)?.trunc();
+            if v < i32::MIN as f64 || v > i32::MAX as f64 {
+                return Err(format!("{action}: {what} {v} out of range"));
+            }
+            Ok(v as i32)
+        };
+        let rank_arg = |i: usize, what: &str| -> Result<i32, String> {
+            let v = int(i, what)?;
+            if v < 0 || v as u32 >= self.world {
+                return Err(format!("{action}: {what} {v} is not a rank of this {}-rank trace", self.world));
+            }
+            Ok(v)
+        };
+        let elem = self.elem;
+        let size = |i: usize, dt: usize, what: &str| -> Result<u64, String> {
+            let n = num(i, what)?.trunc();
+            if n < 0.0 {
+                return Err(format!("{action}: {what} {n} (a size SMPI learns by probing) cannot be imported"));
+            }
+            let e = match args.get(dt) {
+                None => elem,
+                Some(id) => type_size(id).ok_or_else(|| format!("{action}: unknown datatype id {id:?}"))?,
+            };
+            Ok(n as u64 * e)
+        };
+        let me = self.rank as i32;
+        let op = match action {
+            "init" => {
+                if !args.is_empty() {
+                    self.elem = 8; // SMPI: MPI_DOUBLE (MPE traces), else MPI_BYTE (TAU)
+                }
+                Op::Init { thread_level: 0 }
+            }
+            "finalize" => {
+                self.finalized = true;
+                Op::Finalize
+            }
+            "compute" => {
+                let flops = num(0, "flops")?;
+                if flops < 0.0 {
+                    return Err(format!("compute: negative amount {flops}"));
+                }
+                self.gap += flops / self.host_speed * 1e9;
+                return Ok(false);
+            }
+            "sleep" => {
+                let s = num(0, "seconds")?;
+                if s < 0.0 {
+                    return Err(format!("sleep: negative time {s}"));
+                }
+                self.gap += s * 1e9;
+                return Ok(false);
+            }
+            "comm_size" | "comm_split" | "comm_dup" | "location" => return Ok(false),
+            "send" | "isend" | "recv" | "irecv" => {
+                let (peer, tag, bytes) = (rank_arg(0, "partner")?, int(1, "tag")?, size(2, 3, "size")?);
+                let comm = COMM_WORLD;
+                let recv = action.ends_with("recv");
+                if !action.starts_with('i') {
+                    if recv {
+                        Op::Recv { peer, tag, bytes, comm }
+                    } else {
+                        Op::Send { mode: SendMode::Standard, peer, tag, bytes, comm }
+                    }
+                } else {
+                    let req = self.post(Req { id: 0, recv, peer, tag, bytes }, me)?;
+                    if recv {
+                        Op::Irecv { peer, tag, bytes, comm, req }
+                    } else {
+                        Op::Isend { mode: SendMode::Standard, peer, tag, bytes, comm, req }
+                    }
+                }
+            }
+            "wait" | "test" => {
+                let key = (rank_arg(0, "source")?, rank_arg(1, "destination")?, int(2, "tag")?);
+                let Some(r) = self.take(key) else { return Ok(false) };
+                if action == "test" {
+                    // Whether the test succeeded depends on the replay: the request stays for
+                    // the wait that follows, queued again behind its key as SMPI does.
+                    self.reqs.entry(key).or_default().push_back(r);
+                    self.order.push_back(r.id);
+                    *rec = self.record(Op::Wait { func: WaitFn::Test, count: 1 });
+                    return Ok(true);
+                }
+                *rec = self.record(Op::Wait { func: WaitFn::Wait, count: 1 }).with_list(completion(&r).to_vec());
+                return Ok(true);
+            }
+            "waitall" => {
+                let mut list = Vec::new();
+                let ids: Vec<u32> = self.order.drain(..).collect();
+                let mut all: HashMap<u32, Req> = HashMap::new();
+                for (_, q) in self.reqs.drain() {
+                    all.extend(q.into_iter().map(|r| (r.id, r)));
+                }
+                for id in ids {
+                    if let Some(r) = all.remove(&id) {
+                        list.extend(completion(&r));
+                    }
+                }
+                if list.is_empty() {
+                    return Ok(false);
+                }
+                let count = (list.len() / 4) as u32;
+                *rec = self.record(Op::Wait { func: WaitFn::Waitall, count }).with_list(list);
+                return Ok(true);
+            }
+            "sendRecv" => {
+                // sendRecv SENDCOUNT DST RECVCOUNT SRC [DT1 DT2]; SMPI uses tag 0 both ways.
+                let (bytes, peer) = (size(0, 4, "send count")?, rank_arg(1, "destination")?);
+                let (rbytes, src) = (size(2, 5, "receive count")?, rank_arg(3, "source")?);
+                Op::Sendrecv { peer, tag: 0, bytes, src, rtag: 0, rbytes, comm: COMM_WORLD, replace: false }
+            }
+            "barrier" => self.coll(Coll::Barrier, NO_RANK, 0, 0, 0),
+            "bcast" => {
+                let bytes = size(0, 2, "size")?;
+                let root = if args.len() > 1 { rank_arg(1, "root")? } else { 0 };
+                self.coll(Coll::Bcast, root, bytes, bytes, 0)
+            }
+            "reduce" | "allreduce" | "scan" | "exscan" => {
+                let (root, dt) = match action {
+                    "reduce" => (if args.len() > 2 { rank_arg(2, "root")? } else { 0 }, 3),
+                    _ => (NO_RANK, 2),
+                };
+                let count = num(0, "count")?.trunc().max(0.0) as u64;
+                let bytes = size(0, dt, "count")?;
+                let comp = num(1, "computation")?;
+                let coll = match action {
+                    "reduce" => Coll::Reduce,
+                    "allreduce" => Coll::Allreduce,
+                    "scan" => Coll::Scan,
+                    _ => Coll::Exscan,
+                };
+                let op = self.coll(coll, root, bytes, bytes, count);
+                // SMPI computes after the reduction: the next record's burst.
+                *rec = self.record(op);
+                self.gap += comp.max(0.0) / self.host_speed * 1e9;
+                return Ok(true);
+            }
+            "alltoall" => {
+                let (s, r) = (size(0, 2, "send count")?, size(1, 3, "receive count")?);
+                self.coll(Coll::Alltoall, NO_RANK, s, r, 0)
+            }
+            "allgather" => {
+                let (s, r) = (size(0, 2, "send count")?, size(1, 3, "receive count")?);
+                self.coll(Coll::Allgather, NO_RANK, s, r, 0)
+            }
+            "gather" | "scatter" => {
+                let (s, r) = (size(0, 3, "send count")?, size(1, 4, "receive count")?);
+                let root = if args.len() > 2 { rank_arg(2, "root")? } else { 0 };
+                let coll = if action == "gather" { Coll::Gather } else { Coll::Scatter };
+                self.coll(coll, root, s, r, 0)
+            }
+            "alltoallv" | "gatherv" | "allgatherv" | "scatterv" | "reducescatter" => {
+                return Err(format!("{action}: not imported yet (its per-rank counts are not read)"))
+            }
+            other => return Err(format!("unknown action {other:?} (SimGrid 3.32's replay has no such action)")),
+        };
+        *rec = self.record(op);
+        Ok(true)
+    }
+
+    fn coll(&mut self, coll: Coll, root: i32, send_bytes: u64, recv_bytes: u64, count: u64) -> Op {
+        self.instance += 1;
+        // SMPI replays reductions with MPI_OP_NULL: a built-in, commutative op's algorithm.
+        let flags = CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE;
+        let (comm, req, instance) = (COMM_WORLD, NO_REQUEST, self.instance);
+        Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags, req, instance }
+    }
+
+    fn post(&mut self, mut r: Req, me: i32) -> Result<u32, String> {
+        self.next_req = self.next_req.checked_add(1).ok_or("more than 2^32 requests")?;
+        r.id = self.next_req;
+        let key = if r.recv { (r.peer, me, r.tag) } else { (me, r.peer, r.tag) };
+        self.reqs.entry(key).or_default().push_back(r);
+        self.order.push_back(r.id);
+        Ok(r.id)
+    }
+
+    fn take(&mut self, key: (i32, i32, i32)) -> Option<Req> {
+        let q = self.reqs.get_mut(&key)?;
+        let r = q.pop_front()?;
+        if q.is_empty() {
+            self.reqs.remove(&key);
+        }
+        self.order.retain(|&id| id != r.id);
+        Some(r)
+    }
+}
+
+/// A completion quadruple [request, source, tag, bytes] (source NO_RANK for a send).
+fn completion(r: &Req) -> [i64; 4] {
+    let source = if r.recv { r.peer as i64 } else { NO_RANK as i64 };
+    [r.id as i64, source, r.tag as i64, r.bytes as i64]
+}
+
+/// The ranks of a TI trace named by `input`: a directory (its `replay.txt`), a list file (one
+/// action file per line, rank order, paths relative to the current directory or else to the
+/// list's), or one shared action file (every line names its rank).
+pub fn ranks(input: &Path, host_speed: f64) -> Result<Vec<TiRank>, Error> {
+    let list = if input.is_dir() { input.join(super::LIST_FILE) } else { input.to_path_buf() };
+    let text = std::fs::read_to_string(&list).map_err(|e| Error::io(&list, "cannot read", e))?;
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'));
+    let Some(first) = first else { return Err(Error::new(&list, "empty: neither a list of action files nor actions")) };
+    let is_action = first.split_whitespace().next().is_some_and(|w| w.parse::<u32>().is_ok());
+    let files: Vec<PathBuf> = if is_action {
+        vec![list.clone()]
+    } else {
+        let base = list.parent().unwrap_or(Path::new("."));
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let p = PathBuf::from(l.trim());
+                if p.is_relative() && !p.exists() {
+                    base.join(p)
+                } else {
+                    p
+                }
+            })
+            .collect()
+    };
+    if files.len() == 1 {
+        // One file holds every rank (SMPI reads a one-line list as a shared trace too).
+        let f = &files[0];
+        let t = std::fs::read_to_string(f).map_err(|e| Error::io(f, "cannot read", e))?;
+        let mut n = 0u32;
+        for (i, l) in t.lines().enumerate() {
+            let Some(w) = l.split_whitespace().next().filter(|w| !w.starts_with('#')) else { continue };
+            let r: u32 = w.parse().map_err(|_| Error::new(f, format!("line {}: {w:?} is not a rank", i + 1)))?;
+            n = n.max(r.checked_add(1).ok_or_else(|| Error::new(f, format!("line {}: rank {r} too large", i + 1)))?);
+        }
+        if n == 0 {
+            return Err(Error::new(f, "holds no actions"));
+        }
+        return Ok((0..n).map(|rank| TiRank { path: f.clone(), rank, shared: true, world: n, host_speed }).collect());
+    }
+    for f in &files {
+        if !f.is_file() {
+            return Err(Error::new(&list, format!("lists {}, which is not a readable file", f.display())));
+        }
+    }
+    let world = files.len() as u32;
+    let ranks = files.into_iter().enumerate();
+    Ok(ranks.map(|(r, path)| TiRank { path, rank: r as u32, shared: false, world, host_speed }).collect())
+}

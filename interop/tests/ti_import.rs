@@ -1,0 +1,205 @@
+//! psins-import --from ti on hand-written TI traces: the exact records (hand-derived), the three
+//! ways to name the input, and one clear error for what cannot be imported; and export →
+//! import → export gives the same action files.
+
+use psins_formats::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ti-import-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn import(input: &Path, out: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_psins-import"))
+        .args(["--from", "ti"])
+        .arg(input)
+        .arg("-o")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn records(trace: &Path) -> Vec<Vec<Record>> {
+    let r = TraceReader::open(trace).unwrap();
+    (0..r.tasks())
+        .map(|t| {
+            let mut c = r.task(t, 0).unwrap();
+            let mut v = Vec::new();
+            let mut rec = Record::default();
+            while c.next(&mut rec).unwrap() {
+                v.push(rec.clone());
+            }
+            v
+        })
+        .collect()
+}
+
+const RANK0: &str = "0 init\n0 compute 1500\n0 isend 1 7 100\n0 irecv 1 8 40\n0 compute 10\n0 waitall\n\
+0 allreduce 4 2000 1\n0 sendRecv 3 1 5 1\n0 send 1 9 2\n# a comment\n\n0 finalize\n";
+const RANK1: &str = "1 init\n1 recv 0 7 100\n1 isend 0 8 40\n1 wait 1 0 8\n1 allreduce 4 0 1\n1 sendRecv 5 0 3 0\n\
+1 recv 0 9 2\n1 compute 7\n";
+
+#[test]
+fn actions_become_the_records_smpi_replays() {
+    let dir = scratch("exact");
+    std::fs::write(dir.join("a0.ti"), RANK0).unwrap();
+    std::fs::write(dir.join("a1.ti"), RANK1).unwrap();
+    // A list file with paths relative to it.
+    std::fs::write(dir.join("list.txt"), "a0.ti\na1.ti\n").unwrap();
+    let out = dir.join("x.psins");
+    let o = import(&dir.join("list.txt"), &out, &["--host-speed", "2e9"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let t = records(&out);
+    let w = COMM_WORLD;
+    let flags = CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE;
+    let allreduce = |instance| Op::Coll {
+        coll: Coll::Allreduce,
+        comm: w,
+        root: NO_RANK,
+        send_bytes: 16,
+        recv_bytes: 16,
+        count: 4,
+        flags,
+        req: 0,
+        instance,
+    };
+    // `allreduce 4 2000 1`: 4 elements of datatype 1 (MPI_INT, 4 bytes).
+    // Rank 0: 1500 flops at 2 Gflop/s = 750 ns; the waitall completes both requests in
+    // posting order (ids renumbered densely by consolidation); the allreduce's 2000 flops
+    // (1000 ns) are computed after it, so they are the next record's burst.
+    let want0 = vec![
+        Record::new(0, 0, Op::Init { thread_level: 0 }),
+        Record::new(750, 0, Op::Isend { mode: SendMode::Standard, peer: 1, tag: 7, bytes: 100, comm: w, req: 1 }),
+        Record::new(0, 0, Op::Irecv { peer: 1, tag: 8, bytes: 40, comm: w, req: 2 }),
+        Record::new(5, 0, Op::Wait { func: WaitFn::Waitall, count: 2 }).with_list(vec![
+            1,
+            NO_RANK as i64,
+            7,
+            100,
+            2,
+            1,
+            8,
+            40,
+        ]),
+        Record::new(0, 0, allreduce(1)),
+        Record::new(
+            1000,
+            0,
+            Op::Sendrecv { peer: 1, tag: 0, bytes: 3, src: 1, rtag: 0, rbytes: 5, comm: w, replace: false },
+        ),
+        Record::new(0, 0, Op::Send { mode: SendMode::Standard, peer: 1, tag: 9, bytes: 2, comm: w }),
+        Record::new(0, 0, Op::Finalize),
+    ];
+    assert_eq!(t[0], want0);
+    // Rank 1 has no finalize: one is added, keeping its last 7 flops (3.5 ns, rounded to 4).
+    let want1 = vec![
+        Record::new(0, 0, Op::Init { thread_level: 0 }),
+        Record::new(0, 0, Op::Recv { peer: 0, tag: 7, bytes: 100, comm: w }),
+        Record::new(0, 0, Op::Isend { mode: SendMode::Standard, peer: 0, tag: 8, bytes: 40, comm: w, req: 1 }),
+        Record::new(0, 0, Op::Wait { func: WaitFn::Wait, count: 1 }).with_list(vec![1, NO_RANK as i64, 8, 40]),
+        Record::new(0, 0, allreduce(1)),
+        Record::new(
+            0,
+            0,
+            Op::Sendrecv { peer: 0, tag: 0, bytes: 5, src: 0, rtag: 0, rbytes: 3, comm: w, replace: false },
+        ),
+        Record::new(0, 0, Op::Recv { peer: 0, tag: 9, bytes: 2, comm: w }),
+        Record::new(4, 0, Op::Finalize),
+    ];
+    assert_eq!(t[1], want1);
+    // The same actions as one shared file (lines of both ranks interleaved), and a directory
+    // holding replay.txt, give the same trace.
+    let shared: String =
+        RANK0.lines().zip(RANK1.lines().chain(std::iter::repeat(""))).flat_map(|(a, b)| [a, "\n", b, "\n"]).collect();
+    std::fs::write(dir.join("shared.ti"), shared).unwrap();
+    let o = import(&dir.join("shared.ti"), &dir.join("s.psins"), &["--host-speed", "2e9"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(records(&dir.join("s.psins")), t);
+    let sub = dir.join("d");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(
+        sub.join("replay.txt"),
+        format!("{}\n{}\n", dir.join("a0.ti").display(), dir.join("a1.ti").display()),
+    )
+    .unwrap();
+    let o = import(&sub, &dir.join("d.psins"), &["--host-speed", "2e9"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(records(&dir.join("d.psins")), t);
+}
+
+#[test]
+fn what_cannot_be_imported_is_one_error_naming_file_rank_record_and_line() {
+    let dir = scratch("bad");
+    let cases = [
+        ("0 init\n0 compute 5\n0 frobnicate 3\n", "rank 0, record 1", "line 3: unknown action \"frobnicate\""),
+        ("0 init\n0 recv 1 0 -1\n", "rank 0, record 1", "line 2: recv: size -1"),
+        ("0 init\n0 send 1 x 4\n", "rank 0, record 1", "line 2: send: tag \"x\" is not a number"),
+        ("0 init\n0 alltoallv 1 1 1 1 1 1\n", "rank 0, record 1", "alltoallv: not imported yet"),
+        ("0 init\n0 send -2 0 4\n", "rank 0, record 1", "is not a rank"),
+    ];
+    for (i, (text, at, what)) in cases.iter().enumerate() {
+        let f = dir.join(format!("bad{i}.ti"));
+        // A second rank, so that partner 1 exists.
+        std::fs::write(&f, format!("{text}1 init\n1 finalize\n")).unwrap();
+        let out = dir.join(format!("bad{i}.psins"));
+        let o = import(&f, &out, &[]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(&format!("bad{i}.ti: {at}")) && e.contains(what), "{e}");
+        assert!(!out.exists());
+    }
+    // A message to a rank the trace does not have.
+    let f = dir.join("peer.ti");
+    std::fs::write(&f, "0 init\n0 send 3 0 4\n0 finalize\n1 init\n1 finalize\n").unwrap();
+    let o = import(&f, &dir.join("peer.psins"), &[]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("peer.ti: rank 0, record 1") && e.contains("partner 3 is not a rank of this 2-rank trace"),
+        "{e}"
+    );
+    // A list naming a missing file; an empty input.
+    std::fs::write(dir.join("l.txt"), "nothere0.ti\nnothere1.ti\n").unwrap();
+    let o = import(&dir.join("l.txt"), &dir.join("l.psins"), &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nothere0.ti"));
+    std::fs::write(dir.join("empty.ti"), "\n# nothing\n").unwrap();
+    assert_eq!(import(&dir.join("empty.ti"), &dir.join("e.psins"), &[]).status.code(), Some(1));
+    // The output onto the input: exit 3, the input untouched.
+    std::fs::write(dir.join("ok.ti"), "0 init\n0 finalize\n").unwrap();
+    let o = import(&dir.join("ok.ti"), &dir.join("ok.ti"), &[]);
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(std::fs::read_to_string(dir.join("ok.ti")).unwrap(), "0 init\n0 finalize\n");
+}
+
+/// `test` completes nothing and leaves the request for its `wait`; a `wait` with nothing of
+/// its key in flight is nothing (SMPI returns at once); `init` with an argument makes the
+/// default datatype MPI_DOUBLE.
+#[test]
+fn test_wait_and_default_datatype() {
+    let dir = scratch("test");
+    let text = "0 init 0\n0 isend 1 3 4\n0 test 0 1 3\n0 wait 0 1 3\n0 wait 0 1 3\n0 finalize\n\
+                1 init 0\n1 recv 0 3 4\n1 finalize\n";
+    std::fs::write(dir.join("t.ti"), text).unwrap();
+    let o = import(&dir.join("t.ti"), &dir.join("t.psins"), &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let t = records(&dir.join("t.psins"));
+    let w = COMM_WORLD;
+    assert_eq!(
+        t[0],
+        vec![
+            Record::new(0, 0, Op::Init { thread_level: 0 }),
+            Record::new(0, 0, Op::Isend { mode: SendMode::Standard, peer: 1, tag: 3, bytes: 32, comm: w, req: 1 }),
+            Record::new(0, 0, Op::Wait { func: WaitFn::Test, count: 1 }),
+            Record::new(0, 0, Op::Wait { func: WaitFn::Wait, count: 1 }).with_list(vec![1, NO_RANK as i64, 3, 32]),
+            Record::new(0, 0, Op::Finalize),
+        ]
+    );
+    assert_eq!(t[1][1], Record::new(0, 0, Op::Recv { peer: 0, tag: 3, bytes: 32, comm: w }));
+}

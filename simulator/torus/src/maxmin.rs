@@ -4,10 +4,29 @@
 //! without taking from one that has less. Repeatedly, the link with the least capacity
 //! left per unfixed flow fixes its flows at that share.
 //!
-//! Only the links the flows use are looked at, so a solve costs O(rounds · links used),
-//! whatever the size of the network.
+//! Only the links the flows use are looked at, and the links wait in a heap by share, so a
+//! solve costs O((links used + flows · path length) · log), whatever the size of the network.
 
-use std::collections::HashMap;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap};
+
+/// A share of a link, ordered totally (shares are finite and non-negative).
+#[derive(Clone, Copy, PartialEq)]
+struct Share(f64);
+
+impl Eq for Share {}
+
+impl PartialOrd for Share {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Share {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
 
 /// Rates (same unit as `capacity`) of `flows`, each a list of link ids indexing `capacity`.
 /// A flow with no links gets `f64::INFINITY`.
@@ -28,22 +47,28 @@ pub fn max_min<L: AsRef<[u32]>>(capacity: impl Fn(u32) -> f64, flows: &[L]) -> V
     }
     let mut rate = vec![f64::INFINITY; flows.len()];
     let mut fixed = vec![false; flows.len()];
-    loop {
-        let bottleneck = (0..left.len())
-            .filter(|&k| unfixed[k] > 0)
-            .map(|k| (k, (left[k] / unfixed[k] as f64).max(0.0)))
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        let Some((k, share)) = bottleneck else { break };
+    // Links by share left per unfixed flow, least first; an entry is stale once its link's
+    // share has changed (a later entry holds the new one).
+    let share = |k: usize, left: &[f64], unfixed: &[usize]| (left[k] / unfixed[k] as f64).max(0.0);
+    let mut heap: BinaryHeap<Reverse<(Share, usize)>> =
+        (0..left.len()).map(|k| Reverse((Share(share(k, &left, &unfixed)), k))).collect();
+    while let Some(Reverse((Share(s), k))) = heap.pop() {
+        if unfixed[k] == 0 || s != share(k, &left, &unfixed) {
+            continue;
+        }
         for &f in &members[k] {
             if fixed[f] {
                 continue;
             }
             fixed[f] = true;
-            rate[f] = share;
+            rate[f] = s;
             for &l in flows[f].as_ref() {
                 let j = slot[&l];
-                left[j] -= share;
+                left[j] -= s;
                 unfixed[j] -= 1;
+                if unfixed[j] > 0 && j != k {
+                    heap.push(Reverse((Share(share(j, &left, &unfixed)), j)));
+                }
             }
         }
     }

@@ -185,7 +185,8 @@ impl Report {
             "bandwidths": hist_json(&self.stats.bandwidths, "bytes_per_s"),
             "network": network,
             "warnings": {
-                "unknown_requests": self.stats.unknown_requests,
+                "open_requests": self.stats.open_requests,
+                "open_request_ranks": self.stats.open_request_ranks,
                 "unresolved_wildcards": self.stats.unresolved_wildcards,
             },
         });
@@ -236,11 +237,18 @@ impl Report {
                 let _ = writeln!(s, "  {k:<22} {v}");
             }
         }
-        if st.unknown_requests + st.unresolved_wildcards > 0 {
+        if st.open_requests > 0 {
             let _ = writeln!(
                 s,
-                "\nwarnings: {} waits on requests the trace never created; {} wildcard receives without a completion record",
-                st.unknown_requests, st.unresolved_wildcards
+                "\nwarning: {} requests left open at the end (MPI_Finalize) on {} ranks: their messages were replayed, never waited for",
+                st.open_requests, st.open_request_ranks
+            );
+        }
+        if st.unresolved_wildcards > 0 {
+            let _ = writeln!(
+                s,
+                "\nwarning: {} wildcard receives without a completion record (replayed as wildcards)",
+                st.unresolved_wildcards
             );
         }
         s

@@ -256,8 +256,11 @@ pub struct Stats {
     pub messages: u64,
     pub bytes: u128,
     pub intra_messages: u64,
-    /// Waits on request ids the trace never created (e.g. from MPI-IO calls).
-    pub unknown_requests: u64,
+    /// Requests left open at the end of their task's records (started and never completed by
+    /// a wait, e.g. isends SNAP only tests; consolidation keeps them with a warning): their
+    /// messages were replayed, no one waited for them. And the tasks that have some.
+    pub open_requests: u64,
+    pub open_request_ranks: u64,
     /// Wildcard receives whose completion record was not found (matched as wildcards).
     pub unresolved_wildcards: u64,
     /// One-sided operations replayed (engine/rma.rs), and the data bytes they moved through
@@ -283,7 +286,8 @@ impl Stats {
             messages: 0,
             bytes: 0,
             intra_messages: 0,
-            unknown_requests: 0,
+            open_requests: 0,
+            open_request_ranks: 0,
             unresolved_wildcards: 0,
             rma_ops: 0,
             rma_bytes: 0,

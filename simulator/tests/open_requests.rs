@@ -18,6 +18,12 @@ fn an_isend_never_completed_is_delivered_and_not_waited_for() {
     assert!(end(&a, 1) > US);
     // The sender does not wait: its end is its own computation (1 us) plus the two calls.
     assert!(end(&a, 0) <= end(&b, 0));
+    // A counted warning, as psins-consolidate gives (issue 17 items 6 and 10).
+    assert_eq!((a.stats.open_requests, a.stats.open_request_ranks), (2, 1));
+    assert_eq!((b.stats.open_requests, b.stats.open_request_ranks), (0, 0));
+    assert!(a.table().contains("warning: 2 requests left open at the end (MPI_Finalize) on 1 ranks"), "{}", a.table());
+    assert!(!b.table().contains("warning"));
+    assert_eq!(a.json()["warnings"]["open_requests"], 2);
 }
 
 #[test]
@@ -27,4 +33,5 @@ fn an_irecv_never_completed_still_matches_its_message() {
     let tasks = vec![vec![send(0, 1, 1 << 20), fin()], vec![irecv(0, 0, 1 << 20, 1), fin()]];
     let r = run(&tasks, &[]);
     assert!(end(&r, 0) > 0);
+    assert_eq!((r.stats.open_requests, r.stats.open_request_ranks), (1, 1));
 }

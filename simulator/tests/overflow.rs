@@ -27,6 +27,32 @@ fn a_tiny_cpu_ratio_is_an_error_not_a_shorter_run() {
     assert_eq!(predicted(&r), 1000 * 1_000_000 * US);
 }
 
-// Not yet covered (issue 17 item 4, open): a message whose transfer time passes u64 (a
-// u64::MAX-byte send, gen:pingpong bytes=1000000000GiB) still wraps inside the p2p arithmetic
-// before any checked time sees it.
+/// A message whose transfer alone would pass 2^61 ps is refused at its record, between nodes
+/// and within one, before any sum can wrap to a small time: a crafted u64::MAX-byte send, and
+/// 2^52 bytes (4.5e18 ps at the test machine's 1 GB/s); 2^50 bytes (1.1e18 ps) replay.
+#[test]
+fn a_message_too_long_to_transfer_is_an_error_not_a_short_run() {
+    let lone = |bytes: u64| vec![vec![send(0, 1, bytes), fin()], vec![recv(0, 0, bytes), fin()]];
+    let msg = overflow_err(&lone(u64::MAX), &[]);
+    assert!(msg.starts_with("rank 0, record 0: a message of 18446744073709551615 bytes to rank 1"), "{msg}");
+    assert!(msg.contains("inter-node link"), "{msg}");
+    overflow_err(&lone(1 << 52), &[]);
+    let r = run(&lone(1 << 50), &[]);
+    assert!(predicted(&r) > (1u64 << 50) * 1000, "2^50 bytes at 1000 ps per byte");
+    let msg = overflow_err(&lone(u64::MAX), &["machine.cores_per_node=2"]);
+    assert!(msg.contains("intra-node link"), "{msg}");
+}
+
+/// The issue's case: gen:pingpong with 10^9 GiB messages predicted 25 us.
+#[test]
+fn a_generated_huge_pingpong_is_an_error() {
+    use psins_sim::source::synth::{SynthSource, Workload};
+    let w = Workload::parse("gen:pingpong:ranks=2,iters=1,bytes=1000000000GiB").unwrap();
+    let e = psins_sim::simulate(SynthSource::new(w), &machine(&[]), Default::default()).unwrap_err();
+    assert_eq!(e.exit_code(), psins_sim::error::exit::BAD_INPUT, "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("rank 0, record 1: a message of 1073741824000000000 bytes") && msg.contains("overflow"),
+        "{msg}"
+    );
+}

@@ -219,3 +219,26 @@ fn endpoint_overheads_apply_on_the_torus() {
         assert_eq!(r.predicted, 15 * US + zero_load(2, bytes) * 1000, "{bytes} B");
     }
 }
+
+/// A message too large to simulate packet by packet (issue 17 item 4) is an error naming
+/// its rank, record, size and the limit, before a single packet is cut: a crafted
+/// u64::MAX-byte send, and one just past a small `max_message_packets`; a message exactly
+/// at the limit replays. The same send between two ranks of one node never reaches the
+/// packet model, so it is not refused.
+#[test]
+fn a_message_over_the_packet_limit_is_an_error_naming_its_record() {
+    let refused = |tasks: &[Vec<Record>], m: &Machine| {
+        let e = replay(tasks, m).expect_err("a message over the limit must be refused");
+        assert_eq!(e.exit_code(), psins_sim::error::exit::BAD_INPUT, "{e}");
+        e.to_string()
+    };
+    let e = refused(&lone_message(0, u64::MAX), &torus(&[]));
+    assert!(e.starts_with("rank 0, record 0: a message of 18446744073709551615 bytes to rank 1"), "{e}");
+    assert!(e.contains("288230376151711744 packets of 64 bytes, more than max_message_packets = 16777216"), "{e}");
+    let small = torus(&["network.torus.max_message_packets=4"]);
+    let e = refused(&lone_message(0, 257), &small);
+    assert!(e.contains("257 bytes is 5 packets of 64 bytes, more than max_message_packets = 4"), "{e}");
+    assert!(replay(&lone_message(0, 256), &small).is_ok());
+    let one_node = torus(&["machine.mapping=list", "machine.node_of_rank=[3, 3]"]);
+    assert!(replay(&lone_message(0, 1 << 40), &one_node).is_ok());
+}

@@ -152,3 +152,30 @@ fn replay_reports_the_network_statistics_in_table_and_json() {
     assert_eq!(net["dim_utilisation"].as_array().unwrap().len(), 2);
     assert!(net["packets"].as_u64().unwrap() > 0);
 }
+
+/// A generated run with a message too large for the packet model: exit 1 and one message
+/// naming the rank, the record (record 1 of rank 0: the send after Init), the size and the
+/// limit, at once instead of simulating 2^54 packets (issue 17 item 4).
+#[test]
+fn a_generated_message_over_the_packet_limit_is_refused() {
+    let m = config("torus-4x4.toml");
+    let (code, _, err) = sim(&["gen:pingpong:ranks=2,iters=1,bytes=1000000000GiB", "-m", &m]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("rank 0, record 1: a message of 1073741824000000000 bytes"), "{err}");
+    assert!(err.contains("max_message_packets = 16777216"), "{err}");
+    let (code, out, err) = sim(&["check", &m]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("max_message_packets = 16777216"), "{out}");
+    // The fat-tree shares the router keys, the limit with them.
+    let f = config("fattree-16.toml");
+    let (code, _, err) = sim(&[
+        "gen:pingpong:ranks=2,iters=1,bytes=1GiB",
+        "-m",
+        &f,
+        "--set",
+        "network.fattree.max_message_packets=1000",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("rank 0, record 1: a message of 1073741824 bytes to rank 1 (another node) is too large for network model fattree"), "{err}");
+    assert!(err.contains("16777216 packets of 64 bytes, more than max_message_packets = 1000"), "{err}");
+}

@@ -32,6 +32,8 @@ pub struct DragonflySection {
     pub clock: Option<FrequencyStr>,
     pub router_delay_cycles: Option<Bounded<0, { 1 << 20 }>>,
     pub watchdog_cycles: Option<Bounded<1, { i64::MAX as u64 }>>,
+    /// Largest message in packets; a bigger one is an error naming its record.
+    pub max_message_packets: Option<Bounded<1, { i64::MAX as u64 }>>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]
@@ -76,6 +78,7 @@ pub fn resolve(s: &DragonflySection) -> Result<DragonflyConfig, String> {
         clock_hz: s.clock.map_or(r.clock_hz, |f| f.0),
         router_delay_cycles: s.router_delay_cycles.map_or(r.router_delay_cycles, |v| v.0 as u32),
         watchdog_cycles: s.watchdog_cycles.map_or(r.watchdog_cycles, |v| v.0),
+        max_message_packets: s.max_message_packets.map_or(r.max_message_packets, |v| v.0),
     };
     let cfg = DragonflyConfig {
         p: s.p.map_or(d.p, |v| v.0 as u32),
@@ -103,7 +106,7 @@ pub fn print(s: &mut String, c: &DragonflyConfig) {
     };
     let _ = writeln!(
         s,
-        "\n[network.dragonfly]\np = {}\na = {}\nh = {}\ng = {}\narrangement = \"{arrangement}\"\nrouting = \"{}\"\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nwatchdog_cycles = {}",
+        "\n[network.dragonfly]\np = {}\na = {}\nh = {}\ng = {}\narrangement = \"{arrangement}\"\nrouting = \"{}\"\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nwatchdog_cycles = {}\nmax_message_packets = {}",
         c.p,
         c.a,
         c.h,
@@ -115,7 +118,8 @@ pub fn print(s: &mut String, c: &DragonflyConfig) {
         r.link_bits_per_cycle,
         super::torus::fmt_hz(r.clock_hz),
         r.router_delay_cycles,
-        r.watchdog_cycles
+        r.watchdog_cycles,
+        r.max_message_packets
     );
     let _ = writeln!(
         s,

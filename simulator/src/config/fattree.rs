@@ -36,6 +36,8 @@ pub struct FatTreeSection {
     pub clock: Option<FrequencyStr>,
     pub router_delay_cycles: Option<Bounded<0, { 1 << 20 }>>,
     pub watchdog_cycles: Option<Bounded<1, { i64::MAX as u64 }>>,
+    /// Largest message in packets; a bigger one is an error naming its record.
+    pub max_message_packets: Option<Bounded<1, { i64::MAX as u64 }>>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]
@@ -65,6 +67,7 @@ pub fn resolve(s: &FatTreeSection) -> Result<FatTreeConfig, String> {
         clock_hz: s.clock.map_or(d.clock_hz, |f| f.0),
         router_delay_cycles: s.router_delay_cycles.map_or(d.router_delay_cycles, |v| v.0 as u32),
         watchdog_cycles: s.watchdog_cycles.map_or(d.watchdog_cycles, |v| v.0),
+        max_message_packets: s.max_message_packets.map_or(d.max_message_packets, |v| v.0),
     };
     let routing = match s.routing {
         Some(RoutingKey::Adaptive) => FatTreeRouting::Adaptive,
@@ -126,7 +129,7 @@ pub fn print(s: &mut String, c: &FatTreeConfig) {
     let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
     let _ = writeln!(
         s,
-        "\n[network.fattree]\ndown = [{}]\nup = [{}]\nrouting = \"{}\"\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nwatchdog_cycles = {}",
+        "\n[network.fattree]\ndown = [{}]\nup = [{}]\nrouting = \"{}\"\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nwatchdog_cycles = {}\nmax_message_packets = {}",
         list(&c.down),
         list(&c.up),
         c.routing.name(),
@@ -136,7 +139,8 @@ pub fn print(s: &mut String, c: &FatTreeConfig) {
         r.link_bits_per_cycle,
         super::torus::fmt_hz(r.clock_hz),
         r.router_delay_cycles,
-        r.watchdog_cycles
+        r.watchdog_cycles,
+        r.max_message_packets
     );
     let _ = writeln!(
         s,

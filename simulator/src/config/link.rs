@@ -109,6 +109,21 @@ impl Link {
         Ok(Link { latency, bandwidth, bands: arr, len: bands.len() as u8 })
     }
 
+    /// The largest message whose every cost on this link — wire time, o_s, o_r — stays
+    /// below `limit` picoseconds: the worst band's fixed part plus S times its worst rate
+    /// bounds them all. The engine refuses larger messages, whose time sums would overflow.
+    pub fn max_bytes_within(&self, limit: Ps) -> u64 {
+        let bands = self.bands();
+        let fixed = bands.iter().map(|b| b.latency.max(b.send.fixed).max(b.recv.fixed)).max().unwrap_or(0);
+        let rate = bands.iter().map(|b| b.ps_per_byte().max(b.send.per_byte).max(b.recv.per_byte)).fold(0.0, f64::max);
+        if fixed >= limit {
+            return 0;
+        }
+        // A relative margin far above f64's rounding (the quotient may round up past the exact
+        // bound); f64 → u64 truncates and saturates.
+        ((limit - fixed) as f64 / rate * (1.0 - 1e-12)) as u64
+    }
+
     pub fn bands(&self) -> &[Band] {
         &self.bands[..self.len as usize]
     }
@@ -190,6 +205,22 @@ mod tests {
             recv: Overhead { fixed: or, per_byte: 0.0 },
             cross: Overhead::default(),
         }
+    }
+
+    #[test]
+    fn the_size_limit_keeps_every_cost_below_the_bound() {
+        let l = Link::new(1_000_000, 1e9); // 1000 ps per byte
+                                           // Below the exact bound, by a hair: (2^61 - latency) / 1000 ps per byte.
+        let near = |got: u64, exact: u64| got <= exact && got >= exact - exact / 100_000_000_000;
+        let max = l.max_bytes_within(1 << 61);
+        assert!(near(max, ((1u64 << 61) - 1_000_000) / 1000), "{max}");
+        assert!(l.delay(max) < 1 << 61 && l.delay(max + 100_000) >= 1 << 61);
+        // A fast small band with a 2 us o_s; a slow last band: 1 MB/s, 1e6 ps per byte.
+        let slow = band(u64::MAX, 5, 1e-3, 7, 0);
+        let banded = Link::with_bands(5, &[band(100, 5, 1.0, 2_000_000, 0), slow]).unwrap();
+        let max = banded.max_bytes_within(1 << 61);
+        assert!(near(max, ((1u64 << 61) - 2_000_000) / 1_000_000), "{max}");
+        assert_eq!(Link::new(1 << 62, 1e9).max_bytes_within(1 << 61), 0);
     }
 
     #[test]

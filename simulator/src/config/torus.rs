@@ -32,6 +32,8 @@ pub struct TorusSection {
     /// Bubble flow control; `false` is a debug switch that lets rings deadlock.
     pub bubble: Option<bool>,
     pub watchdog_cycles: Option<Bounded<1, { i64::MAX as u64 }>>,
+    /// Largest message in packets; a bigger one is an error naming its record.
+    pub max_message_packets: Option<Bounded<1, { i64::MAX as u64 }>>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]
@@ -123,6 +125,7 @@ pub fn resolve(s: &TorusSection) -> Result<TorusConfig, String> {
         },
         bubble: s.bubble.unwrap_or(d.bubble),
         watchdog_cycles: s.watchdog_cycles.map_or(d.watchdog_cycles, |v| v.0),
+        max_message_packets: s.max_message_packets.map_or(d.max_message_packets, |v| v.0),
     };
     cfg.validate().map_err(|e| format!("[network.torus] {e}"))?;
     Ok(cfg)
@@ -137,7 +140,7 @@ pub fn dims_text(dims: &[u32]) -> String {
 pub fn print(s: &mut String, c: &TorusConfig) {
     let _ = writeln!(
         s,
-        "\n[network.torus]\ndims = \"{}\"\nmesh = {}\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nrouting = \"{}\"\nbubble = {}\nwatchdog_cycles = {}",
+        "\n[network.torus]\ndims = \"{}\"\nmesh = {}\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nrouting = \"{}\"\nbubble = {}\nwatchdog_cycles = {}\nmax_message_packets = {}",
         dims_text(&c.dims),
         c.mesh,
         c.vcs,
@@ -148,7 +151,8 @@ pub fn print(s: &mut String, c: &TorusConfig) {
         c.router_delay_cycles,
         c.routing.name(),
         c.bubble,
-        c.watchdog_cycles
+        c.watchdog_cycles,
+        c.max_message_packets
     );
     let _ = writeln!(
         s,

@@ -23,6 +23,9 @@ const STEP_TAG: i32 = 0;
 /// One collective instance on a communicator while members arrive.
 struct Instance {
     coll: Coll,
+    /// The root the first member named (rooted collectives on an intra-communicator must
+    /// agree on it; elsewhere unchecked).
+    root: i32,
     arrived: u32,
     last: Ps,
     bytes: u64,
@@ -106,7 +109,11 @@ impl<S: TraceSource> Sim<'_, S> {
             return self.start_expanded(t, local, size, at);
         }
         let task = &mut self.tasks[t as usize];
-        let h = task.add_req(if nonblocking { req } else { BLOCKING_REQ }, ReqKind::Coll);
+        let h = if nonblocking {
+            task.create_req(req, ReqKind::Coll).map_err(|m| SimError::bad_record(t, index, m))?
+        } else {
+            task.add_req(BLOCKING_REQ, ReqKind::Coll)
+        };
         if size == 1 {
             self.complete(t, Ref::Req(h), at, at);
         } else {
@@ -128,7 +135,7 @@ impl<S: TraceSource> Sim<'_, S> {
     /// the caller).
     pub(super) fn arrive(&mut self, t: u32, h: u32, op: Op, block: u64, args: MemberArgs, at: Ps) -> Result<()> {
         let index = self.tasks[t as usize].index;
-        let Op::Coll { coll, comm, .. } = op else { unreachable!("arrive with a Coll record") };
+        let Op::Coll { coll, comm, root, .. } = op else { unreachable!("arrive with a Coll record") };
         let size = self.comms.size(comm).expect("checked by exec_coll");
         let local = self.comms.local_of(comm, t).expect("checked by exec_coll");
         let node = self.node[t as usize];
@@ -145,6 +152,7 @@ impl<S: TraceSource> Sim<'_, S> {
         while q.open.len() <= k {
             q.open.push_back(Instance {
                 coll,
+                root,
                 arrived: 0,
                 last: 0,
                 bytes: 0,
@@ -164,6 +172,19 @@ impl<S: TraceSource> Sim<'_, S> {
                     seq + 1,
                     coll.name(),
                     inst.coll.name()
+                ),
+            ));
+        }
+        // An intercommunicator's groups name the root differently (MPI_ROOT, MPI_PROC_NULL).
+        if inst.root != root && q.placement.is_some() {
+            return Err(SimError::bad_record(
+                t,
+                index,
+                format!(
+                    "collective #{} on communicator {comm} (MPI_{}) has root {root} here but {} on other members",
+                    seq + 1,
+                    coll.name(),
+                    inst.root
                 ),
             ));
         }
@@ -274,7 +295,7 @@ impl<S: TraceSource> Sim<'_, S> {
             let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Send);
             self.mark_awaited(t, h);
             let a = SendArgs { dst, comm, tag: STEP_TAG, coll: true, bytes, mode: SendMode::Standard, r: Ref::Req(h) };
-            self.post_send(t, a, now);
+            self.post_send(t, a, now)?;
         }
         if let Some((peer, _)) = step.recv() {
             let src = self.step_peer(t, comm, peer)?;

@@ -36,13 +36,14 @@ impl<S: TraceSource> Sim<'_, S> {
             Op::Send { mode, peer, tag, bytes, comm } => {
                 let Some(dst) = self.peer(t, comm, peer).map_err(bad)? else { return Ok(Flow::Done(at)) };
                 let h = self.awaited_req(t, ReqKind::Send);
-                self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h) }, at);
+                self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h) }, at)?;
                 Ok(self.block_on(t, at))
             }
             Op::Isend { mode, peer, tag, bytes, comm, req } => {
-                let Some(dst) = self.peer(t, comm, peer).map_err(bad)? else { return Ok(self.null_req(t, req, at)) };
-                let h = self.tasks[t as usize].add_req(req, ReqKind::Send);
-                let free = self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h) }, at);
+                let Some(dst) = self.peer(t, comm, peer).map_err(bad)? else { return self.null_req(t, req, at) };
+                let h = self.tasks[t as usize].create_req(req, ReqKind::Send).map_err(bad)?;
+                let free =
+                    self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h) }, at)?;
                 Ok(Flow::Done(free))
             }
             Op::Recv { peer, tag, comm, .. } => {
@@ -53,8 +54,8 @@ impl<S: TraceSource> Sim<'_, S> {
             }
             Op::Irecv { peer, tag, comm, req, .. } => {
                 let (peer, tag) = self.resolve_wildcard(t, peer, tag, req)?;
-                let Some(src) = self.source(t, comm, peer).map_err(bad)? else { return Ok(self.null_req(t, req, at)) };
-                let h = self.tasks[t as usize].add_req(req, ReqKind::Recv);
+                let Some(src) = self.source(t, comm, peer).map_err(bad)? else { return self.null_req(t, req, at) };
+                let h = self.tasks[t as usize].create_req(req, ReqKind::Recv).map_err(bad)?;
                 self.post_recv(t, Posted { src, tag, comm, coll: false, r: Ref::Req(h), at });
                 Ok(Flow::Done(at))
             }
@@ -62,7 +63,7 @@ impl<S: TraceSource> Sim<'_, S> {
                 if let Some(dst) = self.peer(t, comm, peer).map_err(bad)? {
                     let h = self.awaited_req(t, ReqKind::Send);
                     let a = SendArgs { dst, comm, tag, coll: false, bytes, mode: SendMode::Standard, r: Ref::Req(h) };
-                    self.post_send(t, a, at);
+                    self.post_send(t, a, at)?;
                 }
                 if let Some(from) = self.source(t, comm, src).map_err(bad)? {
                     let h = self.awaited_req(t, ReqKind::Recv);
@@ -71,11 +72,11 @@ impl<S: TraceSource> Sim<'_, S> {
                 Ok(self.block_on(t, at))
             }
             Op::SendInit { mode, peer, tag, bytes, comm, req } => {
-                Ok(self.persistent(t, req, Persistent { send: true, mode, peer, tag, bytes, comm }, at))
+                self.persistent(t, req, Persistent { send: true, mode, peer, tag, bytes, comm }, at).map_err(bad)
             }
             Op::RecvInit { peer, tag, bytes, comm, req } => {
                 let args = Persistent { send: false, mode: SendMode::Standard, peer, tag, bytes, comm };
-                Ok(self.persistent(t, req, args, at))
+                self.persistent(t, req, args, at).map_err(bad)
             }
             Op::Start { req } => Ok(Flow::Done(self.start(t, req, at)?)),
             Op::Startall => {
@@ -90,23 +91,20 @@ impl<S: TraceSource> Sim<'_, S> {
             }
             Op::RequestFree { req } => {
                 let task = &mut self.tasks[t as usize];
-                if let Some(i) = task.reqs.iter().rposition(|r| r.id == req) {
-                    let h = task.reqs.remove(i).handle;
-                    task.persistent.retain(|(ph, _)| *ph != h);
-                }
+                let i = task.reqs.iter().rposition(|r| r.id == req).ok_or_else(|| bad(never_created("frees", req)))?;
+                let h = task.reqs.remove(i).handle;
+                task.persistent.retain(|(ph, _)| *ph != h);
                 Ok(Flow::Done(at))
             }
             Op::Cancel { req } => {
-                let handle = self.tasks[t as usize].req_by_id(req).map(|r| r.handle);
-                if let Some(h) = handle {
-                    if self.cancel_recv(t, h) {
-                        self.complete(t, Ref::Req(h), at, at);
-                    }
+                let h = self.tasks[t as usize].live_req(req).ok_or_else(|| bad(never_created("cancels", req)))?.handle;
+                if self.cancel_recv(t, h) {
+                    self.complete(t, Ref::Req(h), at, at);
                 }
                 Ok(Flow::Done(at))
             }
             Op::Probe { peer, tag, comm, flags, .. } => self.exec_probe(t, peer, tag, comm, flags, at).map_err(bad),
-            Op::Wait { .. } => Ok(self.exec_wait(t, at)),
+            Op::Wait { func, count } => self.exec_wait(t, func, count, at).map_err(bad),
             Op::Coll { .. } => self.exec_coll(t, at),
             Op::Rma { .. } | Op::WinSync { .. } | Op::WinCreate { .. } | Op::WinFree { .. } => self.exec_rma(t, at),
         }
@@ -160,13 +158,13 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// A nonblocking call on PROC_NULL: its request exists and is complete.
-    fn null_req(&mut self, t: u32, req: u32, at: Ps) -> Flow {
+    fn null_req(&mut self, t: u32, req: u32, at: Ps) -> Result<Flow> {
         let task = &mut self.tasks[t as usize];
-        let h = task.add_req(req, ReqKind::Coll);
+        let h = task.create_req(req, ReqKind::Coll).map_err(|m| SimError::bad_record(t, task.index, m))?;
         let r = task.req_mut(h).expect("just added");
         r.done_at = at;
         r.partner_at = at;
-        Flow::Done(at)
+        Ok(Flow::Done(at))
     }
 
     /// The actual source and tag of a wildcard receive, from its completion record.
@@ -189,12 +187,12 @@ impl<S: TraceSource> Sim<'_, S> {
         }
     }
 
-    fn persistent(&mut self, t: u32, req: u32, args: Persistent, at: Ps) -> Flow {
+    fn persistent(&mut self, t: u32, req: u32, args: Persistent, at: Ps) -> Result<Flow, Bad> {
         let task = &mut self.tasks[t as usize];
-        let h = task.add_req(req, ReqKind::Persistent);
+        let h = task.create_req(req, ReqKind::Persistent)?;
         task.persistent.push((h, args));
         task.req_mut(h).expect("just added").active = false;
-        Flow::Done(at)
+        Ok(Flow::Done(at))
     }
 
     /// Starts persistent request `req`; returns when the CPU is free (after a send's o_s).
@@ -221,7 +219,7 @@ impl<S: TraceSource> Sim<'_, S> {
                     mode: p.mode,
                     r: Ref::Req(h),
                 };
-                return Ok(self.post_send(t, a, at));
+                return self.post_send(t, a, at);
             }
             self.complete(t, Ref::Req(h), at, at);
             return Ok(at);
@@ -252,16 +250,24 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// Wait/Test family: block until every request the trace says completed has completed.
-    fn exec_wait(&mut self, t: u32, at: Ps) -> Flow {
+    /// A request completed twice in one call, or never created (or already completed, or
+    /// freed), cannot be replayed: consolidation refuses such a log too, so the trace was
+    /// built by hand or by a buggy importer. Waiting on an inactive persistent request is
+    /// legal MPI and returns at once.
+    fn exec_wait(&mut self, t: u32, func: WaitFn, count: u32, at: Ps) -> Result<Flow, Bad> {
         let task = &mut self.tasks[t as usize];
         let list = std::mem::take(&mut task.rec.list);
+        check_completions(func, count, &list)?;
         for q in list.chunks_exact(4) {
-            match task.req_by_id(q[0] as u32) {
-                Some(r) => {
+            let id = q[0] as u32;
+            match task.live_req(id) {
+                Some(r) if r.awaited => return Err(format!("request {id} is completed twice in one call")),
+                Some(r) if r.active => {
                     r.awaited = true;
                     task.awaits = true;
                 }
-                None => self.stats.unknown_requests += 1,
+                Some(_) => {}
+                None => return Err(never_created("completes", id)),
             }
         }
         // With very many tasks, a completion list kept per blocked task adds up (a stencil's
@@ -269,7 +275,7 @@ impl<S: TraceSource> Sim<'_, S> {
         if !self.lean {
             task.rec.list = list;
         }
-        self.block_on(t, at)
+        Ok(self.block_on(t, at))
     }
 
     /// Blocks `t` on its awaited requests: done now (or at the latest known completion), or
@@ -293,5 +299,35 @@ impl<S: TraceSource> Sim<'_, S> {
         task.pending = pending;
         task.wait_until = until;
         Flow::Blocked
+    }
+}
+
+/// The error for a record naming a request the task does not have.
+fn never_created(verb: &str, id: u32) -> Bad {
+    format!("{verb} request {id}, which this rank never created (or which already completed or was freed)")
+}
+
+/// A completion list's shape: whole `[req, source, tag, bytes]` quadruples with request ids
+/// in range, no more completions than the call had requests, and at most one for the
+/// functions that complete one (`Wait`, `Waitany`, `Test`, `Testany`).
+fn check_completions(func: WaitFn, count: u32, list: &[i64]) -> Result<(), Bad> {
+    let name = || format!("MPI_{}", func.name());
+    if !list.len().is_multiple_of(4) {
+        return Err(format!(
+            "{}'s completion list has {} values, not whole [request, source, tag, bytes] quadruples",
+            name(),
+            list.len()
+        ));
+    }
+    let n = list.len() / 4;
+    if n > count as usize {
+        return Err(format!("{} lists {n} completions for a call over {count} requests", name()));
+    }
+    if n > 1 && matches!(func, WaitFn::Wait | WaitFn::Waitany | WaitFn::Test | WaitFn::Testany) {
+        return Err(format!("{} lists {n} completions, but completes at most one request", name()));
+    }
+    match list.chunks_exact(4).find(|q| u32::try_from(q[0]).is_err()) {
+        Some(q) => Err(format!("{}'s completion names request id {}, out of range", name(), q[0])),
+        None => Ok(()),
     }
 }

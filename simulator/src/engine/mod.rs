@@ -17,6 +17,7 @@ mod p2p;
 mod queue;
 mod rma;
 mod scout;
+mod sequence;
 mod task;
 
 use crate::config::{CollMode, Machine, MappingKind};
@@ -89,6 +90,11 @@ pub struct Sim<'m, S: TraceSource> {
     net_events: Vec<(Ps, u32)>,
     net_delivered: Vec<(MsgId, Ps)>,
     net_failure: Option<String>,
+    /// The largest message between two nodes: the network model's limit
+    /// (`NetworkModel::max_message_bytes`), and the one keeping its costs on the inter-node
+    /// link in range (`Link::max_bytes_within`); within a node, the latter only.
+    max_msg_bytes: u64,
+    max_intra_bytes: u64,
     now: Ps,
     records: u64,
     /// Picoseconds per traced nanosecond of CPU burst, per node (empty: all 1000).
@@ -97,6 +103,11 @@ pub struct Sim<'m, S: TraceSource> {
     /// Many tasks: trade a little speed for memory per task.
     lean: bool,
 }
+
+/// The longest any one cost of a message (wire time, o_s, o_r) may be: a quarter of the
+/// replay's range, so that the few of them a message adds to its start time stay below 2^64
+/// and the queue's check (past [`queue::MAX_TIME`]) sees the result instead of a wrapped one.
+const MAX_MSG_TIME: Ps = queue::MAX_TIME / 4;
 
 /// From this many tasks on, per-task buffers are released when idle.
 const LEAN_TASKS: u32 = 65536;
@@ -163,7 +174,11 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             if uniform { Vec::new() } else { (0..m.nodes).map(|nd| PS_PER_NS as f64 / m.cpu.of_node(nd)).collect() };
         let progress =
             (opts.progress && src.total_records() > 0).then(|| crate::report::progress_bar(src.total_records()));
+        let max_msg_bytes = model.max_message_bytes().min(m.inter.max_bytes_within(MAX_MSG_TIME));
+        let max_intra_bytes = m.intra.max_bytes_within(MAX_MSG_TIME);
         Ok(Sim {
+            max_msg_bytes,
+            max_intra_bytes,
             comms: Comms::new(n, &comms),
             tasks: (0..n).map(|_| Task::new()).collect(),
             src,
@@ -242,6 +257,14 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     fn report(mut self, wall: std::time::Instant, deadlock: Option<crate::report::Deadlock>) -> Result<Report> {
         if let Some(p) = &self.progress {
             p.finish_and_clear();
+        }
+        // Requests left open at the end of a complete run (a deadlock's are its report).
+        if deadlock.is_none() {
+            for t in &self.tasks {
+                let open = t.open_requests() as u64;
+                self.stats.open_requests += open;
+                self.stats.open_request_ranks += (open > 0) as u64;
+            }
         }
         if let Some(tl) = self.timeline.take() {
             tl.finish()?;
@@ -335,6 +358,9 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         task.index = task.records_read;
         task.records_read += 1;
         self.records += 1;
+        if let Err(msg) = task.seq.check(&task.rec.op) {
+            return Err(SimError::bad_record(t, task.index, msg));
+        }
         Ok(true)
     }
 

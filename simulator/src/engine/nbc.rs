@@ -40,6 +40,8 @@ pub struct Schedule {
     done: Ps,
     /// Latest partner post time (wait accounting of the request).
     partner: Ps,
+    /// The Coll record that started it (errors of later phases name it).
+    index: u64,
 }
 
 impl<S: TraceSource> Sim<'_, S> {
@@ -51,7 +53,7 @@ impl<S: TraceSource> Sim<'_, S> {
         let list = std::mem::take(&mut task.rec.list);
         let index = task.index;
         let Op::Coll { coll, comm, req, instance, .. } = op else { unreachable!("start_schedule on a Coll record") };
-        let h = task.add_req(req, ReqKind::Coll);
+        let h = task.create_req(req, ReqKind::Coll).map_err(|m| SimError::bad_record(t, index, m))?;
         let mut steps = self.read_steps(t, instance)?;
         if steps.is_empty() {
             let counts: Vec<u64> = list.iter().map(|&v| v.max(0) as u64).collect();
@@ -73,7 +75,7 @@ impl<S: TraceSource> Sim<'_, S> {
         let seq = self.nbc_seq.entry((t, comm)).or_insert(0);
         *seq += 1;
         let tag = (*seq % i32::MAX as u64) as i32 + 1;
-        let s = Schedule { comm, tag, steps, pos: 0, open: 0, done: at, partner: at };
+        let s = Schedule { comm, tag, steps, pos: 0, open: 0, done: at, partner: at, index };
         self.nbc.insert((t, h), s);
         self.nbc_run(t, h, at)?;
         Ok(Flow::Done(at))
@@ -123,13 +125,17 @@ impl<S: TraceSource> Sim<'_, S> {
                 return Ok(());
             };
             s.pos += 1;
-            let (comm, tag) = (s.comm, s.tag);
+            let (comm, tag, index) = (s.comm, s.tag, s.index);
             // Counted before posting: an eager send completes inside post_send.
             s.open += step.send().is_some() as u32 + step.recv().is_some() as u32;
             if let Some((peer, bytes)) = step.send() {
                 let dst = self.nbc_peer(t, comm, peer)?;
                 let a = SendArgs { dst, comm, tag, coll: true, bytes, mode: SendMode::Standard, r: Ref::Nbc(h) };
-                self.post_send(t, a, now);
+                // Later phases run while the task is at a later record: name the collective's.
+                self.post_send(t, a, now).map_err(|e| match e {
+                    SimError::BadRecord { task, msg, .. } => SimError::BadRecord { task, record: index, msg },
+                    e => e,
+                })?;
             }
             if let Some((peer, _)) = step.recv() {
                 let src = self.nbc_peer(t, comm, peer)? as i32;

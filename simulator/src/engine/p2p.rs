@@ -19,6 +19,7 @@
 
 use super::task::{Posted, Ref, ANY, UNKNOWN};
 use super::{Ev, Sim};
+use crate::error::{Result, SimError};
 use crate::model::{MsgId, NetCtx, NetMsg};
 use crate::source::TraceSource;
 use crate::units::Ps;
@@ -111,8 +112,13 @@ fn fits(p: &Posted, m: &Msg) -> bool {
 
 impl<S: TraceSource> Sim<'_, S> {
     /// Posts a send from `t` at `now`; returns when the sending CPU is free again (now + o_s).
-    pub(super) fn post_send(&mut self, t: u32, a: SendArgs, now: Ps) -> Ps {
+    /// An inter-node message larger than the network model can simulate is an error naming
+    /// `t`'s current record.
+    pub(super) fn post_send(&mut self, t: u32, a: SendArgs, now: Ps) -> Result<Ps> {
         let intra = self.node[t as usize] == self.node[a.dst as usize];
+        if a.bytes > if intra { self.max_intra_bytes } else { self.max_msg_bytes } {
+            return Err(self.refuse_message(t, a.dst, a.bytes));
+        }
         let link = if intra { &self.m.intra } else { &self.m.inter };
         let (l0, o_r) = (link.latency, link.recv_overhead(a.bytes));
         let mut ready = now + link.send_overhead(a.bytes);
@@ -176,7 +182,25 @@ impl<S: TraceSource> Sim<'_, S> {
                 self.probe_wake(a.dst, id, now);
             }
         }
-        ready
+        Ok(ready)
+    }
+
+    /// A message from `t` to world rank `dst` of `bytes`, over a size limit (see
+    /// `Sim::max_msg_bytes`): its time would overflow, or the network model refuses it.
+    #[cold]
+    pub(super) fn refuse_message(&self, t: u32, dst: u32, bytes: u64) -> SimError {
+        let intra = self.node[t as usize] == self.node[dst as usize];
+        let which = if intra { "intra-node" } else { "inter-node" };
+        let msg = if !intra && bytes > self.model.max_message_bytes() {
+            format!(
+                "a message of {bytes} bytes to rank {dst} (another node) is too large for network model {}: {}",
+                self.model.name(),
+                self.model.refuse_message(bytes)
+            )
+        } else {
+            format!("a message of {bytes} bytes to rank {dst}: the predicted time overflows, its transfer on the {which} link alone taking past 2^61 ps (about 27 days)")
+        };
+        SimError::bad_record(t, self.tasks[t as usize].index, msg)
     }
 
     /// Posts receive `p` (source a world rank or ANY, posted at `p.at`) on `t`.

@@ -143,12 +143,12 @@ impl<S: TraceSource> Sim<'_, S> {
                         return Ok(Flow::Done(at));
                     }
                     let task = &mut self.tasks[t as usize];
-                    let h = task.add_req(req, ReqKind::Send);
+                    let h = task.create_req(req, ReqKind::Send).map_err(bad)?;
                     self.complete(t, Ref::Req(h), at, at);
                     return Ok(Flow::Done(at));
                 }
                 let x = self.target(win, target).map_err(bad)?;
-                Ok(Flow::Done(self.issue(t, x, win, func, bytes, rbytes, req, at)))
+                Ok(Flow::Done(self.issue(t, x, win, func, bytes, rbytes, req, at)?))
             }
             Op::WinSync { func, win, rank, flags } => {
                 if !self.rma.wins.contains_key(&win) {
@@ -186,9 +186,27 @@ impl<S: TraceSource> Sim<'_, S> {
 
     /// Starts operation `func` from `o` to world rank `x`; returns when the origin's CPU is free.
     #[allow(clippy::too_many_arguments)]
-    fn issue(&mut self, o: u32, x: u32, win: u32, func: RmaFn, bytes: u64, rbytes: u64, req: u32, at: Ps) -> Ps {
+    fn issue(
+        &mut self,
+        o: u32,
+        x: u32,
+        win: u32,
+        func: RmaFn,
+        bytes: u64,
+        rbytes: u64,
+        req: u32,
+        at: Ps,
+    ) -> crate::error::Result<Ps> {
+        let intra = self.node[o as usize] == self.node[x as usize];
+        if bytes.max(rbytes) > if intra { self.max_intra_bytes } else { self.max_msg_bytes } {
+            return Err(self.refuse_message(o, x, bytes.max(rbytes)));
+        }
+        let task = &mut self.tasks[o as usize];
+        let req = match req {
+            NO_REQUEST => None,
+            id => Some(task.create_req(id, ReqKind::Send).map_err(|m| SimError::bad_record(o, task.index, m))?),
+        };
         self.stats.rma_ops += 1;
-        let req = (req != NO_REQUEST).then(|| self.tasks[o as usize].add_req(req, ReqKind::Send));
         let get = func == RmaFn::Get;
         let (back, outbound) = match func {
             RmaFn::Put | RmaFn::Accumulate => (0, true),
@@ -214,7 +232,7 @@ impl<S: TraceSource> Sim<'_, S> {
         } else {
             self.rma_send(slot, o, x, bytes, free);
         }
-        free
+        Ok(free)
     }
 
     fn new_op(&mut self, op: RmaOp) -> usize {

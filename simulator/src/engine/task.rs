@@ -3,6 +3,7 @@
 
 use super::coll::CollExec;
 use super::scout::Scout;
+use super::sequence::Sequence;
 use crate::units::Ps;
 use psins_formats::Record;
 use std::collections::VecDeque;
@@ -89,6 +90,8 @@ pub struct Task {
     /// Index of `rec` in the task's stream.
     pub index: u64,
     pub records_read: u64,
+    /// What may come next in the stream (sequence.rs).
+    pub seq: Sequence,
     pub state: State,
     /// The current call started here (after its CPU burst).
     pub call_start: Ps,
@@ -126,6 +129,7 @@ impl Task {
             rec: Record::default(),
             index: 0,
             records_read: 0,
+            seq: Sequence::default(),
             state: State::Ready,
             call_start: 0,
             call_fn: 0,
@@ -157,17 +161,42 @@ impl Task {
         handle
     }
 
+    /// Adds the request the trace calls `id` (0, "no request", is not checked: a nonblocking
+    /// collective or one-sided operation may go without one). An id still in use — active,
+    /// or a persistent request not freed — is an error: MPI hands out a new handle for each
+    /// live request, and consolidation renames ids the same way.
+    pub fn create_req(&mut self, id: u32, kind: ReqKind) -> Result<u32, String> {
+        if id == BLOCKING_REQ {
+            return Err(format!("request id {id} is out of range (reserved for blocking calls)"));
+        }
+        if id != psins_formats::NO_REQUEST && self.reqs.iter().any(|r| r.id == id) {
+            return Err(format!(
+                "request {id} created again while still in use (not completed, or a persistent request not freed)"
+            ));
+        }
+        Ok(self.add_req(id, kind))
+    }
+
+    /// The live request the trace calls `id` (active, or persistent and inactive): the most
+    /// recent one. Every request in `reqs` is live (completed ones are retired).
+    pub fn live_req(&mut self, id: u32) -> Option<&mut Req> {
+        self.reqs.iter_mut().rev().find(|r| r.id == id)
+    }
+
+    /// Requests still active: started and never completed by a wait (persistent ones only
+    /// while started), the trace's own (not a blocking call's, nor "no request", which a
+    /// nonblocking collective or one-sided operation may name and no wait can).
+    pub fn open_requests(&self) -> usize {
+        let own = |id: u32| id != BLOCKING_REQ && id != psins_formats::NO_REQUEST;
+        self.reqs.iter().filter(|r| r.active && own(r.id)).count()
+    }
+
     pub fn req_mut(&mut self, handle: u32) -> Option<&mut Req> {
         match self.reqs.binary_search_by_key(&handle, |r| r.handle) {
             Ok(i) => Some(&mut self.reqs[i]),
             // Handles wrapped around (after 4 billion requests): fall back to a scan.
             Err(_) => self.reqs.iter_mut().find(|r| r.handle == handle),
         }
-    }
-
-    /// The active request the trace calls `id` (the most recent, if ids were reused).
-    pub fn req_by_id(&mut self, id: u32) -> Option<&mut Req> {
-        self.reqs.iter_mut().rev().find(|r| r.id == id && r.active)
     }
 
     /// Marks request `h` as waited for by the current call.

@@ -103,6 +103,16 @@ pub trait NetworkModel {
     fn preferred_collectives(&self) -> CollMode {
         CollMode::Analytic
     }
+    /// The largest message, in bytes, the model simulates in reasonable time (a packet-level
+    /// model's limit): the engine refuses a bigger inter-node message with an error naming its
+    /// record and [`NetworkModel::refuse_message`]'s reason, before the model sees it.
+    fn max_message_bytes(&self) -> u64 {
+        u64::MAX
+    }
+    /// Why a message of `bytes`, more than [`NetworkModel::max_message_bytes`], is refused.
+    fn refuse_message(&self, bytes: u64) -> String {
+        format!("a message of {bytes} bytes is more than the model's limit of {}", self.max_message_bytes())
+    }
     /// Model-specific statistics for the reports, as (name, value) pairs.
     fn stats(&self) -> Vec<(String, serde_json::Value)> {
         Vec::new()

@@ -7,7 +7,9 @@
 //!   `None`;
 //! - `on_event` simulates every cycle up to now, reports each delivered message at its
 //!   cycle, and arms the next event;
-//! - the watchdog's deadlock becomes `ctx.fail` (exit code 4).
+//! - the watchdog's deadlock becomes `ctx.fail` (exit code 4);
+//! - a message of more than `max_message_packets` packets never gets here: the engine
+//!   refuses it at its record (`max_message_bytes`).
 //!
 //! A message whose data is ready at the very instant of a cycle the network has already
 //! simulated (typically a reply sent the moment a delivery completes, when the delivery's
@@ -69,6 +71,14 @@ impl<F: Fabric> PacketModel<F> {
 impl<F: Fabric> NetworkModel for PacketModel<F> {
     fn name(&self) -> &'static str {
         self.name
+    }
+
+    fn max_message_bytes(&self) -> u64 {
+        self.cfg().max_message_bytes()
+    }
+
+    fn refuse_message(&self, bytes: u64) -> String {
+        self.cfg().check_message(bytes).err().unwrap_or_default()
     }
 
     fn send(&mut self, msg: &NetMsg, ctx: &mut NetCtx) -> Option<Ps> {

@@ -255,19 +255,22 @@ impl<F: Fabric> Network<F> {
     /// cycle still to simulate (time never runs backwards). `msg` is opaque and echoed back.
     ///
     /// # Panics
-    /// If src or dst is not below `nodes()` — a caller bug; [`Network::try_inject`] checks.
+    /// If src or dst is not below `nodes()`, or the message is over `max_message_packets`
+    /// — a caller bug; [`Network::try_inject`] checks.
     pub fn inject(&mut self, msg: u64, src: u32, dst: u32, bytes: u64, cycle: u64) {
         if let Err(e) = self.try_inject(msg, src, dst, bytes, cycle) {
             panic!("{e}");
         }
     }
 
-    /// [`Network::inject`] that refuses out-of-range nodes instead of panicking.
+    /// [`Network::inject`] that refuses out-of-range nodes, and a message of more than
+    /// `max_message_packets` packets, instead of panicking.
     pub fn try_inject(&mut self, msg: u64, src: u32, dst: u32, bytes: u64, cycle: u64) -> Result<(), String> {
         let nodes = self.fabric.nodes() as u32;
         if src >= nodes || dst >= nodes {
             return Err(format!("message {msg}: node {src}→{dst} out of range (the network has {nodes} nodes)"));
         }
+        self.cfg.check_message(bytes).map_err(|e| format!("message {msg}: {e}"))?;
         let born = cycle.max(self.now);
         let ready = born.saturating_add(self.cfg.router_delay_cycles as u64);
         let packets = self.cfg.packets(bytes);

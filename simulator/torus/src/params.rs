@@ -6,6 +6,11 @@
 pub const MAX_PACKET_PHITS: u64 = 1 << 20;
 /// Largest router delay in cycles.
 pub const MAX_ROUTER_DELAY: u32 = 1 << 20;
+/// Default of [`RouterConfig::max_message_packets`]: 2^24 packets (1 GiB of 64-byte packets).
+/// The engine costs one event per packet-hop, and docs/performance.md measured 2 to 13 M
+/// packet-hops per second: such a message over a few hops is simulated in seconds to a
+/// minute, while a crafted u64::MAX-byte send would run for years.
+pub const DEFAULT_MAX_MESSAGE_PACKETS: u64 = 1 << 24;
 
 /// Routers, links and packets: each topology's configuration holds these keys beside its
 /// own and hands them to the engine.
@@ -25,6 +30,9 @@ pub struct RouterConfig {
     pub router_delay_cycles: u32,
     /// Packets in the network and none moved for this many cycles → deadlock error.
     pub watchdog_cycles: u64,
+    /// Largest message, in packets, the network accepts: a bigger one is refused (an error
+    /// naming its size and this limit) rather than simulated packet by packet for hours.
+    pub max_message_packets: u64,
 }
 
 impl Default for RouterConfig {
@@ -38,6 +46,7 @@ impl Default for RouterConfig {
             clock_hz: 1e9,
             router_delay_cycles: 1,
             watchdog_cycles: 1_000_000,
+            max_message_packets: DEFAULT_MAX_MESSAGE_PACKETS,
         }
     }
 }
@@ -54,6 +63,9 @@ impl RouterConfig {
         }
         if self.packet_bytes == 0 {
             return Err("packet_bytes must be at least 1".into());
+        }
+        if self.max_message_packets == 0 {
+            return Err("max_message_packets must be at least 1".into());
         }
         if self.link_bits_per_cycle == 0 {
             return Err("link_bits_per_cycle must be at least 1".into());
@@ -121,6 +133,23 @@ impl RouterConfig {
         }
     }
 
+    /// The largest message in bytes the network accepts: `max_message_packets` full packets.
+    pub fn max_message_bytes(&self) -> u64 {
+        self.max_message_packets.saturating_mul(self.packet_bytes.max(1) as u64)
+    }
+
+    /// Refuses a message of more than `max_message_packets` packets, saying why.
+    pub fn check_message(&self, bytes: u64) -> Result<(), String> {
+        let packets = self.packets(bytes);
+        if packets <= self.max_message_packets {
+            return Ok(());
+        }
+        Err(format!(
+            "a message of {bytes} bytes is {packets} packets of {} bytes, more than max_message_packets = {}: simulating it packet by packet would take too long (raise max_message_packets to try anyway)",
+            self.packet_bytes, self.max_message_packets
+        ))
+    }
+
     /// Zero-load delivery time (cycles after injection) of a `bytes` message over `hops`
     /// links: (h+1)·R + h + Σ Lᵢ, Lᵢ the link cycles of packet i. Each of the h+1 routers
     /// adds R, each link adds 1 cycle for the head, and the packets stream back to back
@@ -148,5 +177,31 @@ impl RouterConfig {
     /// boundary count as on it, so `ps_to_cycle(cycles_to_ps(c)) == c`.
     pub fn ps_to_cycle(&self, ps: u64) -> u64 {
         ((ps as f64 - 0.5) * self.clock_hz / 1e12).ceil().max(0.0) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_over_the_packet_limit_are_refused() {
+        let c = RouterConfig { max_message_packets: 4, ..Default::default() };
+        assert_eq!(c.max_message_bytes(), 256);
+        assert!(c.check_message(0).is_ok() && c.check_message(256).is_ok());
+        let e = c.check_message(257).unwrap_err();
+        assert!(e.contains("257 bytes is 5 packets of 64 bytes") && e.contains("max_message_packets = 4"), "{e}");
+        let d = RouterConfig::default();
+        assert!(d.check_message(u64::MAX).is_err());
+        assert_eq!(d.max_message_bytes(), 1 << 30);
+        let zero = RouterConfig { max_message_packets: 0, ..Default::default() };
+        assert!(zero.validate_router(1, "").is_err());
+        // The network refuses it before cutting a single packet, and takes the next message.
+        let t = crate::TorusConfig { max_message_packets: 4, ..Default::default() };
+        let mut net = crate::Torus::new(t).unwrap();
+        let e = net.try_inject(9, 0, 1, 1 << 40, 0).unwrap_err();
+        assert!(e.starts_with("message 9: a message of 1099511627776 bytes"), "{e}");
+        net.try_inject(10, 0, 1, 256, 0).unwrap();
+        assert_eq!(net.messages_in_flight(), 1);
     }
 }

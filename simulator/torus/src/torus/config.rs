@@ -68,6 +68,8 @@ pub struct TorusConfig {
     pub bubble: bool,
     /// Packets in the network and none moved for this many cycles → deadlock error.
     pub watchdog_cycles: u64,
+    /// Largest message in packets ([`RouterConfig::max_message_packets`]).
+    pub max_message_packets: u64,
 }
 
 impl Default for TorusConfig {
@@ -85,6 +87,7 @@ impl Default for TorusConfig {
             routing: Routing::Dor,
             bubble: true,
             watchdog_cycles: 1_000_000,
+            max_message_packets: crate::params::DEFAULT_MAX_MESSAGE_PACKETS,
         }
     }
 }
@@ -122,6 +125,7 @@ impl TorusConfig {
             clock_hz: self.clock_hz,
             router_delay_cycles: self.router_delay_cycles,
             watchdog_cycles: self.watchdog_cycles,
+            max_message_packets: self.max_message_packets,
         }
     }
 

@@ -43,13 +43,25 @@ demo: setup build apps ## the README's first command: trace, consolidate, simula
 
 PREFIX ?= /usr/local
 TOOLS := psins-sim psins-consolidate psins-dump psins-synth psins-torus-synth psins-calibrate psins-export psins-import
-install: build ## install the tools, libpsinstrace.so, the calibration worker and configs/ under PREFIX (default /usr/local), without debug info
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/libexec/psins $(DESTDIR)$(PREFIX)/share/psins/configs
-	install -s -m 755 $(addprefix $(RELEASE)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/bin/
+SHARE = $(DESTDIR)$(PREFIX)/share
+# Installed programs are stripped (GNU's install-strip); a packager that splits debug info
+# into its own package builds with its own debug flags and says `make install INSTALL_STRIP=`.
+# Man pages and completions come from each tool's own command-line definition (psins-cli).
+INSTALL_STRIP ?= -s
+install: build ## install the tools, libpsinstrace.so, the calibration worker, configs/, man pages and shell completions under PREFIX (default /usr/local), stripped
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/libexec/psins $(SHARE)/psins/configs
+	install -d $(SHARE)/man/man1 $(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
+	install $(INSTALL_STRIP) -m 755 $(addprefix $(RELEASE)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(RELEASE)/libpsinstrace.so $(DESTDIR)$(PREFIX)/lib/
-	strip --strip-debug $(DESTDIR)$(PREFIX)/lib/libpsinstrace.so
-	install -s -m 755 "$$($(RELEASE)/psins-calibrate --print-worker)" $(DESTDIR)$(PREFIX)/libexec/psins/psins-calib-worker
-	install -m 644 configs/*.toml $(DESTDIR)$(PREFIX)/share/psins/configs/
+	$(if $(INSTALL_STRIP),strip --strip-debug $(DESTDIR)$(PREFIX)/lib/libpsinstrace.so)
+	install $(INSTALL_STRIP) -m 755 "$$($(RELEASE)/psins-calibrate --print-worker)" $(DESTDIR)$(PREFIX)/libexec/psins/psins-calib-worker
+	install -m 644 configs/*.toml $(SHARE)/psins/configs/
+	set -e; for t in $(TOOLS); do \
+	  $(RELEASE)/$$t --generate-man $(SHARE)/man/man1; \
+	  $(RELEASE)/$$t --generate-completions bash > $(SHARE)/bash-completion/completions/$$t; \
+	  $(RELEASE)/$$t --generate-completions zsh > $(SHARE)/zsh/site-functions/_$$t; \
+	  $(RELEASE)/$$t --generate-completions fish > $(SHARE)/fish/vendor_completions.d/$$t.fish; \
+	done
 
 fmt:
 	$(CARGO) fmt --all

@@ -76,6 +76,7 @@ const AFTER: &str = "Examples:
 Calibrate on an idle host, one rank per core. docs/calibrate.md explains every figure.";
 
 fn main() {
+    psins_cli::generate_if_asked::<Args>();
     let args = Args::parse();
     match run(&args) {
         Ok(()) => {}

@@ -52,6 +52,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    psins_cli::generate_if_asked::<Args>();
     let args = Args::parse();
     let started = Instant::now();
     match run(&args, started) {

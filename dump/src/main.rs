@@ -32,6 +32,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    psins_cli::generate_if_asked::<Args>();
     let args = Args::parse();
     match sources::run(
         &args.file,

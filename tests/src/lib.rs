@@ -271,6 +271,7 @@ pub fn tool(name: &str) -> PathBuf {
     let pkg = match name {
         "psins-sim" | "psins-synth" => "psins-sim",
         "psins-export" | "psins-import" => "psins-interop",
+        "psins-torus-synth" => "psins-torus",
         other => other,
     };
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());

@@ -51,6 +51,7 @@ fn positive(s: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
+    psins_cli::generate_if_asked::<Args>();
     let args = Args::parse();
     let Format::Ti = args.to;
     let opts = ti::TiOptions { host_speed: args.host_speed };

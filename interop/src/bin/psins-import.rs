@@ -57,6 +57,7 @@ fn positive(s: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
+    psins_cli::generate_if_asked::<Args>();
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,

@@ -128,6 +128,7 @@ struct RunArgs {
 }
 
 fn main() {
+    psins_cli::generate_if_asked::<Cli>();
     let cli: Cli = parse_args();
     let result = match (&cli.cmd, cli.list_models) {
         (_, true) => list_models(),

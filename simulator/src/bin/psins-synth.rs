@@ -29,6 +29,7 @@ struct Cli {
 }
 
 fn main() {
+    psins_cli::generate_if_asked::<Cli>();
     let cli: Cli = parse_args();
     let start = std::time::Instant::now();
     let r = Workload::parse(&cli.spec).and_then(|w| {

@@ -91,6 +91,7 @@ macro_rules! out {
 }
 
 fn main() -> ExitCode {
+    psins_cli::generate_if_asked::<Args>();
     let r = run(Args::parse()).and_then(|()| {
         std::io::stdout().flush().map_err(|e| Fail::Output(format!("cannot write standard output: {e}")))
     });

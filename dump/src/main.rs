@@ -1,6 +1,7 @@
 //! psins-dump: print the records of a per-rank log or a compact trace, one per line.
 
 mod fields;
+mod profile;
 mod sources;
 
 use clap::Parser;
@@ -29,11 +30,19 @@ struct Args {
     /// Record counts by kind and bytes per record instead of the records.
     #[arg(long)]
     stats: bool,
+    /// The measured profile of a compact trace (mpiP/IPM style): per MPI function calls and
+    /// total, mean and largest time; per rank span and MPI time; message sizes. With --json:
+    /// one JSON object.
+    #[arg(long, conflicts_with_all = ["stats", "task"])]
+    profile: bool,
 }
 
 fn main() -> ExitCode {
     psins_cli::generate_if_asked::<Args>();
     let args = Args::parse();
+    if args.profile {
+        return profile(&args);
+    }
     match sources::run(
         &args.file,
         args.task,
@@ -55,6 +64,24 @@ fn main() -> ExitCode {
             let _ = std::io::stdout().flush();
             psins_formats::note!("psins-dump: {e}");
             ExitCode::from(1)
+        }
+    }
+}
+
+fn profile(args: &Args) -> ExitCode {
+    let p = match profile::Profile::read(&args.file) {
+        Ok(p) => p,
+        Err(e) => {
+            psins_formats::note!("psins-dump: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let text = if args.json { format!("{}\n", p.json()) } else { p.table() };
+    match psins_formats::output::print(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            psins_formats::note!("psins-dump: {e}");
+            ExitCode::from(3)
         }
     }
 }

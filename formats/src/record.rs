@@ -480,6 +480,19 @@ impl Default for Record {
 }
 
 impl Record {
+    /// What this record adds to its rank's measured span and MPI time, in ns: (gap, duration).
+    /// The span runs from MPI_Init's return to MPI_Finalize's entry: Init's gap is launch skew
+    /// and its duration the clock alignment, Finalize's duration is after the run, expansion
+    /// steps carry no time of their own. (psins-sim's "measured" and psins-dump --profile.)
+    #[inline]
+    pub fn span_part(&self) -> (u64, u64) {
+        match self.op {
+            Op::Init { .. } | Op::Step { .. } => (0, 0),
+            Op::Finalize => (self.gap_ns, 0),
+            _ => (self.gap_ns, self.dur_ns),
+        }
+    }
+
     pub fn new(gap_ns: u64, dur_ns: u64, op: Op) -> Record {
         Record { gap_ns, dur_ns, op, list: Vec::new() }
     }

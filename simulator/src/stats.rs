@@ -14,144 +14,9 @@ pub struct FnStat {
 }
 
 // Every MPI function is counted under its id in c-headers/mpi_functions.tbl, the table the
-// tracer's wrappers are generated from (psins_formats::functions), and named by it: there is
-// no second numbering. A record names its function by its kind and fields; the tables below
-// map those to the function, by name, looked up in the table at compile time (a name missing
-// from the table fails the build). Each is indexed by the enum's code (see the test).
-
-/// The table id of `name`, as the index of [`Stats::fns`].
-const fn f(name: &str) -> u16 {
-    functions::id(name) as u16
-}
+// tracer's wrappers are generated from (psins_formats::functions, which also maps a record to
+// its function), and named by it: there is no second numbering.
 const _: () = assert!(N_FUNCS < STEP_FN as usize - 2, "function ids must fit below the u16 sentinels");
-
-/// By [`SendMode`] code.
-const SEND: [u16; 4] = [f("MPI_Send"), f("MPI_Ssend"), f("MPI_Rsend"), f("MPI_Bsend")];
-const ISEND: [u16; 4] = [f("MPI_Isend"), f("MPI_Issend"), f("MPI_Irsend"), f("MPI_Ibsend")];
-const SEND_INIT: [u16; 4] = [f("MPI_Send_init"), f("MPI_Ssend_init"), f("MPI_Rsend_init"), f("MPI_Bsend_init")];
-/// By 2 × matched + nonblocking ([`ProbeFlags`]).
-const PROBE: [u16; 4] = [f("MPI_Probe"), f("MPI_Iprobe"), f("MPI_Mprobe"), f("MPI_Improbe")];
-/// By [`WaitFn`] code.
-const WAIT: [u16; 8] = [
-    f("MPI_Wait"),
-    f("MPI_Waitall"),
-    f("MPI_Waitany"),
-    f("MPI_Waitsome"),
-    f("MPI_Test"),
-    f("MPI_Testall"),
-    f("MPI_Testany"),
-    f("MPI_Testsome"),
-];
-/// By [`Coll`] code: blocking, then nonblocking.
-const COLL: [[u16; 22]; 2] = [
-    [
-        f("MPI_Barrier"),
-        f("MPI_Bcast"),
-        f("MPI_Reduce"),
-        f("MPI_Allreduce"),
-        f("MPI_Gather"),
-        f("MPI_Gatherv"),
-        f("MPI_Scatter"),
-        f("MPI_Scatterv"),
-        f("MPI_Allgather"),
-        f("MPI_Allgatherv"),
-        f("MPI_Alltoall"),
-        f("MPI_Alltoallv"),
-        f("MPI_Alltoallw"),
-        f("MPI_Reduce_scatter"),
-        f("MPI_Reduce_scatter_block"),
-        f("MPI_Scan"),
-        f("MPI_Exscan"),
-        f("MPI_Neighbor_allgather"),
-        f("MPI_Neighbor_allgatherv"),
-        f("MPI_Neighbor_alltoall"),
-        f("MPI_Neighbor_alltoallv"),
-        f("MPI_Neighbor_alltoallw"),
-    ],
-    [
-        f("MPI_Ibarrier"),
-        f("MPI_Ibcast"),
-        f("MPI_Ireduce"),
-        f("MPI_Iallreduce"),
-        f("MPI_Igather"),
-        f("MPI_Igatherv"),
-        f("MPI_Iscatter"),
-        f("MPI_Iscatterv"),
-        f("MPI_Iallgather"),
-        f("MPI_Iallgatherv"),
-        f("MPI_Ialltoall"),
-        f("MPI_Ialltoallv"),
-        f("MPI_Ialltoallw"),
-        f("MPI_Ireduce_scatter"),
-        f("MPI_Ireduce_scatter_block"),
-        f("MPI_Iscan"),
-        f("MPI_Iexscan"),
-        f("MPI_Ineighbor_allgather"),
-        f("MPI_Ineighbor_allgatherv"),
-        f("MPI_Ineighbor_alltoall"),
-        f("MPI_Ineighbor_alltoallv"),
-        f("MPI_Ineighbor_alltoallw"),
-    ],
-];
-/// By [`CommFn`] code; `Other` (a communicator the tracer met without seeing it made) is no
-/// function of the table.
-const COMM: [u16; 14] = [
-    f("MPI_Comm_dup"),
-    f("MPI_Comm_split"),
-    f("MPI_Comm_split_type"),
-    f("MPI_Comm_create"),
-    f("MPI_Comm_create_group"),
-    f("MPI_Cart_create"),
-    f("MPI_Cart_sub"),
-    f("MPI_Graph_create"),
-    f("MPI_Dist_graph_create"),
-    f("MPI_Dist_graph_create_adjacent"),
-    f("MPI_Intercomm_create"),
-    f("MPI_Intercomm_merge"),
-    f("MPI_Comm_idup"),
-    COMM_OTHER,
-];
-/// By [`RmaFn`] code: plain, then the request forms (fetch_and_op and compare_and_swap have
-/// none: their request-less ids stand in).
-const RMA: [[u16; 6]; 2] = [
-    [
-        f("MPI_Put"),
-        f("MPI_Get"),
-        f("MPI_Accumulate"),
-        f("MPI_Get_accumulate"),
-        f("MPI_Fetch_and_op"),
-        f("MPI_Compare_and_swap"),
-    ],
-    [
-        f("MPI_Rput"),
-        f("MPI_Rget"),
-        f("MPI_Raccumulate"),
-        f("MPI_Rget_accumulate"),
-        f("MPI_Fetch_and_op"),
-        f("MPI_Compare_and_swap"),
-    ],
-];
-/// By [`WinSyncFn`] code.
-const WIN_SYNC: [u16; 15] = [
-    f("MPI_Win_fence"),
-    f("MPI_Win_post"),
-    f("MPI_Win_start"),
-    f("MPI_Win_complete"),
-    f("MPI_Win_wait"),
-    f("MPI_Win_test"),
-    f("MPI_Win_lock"),
-    f("MPI_Win_unlock"),
-    f("MPI_Win_lock_all"),
-    f("MPI_Win_unlock_all"),
-    f("MPI_Win_flush"),
-    f("MPI_Win_flush_all"),
-    f("MPI_Win_flush_local"),
-    f("MPI_Win_flush_local_all"),
-    f("MPI_Win_sync"),
-];
-/// By [`WinFn`] code.
-const WIN_CREATE: [u16; 4] =
-    [f("MPI_Win_create"), f("MPI_Win_allocate"), f("MPI_Win_allocate_shared"), f("MPI_Win_create_dynamic")];
 
 /// `Other` records whose id the table does not know; their own id is kept separately.
 pub const OTHER_FN: u16 = N_FUNCS as u16;
@@ -162,42 +27,14 @@ pub const NFN: usize = N_FUNCS + 2;
 /// Expansion steps outside an expanded collective: not a call, not counted.
 pub const STEP_FN: u16 = u16::MAX;
 
-/// The MPI function a record stands for: its id in the function table (or [`OTHER_FN`],
-/// `COMM_OTHER`, [`STEP_FN`]).
+/// The MPI function a record stands for: its id in the function table
+/// ([`functions::of_op`]), else [`OTHER_FN`], `COMM_OTHER` or [`STEP_FN`].
 pub fn fn_id(op: &Op) -> u16 {
-    match *op {
-        Op::Init { .. } => const { f("MPI_Init") },
-        Op::Finalize => const { f("MPI_Finalize") },
-        Op::Abort { .. } => const { f("MPI_Abort") },
-        Op::Send { mode, .. } => SEND[mode.code() as usize],
-        Op::Isend { mode, .. } => ISEND[mode.code() as usize],
-        Op::SendInit { mode, .. } => SEND_INIT[mode.code() as usize],
-        Op::Recv { .. } => const { f("MPI_Recv") },
-        Op::Irecv { .. } => const { f("MPI_Irecv") },
-        Op::RecvInit { .. } => const { f("MPI_Recv_init") },
-        Op::Sendrecv { replace: false, .. } => const { f("MPI_Sendrecv") },
-        Op::Sendrecv { replace: true, .. } => const { f("MPI_Sendrecv_replace") },
-        Op::Probe { flags, .. } => {
-            let blocking = flags & ProbeFlags::BLOCKING != 0;
-            let matched = flags & ProbeFlags::MATCHED != 0;
-            PROBE[2 * matched as usize + !blocking as usize]
-        }
-        Op::Start { .. } => const { f("MPI_Start") },
-        Op::Startall => const { f("MPI_Startall") },
-        Op::RequestFree { .. } => const { f("MPI_Request_free") },
-        Op::Cancel { .. } => const { f("MPI_Cancel") },
-        Op::Wait { func, .. } => WAIT[func.code() as usize],
-        Op::Coll { coll, flags, .. } => COLL[(flags & CollFlags::NONBLOCKING != 0) as usize][coll.code() as usize],
-        Op::CommCreate { func, .. } => COMM[func.code() as usize],
-        Op::CommFree { .. } => const { f("MPI_Comm_free") },
-        // the tracer's `other` records carry the table id itself
-        Op::Other { func } if functions::name_of(func).is_some() => func as u16,
-        Op::Other { .. } => OTHER_FN,
-        Op::Step { .. } => STEP_FN,
-        Op::Rma { func, req, .. } => RMA[(req != NO_REQUEST) as usize][func.code() as usize],
-        Op::WinSync { func, .. } => WIN_SYNC[func.code() as usize],
-        Op::WinCreate { func, .. } => WIN_CREATE[func.code() as usize],
-        Op::WinFree { .. } => const { f("MPI_Win_free") },
+    match (functions::of_op(op), op) {
+        (Some(id), _) => id as u16,
+        (None, Op::Step { .. }) => STEP_FN,
+        (None, Op::CommCreate { .. }) => COMM_OTHER,
+        (None, _) => OTHER_FN,
     }
 }
 

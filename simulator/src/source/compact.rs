@@ -101,7 +101,7 @@ impl TraceSource for CompactTrace {
         }
         let cursor = slot.as_mut().expect("opened above");
         if cursor.next(rec)? {
-            let (gap, dur) = super::measured_part(rec);
+            let (gap, dur) = rec.span_part();
             let i = t as usize;
             self.span_ns[i] = self.span_ns[i].saturating_add(gap.saturating_add(dur));
             self.comm_ns[i] = self.comm_ns[i].saturating_add(dur);

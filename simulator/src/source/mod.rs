@@ -83,17 +83,6 @@ pub struct Measured {
     pub comm_ns: u64,
 }
 
-/// The measured (gap, duration) a record adds to its rank's span: Init's gap is launch skew
-/// and its duration the clock alignment, not the run; the span ends as Finalize is entered;
-/// expansion steps carry no time of their own.
-#[inline]
-pub fn measured_part(rec: &Record) -> (u64, u64) {
-    match rec.op {
-        psins_formats::Op::Init { .. } | psins_formats::Op::Step { .. } => (0, 0),
-        psins_formats::Op::Finalize => (rec.gap_ns, 0),
-        _ => (rec.gap_ns, rec.dur_ns),
-    }
-}
 
 /// One task's records in order.
 pub trait RecordStream {

@@ -1,0 +1,72 @@
+//! `psins-dump --profile` on a hand-built trace whose figures are computed by hand.
+
+use psins_formats::{Op, Record, SendMode, TraceWriter, COMM_WORLD};
+use std::process::Command;
+
+const DUMP: &str = env!("CARGO_BIN_EXE_psins-dump");
+
+fn send(gap_ns: u64, dur_ns: u64, bytes: u64) -> Record {
+    Record::new(gap_ns, dur_ns, Op::Send { mode: SendMode::Standard, peer: 1, tag: 7, bytes, comm: COMM_WORLD })
+}
+fn recv(gap_ns: u64, dur_ns: u64, bytes: u64) -> Record {
+    Record::new(gap_ns, dur_ns, Op::Recv { peer: 0, tag: 7, bytes, comm: COMM_WORLD })
+}
+
+#[test]
+fn profile_of_a_hand_built_trace() {
+    let init = |gap, dur| Record::new(gap, dur, Op::Init { thread_level: 0 });
+    // Rank 0: spans 10 + 2 + 1 + 4 + 3 = 20 us, 6 us in MPI_Send (1000 and 3000 bytes).
+    // Rank 1: 1 + 20 + 0 + 1 + 1 = 23 us, 21 us in MPI_Recv. Init and Finalize do not count.
+    let tasks = [
+        vec![init(100, 50), send(10_000, 2000, 1000), send(1000, 4000, 3000), Record::new(3000, 7000, Op::Finalize)],
+        vec![init(900, 60), recv(1000, 20_000, 1000), recv(0, 1000, 3000), Record::new(1000, 4000, Op::Finalize)],
+    ];
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dump-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("p.psins");
+    let mut w = TraceWriter::create(&path, 2, vec![], vec![], None).unwrap();
+    for (t, recs) in tasks.iter().enumerate() {
+        w.begin_task(t as u32).unwrap();
+        for r in recs {
+            w.push(r).unwrap();
+        }
+        w.end_task().unwrap();
+    }
+    w.finish().unwrap();
+    let o = Command::new(DUMP).arg(&path).args(["--profile", "--json"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["records"], 8);
+    assert_eq!(v["span_s"], 23e-6);
+    assert_eq!(v["slowest_rank"], 1);
+    assert_eq!(v["mpi_s"], 27e-6);
+    assert_eq!(
+        v["functions"]["MPI_Send"],
+        serde_json::json!({"count": 2, "total_s": 6e-6, "mean_s": 3e-6, "max_s": 4e-6})
+    );
+    assert_eq!(
+        v["functions"]["MPI_Recv"],
+        serde_json::json!({"count": 2, "total_s": 21e-6, "mean_s": 10.5e-6, "max_s": 20e-6})
+    );
+    assert_eq!(v["functions"].as_object().unwrap().len(), 2, "Init and Finalize are not profiled: {v}");
+    assert_eq!(v["per_rank"][0], serde_json::json!({"rank": 0, "span_s": 20e-6, "mpi_s": 6e-6, "calls": 2}));
+    assert_eq!(
+        v["message_sizes"],
+        serde_json::json!([{"min_bytes": 512, "below_bytes": 1024, "count": 1}, {"min_bytes": 2048, "below_bytes": 4096, "count": 1}])
+    );
+    let o = Command::new(DUMP).arg(&path).arg("--profile").output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("span:        0.000023000 s (rank 1, MPI_Init to MPI_Finalize)"), "{text}");
+    assert!(text.contains("in MPI:      0.000027000 s of 0.000043000 rank-seconds (62.8 %)"), "{text}");
+    let recv_line = text.lines().find(|l| l.starts_with("MPI_Recv")).unwrap();
+    assert_eq!(
+        recv_line.split_whitespace().collect::<Vec<_>>(),
+        ["MPI_Recv", "2", "0.000021000", "0.000010500", "0.000020000", "77.8%"]
+    );
+    // A per-rank log is not a trace: one error naming the file, exit 1.
+    let bad = dir.join("not-a-trace");
+    std::fs::write(&bad, b"garbage!").unwrap();
+    let o = Command::new(DUMP).arg(&bad).arg("--profile").output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not-a-trace"));
+}

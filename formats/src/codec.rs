@@ -229,7 +229,7 @@ pub(crate) fn decode_parts(
         Kind::CommFree => Op::CommFree { comm: r.u32()? },
         Kind::Other if flags & EXTENDED != 0 => r.extended(&mut c, &mut rec.list)?,
         Kind::Other => Op::Other { func: r.u32()? },
-        Kind::Rma | Kind::WinSync | Kind::WinCreate | Kind::WinFree => {
+        Kind::Rma | Kind::WinSync | Kind::WinCreate | Kind::WinFree | Kind::Poll | Kind::Pcontrol => {
             unreachable!("kinds from 21 on have no wire code of their own")
         }
     };
@@ -276,6 +276,22 @@ impl Reader<'_> {
                 Op::WinCreate { func, comm: self.u32()?, win: self.u32()? }
             }
             Some(Kind::WinFree) => Op::WinFree { win: self.u32()? },
+            Some(Kind::Poll) => {
+                let fc = self.byte()?;
+                let func = PollFn::from_code(fc).ok_or_else(|| bad("polling call", fc))?;
+                let (calls, between_ns) = (self.u64()?, self.u64()?);
+                if calls == 0 {
+                    return Err(invalid("a poll record of 0 calls".into()));
+                }
+                let (count, peer, tag, comm) = if func.is_probe() {
+                    let (peer, comm) = (self.i32()?, self.u32()?);
+                    (0, peer, self.i32()?, comm)
+                } else {
+                    (self.u32()?, NO_RANK, 0, 0)
+                };
+                Op::Poll { func, calls, between_ns, count, peer, tag, comm }
+            }
+            Some(Kind::Pcontrol) => Op::Pcontrol { level: self.i32()? },
             _ => return Err(bad("extended record kind", code)),
         })
     }

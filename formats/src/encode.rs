@@ -206,6 +206,25 @@ unsafe fn encode(w: &mut Cursor, ctx: &mut Ctx, gap: u64, dur: u64, op: &Op, lis
             w.byte(Kind::WinFree as u8);
             w.u64(win as u64);
         }
+        Op::Poll { func, calls, between_ns, count, peer, tag, comm } => {
+            flags |= EXTENDED;
+            w.byte(Kind::Poll as u8);
+            w.byte(func.code());
+            w.u64(calls);
+            w.u64(between_ns);
+            if func.is_probe() {
+                w.i64(peer as i64);
+                w.u64(comm as u64);
+                w.i64(tag as i64);
+            } else {
+                w.u64(count as u64);
+            }
+        }
+        Op::Pcontrol { level } => {
+            flags |= EXTENDED;
+            w.byte(Kind::Pcontrol as u8);
+            w.i64(level as i64);
+        }
     }
     *head |= flags;
     (times_at, times_end)
@@ -217,7 +236,12 @@ fn wire_code(op: &Op) -> u8 {
         Op::Send { mode, .. } if mode != SendMode::Standard => MODE_BASE,
         Op::Isend { mode, .. } if mode != SendMode::Standard => MODE_BASE + 1,
         Op::SendInit { mode, .. } if mode != SendMode::Standard => MODE_BASE + 2,
-        Op::Rma { .. } | Op::WinSync { .. } | Op::WinCreate { .. } | Op::WinFree { .. } => Kind::Other as u8,
+        Op::Rma { .. }
+        | Op::WinSync { .. }
+        | Op::WinCreate { .. }
+        | Op::WinFree { .. }
+        | Op::Poll { .. }
+        | Op::Pcontrol { .. } => Kind::Other as u8,
         _ => op.kind() as u8,
     }
 }
@@ -288,7 +312,7 @@ unsafe fn completions(w: &mut Cursor, ctx: &mut Ctx, list: &[i64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Coll, CommFn, RmaFn, WaitFn, WinFlags, WinFn, WinSyncFn};
+    use crate::{Coll, CommFn, PollFn, RmaFn, WaitFn, WinFlags, WinFn, WinSyncFn};
 
     /// Bytes worked out by hand from docs/format.md §3, so that the one encoder cannot drift
     /// from the page (round trips alone would not notice a change made on both sides).
@@ -347,6 +371,19 @@ mod tests {
         out.clear();
         append(&mut out, &mut ctx, 0, 0, &Op::WinFree { win: 3 }, &[]);
         assert_eq!(out, [20 | 0x80, 0, 0, 24, 3]);
+        // Version 4: poll runs and MPI_Pcontrol.
+        out.clear();
+        let tests =
+            Op::Poll { func: PollFn::Testsome, calls: 1000, between_ns: 300, count: 4, peer: NO_RANK, tag: 0, comm: 0 };
+        append(&mut out, &mut ctx, 7, 200, &tests, &[]);
+        assert_eq!(out, [20 | 0x80, 7, 0xc8, 0x01, 25, 3, 0xe8, 0x07, 0xac, 0x02, 4], "1000 testsome of 4 requests");
+        out.clear();
+        let probes = Op::Poll { func: PollFn::Iprobe, calls: 2, between_ns: 5, count: 0, peer: -1, tag: 9, comm: 2 };
+        append(&mut out, &mut ctx, 0, 1, &probes, &[]);
+        assert_eq!(out, [20 | 0x80, 0, 1, 25, 4, 2, 5, 0x01, 2, 0x12], "2 iprobes from any source, tag 9");
+        out.clear();
+        append(&mut out, &mut ctx, 1, 1, &Op::Pcontrol { level: -1 }, &[]);
+        assert_eq!(out, [20 | 0x80, 1, 1, 26, 0x01]);
     }
 
     /// The largest record of each kind stays within the bound the raw writes rely on.
@@ -393,7 +430,17 @@ mod tests {
             req: u32::MAX,
         };
         let sync = Op::WinSync { func: WinSyncFn::Post, win: u32::MAX, rank: i32::MIN, flags: WinFlags::ALL };
-        for op in [big, sendrecv, isend, wait, create, Op::Startall, rma, sync] {
+        let poll = Op::Poll {
+            func: PollFn::Improbe,
+            calls: u64::MAX,
+            between_ns: u64::MAX,
+            count: u32::MAX,
+            peer: i32::MIN,
+            tag: i32::MIN,
+            comm: u32::MAX,
+        };
+        for op in [big, sendrecv, isend, wait, create, Op::Startall, rma, sync, poll, Op::Pcontrol { level: i32::MIN }]
+        {
             let mut out = Vec::new();
             append(&mut out, &mut Ctx::default(), u64::MAX, u64::MAX, &op, &list);
             assert!(out.len() <= record_room(list.len()), "{op:?}: {} bytes", out.len());

@@ -222,6 +222,9 @@ pub fn of_op(op: &Op) -> Option<u32> {
         Op::WinSync { func, .. } => WIN_SYNC[func.code() as usize],
         Op::WinCreate { func, .. } => WIN_CREATE[func.code() as usize],
         Op::WinFree { .. } => const { f("MPI_Win_free") },
+        // a run of polls is the function it folds (psins-sim counts its `calls`)
+        Op::Poll { .. } => return op.unfold_poll().and_then(|(one, _)| of_op(&one)),
+        Op::Pcontrol { .. } => const { f("MPI_Pcontrol") },
     };
     (id != NONE).then_some(id)
 }

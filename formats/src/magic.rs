@@ -8,10 +8,12 @@ pub const LOG_MAGIC: &[u8; 8] = b"PSINSLOG";
 pub const TRACE_MAGIC: &[u8; 8] = b"PSINSTRC";
 /// Version 2 added intercommunicators (comm_create head bit 5 and the communicator table's
 /// two-group entries); version 3 added the batch step ops (isend, irecv, waitall) and
-/// one-sided communication (the extended kinds 21.., written as `other` with head bit 7).
-/// Files of older versions cannot contain what was added later, so they are still read.
-pub const LOG_VERSION: u16 = 3;
-pub const TRACE_VERSION: u16 = 3;
+/// one-sided communication (the extended kinds 21.., written as `other` with head bit 7);
+/// version 4 the extended kinds 25 (`poll`: a run of unsuccessful tests or probes) and 26
+/// (`pcontrol`). Files of older versions cannot contain what was added later, so they are
+/// still read.
+pub const LOG_VERSION: u16 = 4;
+pub const TRACE_VERSION: u16 = 4;
 /// The oldest version this build reads, of either kind.
 pub const OLDEST_READ: u16 = 1;
 

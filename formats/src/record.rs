@@ -103,6 +103,18 @@ code_enum!(
     WinFn { Create = 0, Allocate = 1, AllocateShared = 2, CreateDynamic = 3 }
 );
 
+code_enum!(
+    /// The polling calls a `poll` record folds ([`Op::Poll`]).
+    PollFn { Test = 0, Testall = 1, Testany = 2, Testsome = 3, Iprobe = 4, Improbe = 5 }
+);
+
+impl PollFn {
+    /// MPI_Iprobe / MPI_Improbe (their record has a source, tag and communicator).
+    pub fn is_probe(self) -> bool {
+        matches!(self, PollFn::Iprobe | PollFn::Improbe)
+    }
+}
+
 /// Bits of [`Op::WinSync::flags`].
 pub struct WinFlags;
 impl WinFlags {
@@ -307,6 +319,28 @@ pub enum Op {
     WinFree {
         win: u32,
     },
+    /// `calls` unsuccessful polls in a row, all the same call (format version 4): tests that
+    /// completed nothing (`func` Test…Testsome, `count` requests passed to each) or
+    /// MPI_Iprobe/MPI_Improbe calls that found nothing (`peer`, `tag`, `comm` as posted).
+    /// The record's `gap_ns` is the CPU burst before the first call, its `dur_ns` the time
+    /// inside all of them, `between_ns` the computation between them (the gaps of the second
+    /// to the last call): the first call's entry to the last one's exit is
+    /// `dur_ns + between_ns`. The unused fields are [`NO_RANK`], 0 and 0.
+    Poll {
+        func: PollFn,
+        calls: u64,
+        between_ns: u64,
+        count: u32,
+        peer: i32,
+        tag: i32,
+        comm: u32,
+    },
+    /// MPI_Pcontrol(`level`) (format version 4): region markers. The program's own
+    /// convention (MPI: 0 profiling off, 1 on, 2 more detail; IPM: ±1 enter/leave); the
+    /// tracer pauses at level 0 and resumes at 1 and above.
+    Pcontrol {
+        level: i32,
+    },
 }
 
 /// The record kinds, one code each in both file formats.
@@ -338,10 +372,12 @@ pub enum Kind {
     WinSync = 22,
     WinCreate = 23,
     WinFree = 24,
+    Poll = 25,
+    Pcontrol = 26,
 }
 
 impl Kind {
-    pub const COUNT: usize = 25;
+    pub const COUNT: usize = 27;
     pub const ALL: [Kind; Kind::COUNT] = [
         Kind::Init,
         Kind::Finalize,
@@ -368,6 +404,8 @@ impl Kind {
         Kind::WinSync,
         Kind::WinCreate,
         Kind::WinFree,
+        Kind::Poll,
+        Kind::Pcontrol,
     ];
     pub fn from_code(c: u8) -> Option<Kind> {
         Kind::ALL.get(c as usize).copied()
@@ -399,6 +437,8 @@ impl Kind {
             Kind::WinSync => "win_sync",
             Kind::WinCreate => "win_create",
             Kind::WinFree => "win_free",
+            Kind::Poll => "poll",
+            Kind::Pcontrol => "pcontrol",
         }
     }
     /// Whether records of this kind carry a list.
@@ -435,7 +475,23 @@ impl Op {
             Op::WinSync { .. } => Kind::WinSync,
             Op::WinCreate { .. } => Kind::WinCreate,
             Op::WinFree { .. } => Kind::WinFree,
+            Op::Poll { .. } => Kind::Poll,
+            Op::Pcontrol { .. } => Kind::Pcontrol,
         }
+    }
+
+    /// A `poll` record as what it folds: one call's record and how many calls there were.
+    pub fn unfold_poll(&self) -> Option<(Op, u64)> {
+        let Op::Poll { func, calls, count, peer, tag, comm, .. } = *self else { return None };
+        let one = match func {
+            PollFn::Iprobe => Op::Probe { peer, tag, bytes: 0, comm, flags: 0 },
+            PollFn::Improbe => Op::Probe { peer, tag, bytes: 0, comm, flags: ProbeFlags::MATCHED },
+            PollFn::Test => Op::Wait { func: WaitFn::Test, count },
+            PollFn::Testall => Op::Wait { func: WaitFn::Testall, count },
+            PollFn::Testany => Op::Wait { func: WaitFn::Testany, count },
+            PollFn::Testsome => Op::Wait { func: WaitFn::Testsome, count },
+        };
+        Some((one, calls))
     }
 
     /// The communicator a record's peers are relative to, if it has peers.
@@ -457,6 +513,7 @@ impl Op {
             | Op::Probe { comm, .. }
             | Op::Coll { comm, .. }
             | Op::WinCreate { comm, .. } => Some(comm),
+            Op::Poll { func, comm, .. } if func.is_probe() => Some(comm),
             _ => None,
         }
     }

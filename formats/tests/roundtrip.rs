@@ -125,20 +125,20 @@ fn wrong_kind_and_version_are_named() {
     img[8] = 9;
     std::fs::write(&trace, &img).unwrap();
     let e = TraceReader::open(&trace).err().unwrap().to_string();
-    assert!(e.contains("format version 9") && e.contains("reads versions 1 to 3"), "{e}");
+    assert!(e.contains("format version 9") && e.contains("reads versions 1 to 4"), "{e}");
 
     std::fs::write(&trace, b"hello world, not psins").unwrap();
     let e = TraceReader::open(&trace).err().unwrap().to_string();
     assert!(e.contains("not a psins file"), "{e}");
 }
 
-/// Version 1 files (before intercommunicators) and version 2 files (before batch steps) are
-/// still read.
+/// Version 1 files (before intercommunicators), version 2 files (before batch steps) and
+/// version 3 files (before poll and pcontrol records) are still read.
 #[test]
 fn older_version_files_are_still_read() {
     let recs: Vec<Record> = (0..30).map(|i| Record::new(i, 2 * i, Op::Other { func: i as u32 })).collect();
     let dir = tempdir();
-    for v in [1u16, 2] {
+    for v in [1u16, 2, 3] {
         let mut img = log_image(&recs, 10, true);
         img[8..10].copy_from_slice(&v.to_le_bytes()); // outside the header's checksum
         let log = dir.join(format!("v{v}.bin"));

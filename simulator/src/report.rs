@@ -156,6 +156,13 @@ impl Report {
             functions.insert(name, json!({"count": s.count, "time_s": secs(s.time), "wait_s": secs(s.wait)}));
         }
         let network: Map<String, Value> = self.network.iter().cloned().collect();
+        let mut regions = Map::new();
+        for (level, r) in &self.stats.regions {
+            regions.insert(
+                level.to_string(),
+                json!({"compute_s": secs(r.compute), "comm_s": secs(r.comm), "wait_s": secs(r.wait)}),
+            );
+        }
         // A deadlocked replay predicts nothing: its times are those reached when it stopped.
         let (predicted_s, predicted_ps) = match self.deadlock {
             None => (json!(secs(self.predicted)), json!(self.predicted)),
@@ -172,6 +179,7 @@ impl Report {
             "records": self.records,
             "tasks": tasks,
             "functions": functions,
+            "regions": regions,
             "messages": {
                 "count": self.stats.messages,
                 "bytes": self.stats.bytes as f64,
@@ -224,6 +232,7 @@ impl Report {
         }
         self.task_table(&mut s);
         self.function_table(&mut s);
+        self.region_table(&mut s);
         let st = &self.stats;
         let _ = writeln!(s, "\nmessages:    {} ({} bytes, {} intra-node)", st.messages, st.bytes, st.intra_messages);
         if st.rma_ops > 0 {
@@ -303,6 +312,24 @@ impl Report {
             let pct = if total > 0 { 100.0 * x.time as f64 / total as f64 } else { 0.0 };
             let _ =
                 writeln!(s, "{:<28} {:>12} {:>14.9} {:>14.9} {:>6.1}%", name, x.count, secs(x.time), secs(x.wait), pct);
+        }
+    }
+}
+
+impl Report {
+    /// Time by MPI_Pcontrol level, summed over the tasks (only for traces with `pcontrol`).
+    fn region_table(&self, s: &mut String) {
+        if self.stats.regions.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "\n{:<28} {:>14} {:>14} {:>14}",
+            "MPI_Pcontrol region (s)", "compute", "communication", "of which wait"
+        );
+        for (level, r) in &self.stats.regions {
+            let name = format!("level {level}{}", if *level == 0 { " (paused, untraced)" } else { "" });
+            let _ = writeln!(s, "{:<28} {:>14.9} {:>14.9} {:>14.9}", name, secs(r.compute), secs(r.comm), secs(r.wait));
         }
     }
 }

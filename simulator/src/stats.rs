@@ -83,6 +83,14 @@ impl Log2Hist {
     }
 }
 
+/// Time of one region (the MPI_Pcontrol level in effect), summed over the tasks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegionStat {
+    pub compute: Ps,
+    pub comm: Ps,
+    pub wait: Ps,
+}
+
 /// Everything gathered besides the per-task times.
 pub struct Stats {
     pub fns: Vec<FnStat>,
@@ -105,6 +113,9 @@ pub struct Stats {
     /// fetching kinds; not the control messages). Not counted in `messages`/`bytes`.
     pub rma_ops: u64,
     pub rma_bytes: u128,
+    /// Time by MPI_Pcontrol level (1 before a task's first MPI_Pcontrol); empty when the trace
+    /// has no `pcontrol` record.
+    pub regions: BTreeMap<i32, RegionStat>,
 }
 
 impl Default for Stats {
@@ -128,16 +139,18 @@ impl Stats {
             unresolved_wildcards: 0,
             rma_ops: 0,
             rma_bytes: 0,
+            regions: BTreeMap::new(),
         }
     }
 
+    /// One record's call: `calls` MPI calls (more than one for a `poll` record).
     #[inline]
-    pub fn call(&mut self, id: u16, other: Option<u32>, time: Ps, wait: Ps) {
+    pub fn call(&mut self, id: u16, other: Option<u32>, calls: u64, time: Ps, wait: Ps) {
         let s = match other {
             Some(f) => self.others.entry(f).or_default(),
             None => &mut self.fns[id as usize],
         };
-        s.count += 1;
+        s.count += calls;
         s.time += time;
         s.wait += wait;
     }
@@ -298,6 +311,12 @@ mod tests {
         let c = Op::WinCreate { func: WinFn::AllocateShared, comm: 0, win: 0 };
         assert_eq!(n[fn_id(&c) as usize], "MPI_Win_allocate_shared");
         assert_eq!(n[fn_id(&Op::WinFree { win: 0 }) as usize], "MPI_Win_free");
+        let poll = Op::Poll { func: PollFn::Improbe, calls: 9, between_ns: 0, count: 0, peer: 0, tag: 0, comm: 0 };
+        assert_eq!(n[fn_id(&poll) as usize], "MPI_Improbe");
+        let poll =
+            Op::Poll { func: PollFn::Testany, calls: 9, between_ns: 0, count: 3, peer: NO_RANK, tag: 0, comm: 0 };
+        assert_eq!(n[fn_id(&poll) as usize], "MPI_Testany");
+        assert_eq!(n[fn_id(&Op::Pcontrol { level: 0 }) as usize], "MPI_Pcontrol");
         let cc = Op::CommCreate { func: CommFn::SplitType, parent: 0, comm: 2, split: 0 };
         assert_eq!(n[fn_id(&cc) as usize], "MPI_Comm_split_type");
         assert_eq!(n[fn_id(&Op::CommFree { comm: 2 }) as usize], "MPI_Comm_free");

@@ -104,6 +104,18 @@ impl<S: TraceSource> Sim<'_, S> {
                 Ok(Flow::Done(at))
             }
             Op::Probe { peer, tag, comm, flags, .. } => self.exec_probe(t, peer, tag, comm, flags, at).map_err(bad),
+            // `calls` polls that found nothing: each costs what the unfolded record would (the
+            // call overhead; the burst already paid the first), and nothing else happens.
+            Op::Poll { func, calls, peer, comm, .. } => {
+                if func.is_probe() {
+                    self.source(t, comm, peer).map_err(bad)?;
+                }
+                Ok(Flow::Done(at.saturating_add(calls.saturating_sub(1).saturating_mul(self.m.call_overhead))))
+            }
+            Op::Pcontrol { level } => {
+                self.enter_region(t, level);
+                Ok(Flow::Done(at))
+            }
             Op::Wait { func, count } => self.exec_wait(t, func, count, at).map_err(bad),
             Op::Coll { .. } => self.exec_coll(t, at),
             Op::Rma { .. } | Op::WinSync { .. } | Op::WinCreate { .. } | Op::WinFree { .. } => self.exec_rma(t, at),

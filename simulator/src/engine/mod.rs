@@ -15,6 +15,7 @@ mod exec;
 mod nbc;
 mod p2p;
 mod queue;
+mod regions;
 mod rma;
 mod scout;
 mod sequence;
@@ -102,6 +103,8 @@ pub struct Sim<'m, S: TraceSource> {
     progress: Option<indicatif::ProgressBar>,
     /// Many tasks: trade a little speed for memory per task.
     lean: bool,
+    /// Where each task's current MPI_Pcontrol region started (tasks with a `pcontrol` record).
+    regions: BTreeMap<u32, regions::RegionMark>,
 }
 
 /// The longest any one cost of a message (wire time, o_s, o_r) may be: a quarter of the
@@ -205,6 +208,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             burst_scale,
             progress,
             lean: n >= LEAN_TASKS,
+            regions: BTreeMap::new(),
         })
     }
 
@@ -269,6 +273,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         if let Some(tl) = self.timeline.take() {
             tl.finish()?;
         }
+        self.close_regions();
         let mut report = Report::build(
             self.m,
             self.model.as_ref(),
@@ -382,7 +387,13 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         // The time before MPI_Init is process launch, which differs between ranks for reasons
         // of no interest to the target machine: every rank starts at Init.
         let rec = &self.tasks[t as usize].rec;
-        let gap = if matches!(rec.op, Op::Init { .. }) { 0 } else { rec.gap_ns };
+        let gap = match rec.op {
+            Op::Init { .. } => 0,
+            // A run of polls: the burst before the first and the computation between them,
+            // as one burst (docs/simulator.md), so the run replays as its calls would.
+            Op::Poll { between_ns, .. } => rec.gap_ns.saturating_add(between_ns),
+            _ => rec.gap_ns,
+        };
         let burst = if self.burst_scale.is_empty() {
             // Saturating: a crafted gap must not wrap to a small time (the queue then refuses it).
             gap.saturating_mul(PS_PER_NS)
@@ -411,12 +422,13 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         task.wait += wait;
         task.retire_awaited();
         task.state = State::Ready;
-        let other = match task.rec.op {
-            Op::Other { func } if task.call_fn == OTHER_FN => Some(func),
-            _ => None,
+        let (other, calls) = match task.rec.op {
+            Op::Other { func } if task.call_fn == OTHER_FN => (Some(func), 1),
+            Op::Poll { calls, .. } => (None, calls),
+            _ => (None, 1),
         };
         if task.call_fn != STEP_FN {
-            self.stats.call(task.call_fn, other, time, wait);
+            self.stats.call(task.call_fn, other, calls, time, wait);
             if let Some(tl) = &mut self.timeline {
                 tl.call(t, task.call_fn, start, end);
             }

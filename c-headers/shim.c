@@ -70,6 +70,8 @@
 volatile int psins_active = 0;
 int psins_use_tsc = 0;
 static int psins_multiple = 0;                  /* MPI_THREAD_MULTIPLE: only the init thread traces */
+static int psins_paused = 0;                    /* MPI_Pcontrol(0): psins_active is 0 until a level >= 1 */
+static int psins_was_paused = 0;                /* some MPI_Pcontrol(0) paused recording */
 static __thread int psins_depth __attribute__((tls_model("initial-exec")));
 static __thread int psins_is_main __attribute__((tls_model("initial-exec")));
 static uint64_t psins_other_thread_calls = 0;   /* MULTIPLE: calls from other threads (atomic) */
@@ -114,6 +116,16 @@ PSINS_HOT void psins_count(int fid)
 {
     if (psins_active && !psins_depth && (!psins_multiple || psins_is_main))
         psins_counts[fid]++;
+}
+
+/* MPI_Pcontrol(0) paused recording (psins_active = 0): resume it (MPI_Pcontrol >= 1, or the
+ * end of the run, which must reach the log). Only the thread that traces resumes. */
+static void psins_unpause(void)
+{
+    if (psins_paused && !psins_depth && (!psins_multiple || psins_is_main)) {
+        psins_paused = 0;
+        psins_active = 1;
+    }
 }
 
 /* ------------------------------------------------------------------ scratch arrays */
@@ -777,6 +789,8 @@ PSINS_HOT size_t complete(size_t len, int64_t *l, const psins_call *T, int i, MP
 {
     if (i < 0 || (uint32_t)i >= T->n || rq_saved[i] == MPI_REQUEST_NULL) return len;
     rq_ent *r = rq_find(rq_saved[i]);
+    /* after a pause, a request the tracer never saw was started while paused: not recorded */
+    if (__builtin_expect(!r && psins_was_paused, 0)) return len;
     int64_t id = 0, src = PSINS_NO_RANK, tag = 0, bytes = 0;
     if (r) {
         if (r->persistent && !r->active) return len; /* inactive persistent request */
@@ -1608,6 +1622,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int MPI_Finalize(void)
 {
+    psins_unpause();
     if (!psins_enter()) return PMPI_Finalize();
     uint64_t t0 = psins_now();
     int rc = PMPI_Finalize();
@@ -1621,12 +1636,39 @@ int MPI_Finalize(void)
 
 int MPI_Abort(MPI_Comm comm, int errorcode)
 {
+    psins_unpause();
     if (psins_enter()) {
         psins_active = 0;
         psins_rs_abort(psins_now(), errorcode);
         psins_leave();
     }
     return PMPI_Abort(comm, errorcode);
+}
+
+/* MPI_Pcontrol: a `pcontrol` record of every call made while recording (region markers the
+ * reports group by); level 0 then pauses recording (psins_active = 0: every call goes straight
+ * to MPI, nothing is tracked) and a level of 1 or more resumes it, recording that call. The
+ * variable arguments (IPM's region name) cannot be forwarded through C varargs and are not
+ * read: PMPI_Pcontrol gets the level alone (MPICH and Open MPI do nothing with the rest). */
+int MPI_Pcontrol(const int level, ...)
+{
+    if (level >= 1) psins_unpause();
+    if (!psins_enter()) return PMPI_Pcontrol(level);
+    psins_call T;
+    T.t0 = psins_now();
+    int rc = PMPI_Pcontrol(level);
+    T.t1 = psins_now();
+    psins_ev e;
+    ev_init(&e, &T, K_PCONTROL);
+    e.code = level;
+    psins_rs_record(&e);
+    if (level == 0 && psins_active) {
+        psins_active = 0;
+        psins_paused = 1;
+        psins_was_paused = 1;
+    }
+    psins_leave();
+    return rc;
 }
 
 #ifdef MPICH
@@ -1682,6 +1724,7 @@ void mpi_finalize_f08_(MPI_Fint *ierror)
     static void (*real)(MPI_Fint *);
     if (!real) real = (void (*)(MPI_Fint *))psins_next("mpi_finalize_f08_");
     if (!real) { if (ierror) *ierror = MPI_ERR_INTERN; return; }
+    psins_unpause();
     if (!psins_enter()) { real(ierror); return; }
     uint64_t t0 = psins_now();
     real(ierror);
@@ -1696,6 +1739,7 @@ void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     static void (*real)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
     if (!real) real = (void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))psins_next("mpi_abort_f08_");
+    psins_unpause();
     if (psins_enter()) {
         psins_active = 0;
         psins_rs_abort(psins_now(), (int)*errorcode);

@@ -11,6 +11,9 @@
 //! Runs are serialized (the machine has 2 cores and ranks oversubscribe) and each runs
 //! under `timeout`.
 
+mod check;
+pub use check::*;
+
 use psins_formats::{LogEnd, LogHeader, LogReader, Record};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -77,6 +77,9 @@ fn log_meanings(log: &Log) -> Vec<String> {
                 Op::Step { op: StepOp::WaitAll, .. } => (None, None, None),
                 Op::Step { peer, bytes, .. } => (Some(world(&comms, last_coll_comm, peer)), None, Some(bytes as i64)),
                 Op::Rma { bytes, .. } => (None, None, Some(bytes as i64)),
+                Op::Poll { func, peer, tag, comm, .. } if func.is_probe() => {
+                    (Some(world(&comms, comm, peer)), Some(tag as i64), None)
+                }
                 _ => (None, None, None),
             };
             meaning(r.kind().name(), r.gap_ns as i64, r.dur_ns as i64, peer, tag, bytes)
@@ -281,6 +284,18 @@ fn pipeline(app: &str, n: u32) {
 fn every_app_at_2_and_4_ranks() {
     need_mpi!();
     for app in APPS {
+        for n in [2, 4] {
+            pipeline(app, n);
+        }
+    }
+}
+
+/// Real codes' habits: polling loops (folded into `poll` records) and MPI_Pcontrol regions
+/// with a pause.
+#[test]
+fn polling_and_pcontrol_apps_at_2_and_4_ranks() {
+    need_mpi!();
+    for app in ["poll", "pcontrol"] {
         for n in [2, 4] {
             pipeline(app, n);
         }

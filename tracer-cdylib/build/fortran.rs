@@ -92,6 +92,11 @@ impl Fortran {
 
 /// Appends `f`'s Fortran wrappers to the section of each binding ABI (one per `FORTRAN`).
 pub(crate) fn add_fortran(sections: &mut [String], f: &Func) {
+    // MPI_Pcontrol: variadic in C; MPICH's mpif.h / use mpi binding calls the C function
+    // (traced), the others are not wrapped (docs/tracer.md).
+    if f.how == "pcontrol" {
+        return;
+    }
     for (abi, s) in FORTRAN.iter().zip(sections) {
         if HAND_WRITTEN.contains(&f.how.as_str()) {
             s.push_str(&fortran_init(*abi, f));

@@ -3,7 +3,13 @@
 //! Parsed once, at `MPI_Init` (never at library load: a process that never calls `MPI_Init`
 //! must not see any effect). A malformed value is an error that names the variable, the
 //! value and what was expected; the tracer then stays off for the run and says so once.
+//! The collective selection thresholds (`PSINS_COLL_*`, one variable per row of
+//! `psins_collectives::THRESHOLD_TABLE`) are read here too, with the same rule: a malformed
+//! value, or a `PSINS_COLL_` name that is no threshold, stops tracing with one message
+//! (rather than silently expanding with the defaults), and every threshold's value is
+//! written to settings.txt.
 
+use psins_collectives::{Thresholds, ENV_PREFIX, THRESHOLD_TABLE};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -64,6 +70,13 @@ pub const VARS: &[Var] = &[
         help: "on SIGSEGV/SIGBUS/SIGABRT/SIGTERM/SIGINT write the buffer, then re-raise",
     },
     Var { name: "PSINS_QUIET", ty: VarType::Bool, default: "0", help: "1: rank 0 does not print where the logs are" },
+    Var {
+        name: "PSINS_FOLD_POLLS",
+        ty: VarType::Bool,
+        default: "1",
+        help:
+            "a run of unsuccessful MPI_Test*/MPI_Iprobe/MPI_Improbe calls is one `poll` record (0: one record per call)",
+    },
 ];
 
 /// The effective settings.
@@ -76,13 +89,16 @@ pub struct Config {
     pub expand: bool,
     pub signals: bool,
     pub quiet: bool,
+    pub fold_polls: bool,
+    /// The collective selection thresholds the expansions use.
+    pub thresholds: Thresholds,
     /// (name, value, "default" | "env") for settings.txt and the log header.
-    pub effective: Vec<(&'static str, String, &'static str)>,
+    pub effective: Vec<(String, String, &'static str)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
-    pub var: &'static str,
+    pub var: String,
     pub value: String,
     pub expected: String,
 }
@@ -114,16 +130,18 @@ pub fn parse_size(s: &str) -> Option<u64> {
 
 impl Config {
     /// Reads the variables through `get` (the environment in the tracer; a map in tests).
-    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    /// `coll_names` are the names of the `PSINS_COLL_*` variables that are set, so that one
+    /// that names no threshold (a typo) is an error too.
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>, coll_names: &[String]) -> Result<Config, ConfigError> {
         let mut effective = Vec::new();
         let mut val = |v: &Var| -> String {
             match get(v.name) {
                 Some(s) if !s.trim().is_empty() => {
-                    effective.push((v.name, s.clone(), "env"));
+                    effective.push((v.name.to_string(), s.clone(), "env"));
                     s
                 }
                 _ => {
-                    effective.push((v.name, v.default.to_string(), "default"));
+                    effective.push((v.name.to_string(), v.default.to_string(), "default"));
                     v.default.to_string()
                 }
             }
@@ -136,7 +154,7 @@ impl Config {
         let bool_of = |name: &'static str| -> Result<bool, ConfigError> {
             let s = &values[find(name)];
             parse_bool(s).ok_or_else(|| ConfigError {
-                var: name,
+                var: name.into(),
                 value: s.clone(),
                 expected: "0 or 1 (or yes/no, on/off, true/false)".into(),
             })
@@ -144,7 +162,7 @@ impl Config {
         let size_of = |name: &'static str, lo: u64, hi: u64| -> Result<u64, ConfigError> {
             let s = &values[find(name)];
             let err = || ConfigError {
-                var: name,
+                var: name.into(),
                 value: s.clone(),
                 expected: format!(
                     "a size in bytes between {lo} and {hi}, optionally with a K, M or G suffix (e.g. 4M)"
@@ -160,20 +178,18 @@ impl Config {
         let dir = PathBuf::from(values[find("PSINS_DIR")].clone());
         let buffer = size_of("PSINS_BUFFER", 64 << 10, 1 << 30)? as usize;
         let block = size_of("PSINS_BLOCK", 4 << 10, buffer as u64)? as usize;
-        Ok(Config {
-            trace,
-            dir,
-            buffer,
-            block,
-            expand: bool_of("PSINS_EXPAND")?,
-            signals: bool_of("PSINS_SIGNALS")?,
-            quiet: bool_of("PSINS_QUIET")?,
-            effective,
-        })
+        let (expand, signals) = (bool_of("PSINS_EXPAND")?, bool_of("PSINS_SIGNALS")?);
+        let (quiet, fold_polls) = (bool_of("PSINS_QUIET")?, bool_of("PSINS_FOLD_POLLS")?);
+        let thresholds = thresholds(&get, coll_names, &mut effective)?;
+        Ok(Config { trace, dir, buffer, block, expand, signals, quiet, fold_polls, thresholds, effective })
     }
 
     pub fn from_env() -> Result<Config, ConfigError> {
-        Config::from_lookup(|k| std::env::var(k).ok())
+        let coll: Vec<String> = std::env::vars_os()
+            .filter_map(|(k, _)| k.into_string().ok())
+            .filter(|k| k.starts_with(ENV_PREFIX))
+            .collect();
+        Config::from_lookup(|k| std::env::var(k).ok(), &coll)
     }
 
     /// `key=value` separated by spaces (the log header's settings field).
@@ -194,6 +210,34 @@ impl Config {
     }
 }
 
+/// The thresholds: defaults overridden by the `PSINS_COLL_*` variables that are set, each
+/// value added to `effective`.
+fn thresholds(
+    get: &impl Fn(&str) -> Option<String>,
+    coll_names: &[String],
+    effective: &mut Vec<(String, String, &'static str)>,
+) -> Result<Thresholds, ConfigError> {
+    let known: Vec<String> = THRESHOLD_TABLE.iter().map(|t| t.env_var()).collect();
+    if let Some(bad) = coll_names.iter().find(|n| !known.contains(n)) {
+        return Err(ConfigError {
+            var: bad.clone(),
+            value: get(bad).unwrap_or_default(),
+            expected: format!("the name of a collective selection threshold: {}", known.join(", ")),
+        });
+    }
+    let th = Thresholds::from_lookup(|v| get(v).filter(|s| !s.trim().is_empty())).map_err(|e| ConfigError {
+        value: get(&e.origin).unwrap_or_default(),
+        var: e.origin,
+        expected: "a non-negative integer (a collective selection threshold, docs/collectives.md)".into(),
+    })?;
+    for (info, var) in THRESHOLD_TABLE.iter().zip(known) {
+        let v = th.get(info.name).unwrap_or(info.default);
+        let set = get(&var).is_some_and(|s| !s.trim().is_empty());
+        effective.push((var, v.to_string(), if set { "env" } else { "default" }));
+    }
+    Ok(th)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,7 +245,8 @@ mod tests {
 
     fn cfg(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
         let m: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        Config::from_lookup(|k| m.get(k).cloned())
+        let coll: Vec<String> = m.keys().filter(|k| k.starts_with(ENV_PREFIX)).cloned().collect();
+        Config::from_lookup(|k| m.get(k).cloned(), &coll)
     }
 
     #[test]
@@ -234,5 +279,33 @@ mod tests {
         assert_eq!(e.var, "PSINS_BUFFER");
         let e = cfg(&[("PSINS_EXPAND", "maybe")]).unwrap_err();
         assert_eq!(e.var, "PSINS_EXPAND");
+    }
+
+    #[test]
+    fn collective_thresholds_are_checked_and_recorded() {
+        let c = cfg(&[("PSINS_COLL_BCAST_SHORT_MSG_SIZE", "4096")]).unwrap();
+        assert_eq!(c.thresholds.bcast_short_msg_size, 4096);
+        assert_eq!(c.thresholds.reduce_short_msg_size, Thresholds::default().reduce_short_msg_size);
+        let txt = c.settings_txt(&[]);
+        assert!(txt.contains("PSINS_COLL_BCAST_SHORT_MSG_SIZE=4096    # env\n"), "{txt}");
+        assert!(txt.contains("PSINS_COLL_REDUCE_SHORT_MSG_SIZE=2048    # default\n"), "{txt}");
+        assert!(c.header_string().contains("PSINS_COLL_ALLTOALL_THROTTLE=32"));
+        // one malformed value: an error naming it (not every threshold silently at its default)
+        let e =
+            cfg(&[("PSINS_COLL_BCAST_SHORT_MSG_SIZE", "4096"), ("PSINS_COLL_ALLTOALL_THROTTLE", "lots")]).unwrap_err();
+        assert_eq!(e.var, "PSINS_COLL_ALLTOALL_THROTTLE");
+        assert!(e.to_string().starts_with("PSINS_COLL_ALLTOALL_THROTTLE=\"lots\" is not valid"), "{e}");
+        // a name that is no threshold (a typo) is not ignored
+        let e = cfg(&[("PSINS_COLL_BCAST_SHORT_MSG", "10")]).unwrap_err();
+        assert_eq!(e.var, "PSINS_COLL_BCAST_SHORT_MSG");
+        assert!(e.expected.contains("PSINS_COLL_BCAST_SHORT_MSG_SIZE"), "{e}");
+    }
+
+    #[test]
+    fn fold_polls_switch() {
+        assert!(cfg(&[]).unwrap().fold_polls);
+        let c = cfg(&[("PSINS_FOLD_POLLS", "0")]).unwrap();
+        assert!(!c.fold_polls);
+        assert!(c.settings_txt(&[]).contains("PSINS_FOLD_POLLS=0    # env\n"));
     }
 }

@@ -4,10 +4,11 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::ev::{EV_NO_TIME, EV_REPLACE};
 use crate::ffi::Ev;
+use crate::polls;
 use psins_collectives::{expand, expand_nonblocking, CollArgs, ExpandError, Step, Thresholds};
 use psins_formats::log::{self, LogEncoder};
 use psins_formats::{
-    Coll, CollFlags, CommFn, Kind, LogHeader, Op, RmaFn, SendMode, WaitFn, WinFlags, WinFn, WinSyncFn,
+    Coll, CollFlags, CommFn, Kind, LogHeader, Op, PollRun, RmaFn, SendMode, WaitFn, WinFlags, WinFn, WinSyncFn,
 };
 use std::cell::UnsafeCell;
 use std::path::PathBuf;
@@ -48,6 +49,9 @@ pub struct Tracer {
     /// Neighbourhood collectives, which are recorded but have no expansion.
     pub not_expanded: u64,
     pub write_failed: bool,
+    /// PSINS_FOLD_POLLS, and the open run of polls (see [`polls`]).
+    fold: bool,
+    run: PollRun,
 }
 
 /// What a collective's expansion depends on, besides its per-rank counts.
@@ -104,7 +108,7 @@ impl Tracer {
         clock: Clock,
         rank: i32,
     ) -> Tracer {
-        let th = Thresholds::from_env().unwrap_or_default();
+        let th = cfg.thresholds.clone();
         let mut buf = Vec::with_capacity(cfg.buffer + 4096);
         header.write(&mut buf);
         let block_start = buf.len();
@@ -123,13 +127,15 @@ impl Tracer {
             clock,
             last_exit: LOAD_TSC.load(Ordering::Relaxed),
             instance: 0,
-            cfg,
             th,
             rank,
             owner_pid: unsafe { libc::getpid() },
             expand_errors: 0,
             not_expanded: 0,
             write_failed: false,
+            fold: cfg.fold_polls,
+            run: PollRun::default(),
+            cfg,
         }
     }
 
@@ -144,6 +150,19 @@ impl Tracer {
         } else {
             (0, 0)
         };
+        // A poll joins the open run; anything else ends it first (two compares when no run).
+        if self.fold && timed {
+            if let Some(key) = polls::poll_of(ev) {
+                if let Some(ended) = self.run.add(key, gap, dur) {
+                    self.push(ended.gap, ended.dur, ended.op(), &[]);
+                }
+                self.last_exit = ev.t1;
+                return;
+            }
+        }
+        if self.run.calls != 0 {
+            self.end_run();
+        }
         // only the kinds that carry a list (Kind::has_list) look at it
         let list = || -> &[i64] {
             if ev.list.is_null() || ev.list_len == 0 {
@@ -210,15 +229,36 @@ impl Tracer {
                 self.push(gap, dur, Op::WinCreate { func, comm: ev.parent, win: comm }, &[])
             }
             Some(Kind::WinFree) => self.push(gap, dur, Op::WinFree { win: comm }, &[]),
+            Some(Kind::Pcontrol) => self.push(gap, dur, Op::Pcontrol { level: ev.code }, &[]),
             // `other` (sub: the function id); the shim sends no `step` (the expansion is made
-            // here) and no unknown code, but either is kept as a call rather than dropped
-            Some(Kind::Other | Kind::Step) | None => self.push(gap, dur, Op::Other { func: ev.sub }, &[]),
+            // here), no `poll` (runs are folded here) and no unknown code, but any of them is
+            // kept as a call rather than dropped
+            Some(Kind::Other | Kind::Step | Kind::Poll) | None => self.push(gap, dur, Op::Other { func: ev.sub }, &[]),
         }
         if timed {
             // The tracer's own work after t1 (tens of ns) counts in the next gap: it is time
             // the application really spent outside MPI, and a third clock read would cost
             // as much as it corrects.
             self.last_exit = ev.t1;
+        }
+    }
+
+    /// Writes the open run of polls.
+    #[cold]
+    fn end_run(&mut self) {
+        if let Some(run) = self.run.take() {
+            self.push(run.gap, run.dur, run.op(), &[]);
+        }
+    }
+
+    /// The open run of polls into the buffer when it fits without a write (a signal handler:
+    /// no I/O but the one write of the whole buffer after this, no allocation).
+    pub fn end_run_in_place(&mut self) {
+        if self.buf.len() + log::room(0) > self.limit {
+            return;
+        }
+        if let Some(run) = self.run.take() {
+            self.enc.push_parts(&mut self.buf, run.gap, run.dur, &run.op(), &[]);
         }
     }
 

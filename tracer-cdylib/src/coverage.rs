@@ -22,6 +22,9 @@ pub fn describe(how: &str) -> String {
         "init" | "init_thread" => "`init` record (hand-written wrapper; opens the log)".to_string(),
         "finalize" => "`finalize` record (hand-written wrapper; writes and closes the log)".to_string(),
         "abort" => "`abort` record, log written out before PMPI_Abort".to_string(),
+        "pcontrol" => {
+            "`pcontrol` record (hand-written wrapper): level 0 pauses recording, 1 and above resume".to_string()
+        }
         "send" => format!("`send` record, mode {a}"),
         "isend" => format!("`isend` record, mode {a}, request id"),
         "send_init" => format!("`send_init` record, mode {a}, persistent request id"),
@@ -227,7 +230,7 @@ mod tests {
     fn recorded_functions_have_f08_wrappers() {
         let recorded = |how: &str| {
             let k = how.trim_end_matches(" +f08").split(':').next().unwrap();
-            !matches!(k, "none" | "count" | "init" | "init_thread" | "finalize" | "abort")
+            !matches!(k, "none" | "count" | "init" | "init_thread" | "finalize" | "abort" | "pcontrol")
         };
         let missing: BTreeSet<&str> =
             FUNCTIONS.iter().filter(|f| recorded(f.2) && !f.2.ends_with("+f08")).map(|f| f.1).collect();

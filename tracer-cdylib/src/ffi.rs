@@ -24,7 +24,7 @@ include!(concat!(env!("OUT_DIR"), "/ev_layout.rs"));
 impl Ev {
     /// An event with no peers, communicator or list: the Init, Finalize and Abort records the
     /// Rust side writes itself.
-    fn bare(t0: u64, t1: u64, kind: Kind, sub: u32) -> Ev {
+    pub(crate) fn bare(t0: u64, t1: u64, kind: Kind, sub: u32) -> Ev {
         Ev {
             t0,
             t1,

@@ -16,6 +16,7 @@ mod core;
 pub mod coverage;
 pub mod ev;
 pub mod ffi;
+mod polls;
 mod signals;
 
 /// The MPI function table (`c-headers/mpi_functions.tbl`): `FUNCTIONS`, `id_of`, `name_of`.

@@ -36,6 +36,7 @@ fn emergency_flush() {
         let sealed = t.block_start;
         t.write_prefix(sealed, true);
     } else {
+        t.end_run_in_place();
         t.seal();
         t.write_out(true);
     }

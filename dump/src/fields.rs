@@ -133,10 +133,11 @@ pub fn fields(rec: &Record, task: u32, comms: &dyn Comms, step_comm: u32) -> Vec
         }
         Op::WinFree { win } => f.push(("win", Int(win as i64))),
         // dur_ns is the time inside all the calls; between_ns the computation between them
-        Op::Poll { func, calls, between_ns, count, peer: p, tag, comm } => {
+        Op::Poll { func, calls, between_ns, min_gap_ns, count, peer: p, tag, comm } => {
             f.push(("func", Str(func.name())));
             f.push(("calls", Int(calls as i64)));
             f.push(("between_ns", Int(between_ns as i64)));
+            f.push(("min_gap_ns", Int(min_gap_ns as i64)));
             if func.is_probe() {
                 peer(&mut f, "peer", comm, p);
                 f.push(("comm", Int(comm as i64)));

@@ -279,7 +279,7 @@ impl Reader<'_> {
             Some(Kind::Poll) => {
                 let fc = self.byte()?;
                 let func = PollFn::from_code(fc).ok_or_else(|| bad("polling call", fc))?;
-                let (calls, between_ns) = (self.u64()?, self.u64()?);
+                let (calls, between_ns, min_gap_ns) = (self.u64()?, self.u64()?, self.u64()?);
                 if calls == 0 {
                     return Err(invalid("a poll record of 0 calls".into()));
                 }
@@ -289,7 +289,7 @@ impl Reader<'_> {
                 } else {
                     (self.u32()?, NO_RANK, 0, 0)
                 };
-                Op::Poll { func, calls, between_ns, count, peer, tag, comm }
+                Op::Poll { func, calls, between_ns, min_gap_ns, count, peer, tag, comm }
             }
             Some(Kind::Pcontrol) => Op::Pcontrol { level: self.i32()? },
             _ => return Err(bad("extended record kind", code)),

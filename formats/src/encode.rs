@@ -206,12 +206,13 @@ unsafe fn encode(w: &mut Cursor, ctx: &mut Ctx, gap: u64, dur: u64, op: &Op, lis
             w.byte(Kind::WinFree as u8);
             w.u64(win as u64);
         }
-        Op::Poll { func, calls, between_ns, count, peer, tag, comm } => {
+        Op::Poll { func, calls, between_ns, min_gap_ns, count, peer, tag, comm } => {
             flags |= EXTENDED;
             w.byte(Kind::Poll as u8);
             w.byte(func.code());
             w.u64(calls);
             w.u64(between_ns);
+            w.u64(min_gap_ns);
             if func.is_probe() {
                 w.i64(peer as i64);
                 w.u64(comm as u64);
@@ -373,14 +374,31 @@ mod tests {
         assert_eq!(out, [20 | 0x80, 0, 0, 24, 3]);
         // Version 4: poll runs and MPI_Pcontrol.
         out.clear();
-        let tests =
-            Op::Poll { func: PollFn::Testsome, calls: 1000, between_ns: 300, count: 4, peer: NO_RANK, tag: 0, comm: 0 };
+        let tests = Op::Poll {
+            func: PollFn::Testsome,
+            calls: 1000,
+            between_ns: 300,
+            min_gap_ns: 0,
+            count: 4,
+            peer: NO_RANK,
+            tag: 0,
+            comm: 0,
+        };
         append(&mut out, &mut ctx, 7, 200, &tests, &[]);
-        assert_eq!(out, [20 | 0x80, 7, 0xc8, 0x01, 25, 3, 0xe8, 0x07, 0xac, 0x02, 4], "1000 testsome of 4 requests");
+        assert_eq!(out, [20 | 0x80, 7, 0xc8, 0x01, 25, 3, 0xe8, 0x07, 0xac, 0x02, 0, 4], "1000 testsome of 4 requests");
         out.clear();
-        let probes = Op::Poll { func: PollFn::Iprobe, calls: 2, between_ns: 5, count: 0, peer: -1, tag: 9, comm: 2 };
+        let probes = Op::Poll {
+            func: PollFn::Iprobe,
+            calls: 2,
+            between_ns: 5,
+            min_gap_ns: 5,
+            count: 0,
+            peer: -1,
+            tag: 9,
+            comm: 2,
+        };
         append(&mut out, &mut ctx, 0, 1, &probes, &[]);
-        assert_eq!(out, [20 | 0x80, 0, 1, 25, 4, 2, 5, 0x01, 2, 0x12], "2 iprobes from any source, tag 9");
+        assert_eq!(out, [20 | 0x80, 0, 1, 25, 4, 2, 5, 5, 0x01, 2, 0x12], "2 iprobes from any source, tag 9");
         out.clear();
         append(&mut out, &mut ctx, 1, 1, &Op::Pcontrol { level: -1 }, &[]);
         assert_eq!(out, [20 | 0x80, 1, 1, 26, 0x01]);
@@ -434,6 +452,7 @@ mod tests {
             func: PollFn::Improbe,
             calls: u64::MAX,
             between_ns: u64::MAX,
+            min_gap_ns: u64::MAX,
             count: u32::MAX,
             peer: i32::MIN,
             tag: i32::MIN,

@@ -66,6 +66,8 @@ pub struct PollRun {
     pub dur: u64,
     /// Computation between the calls (the gaps of the second to the last).
     pub between: u64,
+    /// The shortest of those gaps (u64::MAX while the run has one call).
+    pub min_gap: u64,
 }
 
 impl PollRun {
@@ -75,10 +77,11 @@ impl PollRun {
         if self.calls != 0 && self.key == key {
             self.calls += 1;
             self.between = self.between.saturating_add(gap);
+            self.min_gap = self.min_gap.min(gap);
             self.dur = self.dur.saturating_add(dur);
             return None;
         }
-        let ended = std::mem::replace(self, PollRun { calls: 1, key, gap, dur, between: 0 });
+        let ended = std::mem::replace(self, PollRun { calls: 1, key, gap, dur, between: 0, min_gap: u64::MAX });
         (ended.calls != 0).then_some(ended)
     }
 
@@ -93,8 +96,9 @@ impl PollRun {
     pub fn op(&self) -> Op {
         let k = self.key;
         let func = PollFn::from_code(k.func).expect("set from a PollFn");
-        let (calls, between_ns) = (self.calls, self.between);
-        let poll = Op::Poll { func, calls, between_ns, count: k.count, peer: k.peer, tag: k.tag, comm: k.comm };
+        let (calls, between_ns, min_gap_ns) = (self.calls, self.between, if self.calls > 1 { self.min_gap } else { 0 });
+        let poll =
+            Op::Poll { func, calls, between_ns, min_gap_ns, count: k.count, peer: k.peer, tag: k.tag, comm: k.comm };
         match poll.unfold_poll() {
             Some((one, 1)) => one,
             _ => poll,
@@ -136,8 +140,17 @@ mod tests {
         assert!(run.add(test, 7, 6).is_none());
         assert!(run.add(test, 8, 7).is_none());
         let ended = run.add(testall, 9, 1).expect("a different call ends the run");
-        assert_eq!((ended.calls, ended.gap, ended.dur, ended.between), (3, 100, 18, 15));
-        let want = Op::Poll { func: PollFn::Test, calls: 3, between_ns: 15, count: 1, peer: NO_RANK, tag: 0, comm: 0 };
+        assert_eq!((ended.calls, ended.gap, ended.dur, ended.between, ended.min_gap), (3, 100, 18, 15, 7));
+        let want = Op::Poll {
+            func: PollFn::Test,
+            calls: 3,
+            between_ns: 15,
+            min_gap_ns: 7,
+            count: 1,
+            peer: NO_RANK,
+            tag: 0,
+            comm: 0,
+        };
         assert_eq!(ended.op(), want);
         let single = run.take().unwrap();
         assert_eq!(single.op(), Op::Wait { func: WaitFn::Testall, count: 2 });

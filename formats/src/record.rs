@@ -325,11 +325,14 @@ pub enum Op {
     /// The record's `gap_ns` is the CPU burst before the first call, its `dur_ns` the time
     /// inside all of them, `between_ns` the computation between them (the gaps of the second
     /// to the last call): the first call's entry to the last one's exit is
-    /// `dur_ns + between_ns`. The unused fields are [`NO_RANK`], 0 and 0.
+    /// `dur_ns + between_ns`; `min_gap_ns` is the shortest of those gaps (0 for one call):
+    /// what a reader estimating the tracer's own cost per call from the smallest gaps needs.
+    /// The unused fields are [`NO_RANK`], 0 and 0.
     Poll {
         func: PollFn,
         calls: u64,
         between_ns: u64,
+        min_gap_ns: u64,
         count: u32,
         peer: i32,
         tag: i32,
@@ -540,12 +543,14 @@ impl Record {
     /// What this record adds to its rank's measured span and MPI time, in ns: (gap, duration).
     /// The span runs from MPI_Init's return to MPI_Finalize's entry: Init's gap is launch skew
     /// and its duration the clock alignment, Finalize's duration is after the run, expansion
-    /// steps carry no time of their own. (psins-sim's "measured" and psins-dump --profile.)
+    /// steps carry no time of their own; a `poll` record's gap is its burst plus the
+    /// computation between its calls. (psins-sim's "measured" and psins-dump --profile.)
     #[inline]
     pub fn span_part(&self) -> (u64, u64) {
         match self.op {
             Op::Init { .. } | Op::Step { .. } => (0, 0),
             Op::Finalize => (self.gap_ns, 0),
+            Op::Poll { between_ns, .. } => (self.gap_ns.saturating_add(between_ns), self.dur_ns),
             _ => (self.gap_ns, self.dur_ns),
         }
     }

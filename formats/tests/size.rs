@@ -94,15 +94,31 @@ fn repeated_iteration_costs_head_and_times() {
 }
 
 /// A run of 20,000 unsuccessful MPI_Test calls (3 ms inside, 2 ms between them) is one record
-/// of at most 16 bytes, where the unfolded records take at least 5 bytes each.
+/// of at most 17 bytes, where the unfolded records take at least 5 bytes each.
 #[test]
 fn a_run_of_polls_is_one_small_record() {
-    let poll =
-        Op::Poll { func: PollFn::Test, calls: 20_000, between_ns: 2_000_000, count: 1, peer: NO_RANK, tag: 0, comm: 0 };
+    let poll = Op::Poll {
+        func: PollFn::Test,
+        calls: 20_000,
+        between_ns: 2_000_000,
+        min_gap_ns: 60,
+        count: 1,
+        peer: NO_RANK,
+        tag: 0,
+        comm: 0,
+    };
     let lens = encoded_len(&[Record::new(1500, 3_000_000, poll)]);
-    assert!(lens[0] <= 16, "{lens:?}");
-    let probe =
-        Op::Poll { func: PollFn::Iprobe, calls: 20_000, between_ns: 2_000_000, count: 0, peer: -1, tag: 7, comm: 0 };
+    assert!(lens[0] <= 17, "{lens:?}");
+    let probe = Op::Poll {
+        func: PollFn::Iprobe,
+        calls: 20_000,
+        between_ns: 2_000_000,
+        min_gap_ns: 60,
+        count: 0,
+        peer: -1,
+        tag: 7,
+        comm: 0,
+    };
     let lens = encoded_len(&[Record::new(1500, 3_000_000, probe)]);
-    assert!(lens[0] <= 18, "{lens:?}");
+    assert!(lens[0] <= 19, "{lens:?}");
 }

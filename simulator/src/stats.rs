@@ -311,10 +311,27 @@ mod tests {
         let c = Op::WinCreate { func: WinFn::AllocateShared, comm: 0, win: 0 };
         assert_eq!(n[fn_id(&c) as usize], "MPI_Win_allocate_shared");
         assert_eq!(n[fn_id(&Op::WinFree { win: 0 }) as usize], "MPI_Win_free");
-        let poll = Op::Poll { func: PollFn::Improbe, calls: 9, between_ns: 0, count: 0, peer: 0, tag: 0, comm: 0 };
+        let poll = Op::Poll {
+            func: PollFn::Improbe,
+            calls: 9,
+            between_ns: 0,
+            min_gap_ns: 0,
+            count: 0,
+            peer: 0,
+            tag: 0,
+            comm: 0,
+        };
         assert_eq!(n[fn_id(&poll) as usize], "MPI_Improbe");
-        let poll =
-            Op::Poll { func: PollFn::Testany, calls: 9, between_ns: 0, count: 3, peer: NO_RANK, tag: 0, comm: 0 };
+        let poll = Op::Poll {
+            func: PollFn::Testany,
+            calls: 9,
+            between_ns: 0,
+            min_gap_ns: 0,
+            count: 3,
+            peer: NO_RANK,
+            tag: 0,
+            comm: 0,
+        };
         assert_eq!(n[fn_id(&poll) as usize], "MPI_Testany");
         assert_eq!(n[fn_id(&Op::Pcontrol { level: 0 }) as usize], "MPI_Pcontrol");
         let cc = Op::CommCreate { func: CommFn::SplitType, parent: 0, comm: 2, split: 0 };

@@ -21,6 +21,7 @@ fn folded(n: usize) -> Vec<Vec<Record>> {
         func: PollFn::Test,
         calls: n as u64,
         between_ns: (n as u64 - 1) * 2000,
+        min_gap_ns: 2000,
         count: 1,
         peer: NO_RANK,
         tag: 0,

@@ -32,11 +32,12 @@ fn consolidate(job: &Path, out: &Path) {
     run_tool("psins-consolidate", &[job.as_os_str(), "-o".as_ref(), out.as_os_str()]);
 }
 
-/// `psins-sim --json` of `trace` on bus-cluster with extra `--set`s.
-fn simulate(trace: &Path, sets: &[&str]) -> serde_json::Value {
-    let json = trace.with_extension(format!("{}.json", sets.join("_").replace(['=', '.'], "-")));
+/// `psins-sim --json` of `trace` on bus-cluster with extra `--set`s and `--tracer-overhead`.
+fn simulate(trace: &Path, sets: &[&str], tracer: &str) -> serde_json::Value {
+    let json = trace.with_extension(format!("{}{tracer}.json", sets.join("_").replace(['=', '.'], "-")));
     let m = root().join("configs/bus-cluster.toml");
     let mut args: Vec<&OsStr> = vec![trace.as_os_str(), "-m".as_ref(), m.as_os_str(), "-q".as_ref()];
+    args.extend(["--tracer-overhead".as_ref(), OsStr::new(tracer)]);
     for s in sets {
         args.extend(["--set".as_ref(), OsStr::new(s)]);
     }
@@ -116,17 +117,33 @@ fn unfolded_polling_replays_the_same_and_is_100_times_larger() {
     let folded_records: u64 = TraceReader::open(&folded).unwrap().header.tasks.iter().map(|t| t.records).sum();
     assert!(folded_records < 300, "{folded_records}");
 
+    // gaps as traced, then a fixed tracer cost taken off each (psins-sim --tracer-overhead)
     for sets in [&[][..], &["mpi.call_overhead=100ns"]] {
-        let (a, b) = (simulate(&plain, sets), simulate(&folded, sets));
+        let (a, b) = (simulate(&plain, sets, "0"), simulate(&folded, sets, "0"));
         assert_eq!(a["predicted_ps"], b["predicted_ps"], "{sets:?}: the folded trace predicts the same time");
         assert_eq!(a["tasks"], b["tasks"], "{sets:?}: per-task compute, communication and wait");
         assert_eq!(a["functions"], b["functions"], "{sets:?}: calls and time per MPI function");
+        assert_eq!(a["measured"], b["measured"], "{sets:?}: the traced span beside the prediction");
     }
     // a CPU ratio rounds each burst to the picosecond: one burst per poll record instead of
     // one per call, so within a picosecond per folded call
-    let (a, b) = (simulate(&plain, &["machine.cpu_ratio=3"]), simulate(&folded, &["machine.cpu_ratio=3"]));
+    let cpu = ["machine.cpu_ratio=3"];
+    let (a, b) = (simulate(&plain, &cpu, "0"), simulate(&folded, &cpu, "0"));
     let (pa, pf) = (a["predicted_ps"].as_u64().unwrap(), b["predicted_ps"].as_u64().unwrap());
     assert!(pa.abs_diff(pf) <= calls, "cpu_ratio 3: {pa} vs {pf} ps");
+    // a fixed tracer cost comes off every call's gap, folded or not (no gap here is that short)
+    let (a, b) = (simulate(&plain, &[], "5ns"), simulate(&folded, &[], "5ns"));
+    assert_eq!(a["predicted_ps"], b["predicted_ps"], "--tracer-overhead 5ns");
+    assert_eq!(a["tasks"], b["tasks"], "--tracer-overhead 5ns");
+    // `auto` samples the smallest gap among each rank's first records as the tracer folds
+    // them, so both traces get the same floor
+    let (a, b) = (simulate(&plain, &[], "auto"), simulate(&folded, &[], "auto"));
+    let (pa, pf) = (a["predicted_ps"].as_u64().unwrap(), b["predicted_ps"].as_u64().unwrap());
+    assert_eq!(pa, pf, "--tracer-overhead auto");
+    assert_eq!(
+        a["source"].as_str().unwrap().split(", the").nth(1),
+        b["source"].as_str().unwrap().split(", the").nth(1)
+    );
 }
 
 #[test]
@@ -154,7 +171,7 @@ fn pcontrol_pauses_recording_and_marks_regions() {
     let dump = run_tool("psins-dump", &[trace.as_os_str(), "--task".as_ref(), "1".as_ref()]);
     let text = String::from_utf8(dump.stdout).unwrap();
     assert!(text.contains(" pcontrol ") && text.contains(" level=0") && text.contains(" level=3"), "{text}");
-    let v = simulate(&trace, &[]);
+    let v = simulate(&trace, &[], "auto");
     let regions = v["regions"].as_object().unwrap();
     let keys: Vec<&str> = regions.keys().map(String::as_str).collect();
     assert_eq!(keys, ["0", "1", "2", "3"]);

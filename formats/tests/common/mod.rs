@@ -103,17 +103,16 @@ pub fn op_and_list() -> impl Strategy<Value = (Op, Vec<i64>)> {
         (prop::sample::select(WinFn::ALL), comm(), comm())
             .prop_map(|(func, comm, win)| (Op::WinCreate { func, comm, win }, vec![])),
         comm().prop_map(|win| (Op::WinFree { win }, vec![])),
-        (prop::sample::select(PollFn::ALL), 1..u64::MAX, any::<u64>(), any::<u32>(), peer(), peer(), comm()).prop_map(
-            |(func, calls, between_ns, count, peer, tag, comm)| {
+        (prop::sample::select(PollFn::ALL), 1..u64::MAX, any::<(u64, u64)>(), any::<u32>(), peer(), peer(), comm())
+            .prop_map(|(func, calls, (between_ns, min_gap_ns), count, peer, tag, comm)| {
                 // the fields of the other family are canonical (what a decoder returns)
                 let op = if func.is_probe() {
-                    Op::Poll { func, calls, between_ns, count: 0, peer, tag, comm }
+                    Op::Poll { func, calls, between_ns, min_gap_ns, count: 0, peer, tag, comm }
                 } else {
-                    Op::Poll { func, calls, between_ns, count, peer: NO_RANK, tag: 0, comm: 0 }
+                    Op::Poll { func, calls, between_ns, min_gap_ns, count, peer: NO_RANK, tag: 0, comm: 0 }
                 };
                 (op, vec![])
-            }
-        ),
+            }),
         any::<i32>().prop_map(|level| (Op::Pcontrol { level }, vec![])),
     ]
 }

@@ -3,7 +3,7 @@
 
 use super::{RecordStream, TraceSource, TracerOverhead, OVERHEAD_SAMPLE};
 use crate::error::Result;
-use psins_formats::{CommDef, Record, TaskCursor, TraceReader};
+use psins_formats::{CommDef, Op, PollKey, PollRun, Record, TaskCursor, TraceReader};
 use std::path::Path;
 
 /// Read window per task: the smaller, the more system calls; the larger, the more memory per
@@ -47,18 +47,8 @@ impl CompactTrace {
             TracerOverhead::Auto if self.reader.header.meta("tracer_version").is_none() => Vec::new(),
             TracerOverhead::Auto => {
                 let mut v = Vec::with_capacity(n as usize);
-                let mut rec = Record::default();
                 for t in 0..n {
-                    let mut c = self.reader.task(t, 4096)?;
-                    let (mut floor, mut k) = (u64::MAX, 0);
-                    // The first record is MPI_Init, whose gap is the process's start-up.
-                    while k < OVERHEAD_SAMPLE && c.next(&mut rec)? {
-                        if k > 0 {
-                            floor = floor.min(rec.gap_ns);
-                        }
-                        k += 1;
-                    }
-                    v.push(if floor == u64::MAX { 0 } else { floor });
+                    v.push(smallest_gap(self.reader.task(t, 4096)?)?);
                 }
                 v
             }
@@ -75,6 +65,51 @@ impl CompactTrace {
     pub fn reader(&self) -> &TraceReader {
         &self.reader
     }
+}
+
+/// The smallest gap between two calls among a task's first [`OVERHEAD_SAMPLE`] records as
+/// the tracer writes them (0 if none). Runs of unsuccessful polls count as the one `poll`
+/// record the tracer folds them into (psins_formats::PollRun, the tracer's own rule), with
+/// their shortest inner gap: so a trace traced with PSINS_FOLD_POLLS=0 and the same trace
+/// folded sample the same calls and get the same floor.
+fn smallest_gap(mut c: TaskCursor) -> Result<u64> {
+    let (mut floor, mut k) = (u64::MAX, 0u64);
+    let mut rec = Record::default();
+    let mut run = PollRun::default();
+    let sample = |floor: &mut u64, k: &mut u64, gap: u64, min_gap: Option<u64>| {
+        // The first record is MPI_Init, whose gap is the process's start-up.
+        if *k > 0 {
+            *floor = (*floor).min(gap);
+        }
+        if let Some(g) = min_gap {
+            *floor = (*floor).min(g);
+        }
+        *k += 1;
+    };
+    let of_run = |r: &PollRun| (r.gap, (r.calls > 1).then_some(r.min_gap));
+    while k < OVERHEAD_SAMPLE && c.next(&mut rec)? {
+        if let Some(key) = PollKey::of(&rec.op, &rec.list) {
+            if let Some(ended) = run.add(key, rec.gap_ns, rec.dur_ns) {
+                let (g, m) = of_run(&ended);
+                sample(&mut floor, &mut k, g, m);
+            }
+            continue;
+        }
+        if let Some(ended) = run.take() {
+            let (g, m) = of_run(&ended);
+            sample(&mut floor, &mut k, g, m);
+        }
+        let min_gap = match rec.op {
+            Op::Poll { calls: 2.., min_gap_ns, .. } => Some(min_gap_ns),
+            _ => None,
+        };
+        sample(&mut floor, &mut k, rec.gap_ns, min_gap);
+    }
+    if let Some(ended) = run.take() {
+        let (g, m) = of_run(&ended);
+        sample(&mut floor, &mut k, g, m);
+    }
+    Ok(if floor == u64::MAX { 0 } else { floor })
 }
 
 impl TraceSource for CompactTrace {
@@ -105,8 +140,12 @@ impl TraceSource for CompactTrace {
             let i = t as usize;
             self.span_ns[i] = self.span_ns[i].saturating_add(gap.saturating_add(dur));
             self.comm_ns[i] = self.comm_ns[i].saturating_add(dur);
-            if let Some(f) = self.floor.get(t as usize) {
-                rec.gap_ns = rec.gap_ns.saturating_sub(*f);
+            if let Some(&f) = self.floor.get(t as usize) {
+                rec.gap_ns = rec.gap_ns.saturating_sub(f);
+                // a run of polls holds the tracer's cost once per call: the rest is in `between`
+                if let Op::Poll { calls, between_ns, .. } = &mut rec.op {
+                    *between_ns = between_ns.saturating_sub(f.saturating_mul(*calls - 1));
+                }
             }
             return Ok(true);
         }

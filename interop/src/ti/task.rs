@@ -160,6 +160,16 @@ impl<'a> TaskExport<'a> {
                 self.actions.push(Action::Finalize);
             }
             Op::Other { .. } => self.burst += rec.gap_ns + rec.dur_ns,
+            // a run of unsuccessful polls: as its unfolded records, only their gaps count
+            // (an unsuccessful test is nothing in TI; probes are counted as approximated)
+            Op::Poll { func, calls, between_ns, .. } => {
+                self.burst += rec.gap_ns + between_ns;
+                if func.is_probe() {
+                    self.approx.probes += calls;
+                }
+            }
+            // MPI_Pcontrol has no TI action: its region marker is dropped
+            Op::Pcontrol { .. } => self.burst += rec.gap_ns,
             Op::Abort { .. } => return refuse("MPI_Abort"),
             Op::Cancel { .. } => return refuse("MPI_Cancel"),
             Op::Rma { .. } | Op::WinSync { .. } | Op::WinCreate { .. } | Op::WinFree { .. } => {

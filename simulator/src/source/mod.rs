@@ -83,7 +83,6 @@ pub struct Measured {
     pub comm_ns: u64,
 }
 
-
 /// One task's records in order.
 pub trait RecordStream {
     fn next(&mut self, rec: &mut Record) -> Result<bool>;

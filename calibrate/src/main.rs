@@ -103,15 +103,17 @@ fn run(a: &Args) -> Result<(), Error> {
     let curves_out = Output::prepare(&curves, &[a.output.clone()])?;
     let launcher =
         if a.launcher.is_empty() { vec!["mpirun".into(), "-n".into(), "2".into()] } else { a.launcher.clone() };
-    let load = load_average();
+    let load = busy();
     let text = launch(&launcher, &worker, a)?;
     let samples = samples::Samples::parse(&text)?;
     placement(&samples)?;
     let opts = fit::FitOptions { buffers: &a.buffers, max_spread: a.max_spread / 100.0, allow_noisy: a.allow_noisy };
     let mut cal = fit::calibrate(&samples, &opts)?;
     if cal.noisy.is_none() {
-        if let Some((l, cpus)) = load.filter(|&(l, cpus)| l > cpus as f64 - 0.5) {
-            cal.noisy = Some(format!("load average {l:.2} on {cpus} CPUs before the run"));
+        if let Some((others, cpus)) = load.filter(|&(others, cpus)| others + 2.0 > cpus as f64) {
+            cal.noisy = Some(format!(
+                "{others:.0} other processes wanted a CPU before the run (median of {BUSY_SAMPLES} looks), on {cpus} CPUs with 2 ranks to place"
+            ));
         }
     }
     if let Some(why) = &cal.noisy {
@@ -207,11 +209,24 @@ fn placement(s: &samples::Samples) -> Result<(), Error> {
     Ok(())
 }
 
-/// (1-minute load average, CPUs online), if the system says.
-fn load_average() -> Option<(f64, usize)> {
-    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
-    let l = s.split_whitespace().next()?.parse().ok()?;
-    Some((l, std::thread::available_parallelism().map_or(1, |n| n.get())))
+/// Looks at how many processes are runnable before the run.
+const BUSY_SAMPLES: usize = 21;
+
+/// (other runnable processes, CPUs online), the median of [`BUSY_SAMPLES`] looks at the
+/// kernel's count of running processes 20 ms apart, less this one; None if the system does
+/// not say. Not the load average: that still counts, for a minute, the ranks of a calibration
+/// that has just ended (back to back, the second was refused for the first's load).
+fn busy() -> Option<(f64, usize)> {
+    let mut v = Vec::with_capacity(BUSY_SAMPLES);
+    for _ in 0..BUSY_SAMPLES {
+        // /proc/loadavg's fourth field: runnable / all scheduling entities, this one included.
+        let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+        let running: f64 = s.split_whitespace().nth(3)?.split('/').next()?.parse().ok()?;
+        v.push((running - 1.0).max(0.0));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    v.sort_by(f64::total_cmp);
+    Some((v[BUSY_SAMPLES / 2], std::thread::available_parallelism().map_or(1, |n| n.get())))
 }
 
 /// Fills a prepared output and moves it into place (psins_formats::output: a failed run

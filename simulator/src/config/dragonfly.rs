@@ -4,6 +4,7 @@
 //! the key and what would fit.
 
 use super::file::FrequencyStr;
+use super::router::router_keys;
 use super::torus::Bounded;
 use crate::units::Bytes;
 use psins_torus::{Arrangement, DragonflyConfig, DragonflyRouting, RouterConfig};
@@ -62,24 +63,9 @@ pub fn resolve(s: &DragonflySection) -> Result<DragonflyConfig, String> {
         Some(RoutingKey::UgalL) => DragonflyRouting::UgalL,
         Some(RoutingKey::UgalG) => DragonflyRouting::UgalG,
     };
-    let r = RouterConfig::default();
-    let packet_bytes = match s.packet_bytes {
-        Some(Bytes(b)) if b == 0 || b > u32::MAX as u64 => {
-            return Err(format!("{S} packet_bytes = {b} must be 1 to {}", u32::MAX))
-        }
-        Some(Bytes(b)) => b as u32,
-        None => r.packet_bytes,
-    };
-    let router = RouterConfig {
-        vcs: s.vcs.map_or(routing.classes(), |v| v.0 as u32),
-        buffer_packets: s.buffer_packets.map_or(r.buffer_packets, |v| v.0 as u32),
-        packet_bytes,
-        link_bits_per_cycle: s.link_bits_per_cycle.map_or(r.link_bits_per_cycle, |v| v.0 as u32),
-        clock_hz: s.clock.map_or(r.clock_hz, |f| f.0),
-        router_delay_cycles: s.router_delay_cycles.map_or(r.router_delay_cycles, |v| v.0 as u32),
-        watchdog_cycles: s.watchdog_cycles.map_or(r.watchdog_cycles, |v| v.0),
-        max_message_packets: s.max_message_packets.map_or(r.max_message_packets, |v| v.0),
-    };
+    // The default VC count is what the routing needs to stay deadlock-free.
+    let d_router = RouterConfig { vcs: routing.classes(), ..RouterConfig::default() };
+    let router = router_keys!(s).resolve(S, d_router)?;
     let cfg = DragonflyConfig {
         p: s.p.map_or(d.p, |v| v.0 as u32),
         a: s.a.map_or(d.a, |v| v.0 as u32),

@@ -5,6 +5,7 @@
 //! checked after, each error naming the key and what would fit.
 
 use super::file::FrequencyStr;
+use super::router::router_keys;
 use super::torus::Bounded;
 use crate::units::Bytes;
 use psins_torus::{FatTreeConfig, FatTreeRouting, RouterConfig};
@@ -52,23 +53,7 @@ pub enum RoutingKey {
 pub fn resolve(s: &FatTreeSection) -> Result<FatTreeConfig, String> {
     let (down, up) = shape(s)?;
     let d = RouterConfig::default();
-    let packet_bytes = match s.packet_bytes {
-        Some(Bytes(b)) if b == 0 || b > u32::MAX as u64 => {
-            return Err(format!("{S} packet_bytes = {b} must be 1 to {}", u32::MAX))
-        }
-        Some(Bytes(b)) => b as u32,
-        None => d.packet_bytes,
-    };
-    let router = RouterConfig {
-        vcs: s.vcs.map_or(d.vcs, |v| v.0 as u32),
-        buffer_packets: s.buffer_packets.map_or(d.buffer_packets, |v| v.0 as u32),
-        packet_bytes,
-        link_bits_per_cycle: s.link_bits_per_cycle.map_or(d.link_bits_per_cycle, |v| v.0 as u32),
-        clock_hz: s.clock.map_or(d.clock_hz, |f| f.0),
-        router_delay_cycles: s.router_delay_cycles.map_or(d.router_delay_cycles, |v| v.0 as u32),
-        watchdog_cycles: s.watchdog_cycles.map_or(d.watchdog_cycles, |v| v.0),
-        max_message_packets: s.max_message_packets.map_or(d.max_message_packets, |v| v.0),
-    };
+    let router = router_keys!(s).resolve(S, d)?;
     let routing = match s.routing {
         Some(RoutingKey::Adaptive) => FatTreeRouting::Adaptive,
         Some(RoutingKey::Dmodk) | None => FatTreeRouting::DModK,

@@ -8,6 +8,7 @@ pub mod fattree;
 pub mod file;
 mod link;
 mod overrides;
+pub(crate) mod router;
 pub mod torus;
 
 pub use file::{CollMode, MappingKind};

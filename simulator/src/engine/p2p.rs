@@ -123,23 +123,23 @@ impl<S: TraceSource> Sim<'_, S> {
         let (l0, o_r) = (link.latency, link.recv_overhead(a.bytes));
         let mut ready = now + link.send_overhead(a.bytes);
         let small = a.bytes <= self.m.eager_threshold;
-        if let Some(pairs) = &mut self.crossing {
-            // A message from the destination back to us still on its way: this one crosses it.
-            if pairs.get(&(a.dst, t)).is_some_and(|&until| until > now) {
-                ready += link.cross_overhead(a.bytes);
-            }
-            // On its way until its uncontended delivery (a rendezvous also shakes hands).
-            let handshake = if small || a.mode == SendMode::Buffered { 0 } else { 2 * l0 };
-            let until = ready + handshake + link.delay(a.bytes);
-            let e = pairs.entry((t, a.dst)).or_insert(0);
-            *e = (*e).max(until);
-        }
         let proto = match a.mode {
             SendMode::Buffered => Proto::Eager,
             SendMode::Synchronous if small => Proto::SyncEager,
             _ if small => Proto::Eager,
             _ => Proto::Rendezvous,
         };
+        if let Some(pairs) = &mut self.crossing {
+            // A message from the destination back to us still on its way: this one crosses it.
+            if pairs.get(&(a.dst, t)).is_some_and(|&until| until > now) {
+                ready += link.cross_overhead(a.bytes);
+            }
+            // On its way until its uncontended delivery (a rendezvous may also shake hands).
+            let handshake = if proto == Proto::Rendezvous && self.m.rendezvous_handshake { 2 * l0 } else { 0 };
+            let until = ready + handshake + link.delay(a.bytes);
+            let e = pairs.entry((t, a.dst)).or_insert(0);
+            *e = (*e).max(until);
+        }
         let msg = Msg {
             src: t,
             dst: a.dst,

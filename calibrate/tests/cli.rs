@@ -33,7 +33,11 @@ fn writes_a_machine_file_psins_sim_loads() {
     assert_eq!((c.buffers.as_deref(), c.trials), (Some("warm"), Some(3)), "warm buffers by default");
     assert_eq!((m.nodes, m.cores_per_node), (1, 2), "two ranks on this host");
     assert!(m.intra.bands().len() >= 2 && m.intra == m.inter, "{:?}", m.intra);
-    assert!(m.intra.send_overhead(64) > 0, "a send costs the CPU something");
+    // A noisy host can leave the overheads no room in the round trip (they are scaled down,
+    // to zero at worst, and the file says so); a quiet one measures a send's CPU cost.
+    if c.noisy.is_none() {
+        assert!(m.intra.send_overhead(64) > 0, "a send costs the CPU something");
+    }
     // MPICH's shared memory sends small messages eagerly and large ones by rendezvous.
     assert!(m.eager_threshold >= 256 && m.eager_threshold < 4 << 20, "{}", m.eager_threshold);
     // The pmac curves beside it load too.

@@ -6,7 +6,7 @@
 //! saying why, when smpirun or mpirun is missing.
 
 use psins_e2e::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn have_smpirun() -> bool {
@@ -143,18 +143,13 @@ fn nonblocking_collectives_are_refused_naming_rank_and_record() {
     assert!(err.contains("nbc.psins: rank 0, record ") && err.contains("nonblocking collectives"), "{err}");
 }
 
-/// A TI trace written by SimGrid itself: our ring built with smpicc and run by
-/// `smpirun -trace-ti`, imported (its `waitall N` and datatype ids as SMPI writes them), holds
-/// every message (10 isends of 256 MPI_INTs per rank, all waited for), and replays in psins-sim
-/// and, re-exported, in SMPI within 1 %.
-#[test]
-fn smpi_written_ti_imports_and_replays() {
-    if !have_smpirun() {
-        return;
-    }
-    let dir = scratch("smpi-ti");
-    let exe = dir.join("ring");
-    let st = Command::new("smpicc").arg("-O2").arg("-o").arg(&exe).arg(root().join("mpi-test-apps/ring.c")).status();
+/// An app of ours built with smpicc and run by `smpirun -trace-ti` on 4 hosts, imported: the
+/// psins trace of a TI trace written by SimGrid itself.
+fn smpi_written(app: &str) -> PathBuf {
+    let dir = scratch(&format!("smpi-ti-{app}"));
+    let exe = dir.join(app);
+    let src = root().join(format!("mpi-test-apps/{app}.c"));
+    let st = Command::new("smpicc").arg("-O2").arg("-o").arg(&exe).arg(src).status();
     assert!(st.map(|s| s.success()).unwrap_or(false), "smpicc failed");
     let hosts: String = (0..4).map(|i| format!("h{i}\n")).collect();
     std::fs::write(dir.join("hosts"), hosts).unwrap();
@@ -172,7 +167,8 @@ fn smpi_written_ti_imports_and_replays() {
     std::fs::write(dir.join("p.xml"), xml).unwrap();
     let out = Command::new("timeout")
         .args(["120", "smpirun", "-np", "4", "-platform", "p.xml", "-hostfile", "hosts", "-trace-ti"])
-        .args(["--cfg=tracing/filename:ringti", "--log=root.thres:warning", "./ring"])
+        .arg(format!("--cfg=tracing/filename:{app}ti"))
+        .args(["--log=root.thres:warning", &format!("./{app}")])
         .current_dir(&dir)
         .output()
         .unwrap();
@@ -182,20 +178,32 @@ fn smpi_written_ti_imports_and_replays() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let trace = dir.join("ring.psins");
+    let trace = dir.join(format!("{app}.psins"));
     // smpirun -trace-ti writes compute amounts at smpi/host-speed (default 20 kflop/s).
     run_tool(
         "psins-import",
         &[
             "--from".as_ref(),
             "ti".as_ref(),
-            dir.join("ringti").as_os_str(),
+            dir.join(format!("{app}ti")).as_os_str(),
             "-o".as_ref(),
             trace.as_os_str(),
             "--host-speed".as_ref(),
             "20000".as_ref(),
         ],
     );
+    trace
+}
+
+/// SimGrid's own TI of our ring (its `waitall N` and datatype ids as SMPI writes them) holds
+/// every message (10 isends of 256 MPI_INTs per rank, all waited for), and replays in psins-sim
+/// and, re-exported, in SMPI within 1 %.
+#[test]
+fn smpi_written_ti_imports_and_replays() {
+    if !have_smpirun() {
+        return;
+    }
+    let trace = smpi_written("ring");
     let r = psins_formats::TraceReader::open(&trace).unwrap();
     assert_eq!(r.tasks(), 4);
     for t in 0..4 {
@@ -213,6 +221,46 @@ fn smpi_written_ti_imports_and_replays() {
             }
         }
         assert_eq!((isends, completed), (10, 20), "rank {t}");
+    }
+    let (p, s, rel) = agree(&trace, "1000", "1e9");
+    assert!(rel.abs() < 1.0, "psins {p} s vs smpi {s} s");
+}
+
+/// SimGrid's own TI of our `is` (3 alltoall, 3 alltoallv of MPI_INT keys per rank): every
+/// alltoallv keeps its per-rank counts, the bytes each rank sends to a peer are the bytes that
+/// peer receives from it, and the import replays in both simulators within 1 %.
+#[test]
+fn smpi_written_alltoallv_keeps_its_counts() {
+    if !have_smpirun() {
+        return;
+    }
+    let trace = smpi_written("is");
+    let r = psins_formats::TraceReader::open(&trace).unwrap();
+    // Per alltoallv (in order) and rank: the send and the receive lists.
+    let mut lists: Vec<Vec<Vec<i64>>> = Vec::new();
+    for t in 0..4 {
+        let mut c = r.task(t, 0).unwrap();
+        let mut rec = psins_formats::Record::default();
+        let mut k = 0;
+        while c.next(&mut rec).unwrap() {
+            if let psins_formats::Op::Coll { coll: psins_formats::Coll::Alltoallv, send_bytes, recv_bytes, .. } = rec.op {
+                assert_eq!(rec.list.len(), 8, "rank {t}");
+                assert_eq!(rec.list[..4].iter().sum::<i64>() as u64, send_bytes);
+                assert_eq!(rec.list[4..].iter().sum::<i64>() as u64, recv_bytes);
+                assert!(rec.list.iter().all(|&b| b % 4 == 0), "MPI_INT counts: {:?}", rec.list);
+                if lists.len() == k {
+                    lists.push(Vec::new());
+                }
+                lists[k].push(rec.list.clone());
+                k += 1;
+            }
+        }
+        assert_eq!(k, 3, "rank {t}: alltoallv calls");
+    }
+    for (k, l) in lists.iter().enumerate() {
+        for (i, j) in (0..4).flat_map(|i| (0..4).map(move |j| (i, j))) {
+            assert_eq!(l[i][j], l[j][4 + i], "alltoallv {k}: {i} -> {j}");
+        }
     }
     let (p, s, rel) = agree(&trace, "1000", "1e9");
     assert!(rel.abs() < 1.0, "psins {p} s vs smpi {s} s");

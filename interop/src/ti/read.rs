@@ -327,8 +327,65 @@ impl TiStream {
                 let coll = if action == "gather" { Coll::Gather } else { Coll::Scatter };
                 self.coll(coll, root, s, r, 0)
             }
-            "alltoallv" | "gatherv" | "allgatherv" | "scatterv" | "reducescatter" => {
-                return Err(format!("{action}: not imported yet (its per-rank counts are not read)"))
+            "gatherv" | "allgatherv" | "scatterv" | "alltoallv" | "reducescatter" => {
+                let n = self.world as usize;
+                if args.len() < n + 1 {
+                    return Err(format!("{action}: {} arguments, fewer than the {} counts of a {n}-rank trace", args.len(), n + 1));
+                }
+                // Per-rank counts in bytes, each count in its datatype (argument `dt`).
+                let counts = |from: usize, dt: usize, what: &str| -> Result<Vec<u64>, String> {
+                    (from..from + n).map(|i| size(i, dt, what)).collect()
+                };
+                let sum = |v: &[u64]| v.iter().try_fold(0u64, |a, &b| a.checked_add(b)).ok_or(format!("{action}: counts overflow"));
+                let list = |v: Vec<u64>| v.into_iter().map(|b| b as i64).collect::<Vec<i64>>();
+                // SMPI's layouts (smpi_replay.cpp, the *VArgParser classes), N = ranks:
+                let (op, l, comp) = match action {
+                    // gatherv SENDCOUNT RECVCOUNT×N [ROOT [SENDTYPE RECVTYPE]]; counts are
+                    // zeros except at the root, which alone lists them (as our tracer does).
+                    "gatherv" => {
+                        let root = if args.len() > n + 1 { rank_arg(n + 1, "root")? } else { 0 };
+                        let send = size(0, n + 2, "send count")?;
+                        let rc = if root == me { counts(1, n + 3, "receive count")? } else { Vec::new() };
+                        (self.coll(Coll::Gatherv, root, send, sum(&rc)?, 0), list(rc), 0.0)
+                    }
+                    // allgatherv SENDCOUNT RECVCOUNT×N, then the two types and displacements,
+                    // or displacements alone (default type), or the two types alone.
+                    "allgatherv" => {
+                        let typed = args.len() > 2 * n + 1 || args.len() <= n + 3;
+                        let (t1, t2) = if typed { (n + 1, n + 2) } else { (usize::MAX, usize::MAX) };
+                        let send = size(0, t1, "send count")?;
+                        let rc = counts(1, t2, "receive count")?;
+                        (self.coll(Coll::Allgatherv, NO_RANK, send, sum(&rc)?, 0), list(rc), 0.0)
+                    }
+                    // scatterv SENDCOUNT×N RECVCOUNT ROOT [SENDTYPE RECVTYPE]
+                    "scatterv" => {
+                        let root = if args.len() > n + 1 { rank_arg(n + 1, "root")? } else { 0 };
+                        let sc = if root == me { counts(0, n + 2, "send count")? } else { Vec::new() };
+                        let recv = size(n, n + 3, "receive count")?;
+                        (self.coll(Coll::Scatterv, root, sum(&sc)?, recv, 0), list(sc), 0.0)
+                    }
+                    // alltoallv SENDBUF SENDCOUNT×N RECVBUF RECVCOUNT×N [SENDTYPE RECVTYPE]
+                    "alltoallv" => {
+                        if args.len() < 2 * n + 2 {
+                            return Err(format!("alltoallv: {} arguments, fewer than the {} of a {n}-rank trace", args.len(), 2 * n + 2));
+                        }
+                        let sc = counts(1, 2 * n + 2, "send count")?;
+                        let rc = counts(n + 2, 2 * n + 3, "receive count")?;
+                        let (sb, rb) = (sum(&sc)?, sum(&rc)?);
+                        (self.coll(Coll::Alltoallv, NO_RANK, sb, rb, 0), list([sc, rc].concat()), 0.0)
+                    }
+                    // reducescatter RECVCOUNT×N COMPUTATION [TYPE]: reduced, then computed.
+                    _ => {
+                        let rc = counts(0, n + 1, "receive count")?;
+                        let elems = (0..n).map(|i| num(i, "receive count").map(|c| c.trunc() as u64)).sum::<Result<u64, _>>()?;
+                        let comp = num(n, "computation")?;
+                        let own = rc[me as usize];
+                        (self.coll(Coll::ReduceScatter, NO_RANK, sum(&rc)?, own, elems), list(rc), comp)
+                    }
+                };
+                *rec = self.record(op).with_list(l);
+                self.gap += comp.max(0.0) / self.host_speed * 1e9;
+                return Ok(true);
             }
             other => return Err(format!("unknown action {other:?} (SimGrid 3.32's replay has no such action)")),
         };

@@ -111,7 +111,11 @@ impl RecordStream for TiStream {
                 return Ok(false);
             }
             self.line.clear();
-            let n = self.lines.read_line(&mut self.line).map_err(|e| Error::io(&self.path, "cannot read", e))?;
+            let n = self.lines.read_line(&mut self.line).map_err(|e| {
+                // Not text (a byte that is not UTF-8) or an I/O error: at the line it is on.
+                let msg = format!("line {}: cannot read: {e}", self.line_no + 1);
+                Error::new(&self.path, msg).task(self.rank).record(self.records)
+            })?;
             if n == 0 {
                 self.ended = true;
                 // A trace without `finalize` still ends: its last computation is kept.

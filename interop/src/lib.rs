@@ -6,6 +6,7 @@
 //! (`psins_consolidate`), so imported traces get the checks traced ones get: so far SimGrid TI
 //! (`psins-import --from ti`).
 
+pub mod comms;
 pub mod ti;
 
 use std::path::Path;

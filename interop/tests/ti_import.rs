@@ -264,5 +264,8 @@ fn v_collectives_carry_their_per_rank_bytes() {
     let o = import(&dir.join("short.ti"), &dir.join("s.psins"), &[]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{e}");
-    assert!(e.contains("short.ti: rank 0, record 1") && e.contains("line 2: alltoallv: 6 arguments, fewer than the 8"), "{e}");
+    assert!(
+        e.contains("short.ti: rank 0, record 1") && e.contains("line 2: alltoallv: 6 arguments, fewer than the 8"),
+        "{e}"
+    );
 }

@@ -10,8 +10,7 @@ mod task;
 pub use task::{Action, Approximations};
 
 use crate::ExportError;
-use psins_formats::{CommDef, Error, Output, Record, TraceReader};
-use std::collections::HashMap;
+use psins_formats::{Error, Output, Record, TraceReader};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -62,8 +61,7 @@ pub fn export(trace: &Path, dir: &Path, opts: &TiOptions) -> Result<TiSummary, E
         outs.push(Output::prepare(&dir.join(action_file(r)), &inputs).map_err(ExportError::Output)?);
     }
     let list = Output::prepare(&dir.join(LIST_FILE), &inputs).map_err(ExportError::Output)?;
-    let defs: HashMap<u32, CommDef> = reader.header.comms.iter().map(|c| (c.id, c.clone())).collect();
-    let comms = task::Comms { defs, world: tasks };
+    let comms = task::Comms::of(&reader);
     let thresholds = psins_collectives::Thresholds::default();
     let mut tags = tags::Tags::default();
     let mut summary = TiSummary { tasks, ..TiSummary::default() };

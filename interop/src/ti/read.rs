@@ -334,13 +334,19 @@ impl TiStream {
             "gatherv" | "allgatherv" | "scatterv" | "alltoallv" | "reducescatter" => {
                 let n = self.world as usize;
                 if args.len() < n + 1 {
-                    return Err(format!("{action}: {} arguments, fewer than the {} counts of a {n}-rank trace", args.len(), n + 1));
+                    return Err(format!(
+                        "{action}: {} arguments, fewer than the {} counts of a {n}-rank trace",
+                        args.len(),
+                        n + 1
+                    ));
                 }
                 // Per-rank counts in bytes, each count in its datatype (argument `dt`).
                 let counts = |from: usize, dt: usize, what: &str| -> Result<Vec<u64>, String> {
                     (from..from + n).map(|i| size(i, dt, what)).collect()
                 };
-                let sum = |v: &[u64]| v.iter().try_fold(0u64, |a, &b| a.checked_add(b)).ok_or(format!("{action}: counts overflow"));
+                let sum = |v: &[u64]| {
+                    v.iter().try_fold(0u64, |a, &b| a.checked_add(b)).ok_or(format!("{action}: counts overflow"))
+                };
                 let list = |v: Vec<u64>| v.into_iter().map(|b| b as i64).collect::<Vec<i64>>();
                 // SMPI's layouts (smpi_replay.cpp, the *VArgParser classes), N = ranks:
                 let (op, l, comp) = match action {
@@ -371,7 +377,11 @@ impl TiStream {
                     // alltoallv SENDBUF SENDCOUNT×N RECVBUF RECVCOUNT×N [SENDTYPE RECVTYPE]
                     "alltoallv" => {
                         if args.len() < 2 * n + 2 {
-                            return Err(format!("alltoallv: {} arguments, fewer than the {} of a {n}-rank trace", args.len(), 2 * n + 2));
+                            return Err(format!(
+                                "alltoallv: {} arguments, fewer than the {} of a {n}-rank trace",
+                                args.len(),
+                                2 * n + 2
+                            ));
                         }
                         let sc = counts(1, 2 * n + 2, "send count")?;
                         let rc = counts(n + 2, 2 * n + 3, "receive count")?;
@@ -381,7 +391,9 @@ impl TiStream {
                     // reducescatter RECVCOUNT×N COMPUTATION [TYPE]: reduced, then computed.
                     _ => {
                         let rc = counts(0, n + 1, "receive count")?;
-                        let elems = (0..n).map(|i| num(i, "receive count").map(|c| c.trunc() as u64)).sum::<Result<u64, _>>()?;
+                        let elems = (0..n)
+                            .map(|i| num(i, "receive count").map(|c| c.trunc() as u64))
+                            .sum::<Result<u64, _>>()?;
                         let comp = num(n, "computation")?;
                         let own = rc[me as usize];
                         (self.coll(Coll::ReduceScatter, NO_RANK, sum(&rc)?, own, elems), list(rc), comp)

@@ -133,3 +133,32 @@ mod tests {
         assert_eq!(run(MAN, Some("/proc/psins-no-such-dir"), 2).unwrap_err().0, OUTPUT);
     }
 }
+
+/// UTC civil time of `secs` since 1970-01-01 (Howard Hinnant's days-to-civil algorithm; no
+/// time-zone database needed): (year, month, day, hour, minute, second). Tools that stamp a
+/// file with a date share it.
+pub fn utc(secs: u64) -> (i64, u32, u32, u32, u32, u32) {
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d, (rem / 3600) as u32, (rem % 3600 / 60) as u32, (rem % 60) as u32)
+}
+
+#[cfg(test)]
+mod civil {
+    #[test]
+    fn civil_dates() {
+        assert_eq!(super::utc(0), (1970, 1, 1, 0, 0, 0));
+        // 2000-02-29 12:34:56 (a leap day of a century leap year)
+        assert_eq!(super::utc(951_827_696), (2000, 2, 29, 12, 34, 56));
+        // 2026-11-27 01:13:14
+        assert_eq!(super::utc(1_795_742_000 - 1_795_742_000 % 86_400 + 4394), (2026, 11, 27, 1, 13, 14));
+    }
+}

@@ -7,6 +7,7 @@
 //! (`psins-import --from ti`).
 
 pub mod comms;
+pub mod paraver;
 pub mod ti;
 
 use std::path::Path;

@@ -231,7 +231,7 @@ fn v_collectives_carry_their_per_rank_bytes() {
         let op = Op::Coll { coll, comm: COMM_WORLD, root, send_bytes, recv_bytes, count, flags, req: 0, instance };
         Record::new(0, 0, op).with_list(list)
     };
-    for r in 0..3usize {
+    for (r, got) in t.iter().enumerate() {
         let ri = r as u64;
         let want = vec![
             Record::new(0, 0, Op::Init { thread_level: 0 }),
@@ -257,7 +257,7 @@ fn v_collectives_carry_their_per_rank_bytes() {
             // 2000 flops at 2 Gflop/s after the reduction.
             Record::new(1000, 0, Op::Finalize),
         ];
-        assert_eq!(t[r], want, "rank {r}");
+        assert_eq!(*got, want, "rank {r}");
     }
     // Too few counts for the trace's ranks: one error naming the line.
     std::fs::write(dir.join("short.ti"), "0 init\n0 alltoallv 6 1 2 3 6 3\n1 init\n2 init\n").unwrap();

@@ -243,7 +243,8 @@ fn smpi_written_alltoallv_keeps_its_counts() {
         let mut rec = psins_formats::Record::default();
         let mut k = 0;
         while c.next(&mut rec).unwrap() {
-            if let psins_formats::Op::Coll { coll: psins_formats::Coll::Alltoallv, send_bytes, recv_bytes, .. } = rec.op {
+            if let psins_formats::Op::Coll { coll: psins_formats::Coll::Alltoallv, send_bytes, recv_bytes, .. } = rec.op
+            {
                 assert_eq!(rec.list.len(), 8, "rank {t}");
                 assert_eq!(rec.list[..4].iter().sum::<i64>() as u64, send_bytes);
                 assert_eq!(rec.list[4..].iter().sum::<i64>() as u64, recv_bytes);

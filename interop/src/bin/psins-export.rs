@@ -2,7 +2,7 @@
 
 use clap::{Parser, ValueEnum};
 use psins_formats::note;
-use psins_interop::ti;
+use psins_interop::{paraver, ti};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,6 +15,11 @@ use std::process::ExitCode;
 /// mpi.collectives = "expanded". What is kept, approximated and refused, and the SimGrid
 /// settings under which SMPI and psins-sim agree: docs/interop-simgrid.md.
 ///
+/// `--to paraver`: the measured run for BSC's Paraver: -o NAME.prv writes NAME.prv (a thread
+/// per rank: computation and MPI-call states, an MPI event entering and leaving each call, a
+/// communication record per message, send to receive), NAME.pcf (state and event names) and
+/// NAME.row (rank names). docs/interop-paraver.md.
+///
 /// Exit status (docs/exit-codes.md): 0 written; 1 the trace is damaged or holds a record the
 /// format cannot express (the message names the file, rank and record); 2 bad arguments;
 /// 3 an output could not be written.
@@ -26,7 +31,8 @@ struct Args {
     to: Format,
     /// The compact trace (.psins) to export.
     trace: PathBuf,
-    /// The output directory (created if missing; its files are replaced only when complete).
+    /// The output: a directory for ti (created if missing), NAME.prv for paraver. Files are
+    /// replaced only when complete.
     #[arg(short, long)]
     output: PathBuf,
     /// Speed of the replaying platform's hosts in flop/s (TI `compute` is in flops).
@@ -41,6 +47,8 @@ struct Args {
 enum Format {
     /// SimGrid time-independent traces (smpirun -replay).
     Ti,
+    /// Paraver's .prv, .pcf and .row (BSC tools).
+    Paraver,
 }
 
 fn positive(s: &str) -> Result<f64, String> {
@@ -53,7 +61,9 @@ fn positive(s: &str) -> Result<f64, String> {
 fn main() -> ExitCode {
     psins_cli::generate_if_asked::<Args>();
     let args = Args::parse();
-    let Format::Ti = args.to;
+    if let Format::Paraver = args.to {
+        return to_paraver(&args);
+    }
     let opts = ti::TiOptions { host_speed: args.host_speed };
     match ti::export(&args.trace, &args.output, &opts) {
         Ok(s) => {
@@ -75,6 +85,51 @@ fn main() -> ExitCode {
                     s.actions,
                     args.output.display(),
                     args.output.join(ti::LIST_FILE).display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            note!("psins-export: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn to_paraver(args: &Args) -> ExitCode {
+    match paraver::export(&args.trace, &args.output) {
+        Ok(s) => {
+            if s.lone_sends + s.lone_recvs > 0 {
+                note!(
+                    "psins-export: warning: {} sends and {} receives without a partner in the trace (a run cut short, a cancelled request): not drawn",
+                    s.lone_sends,
+                    s.lone_recvs
+                );
+            }
+            if s.disordered > 0 {
+                note!(
+                    "psins-export: warning: {} messages end before they start although the ranks' clocks were shifted by up to {} ns (clocks that drift apart)",
+                    s.disordered,
+                    s.max_shift
+                );
+            }
+            if !args.quiet {
+                if s.max_shift > 0 {
+                    note!(
+                        "psins-export: ranks' clocks shifted by up to {} ns so that every message is received after it was sent",
+                        s.max_shift
+                    );
+                }
+                note!(
+                    "psins-export: {} ranks, {} records -> {} states, {} events, {} messages in {} (with {} and {})",
+                    s.tasks,
+                    s.records,
+                    s.states,
+                    s.events,
+                    s.messages,
+                    s.files[0].display(),
+                    s.files[1].display(),
+                    s.files[2].display()
                 );
             }
             ExitCode::SUCCESS

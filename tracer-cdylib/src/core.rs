@@ -14,6 +14,16 @@ use std::cell::UnsafeCell;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+/// The `Kind` codes as `Ev.kind` carries them (`K_SEND`, …), generated from `Kind` like the
+/// shim's own `K_*`: [`Tracer::record`] matches the raw code on them (no decoding first).
+#[allow(dead_code)] // K_STEP, K_POLL, K_OTHER: the catch-all arm
+pub(crate) mod kinds {
+    include!(concat!(env!("OUT_DIR"), "/kinds.rs"));
+}
+use kinds::*;
+// A new Kind needs an arm in `Tracer::record` (the raw match cannot check that by itself).
+const _: () = assert!(kinds::KINDS == Kind::COUNT && Kind::COUNT == 27, "a new Kind: handle it in Tracer::record");
+
 /// Load-time clock pair for calibration (set by the ctor).
 pub static LOAD_TSC: AtomicU64 = AtomicU64::new(0);
 pub static LOAD_MONO: AtomicU64 = AtomicU64::new(0);
@@ -26,7 +36,11 @@ pub static CLOSED: AtomicBool = AtomicBool::new(false);
 pub struct Tracer {
     pub buf: Vec<u8>,
     /// Flush when a record might not fit below this length.
-    pub limit: usize,
+    buffer_limit: usize,
+    /// What [`Tracer::push`] compares with: `buffer_limit`, or 0 while a run of polls is open,
+    /// so that the record after the run takes push's out-of-line path, which writes the run
+    /// first ([`Tracer::make_room`]): no record pays a check of its own for an open run.
+    limit: usize,
     pub block: usize,
     /// Start of the open (unsealed) block in `buf`.
     pub block_start: usize,
@@ -113,6 +127,7 @@ impl Tracer {
         header.write(&mut buf);
         let block_start = buf.len();
         Tracer {
+            buffer_limit: cfg.buffer,
             limit: cfg.buffer,
             block: cfg.block,
             block_start,
@@ -139,7 +154,15 @@ impl Tracer {
         }
     }
 
-    /// Turns one shim event into its record(s).
+    /// [`Tracer::record`] out of line, for the records made once per run (Init, Finalize, Abort).
+    #[inline(never)]
+    pub fn record_once(&mut self, ev: &Ev) {
+        self.record(ev)
+    }
+
+    /// Turns one shim event into its record(s). Inlined into `psins_rs_record`, its one
+    /// caller per MPI call (a call and a stack frame less per record).
+    #[inline(always)]
     pub fn record(&mut self, ev: &Ev) {
         if CLOSED.load(Ordering::Relaxed) {
             return;
@@ -150,19 +173,8 @@ impl Tracer {
         } else {
             (0, 0)
         };
-        // A poll joins the open run; anything else ends it first (two compares when no run).
-        if self.fold && timed {
-            if let Some(key) = polls::poll_of(ev) {
-                if let Some(ended) = self.run.add(key, gap, dur) {
-                    self.push(ended.gap, ended.dur, ended.op(), &[]);
-                }
-                self.last_exit = ev.t1;
-                return;
-            }
-        }
-        if self.run.calls != 0 {
-            self.end_run();
-        }
+        // An open run of polls: a poll joins it in the `wait` and `probe` arms (the only kinds
+        // a poll can be); any other record ends it as its push writes the run first (`limit`).
         // only the kinds that carry a list (Kind::has_list) look at it
         let list = || -> &[i64] {
             if ev.list.is_null() || ev.list_len == 0 {
@@ -176,64 +188,69 @@ impl Tracer {
         // variant folds away and every kind gets straight-line code.
         let mode = || SendMode::from_code(ev.sub as u8).unwrap_or(SendMode::Standard);
         let (peer, tag, bytes, comm, req) = (ev.peer, ev.tag, ev.bytes, ev.comm, ev.req);
-        // `ev.kind` is a Kind code (the shim's K_*, generated from Kind): matched by name, so a
-        // new Kind must be handled here before the crate compiles.
-        let kind = u8::try_from(ev.kind).ok().and_then(Kind::from_code);
-        match kind {
-            Some(Kind::Init) => self.push(gap, dur, Op::Init { thread_level: ev.sub as u8 }, &[]),
-            Some(Kind::Finalize) => self.push(gap, dur, Op::Finalize, &[]),
-            Some(Kind::Abort) => self.push(gap, dur, Op::Abort { code: ev.code }, &[]),
-            Some(Kind::Send) => self.push(gap, dur, Op::Send { mode: mode(), peer, tag, bytes, comm }, &[]),
-            Some(Kind::Isend) => self.push(gap, dur, Op::Isend { mode: mode(), peer, tag, bytes, comm, req }, &[]),
-            Some(Kind::SendInit) => {
-                self.push(gap, dur, Op::SendInit { mode: mode(), peer, tag, bytes, comm, req }, &[])
-            }
-            Some(Kind::Recv) => self.push(gap, dur, Op::Recv { peer, tag, bytes, comm }, &[]),
-            Some(Kind::Irecv) => self.push(gap, dur, Op::Irecv { peer, tag, bytes, comm, req }, &[]),
-            Some(Kind::RecvInit) => self.push(gap, dur, Op::RecvInit { peer, tag, bytes, comm, req }, &[]),
-            Some(Kind::Sendrecv) => {
+        // `ev.kind` is a Kind code (the shim's K_*): matched raw, one jump table, on the same
+        // generated constants (kinds.rs), with the assertion above `kinds` for a new Kind.
+        match ev.kind {
+            K_INIT => self.push(gap, dur, Op::Init { thread_level: ev.sub as u8 }, &[]),
+            K_FINALIZE => self.push(gap, dur, Op::Finalize, &[]),
+            K_ABORT => self.push(gap, dur, Op::Abort { code: ev.code }, &[]),
+            K_SEND => self.push(gap, dur, Op::Send { mode: mode(), peer, tag, bytes, comm }, &[]),
+            K_ISEND => self.push(gap, dur, Op::Isend { mode: mode(), peer, tag, bytes, comm, req }, &[]),
+            K_SEND_INIT => self.push(gap, dur, Op::SendInit { mode: mode(), peer, tag, bytes, comm, req }, &[]),
+            K_RECV => self.push(gap, dur, Op::Recv { peer, tag, bytes, comm }, &[]),
+            K_IRECV => self.push(gap, dur, Op::Irecv { peer, tag, bytes, comm, req }, &[]),
+            K_RECV_INIT => self.push(gap, dur, Op::RecvInit { peer, tag, bytes, comm, req }, &[]),
+            K_SENDRECV => {
                 let replace = ev.flags & EV_REPLACE != 0;
                 let (src, rtag, rbytes) = (ev.peer2, ev.tag2, ev.bytes2);
                 self.push(gap, dur, Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace }, &[])
             }
-            Some(Kind::Probe) => self.push(gap, dur, Op::Probe { peer, tag, bytes, comm, flags: ev.sub as u8 }, &[]),
-            Some(Kind::Start) => self.push(gap, dur, Op::Start { req }, &[]),
-            Some(Kind::Startall) => self.push(gap, dur, Op::Startall, list()),
-            Some(Kind::RequestFree) => self.push(gap, dur, Op::RequestFree { req }, &[]),
-            Some(Kind::Cancel) => self.push(gap, dur, Op::Cancel { req }, &[]),
-            Some(Kind::Wait) => {
+            K_PROBE => {
+                if polls::may_be_poll(ev) && self.fold_poll(ev, timed, gap, dur) {
+                    return;
+                }
+                self.push(gap, dur, Op::Probe { peer, tag, bytes, comm, flags: ev.sub as u8 }, &[])
+            }
+            K_START => self.push(gap, dur, Op::Start { req }, &[]),
+            K_STARTALL => self.push(gap, dur, Op::Startall, list()),
+            K_REQUEST_FREE => self.push(gap, dur, Op::RequestFree { req }, &[]),
+            K_CANCEL => self.push(gap, dur, Op::Cancel { req }, &[]),
+            K_WAIT => {
+                if polls::may_be_poll(ev) && self.fold_poll(ev, timed, gap, dur) {
+                    return;
+                }
                 let func = WaitFn::from_code(ev.sub as u8).unwrap_or(WaitFn::Wait);
                 self.push(gap, dur, Op::Wait { func, count: ev.count as u32 }, list())
             }
-            Some(Kind::Coll) => self.collective(gap, dur, ev, list()),
-            Some(Kind::CommCreate) => {
+            K_COLL => self.collective(gap, dur, ev, list()),
+            K_COMM_CREATE => {
                 let func = CommFn::from_code(ev.sub as u8).unwrap_or(CommFn::Other);
                 // `count` is an intercommunicator's remote group, listed after its local group
                 let split = if ev.count > 0 { (ev.list_len - ev.count) as u32 } else { 0 };
                 self.push(gap, dur, Op::CommCreate { func, parent: ev.parent, comm, split }, list())
             }
-            Some(Kind::CommFree) => self.push(gap, dur, Op::CommFree { comm }, &[]),
+            K_COMM_FREE => self.push(gap, dur, Op::CommFree { comm }, &[]),
             // one-sided: `comm` is the window
-            Some(Kind::Rma) => {
+            K_RMA => {
                 let func = RmaFn::from_code(ev.sub as u8).unwrap_or(RmaFn::Put);
                 let op = Op::Rma { func, target: peer, win: comm, bytes, rbytes: ev.bytes2, req };
                 self.push(gap, dur, op, &[])
             }
-            Some(Kind::WinSync) => {
+            K_WIN_SYNC => {
                 let func = WinSyncFn::from_code(ev.sub as u8).unwrap_or(WinSyncFn::Sync);
                 let flags = ev.flags as u8 & WinFlags::ALL;
                 self.push(gap, dur, Op::WinSync { func, win: comm, rank: peer, flags }, list())
             }
-            Some(Kind::WinCreate) => {
+            K_WIN_CREATE => {
                 let func = WinFn::from_code(ev.sub as u8).unwrap_or(WinFn::Create);
                 self.push(gap, dur, Op::WinCreate { func, comm: ev.parent, win: comm }, &[])
             }
-            Some(Kind::WinFree) => self.push(gap, dur, Op::WinFree { win: comm }, &[]),
-            Some(Kind::Pcontrol) => self.push(gap, dur, Op::Pcontrol { level: ev.code }, &[]),
+            K_WIN_FREE => self.push(gap, dur, Op::WinFree { win: comm }, &[]),
+            K_PCONTROL => self.push(gap, dur, Op::Pcontrol { level: ev.code }, &[]),
             // `other` (sub: the function id); the shim sends no `step` (the expansion is made
             // here), no `poll` (runs are folded here) and no unknown code, but any of them is
             // kept as a call rather than dropped
-            Some(Kind::Other | Kind::Step | Kind::Poll) | None => self.push(gap, dur, Op::Other { func: ev.sub }, &[]),
+            _ => self.push(gap, dur, Op::Other { func: ev.sub }, &[]),
         }
         if timed {
             // The tracer's own work after t1 (tens of ns) counts in the next gap: it is time
@@ -243,18 +260,42 @@ impl Tracer {
         }
     }
 
-    /// Writes the open run of polls.
+    /// A test or nonblocking probe: if it is a poll, it joins the open run of the same call or
+    /// starts a run (a different call's run is written first), and `true`: nothing more is
+    /// written until the run ends. Out of line: a wait or a blocking probe never comes here
+    /// ([`polls::may_be_poll`]), so the common records pay one compare.
     #[cold]
+    #[inline(never)]
+    fn fold_poll(&mut self, ev: &Ev, timed: bool, gap: u64, dur: u64) -> bool {
+        let Some(key) = polls::poll_of(ev).filter(|_| self.fold && timed) else { return false };
+        if let Some(ended) = self.run.add(key, gap, dur) {
+            self.write_run(ended);
+        }
+        self.limit = 0;
+        self.last_exit = ev.t1;
+        true
+    }
+
+    /// Writes the open run of polls, if any.
     fn end_run(&mut self) {
         if let Some(run) = self.run.take() {
-            self.push(run.gap, run.dur, run.op(), &[]);
+            self.write_run(run);
+        }
+    }
+
+    /// Writes a run of polls that has ended (the open one, if any, stays open).
+    fn write_run(&mut self, run: PollRun) {
+        self.limit = self.buffer_limit;
+        self.push(run.gap, run.dur, run.op(), &[]);
+        if self.run.calls != 0 {
+            self.limit = 0;
         }
     }
 
     /// The open run of polls into the buffer when it fits without a write (a signal handler:
     /// no I/O but the one write of the whole buffer after this, no allocation).
     pub fn end_run_in_place(&mut self) {
-        if self.buf.len() + log::room(0) > self.limit {
+        if self.buf.len() + log::room(0) > self.buffer_limit {
             return;
         }
         if let Some(run) = self.run.take() {
@@ -340,11 +381,12 @@ impl Tracer {
         }
     }
 
-    /// Appends one record, flushing first if it might not fit.
+    /// Appends one record, writing first an open run of polls and, if the record might not
+    /// fit, the buffer.
     #[inline(always)]
     fn push(&mut self, gap: u64, dur: u64, op: Op, list: &[i64]) {
         if self.buf.len() + log::room(list.len()) > self.limit {
-            self.flush();
+            self.make_room(list.len());
             if CLOSED.load(Ordering::Relaxed) {
                 return;
             }
@@ -358,6 +400,20 @@ impl Tracer {
             // Every closed block goes to the file at once: when another rank dies the launcher
             // SIGKILLs this one, and what is still in memory then is lost (issue: "a crash loses
             // at most the open block"). One write per block (64 KiB by default) is cheap.
+            self.flush();
+        }
+    }
+
+    /// Push's out-of-line path: the open run of polls first (`limit` is 0 while one is open;
+    /// not while [`Tracer::write_run`] writes a run that ended, which must come before the
+    /// open one), then a flush if a record of `list_len` list entries might still not fit.
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self, list_len: usize) {
+        if self.limit != self.buffer_limit {
+            self.end_run();
+        }
+        if self.buf.len() + log::room(list_len) > self.limit {
             self.flush();
         }
     }
@@ -452,3 +508,7 @@ impl Tracer {
         let _ = std::fs::write(p, s);
     }
 }
+
+#[cfg(test)]
+#[path = "core_tests.rs"]
+mod tests;

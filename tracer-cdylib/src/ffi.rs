@@ -274,7 +274,7 @@ pub unsafe extern "C" fn psins_rs_open(
         // the Init record
         let ev = Ev::bare(t0, t1, Kind::Init, thread_level as u32);
         CLOSED.store(false, Ordering::Relaxed);
-        t.record(&ev);
+        t.record_once(&ev);
         // write the header and the Init record now: even a rank killed with SIGKILL then
         // leaves a readable (if short) log
         t.flush();
@@ -345,7 +345,7 @@ pub unsafe extern "C" fn psins_rs_finalize(t0: u64, t1: u64, counts: *const u64,
             return;
         }
         let ev = Ev::bare(t0, t1, Kind::Finalize, 0);
-        t.record(&ev);
+        t.record_once(&ev);
         let counts: &[u64] = if counts.is_null() || n <= 0 {
             &[]
         } else {
@@ -366,7 +366,7 @@ pub extern "C" fn psins_rs_abort(t0: u64, code: c_int) {
             return;
         }
         let ev = Ev { code, ..Ev::bare(t0, t0, Kind::Abort, 0) };
-        t.record(&ev);
+        t.record_once(&ev);
         t.flush();
         t.close();
     })

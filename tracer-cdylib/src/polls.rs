@@ -4,22 +4,44 @@
 //! keeps the open run in a [`psins_formats::PollRun`] and writes it as one record when a
 //! different record comes; this says which events are polls, from the event itself.
 
+use crate::core::kinds::{K_PROBE, K_WAIT};
 use crate::ffi::Ev;
-use psins_formats::{Kind, PollKey, WaitFn};
+use psins_formats::{PollKey, ProbeFlags, WaitFn};
 
-/// The event kinds (psins_formats::Kind codes) a poll can be.
-const PROBE: u32 = Kind::Probe as u32;
-const WAIT: u32 = Kind::Wait as u32;
-
-/// The poll `ev` is, if it is one: a test that completed nothing (empty completion list) or
-/// a nonblocking probe that found nothing.
+/// Whether a `wait` or `probe` event can be a poll at all, in one compare: a test (not a
+/// wait: MPI_Wait…Waitsome come first in WaitFn), a nonblocking probe (not a blocking one).
+/// The full check is [`poll_of`].
 #[inline(always)]
+pub fn may_be_poll(ev: &Ev) -> bool {
+    const _: () = assert!(WaitFn::Test as u32 > WaitFn::Waitsome as u32 && WaitFn::Testsome as u32 == 7);
+    if ev.kind == K_WAIT {
+        ev.sub >= WaitFn::Test as u32
+    } else {
+        ev.sub & ProbeFlags::BLOCKING as u32 == 0
+    }
+}
+
+/// The poll a `wait` event is, if it is one: a test that completed nothing (an empty
+/// completion list).
+#[inline(always)]
+fn test_poll(ev: &Ev) -> Option<PollKey> {
+    if ev.list_len != 0 {
+        return None;
+    }
+    PollKey::test(WaitFn::from_code(ev.sub as u8)?, ev.count as u32)
+}
+
+/// The poll a `probe` event is, if it is one: a nonblocking probe that found nothing.
+#[inline(always)]
+fn probe_poll(ev: &Ev) -> Option<PollKey> {
+    PollKey::probe(ev.sub as u8, ev.peer, ev.tag, ev.comm)
+}
+
+/// The poll `ev` is, if it is one (only `wait` and `probe` events can be).
 pub fn poll_of(ev: &Ev) -> Option<PollKey> {
     match ev.kind {
-        WAIT if ev.list_len == 0 && ev.sub >= WaitFn::Test as u32 => {
-            PollKey::test(WaitFn::from_code(ev.sub as u8)?, ev.count as u32)
-        }
-        PROBE => PollKey::probe(ev.sub as u8, ev.peer, ev.tag, ev.comm),
+        K_WAIT => test_poll(ev),
+        K_PROBE => probe_poll(ev),
         _ => None,
     }
 }
@@ -27,7 +49,7 @@ pub fn poll_of(ev: &Ev) -> Option<PollKey> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use psins_formats::ProbeFlags;
+    use psins_formats::Kind;
 
     fn test_ev(sub: WaitFn, count: u64, list_len: u64) -> Ev {
         Ev { sub: sub as u32, count, list_len, ..Ev::bare(0, 0, Kind::Wait, 0) }
@@ -46,5 +68,10 @@ mod tests {
         assert!(poll_of(&probe(ProbeFlags::BLOCKING | ProbeFlags::FOUND)).is_none());
         let other = Ev::bare(0, 0, Kind::Other, 0);
         assert!(poll_of(&other).is_none());
+        // the one-compare pre-check lets every poll through and stops waits and blocking probes
+        assert!(may_be_poll(&test_ev(WaitFn::Test, 1, 0)) && may_be_poll(&test_ev(WaitFn::Testsome, 1, 4)));
+        assert!(!may_be_poll(&test_ev(WaitFn::Waitsome, 2, 0)) && !may_be_poll(&test_ev(WaitFn::Wait, 1, 0)));
+        assert!(may_be_poll(&probe(ProbeFlags::MATCHED)) && may_be_poll(&probe(ProbeFlags::FOUND)));
+        assert!(!may_be_poll(&probe(ProbeFlags::BLOCKING)));
     }
 }

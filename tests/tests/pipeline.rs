@@ -248,17 +248,37 @@ fn machines() -> Vec<(PathBuf, String)> {
     v
 }
 
+/// The routings each packet-level topology offers (docs/fattree.md, docs/dragonfly.md); the
+/// bundled file's own is one of them.
+fn routings(model: &str) -> &'static [&'static str] {
+    match model {
+        "fattree" => &["network.fattree.routing=dmodk", "network.fattree.routing=adaptive"],
+        "dragonfly" => &[
+            "network.dragonfly.routing=minimal",
+            "network.dragonfly.routing=valiant",
+            "network.dragonfly.routing=ugal-l",
+            "network.dragonfly.routing=ugal-g",
+        ],
+        _ => &[""],
+    }
+}
+
+/// Every bundled machine, and on the packet-level fat-trees and dragonflies every routing.
 fn simulate_everywhere(trace: &Path, ranks: u32) {
     for (m, model) in machines() {
-        let json = trace.with_extension(format!("{model}.json"));
-        run_tool(
-            "psins-sim",
-            &[trace.as_os_str(), "-m".as_ref(), m.as_os_str(), "-q".as_ref(), "--json".as_ref(), json.as_os_str()],
-        );
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let t = v["predicted_seconds"].as_f64().unwrap();
-        assert!(t > 0.0 && t < 100.0, "{}: predicted {t} s", m.display());
-        assert_eq!(v["tasks"].as_array().unwrap().len(), ranks as usize, "{}", m.display());
+        for set in routings(&model) {
+            let json = trace.with_extension(format!("{model}.json"));
+            let mut args: Vec<&std::ffi::OsStr> = vec![trace.as_os_str(), "-m".as_ref(), m.as_os_str()];
+            args.extend(["-q".as_ref(), "--json".as_ref(), json.as_os_str()]);
+            if !set.is_empty() {
+                args.extend([std::ffi::OsStr::new("--set"), std::ffi::OsStr::new(set)]);
+            }
+            run_tool("psins-sim", &args);
+            let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            let t = v["predicted_seconds"].as_f64().unwrap();
+            assert!(t > 0.0 && t < 100.0, "{} {set}: predicted {t} s", m.display());
+            assert_eq!(v["tasks"].as_array().unwrap().len(), ranks as usize, "{} {set}", m.display());
+        }
     }
 }
 

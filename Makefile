@@ -27,6 +27,7 @@ test: setup build apps ## every test: unit, property, fuzz-style, end to end und
 bench: build ## speed benchmarks (several minutes, ~1.5 GB of scratch traces); figures go to docs/performance.md
 	$(CARGO) bench -p psins-formats --bench codec
 	$(CARGO) bench -p psins-consolidate --bench throughput
+	$(CARGO) bench -p psins-interop --bench interop
 	bash scripts/trace-sizes.sh
 	$(CARGO) bench -p psins-sim --bench replay
 	bash scripts/bench-torus.sh

@@ -773,3 +773,63 @@ fn check_fortran_waits(rank: usize, log: &Log) {
     assert_eq!(last.list.len(), 4);
     assert_eq!(last.list[1], nr);
 }
+
+/// tests/tests/tracer_apps/pcontrol.f90 built with `$MPIFORT` and `define` (None: `use
+/// mpi_f08`); None if it cannot be.
+fn fortran_pcontrol_app(define: Option<&str>) -> Option<PathBuf> {
+    let d = scratch("pcontrol-f-build");
+    let exe = d.join("pcontrol_f");
+    let mut c = Command::new(std::env::var("MPIFORT").unwrap_or_else(|_| "mpifort".into()));
+    c.args(["-cpp", "-O1", "-J"]).arg(&d).args(define);
+    let st = c.arg("-o").arg(&exe).arg(root().join("tests/tests/tracer_apps/pcontrol.f90")).status().ok()?;
+    st.success().then_some(exe)
+}
+
+/// MPI_Pcontrol from every Fortran binding is recorded as the C function is (with MPICH, the
+/// `mpif.h`/`use mpi` binding calls the C function and mpi_f08 has its own wrapper; with Open
+/// MPI all three have one): the same records, exactly, in each rank's log and in the trace.
+#[test]
+fn fortran_pcontrol_is_recorded_from_every_binding() {
+    need_mpi!();
+    // what pcontrol.f90 records on each rank: nothing between the pause and the resume
+    let want = ["init", "pcontrol 2", "Barrier", "pcontrol -2", "pcontrol 0", "pcontrol 3", "Barrier", "pcontrol 0"];
+    let want: Vec<&str> = want.into_iter().chain(["finalize"]).collect();
+    for (binding, define) in
+        [("mpi_f08", None), ("use mpi", Some("-DPSINS_USE_MPI")), ("mpif.h", Some("-DPSINS_MPIF_H"))]
+    {
+        let Some(exe) = fortran_pcontrol_app(define) else {
+            skip_fortran(&format!("mpifort cannot build a {binding} program"));
+            continue;
+        };
+        let run = run_exe("pcontrol-f", &exe, 2, &[], &[]);
+        run.ok();
+        assert_eq!(run.stdout.matches(" done").count(), 2, "{binding}: {}", run.stdout);
+        for (rank, log) in read_logs(&run, 2).iter().enumerate() {
+            assert_eq!(log.end, LogEnd::Complete);
+            let ops: Vec<String> = log
+                .records
+                .iter()
+                .filter(|r| r.kind() != Kind::Step)
+                .map(|r| match r.op {
+                    Op::Pcontrol { level } => format!("pcontrol {level}"),
+                    Op::Coll { coll, .. } => format!("{coll:?}"),
+                    op => op.kind().name().to_string(),
+                })
+                .collect();
+            assert_eq!(ops, want, "{binding}, rank {rank}");
+        }
+        // the consolidated trace, as psins-dump shows it: the levels of each task in order
+        let trace = run.dir.join("pcontrol-f.psins");
+        run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), trace.as_os_str()]);
+        for task in ["0", "1"] {
+            let dump = run_tool("psins-dump", &[trace.as_os_str(), "--task".as_ref(), task.as_ref()]);
+            let text = String::from_utf8(dump.stdout).unwrap();
+            let levels: Vec<&str> = text
+                .lines()
+                .filter(|l| l.contains(" pcontrol "))
+                .filter_map(|l| l.split_whitespace().find_map(|w| w.strip_prefix("level=")))
+                .collect();
+            assert_eq!(levels, ["2", "-2", "0", "3", "0"], "{binding}, task {task}:\n{text}");
+        }
+    }
+}

@@ -92,13 +92,10 @@ impl Fortran {
 
 /// Appends `f`'s Fortran wrappers to the section of each binding ABI (one per `FORTRAN`).
 pub(crate) fn add_fortran(sections: &mut [String], f: &Func) {
-    // MPI_Pcontrol: variadic in C; MPICH's mpif.h / use mpi binding calls the C function
-    // (traced), the others are not wrapped (docs/tracer.md).
-    if f.how == "pcontrol" {
-        return;
-    }
     for (abi, s) in FORTRAN.iter().zip(sections) {
-        if HAND_WRITTEN.contains(&f.how.as_str()) {
+        if f.how == "pcontrol" {
+            s.push_str(&fortran_pcontrol(*abi, f));
+        } else if HAND_WRITTEN.contains(&f.how.as_str()) {
             s.push_str(&fortran_init(*abi, f));
         } else if f.f08 {
             for sym in abi.symbols(f) {
@@ -417,6 +414,29 @@ fn fortran_init(abi: Fortran, f: &Func) -> String {
     s
 }
 
+/// MPI_Pcontrol's Fortran bindings that bypass the C function (MPICH's mpif.h / use mpi
+/// binding calls it, and is traced there): they call the C wrapper, which records, pauses
+/// and resumes (shim.c), as MPI's own bindings call `PMPI_Pcontrol`. The standard gives no
+/// binding an `ierror`: MPICH's mpi_f08 takes an optional one (NULL when absent), Open MPI's
+/// bindings none.
+fn fortran_pcontrol(abi: Fortran, f: &Func) -> String {
+    let syms = abi.symbols(f);
+    let (params, body) = match abi {
+        Fortran::MpichF08 => (
+            "MPI_Fint *level, MPI_Fint *ierror",
+            "    int rc = MPI_Pcontrol((int)*level);\n    if (ierror) *ierror = rc;\n",
+        ),
+        Fortran::OpenMpi => ("MPI_Fint *level", "    (void)MPI_Pcontrol((int)*level);\n"),
+    };
+    let mut s = format!("/* {} ({}) as {} */\n", f.name, f.how, syms.join(", "));
+    let _ = writeln!(s, "void {}({params})\n{{\n{body}}}", syms[0]);
+    for alias in &syms[1..] {
+        let _ = writeln!(s, "void {alias}({params}) __attribute__((alias(\"{}\")));", syms[0]);
+    }
+    s.push('\n');
+    s
+}
+
 /// `MPI_<x>_f2c` for a handle type.
 fn f2c_name(t: &str) -> &'static str {
     match t {
@@ -462,6 +482,20 @@ mod tests {
         add_fortran(&mut sections, &func("1 finalize int MPI_Finalize(void)"));
         assert!(sections[0].is_empty(), "MPICH's mpi_f08 init/finalize are hand-written in shim.c");
         assert!(sections[1].contains("void mpi_finalize_(MPI_Fint *ierror)\n{\n    int rc = MPI_Finalize();\n"));
+    }
+
+    /// Every Fortran binding of MPI_Pcontrol that does not call the C function gets a
+    /// wrapper that does (with the ierror only MPICH's mpi_f08 has).
+    #[test]
+    fn pcontrol_bindings_call_the_c_wrapper() {
+        let mut sections = vec![String::new(); FORTRAN.len()];
+        add_fortran(&mut sections, &func("234 pcontrol int MPI_Pcontrol(const int level, ...)"));
+        let mpich = "void mpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierror)\n{\n    \
+                     int rc = MPI_Pcontrol((int)*level);\n    if (ierror) *ierror = rc;\n}\n";
+        assert!(sections[0].contains(mpich), "{}", sections[0]);
+        let ompi = "void mpi_pcontrol_(MPI_Fint *level)\n{\n    (void)MPI_Pcontrol((int)*level);\n}\n\
+                    void mpi_pcontrol_f08_(MPI_Fint *level) __attribute__((alias(\"mpi_pcontrol_\")));\n";
+        assert!(sections[1].contains(ompi), "{}", sections[1]);
     }
 
     /// A receive's Fortran wrapper converts what the hook reads (handles, the status) and

@@ -23,7 +23,7 @@ pub fn describe(how: &str) -> String {
         "finalize" => "`finalize` record (hand-written wrapper; writes and closes the log)".to_string(),
         "abort" => "`abort` record, log written out before PMPI_Abort".to_string(),
         "pcontrol" => {
-            "`pcontrol` record (hand-written wrapper): level 0 pauses recording, 1 and above resume".to_string()
+            "`pcontrol` record (hand-written wrapper, reached from every Fortran binding too): level 0 pauses recording, 1 and above resume".to_string()
         }
         "send" => format!("`send` record, mode {a}"),
         "isend" => format!("`isend` record, mode {a}, request id"),
@@ -142,7 +142,8 @@ pub fn coverage_markdown() -> String {
          symbols. With Open MPI, whose Fortran bindings call `PMPI_*`, the `+f08` functions its\n\
          `mpi.h` declares are wrapped under both their `mpif.h`/`use mpi` symbol\n\
          (`mpi_<name>_`) and their `mpi_f08` one (`mpi_<name>_f08_`), and so are `MPI_Init`,\n\
-         `MPI_Init_thread`, `MPI_Finalize` and `MPI_Abort`.\n\n",
+         `MPI_Init_thread`, `MPI_Finalize`, `MPI_Abort` and `MPI_Pcontrol` (which MPICH's\n\
+         `mpi_f08` binding has wrapped too).\n\n",
     );
     let mut by: std::collections::BTreeMap<String, usize> = Default::default();
     for &(_, _, how) in FUNCTIONS {

@@ -31,6 +31,7 @@ bench: build ## speed benchmarks (several minutes, ~1.5 GB of scratch traces); f
 	bash scripts/trace-sizes.sh
 	$(CARGO) bench -p psins-sim --bench replay
 	bash scripts/bench-torus.sh
+	bash scripts/bench-topologies.sh
 
 overhead: build apps ## tracer overhead: micro-loops (ns per call) and whole apps (traced vs untraced)
 	bash tracer-cdylib/overhead.sh

@@ -10,7 +10,7 @@ DEMO := build/demo
 
 all: build apps ## release build of everything: libpsinstrace.so, the tools, the test apps
 
-setup: ## install MPICH and gfortran from Debian's packages if missing
+setup: ## install MPICH, gfortran, SimGrid and libotf2 from Debian's packages if missing
 	bash scripts/setup.sh
 
 build:

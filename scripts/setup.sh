@@ -22,6 +22,7 @@ need=()
 command -v mpicc >/dev/null || need+=(mpich libmpich-dev)
 command -v mpifort >/dev/null && mpifort --version >/dev/null 2>&1 || need+=(gfortran)
 command -v smpirun >/dev/null || need+=(libsimgrid-dev)
+{ [ -e /usr/include/otf2/otf2.h ] && command -v otf2-print >/dev/null; } || need+=(libotf2-trace-dev otf2-tools)
 if [ $openmpi = yes ] && ! command -v mpicc.openmpi >/dev/null; then
   need+=(libopenmpi-dev openmpi-bin)
 fi

@@ -1,12 +1,14 @@
 //! psins traces in the formats other tools read. So far: the compact trace (the measured run)
 //! to SimGrid's time-independent (TI) traces, which `smpirun -replay` replays
-//! (docs/interop-simgrid.md says what is kept, what is approximated and what is refused).
+//! (docs/interop-simgrid.md says what is kept, what is approximated and what is refused), to
+//! Paraver, and to OTF2 through libotf2 when the build found it (docs/interop-otf2.md).
 //!
 //! Readers of foreign formats live here too and go through consolidation's library
 //! (`psins_consolidate`), so imported traces get the checks traced ones get: so far SimGrid TI
 //! (`psins-import --from ti`).
 
 pub mod comms;
+pub mod otf2;
 pub mod paraver;
 pub mod ti;
 

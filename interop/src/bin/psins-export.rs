@@ -2,7 +2,7 @@
 
 use clap::{Parser, ValueEnum};
 use psins_formats::note;
-use psins_interop::{paraver, ti};
+use psins_interop::{otf2, paraver, ti};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,6 +20,11 @@ use std::process::ExitCode;
 /// communication record per message, send to receive), NAME.pcf (state and event names) and
 /// NAME.row (rank names). docs/interop-paraver.md.
 ///
+/// `--to otf2`: an OTF2 archive (Vampir, `otf2-print DIR/traces.otf2`) written through
+/// libotf2: DIR gets traces.otf2, traces.def and traces/ (a location per rank; computation and
+/// MPI calls as regions, MPI point-to-point, request and collective events, communicators in
+/// the definitions). A build without libotf2 says so. docs/interop-otf2.md.
+///
 /// Exit status (docs/exit-codes.md): 0 written; 1 the trace is damaged or holds a record the
 /// format cannot express (the message names the file, rank and record); 2 bad arguments;
 /// 3 an output could not be written.
@@ -31,7 +36,7 @@ struct Args {
     to: Format,
     /// The compact trace (.psins) to export.
     trace: PathBuf,
-    /// The output: a directory for ti (created if missing), NAME.prv for paraver. Files are
+    /// The output: a directory for ti and otf2 (created if missing), NAME.prv for paraver. Files are
     /// replaced only when complete.
     #[arg(short, long)]
     output: PathBuf,
@@ -49,6 +54,8 @@ enum Format {
     Ti,
     /// Paraver's .prv, .pcf and .row (BSC tools).
     Paraver,
+    /// An OTF2 archive (Score-P's format; Vampir).
+    Otf2,
 }
 
 fn positive(s: &str) -> Result<f64, String> {
@@ -61,8 +68,10 @@ fn positive(s: &str) -> Result<f64, String> {
 fn main() -> ExitCode {
     psins_cli::generate_if_asked::<Args>();
     let args = Args::parse();
-    if let Format::Paraver = args.to {
-        return to_paraver(&args);
+    match args.to {
+        Format::Paraver => return to_paraver(&args),
+        Format::Otf2 => return to_otf2(&args),
+        Format::Ti => {}
     }
     let opts = ti::TiOptions { host_speed: args.host_speed };
     match ti::export(&args.trace, &args.output, &opts) {
@@ -130,6 +139,29 @@ fn to_paraver(args: &Args) -> ExitCode {
                     s.files[0].display(),
                     s.files[1].display(),
                     s.files[2].display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            note!("psins-export: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn to_otf2(args: &Args) -> ExitCode {
+    match otf2::export(&args.trace, &args.output) {
+        Ok(s) => {
+            if !args.quiet {
+                note!(
+                    "psins-export: {} ranks, {} records -> {} OTF2 events, {} regions, {} communicators in {}",
+                    s.tasks,
+                    s.records,
+                    s.events,
+                    s.regions,
+                    s.comms,
+                    otf2::anchor(&args.output).display()
                 );
             }
             ExitCode::SUCCESS

@@ -102,14 +102,18 @@ struct RunArgs {
     /// Write the report as JSON (`-`: stdout).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Write a Chrome trace-event timeline (open it in Perfetto; `-`: stdout).
+    /// Write a Chrome trace-event timeline (open it in Perfetto; `-`: stdout): a track per
+    /// rank with computation and call slices (args: record, peer, bytes, tag, communicator,
+    /// wait), a nested `wait` slice for waiting on a partner, a flow arrow per message and a
+    /// messages/bytes-in-flight counter. `psins-dump --timeline` writes the measured run alike.
     #[arg(long, value_name = "FILE")]
     timeline: Option<PathBuf>,
-    /// Ranks in the timeline, e.g. 0-15,64.
+    /// Ranks in the timeline, e.g. 0-15,64 (arrows only between shown ranks).
     #[arg(long, value_name = "LIST", requires = "timeline")]
     timeline_ranks: Option<String>,
-    /// Time window of the timeline, e.g. 1ms:2ms (either side may be empty).
-    #[arg(long, value_name = "START:END", requires = "timeline")]
+    /// Time window of the timeline, e.g. 1ms..5ms (either side may be empty; `:` also
+    /// separates): slices are clipped to it, arrows kept when both ends are inside.
+    #[arg(long, value_name = "START..END", requires = "timeline")]
     timeline_window: Option<String>,
     /// Do not print the report table.
     #[arg(short, long)]

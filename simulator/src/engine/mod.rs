@@ -430,7 +430,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         if task.call_fn != STEP_FN {
             self.stats.call(task.call_fn, other, calls, time, wait);
             if let Some(tl) = &mut self.timeline {
-                tl.call(t, task.call_fn, start, end);
+                let args = crate::timeline::CallArgs::of(&task.rec.op, task.index);
+                tl.call(t, task.call_fn, start, end, wait, args);
             }
         }
         if std::mem::take(&mut task.deferred) {

@@ -159,6 +159,9 @@ impl<S: TraceSource> Sim<'_, S> {
             delivered_at: UNKNOWN,
         };
         let id = self.msgs.alloc(msg);
+        if let Some(tl) = &mut self.timeline {
+            tl.send(id, t, a.dst, a.bytes, now);
+        }
         if proto != Proto::Rendezvous {
             if ready == now {
                 self.inject(id, now);
@@ -259,6 +262,9 @@ impl<S: TraceSource> Sim<'_, S> {
         let (bytes, data_at, intra) = (m.bytes, m.data_at, self.node[m.src as usize] == self.node[m.dst as usize]);
         let matched = m.matched_at != UNKNOWN;
         self.stats.message(bytes, data_at, at, intra);
+        if let Some(tl) = &mut self.timeline {
+            tl.delivered(at, bytes);
+        }
         if matched {
             self.settle(id);
         }
@@ -269,6 +275,9 @@ impl<S: TraceSource> Sim<'_, S> {
         let m = *self.msgs.get(id);
         let (td, tr) = (m.delivered_at, m.matched_at);
         let recv_done = td.max(tr) + m.o_r;
+        if let Some(tl) = &mut self.timeline {
+            tl.received(id, m.dst);
+        }
         self.complete(m.dst, m.recv_ref, recv_done, m.sent_at);
         match m.proto {
             Proto::Eager => {}

@@ -1,0 +1,239 @@
+//! `--timeline FILE`: Chrome trace-event JSON (Perfetto and chrome://tracing open it), one
+//! track per rank: computation and each MPI call as complete ("X") slices, the call's args
+//! (record, peer, bytes, tag, communicator, time waiting), a nested `wait` slice for the part
+//! of the call spent waiting for a partner, a flow arrow per message from the sending call to
+//! the call that completed its receive, and a counter of the messages and bytes in flight.
+//! Written as the replay goes, so memory does not grow with the run; rank and time-window
+//! filters keep files of big runs small. `psins-dump --timeline` writes the measured run
+//! through the same writer, so both open with the same layout.
+
+mod event;
+mod flows;
+
+pub use event::CallArgs;
+use event::{Args, Event, Us};
+
+use crate::error::{Result, SimError};
+use crate::source::synth::parse_rank_list;
+use crate::stats::{fn_names, OTHER_FN};
+use crate::units::{parse_time, Ps};
+use flows::Flows;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+pub struct Timeline {
+    path: PathBuf,
+    out: BufWriter<File>,
+    /// Sorted ranks to show (empty: all).
+    ranks: Vec<u32>,
+    window: (Ps, Ps),
+    names: Vec<String>,
+    named: Vec<bool>,
+    first: bool,
+    error: Option<std::io::Error>,
+    flows: Flows,
+}
+
+impl Timeline {
+    /// `ranks`: e.g. "0-15,64"; `window`: "START..END" (or "START:END") with units, either
+    /// side may be empty. The process track is called `label` ("predicted", "measured").
+    pub fn create(path: &Path, ranks: Option<&str>, window: Option<&str>) -> Result<Timeline> {
+        Timeline::with_label(path, ranks, window, "psins-sim prediction")
+    }
+
+    pub fn with_label(path: &Path, ranks: Option<&str>, window: Option<&str>, label: &str) -> Result<Timeline> {
+        let ranks = match ranks {
+            Some(r) => parse_rank_list(r).map_err(|m| SimError::Usage(format!("--timeline-ranks: {m}")))?,
+            None => Vec::new(),
+        };
+        let window = match window {
+            Some(w) => parse_window(w).map_err(|m| SimError::Usage(format!("--timeline-window: {m}")))?,
+            None => (0, Ps::MAX),
+        };
+        let file = File::create(path).map_err(|e| SimError::output(path, e))?;
+        let mut tl = Timeline {
+            path: path.to_path_buf(),
+            out: BufWriter::with_capacity(1 << 20, file),
+            ranks,
+            window,
+            names: fn_names(),
+            named: Vec::new(),
+            first: true,
+            error: None,
+            flows: Flows::default(),
+        };
+        let r = tl.out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+        tl.check(r);
+        let mut e = Event::new("process_name", "M", 0);
+        e.args = Args::Name { name: label };
+        tl.write(&e);
+        tl.check_error()?;
+        Ok(tl)
+    }
+
+    /// The name to give the output in messages (the path the user named, when `path` is a
+    /// temporary file).
+    pub fn named(mut self, name: &Path) -> Timeline {
+        self.path = name.to_path_buf();
+        self
+    }
+
+    fn rank_shown(&self, rank: u32) -> bool {
+        self.ranks.is_empty() || self.ranks.binary_search(&rank).is_ok()
+    }
+
+    /// The part of [start, end] inside the window, if `rank` is shown and any is.
+    fn clip(&self, rank: u32, start: Ps, end: Ps) -> Option<(Ps, Ps)> {
+        (end >= self.window.0 && start <= self.window.1 && self.rank_shown(rank))
+            .then(|| (start.max(self.window.0), end.min(self.window.1)))
+    }
+
+    /// A computation slice.
+    pub fn slice(&mut self, rank: u32, name: &str, start: Ps, end: Ps) {
+        if let Some((s, e)) = self.clip(rank, start, end) {
+            self.emit(rank, name, "cpu", s, e, Args::None);
+        }
+    }
+
+    /// An MPI call slice of function `fn_id` with `args`, of which the first `wait` was spent
+    /// waiting for a partner (a nested `wait` slice); binds the messages the call sent and
+    /// received to it.
+    pub fn call(&mut self, rank: u32, fn_id: u16, start: Ps, end: Ps, wait: Ps, mut args: CallArgs) {
+        if fn_id == OTHER_FN {
+            return;
+        }
+        let clipped = self.clip(rank, start, end);
+        let mut bound = None;
+        if let Some((s, e)) = clipped {
+            args.wait_us = Some(Us(wait));
+            let name = std::mem::take(&mut self.names[fn_id as usize]);
+            self.emit(rank, &name, "mpi", s, e, Args::Call(args));
+            self.names[fn_id as usize] = name;
+            let own = start + wait;
+            if let Some((ws, we)) = self.clip(rank, start, own).filter(|_| wait > 0) {
+                self.emit(rank, "wait", "wait", ws, we, Args::Wait { partner_posted_us: Us(own) });
+            }
+            // Arrows bind to the call's own part (after any wait) when it has one: the
+            // innermost slice there is the call itself.
+            bound = Some(if own < e && own >= s { own + (e - own) / 2 } else { s + (e - s) / 2 });
+        }
+        self.bind(rank, bound);
+    }
+
+    /// A call slice of the measured run (no wait known, no messages).
+    pub fn measured_call(&mut self, rank: u32, name: &str, start: Ps, end: Ps, args: CallArgs) {
+        if let Some((s, e)) = self.clip(rank, start, end) {
+            self.emit(rank, name, "mpi", s, e, Args::Call(args));
+        }
+    }
+
+    fn bind(&mut self, rank: u32, at: Option<Ps>) {
+        let mut flows = std::mem::take(&mut self.flows);
+        flows.bind(rank, at, |id, f| {
+            for (ph, tid, ts) in [("s", f.src, f.start), ("f", f.dst, f.finish)] {
+                let mut e = Event::new("message", ph, tid);
+                e.cat = "msg";
+                e.ts = Some(Us(ts));
+                e.id = Some(id);
+                e.bp = (ph == "f").then_some("e");
+                self.write(&e);
+            }
+        });
+        self.flows = flows;
+    }
+
+    /// Engine message `msg` (`bytes`) posted by `src` for `dst` at `now`.
+    pub fn send(&mut self, msg: u32, src: u32, dst: u32, bytes: u64, now: Ps) {
+        let flow = self.rank_shown(src) && self.rank_shown(dst);
+        let mut flows = std::mem::take(&mut self.flows);
+        flows.send(msg, src, dst, flow);
+        flows.posted(now, bytes, |at, v| self.counter(at, v));
+        self.flows = flows;
+    }
+
+    /// Message `msg`'s last byte arrives at `at`.
+    pub fn delivered(&mut self, at: Ps, bytes: u64) {
+        self.flows.delivered(at, bytes);
+    }
+
+    /// Message `msg`'s receive completed on `dst` (the flow ends in `dst`'s next call).
+    pub fn received(&mut self, msg: u32, dst: u32) {
+        self.flows.received(msg, dst);
+    }
+
+    fn counter(&mut self, at: Ps, (messages, bytes): (u64, u64)) {
+        if at >= self.window.0 && at <= self.window.1 {
+            let mut e = Event::new("in flight", "C", 0);
+            e.ts = Some(Us(at));
+            e.args = Args::InFlight { messages, bytes };
+            self.write(&e);
+        }
+    }
+
+    fn emit(&mut self, rank: u32, name: &str, cat: &'static str, s: Ps, e: Ps, args: Args) {
+        if self.named.len() <= rank as usize {
+            self.named.resize(rank as usize + 1, false);
+        }
+        if !self.named[rank as usize] {
+            self.named[rank as usize] = true;
+            let label = format!("rank {rank}");
+            let mut m = Event::new("thread_name", "M", rank);
+            m.args = Args::Name { name: &label };
+            self.write(&m);
+            // Tracks in rank order (Perfetto otherwise orders them by first appearance).
+            let mut m = Event::new("thread_sort_index", "M", rank);
+            m.args = Args::SortIndex { sort_index: rank };
+            self.write(&m);
+        }
+        let mut ev = Event::new(name, "X", rank);
+        ev.cat = cat;
+        ev.ts = Some(Us(s));
+        ev.dur = Some(Us(e - s));
+        ev.args = args;
+        self.write(&ev);
+    }
+
+    /// One event, on its own line.
+    fn write(&mut self, ev: &Event) {
+        let sep: &[u8] = if std::mem::take(&mut self.first) { b"\n" } else { b",\n" };
+        let r = self.out.write_all(sep).and_then(|_| serde_json::to_writer(&mut self.out, ev).map_err(Into::into));
+        self.check(r);
+    }
+
+    fn check(&mut self, r: std::io::Result<()>) {
+        if let (Err(err), None) = (r, &self.error) {
+            self.error = Some(err);
+        }
+    }
+
+    fn check_error(&mut self) -> Result<()> {
+        match self.error.take() {
+            Some(e) => Err(SimError::output(&self.path, e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the last counter events and closes the JSON (also after a deadlock: flows still
+    /// missing an end are left out, so the file stays consistent).
+    pub fn finish(mut self) -> Result<()> {
+        let mut flows = std::mem::take(&mut self.flows);
+        flows.drain_arrivals(Ps::MAX, &mut |at, v| self.counter(at, v));
+        self.check_error()?;
+        self.out.write_all(b"\n]}\n").and_then(|_| self.out.flush()).map_err(|e| SimError::output(&self.path, e))
+    }
+}
+
+/// "START..END" or "START:END" (either side may be empty) in picoseconds.
+fn parse_window(w: &str) -> Result<(Ps, Ps), String> {
+    let (a, b) = w
+        .split_once("..")
+        .or_else(|| w.split_once(':'))
+        .ok_or_else(|| format!("`{w}`: expected START..END, e.g. 1ms..5ms"))?;
+    let a = if a.trim().is_empty() { 0 } else { parse_time(a)? };
+    let b = if b.trim().is_empty() { Ps::MAX } else { parse_time(b)? };
+    if a > b {
+        return Err(format!("`{w}`: start after end"));
+    }
+    Ok((a, b))
+}

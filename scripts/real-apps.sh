@@ -4,7 +4,7 @@
 #   bash scripts/real-apps.sh SRC_DIR [OUT_DIR]
 #
 # SRC_DIR holds the applications' sources, one directory each, named like their repositories
-# (TeaLeaf_ref, CloverLeaf3D_ref, miniGhost, Quicksilver, Nekbone). Third-party code never
+# (TeaLeaf_ref, CloverLeaf3D_ref, miniGhost, Quicksilver, Nekbone, Kripke). Third-party code never
 # enters this repository and this script downloads nothing: the sources are fetched by hand.
 # Each application found is copied to OUT_DIR/<name>/src (the source tree stays untouched),
 # built there with MPICH's compiler wrappers, and given an input deck in OUT_DIR/<name>/run
@@ -177,8 +177,24 @@ EOF
   list nekbone "$2" "$1/test/example1/nekbone"
 }
 
+# Kripke (LLNL/Kripke, version 1.1: commit 3a421a1, the last before RAJA and its submodules):
+# 3D Sn deterministic particle transport; a wavefront sweep of nonblocking messages between
+# neighbouring subdomains, polled with MPI_Testany, and allreduces. C++. Its CMake build only
+# lists the sources: compiled here directly, so cmake is not needed.
+build_kripke() { # BUILD RUN
+  cd "$1/src" || return 1
+  [ -f Kripke/Sweep_Solver.cpp ] && [ ! -d ../tpl ] || {
+    echo "real-apps: kripke: expects version 1.1 (git archive 3a421a1 of LLNL/Kripke; later versions need RAJA)"
+    return 1
+  }
+  $MPICXX -O2 -I. -o kripke kripke.cpp Kripke/*.cpp Kripke/Kernel/*.cpp Kripke/ParallelComm/*.cpp \
+    Kripke/Test/*.cpp || return 1
+  # 16^3 zones split in x between the 2 ranks, 16 groups, 48 directions, 5 sweep iterations.
+  list kripke "$2" "$1/src/kripke --procs 2,1,1 --zones 16,16,16 --groups 16 --quad 48 --niter 5"
+}
+
 # name:directory in SRC_DIR
-APPS="tealeaf:TeaLeaf_ref cloverleaf3d:CloverLeaf3D_ref minighost:miniGhost quicksilver:Quicksilver nekbone:Nekbone"
+APPS="tealeaf:TeaLeaf_ref cloverleaf3d:CloverLeaf3D_ref minighost:miniGhost quicksilver:Quicksilver nekbone:Nekbone kripke:Kripke"
 : > "$OUT/apps.list"
 failed=() found=0
 for spec in $APPS; do

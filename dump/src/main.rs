@@ -3,6 +3,7 @@
 mod fields;
 mod profile;
 mod sources;
+mod timeline;
 
 use clap::Parser;
 use std::io::Write;
@@ -14,7 +15,7 @@ use std::process::ExitCode;
 /// Peers are printed as world ranks (translated through the communicator's members);
 /// `comm` is the communicator id. Exit status (docs/exit-codes.md): 0 ok, 1 the file cannot be
 /// read or is damaged (the message names the file, rank, record and byte offset), 2 bad
-/// arguments, 3 standard output cannot be written.
+/// arguments, 3 standard output (or the --timeline output) cannot be written.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
@@ -35,6 +36,19 @@ struct Args {
     /// one JSON object.
     #[arg(long, conflicts_with_all = ["stats", "task"])]
     profile: bool,
+    /// Write the measured run as a Chrome trace-event timeline to OUT (`-`: stdout), with
+    /// psins-sim --timeline's tracks (one per rank, computation and call slices with their
+    /// args) so that measured and predicted open side by side in Perfetto. Times are the
+    /// recorded gaps and durations; every rank's MPI_Init returns at the same time.
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["stats", "task", "profile", "json"])]
+    timeline: Option<PathBuf>,
+    /// Ranks in the timeline, e.g. 0-15,64.
+    #[arg(long, value_name = "LIST", requires = "timeline")]
+    timeline_ranks: Option<String>,
+    /// Time window of the timeline, e.g. 1ms..5ms (either side may be empty); slices are
+    /// clipped to it.
+    #[arg(long, value_name = "START..END", requires = "timeline")]
+    timeline_window: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -42,6 +56,18 @@ fn main() -> ExitCode {
     let args = Args::parse();
     if args.profile {
         return profile(&args);
+    }
+    if let Some(out) = &args.timeline {
+        let sel =
+            timeline::Selection { ranks: args.timeline_ranks.as_deref(), window: args.timeline_window.as_deref() };
+        return match timeline::write(&args.file, out, &sel) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                psins_formats::note!("psins-dump: {}", psins_sim::error::chain(&e));
+                // The tools' one scheme: 1 input, 2 usage, 3 output.
+                ExitCode::from(e.exit_code() as u8)
+            }
+        };
     }
     match sources::run(
         &args.file,

@@ -1,0 +1,125 @@
+//! `psins-dump --timeline` on a hand-built trace: every slice's time and duration worked out
+//! by hand from the recorded gaps and durations (odd nanoseconds, so nothing rounds away).
+
+use psins_formats::{Op, Record, SendMode, TraceWriter, COMM_WORLD};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const DUMP: &str = env!("CARGO_BIN_EXE_psins-dump");
+
+fn dir() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dump-timeline-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn trace() -> PathBuf {
+    let init = |gap, dur| Record::new(gap, dur, Op::Init { thread_level: 0 });
+    let send = |gap, dur, bytes| {
+        Record::new(gap, dur, Op::Send { mode: SendMode::Standard, peer: 1, tag: 7, bytes, comm: COMM_WORLD })
+    };
+    let recv = |gap, dur, bytes| Record::new(gap, dur, Op::Recv { peer: 0, tag: 7, bytes, comm: COMM_WORLD });
+    let tasks = [
+        vec![
+            init(100, 50),
+            send(10_003, 2_001, 1000),
+            send(1_000, 4_007, 3000),
+            Record::new(3_000, 7_000, Op::Finalize),
+        ],
+        vec![init(900, 60), recv(1_000, 20_011, 1000), recv(0, 999, 3000), Record::new(1_000, 4_000, Op::Finalize)],
+    ];
+    let path = dir().join("t.psins");
+    let mut w = TraceWriter::create(&path, 2, vec![], vec![], None).unwrap();
+    for (t, recs) in tasks.iter().enumerate() {
+        w.begin_task(t as u32).unwrap();
+        for r in recs {
+            w.push(r).unwrap();
+        }
+        w.end_task().unwrap();
+    }
+    w.finish().unwrap();
+    path
+}
+
+fn timeline(extra: &[&str]) -> Vec<Value> {
+    let out = dir().join(format!("tl-{}.json", extra.len()));
+    let o = Command::new(DUMP).arg("--timeline").arg(&out).arg(trace()).args(extra).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).expect("the file parses");
+    v["traceEvents"].as_array().unwrap().clone()
+}
+
+/// (name, start ns, duration ns) of rank `t`'s slices, in file order.
+fn slices(ev: &[Value], t: u64) -> Vec<(String, u64, u64)> {
+    let ns = |v: &Value| (v.as_f64().unwrap() * 1000.0).round() as u64;
+    ev.iter()
+        .filter(|e| e["ph"] == "X" && e["tid"] == t)
+        .map(|e| (e["name"].as_str().unwrap().to_string(), ns(&e["ts"]), ns(&e["dur"])))
+        .collect()
+}
+
+fn s(name: &str, start: u64, dur: u64) -> (String, u64, u64) {
+    (name.to_string(), start, dur)
+}
+
+/// Both ranks' Init return at 60 ns (the longer Init); then each record's gap is a compute
+/// slice and its duration the call's, exactly as recorded.
+#[test]
+fn measured_slices_are_the_recorded_times() {
+    let ev = timeline(&[]);
+    assert_eq!(ev[0]["args"]["name"], "measured");
+    assert_eq!(
+        slices(&ev, 0),
+        vec![
+            s("MPI_Init", 10, 50),
+            s("compute", 60, 10_003),
+            s("MPI_Send", 10_063, 2_001),
+            s("compute", 12_064, 1_000),
+            s("MPI_Send", 13_064, 4_007),
+            s("compute", 17_071, 3_000),
+            s("MPI_Finalize", 20_071, 7_000),
+        ]
+    );
+    assert_eq!(
+        slices(&ev, 1),
+        vec![
+            s("MPI_Init", 0, 60),
+            s("compute", 60, 1_000),
+            s("MPI_Recv", 1_060, 20_011),
+            s("MPI_Recv", 21_071, 999),
+            s("compute", 22_070, 1_000),
+            s("MPI_Finalize", 23_070, 4_000),
+        ]
+    );
+    let send = ev.iter().find(|e| e["name"] == "MPI_Send").unwrap();
+    assert_eq!(send["args"], serde_json::json!({"record": 1, "peer": 1, "bytes": 1000, "tag": 7, "comm": 0}));
+}
+
+/// Rank 1 only, window [1.5us, 21.5us]: its first receive and second, clipped.
+#[test]
+fn rank_and_window_selection() {
+    let ev = timeline(&["--timeline-ranks", "1", "--timeline-window", "1.5us..21.5us"]);
+    assert!(slices(&ev, 0).is_empty());
+    assert_eq!(slices(&ev, 1), vec![s("MPI_Recv", 1_500, 19_571), s("MPI_Recv", 21_071, 429)]);
+}
+
+#[test]
+fn bad_arguments_and_inputs() {
+    let out = dir().join("bad.json");
+    let o = Command::new(DUMP)
+        .arg("--timeline")
+        .arg(&out)
+        .arg(trace())
+        .args(["--timeline-window", "5us..1us"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--timeline-window"));
+    let bad = dir().join("garbage");
+    std::fs::write(&bad, b"garbage!").unwrap();
+    let o = Command::new(DUMP).arg("--timeline").arg(&out).arg(&bad).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("garbage"));
+    assert!(!out.exists(), "no partial output");
+}

@@ -5,9 +5,10 @@
 //!
 //! Readers of foreign formats live here too and go through consolidation's library
 //! (`psins_consolidate`), so imported traces get the checks traced ones get: so far SimGrid TI
-//! (`psins-import --from ti`).
+//! (`psins-import --from ti`) and sst-dumpi traces (`psins-import --from dumpi`, docs/interop-dumpi.md).
 
 pub mod comms;
+pub mod dumpi;
 pub mod otf2;
 pub mod paraver;
 pub mod ti;

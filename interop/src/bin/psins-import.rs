@@ -4,12 +4,20 @@
 use clap::{Parser, ValueEnum};
 use indicatif::ProgressBar;
 use psins_consolidate::run::{self, Failure};
+use psins_consolidate::RankInput;
 use psins_formats::{note, Output};
-use psins_interop::ti;
+use psins_interop::{dumpi, ti};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Import a trace written by another tool as a psins compact trace.
+///
+/// `--from dumpi`: sst-dumpi (libdumpi) traces: INPUT is the `.meta` file or the directory
+/// holding exactly one; each rank's `PREFIX-NNNN.bin` is read natively. The gap before each
+/// call is wall-clock time since the previous call returned. Calls without communication
+/// (MPI_Comm_rank, MPI_Wtime, ...) fold into that computation, counted in the summary; calls
+/// psins cannot replay are refused. What is kept, approximated and refused:
+/// docs/interop-dumpi.md.
 ///
 /// `--from ti`: SimGrid time-independent traces (SimGrid 3.32's replay syntax, e.g. written by
 /// `smpirun -trace-ti` or by psins-export): INPUT is the list file `-replay` takes (one action
@@ -19,7 +27,8 @@ use std::process::ExitCode;
 /// approximated and refused: docs/interop-simgrid.md.
 ///
 /// Exit status (docs/exit-codes.md): 0 trace written; 1 the input cannot be read or holds an
-/// action that cannot be imported (the message names the file, rank, record and line); 2 bad
+/// action that cannot be imported (the message names the file, rank, record and line, or byte
+/// offset for dumpi); 2 bad
 /// arguments; 3 the output could not be written.
 #[derive(Parser)]
 #[command(version)]
@@ -27,12 +36,13 @@ struct Args {
     /// The format to read.
     #[arg(long, value_enum)]
     from: Format,
-    /// The trace to import (for ti: list file, directory or shared action file).
+    /// The trace to import (ti: list file, directory or shared action file; dumpi: .meta
+    /// file or its directory).
     input: PathBuf,
     /// The compact trace to write (`-`: stdout).
     #[arg(short, long)]
     output: PathBuf,
-    /// Speed in flop/s of the hosts the trace's computation amounts are for.
+    /// Speed in flop/s of the hosts the trace's computation amounts are for (ti).
     #[arg(long, default_value_t = 1e9, value_parser = positive)]
     host_speed: f64,
     /// zstd-compress each task's stream (level 1 to 19).
@@ -47,6 +57,8 @@ struct Args {
 enum Format {
     /// SimGrid time-independent traces.
     Ti,
+    /// sst-dumpi traces (.meta and per-rank .bin files).
+    Dumpi,
 }
 
 fn positive(s: &str) -> Result<f64, String> {
@@ -73,20 +85,54 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), Failure> {
-    let Format::Ti = args.from;
-    let ranks = ti::read::ranks(&args.input, args.host_speed).map_err(|e| Failure::Input(e.to_string()))?;
-    let mut inputs: Vec<PathBuf> = ranks.iter().map(|r| r.path.clone()).collect();
+    match args.from {
+        Format::Ti => {
+            let ranks = ti::read::ranks(&args.input, args.host_speed).map_err(|e| Failure::Input(e.to_string()))?;
+            let meta = vec![("host_speed".to_string(), args.host_speed.to_string())];
+            write(args, &ranks, "simgrid-ti", meta, &[])
+        }
+        Format::Dumpi => {
+            let trace = dumpi::Trace::open(&args.input).map_err(|e| Failure::Input(e.to_string()))?;
+            let meta = vec![("computation_clock".to_string(), "wall".to_string())];
+            write(args, &trace.ranks, "dumpi", meta, &[trace.meta.clone()])?;
+            if !args.quiet {
+                let folded = trace.folded_calls();
+                if !folded.is_empty() {
+                    let list: Vec<String> = folded.iter().map(|(f, n)| format!("{f} {n}")).collect();
+                    let total: u64 = folded.iter().map(|f| f.1).sum();
+                    note!(
+                        "psins-import: warning: {total} calls without communication folded into computation ({})",
+                        list.join(", ")
+                    );
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Consolidates `ranks` into the output, with the format's own metadata `extra` after the
+/// common keys.
+fn write<R: RankInput>(
+    args: &Args,
+    ranks: &[R],
+    format: &str,
+    extra: Vec<(String, String)>,
+    more_inputs: &[PathBuf],
+) -> Result<(), Failure> {
+    let mut inputs: Vec<PathBuf> = ranks.iter().map(|r| r.path().to_path_buf()).collect();
     inputs.push(args.input.clone());
+    inputs.extend(more_inputs.iter().cloned());
     let out = Output::prepare(&args.output, &inputs).map_err(|e| Failure::Output(e.to_string()))?;
-    let meta = vec![
+    let mut meta = vec![
         ("world_size".to_string(), ranks.len().to_string()),
-        ("source_format".to_string(), "simgrid-ti".to_string()),
+        ("source_format".to_string(), format.to_string()),
         ("imported_from".to_string(), args.input.display().to_string()),
-        ("host_speed".to_string(), args.host_speed.to_string()),
-        ("consolidated_by".to_string(), format!("psins-import {}", env!("CARGO_PKG_VERSION"))),
     ];
+    meta.extend(extra);
+    meta.push(("consolidated_by".to_string(), format!("psins-import {}", env!("CARGO_PKG_VERSION"))));
     let opts = run::Options { compress: args.compress, repeats: true, allow_partial: false, quiet: args.quiet };
-    let written = run::consolidate(&ranks, &meta, &opts, out.temp_path(), &ProgressBar::hidden())?;
+    let written = run::consolidate(ranks, &meta, &opts, out.temp_path(), &ProgressBar::hidden())?;
     out.commit().map_err(|e| Failure::Output(e.to_string()))?;
     if !args.quiet {
         let records: u64 = written.iter().map(|w| w.records).sum();

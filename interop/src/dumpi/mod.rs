@@ -1,0 +1,159 @@
+//! DUMPI traces (sst-dumpi's libdumpi, as SST/macro and the DOE trace collections use them),
+//! read natively: the `.meta` file (`numprocs`, `fileprefix`) and one binary file per rank
+//! (`PREFIX-NNNN.bin`), each read through consolidation's checks like a traced run
+//! (`psins-import --from dumpi`). docs/interop-dumpi.md says what each call becomes.
+
+mod calls;
+mod file;
+mod stream;
+
+use psins_consolidate::{RankInput, RecordStream};
+use psins_formats::{Error, LogEnd, Record};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Calls folded into computation: per rank, a count per dumpi function label.
+pub type Folded = Arc<Mutex<BTreeMap<u32, Vec<u32>>>>;
+
+/// One rank's binary file.
+pub struct DumpiRank {
+    pub path: PathBuf,
+    pub rank: u32,
+    pub world: u32,
+    folded: Folded,
+}
+
+impl RankInput for DumpiRank {
+    type Stream = DumpiStream;
+    fn path(&self) -> &Path {
+        &self.path
+    }
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+    fn bytes(&self) -> u64 {
+        std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
+    }
+    fn known_complete(&self) -> Result<bool, Error> {
+        // The index and footer are checked when the stream opens; the footer's counts when
+        // it ends. A file cut short has no index and is refused.
+        Ok(true)
+    }
+    fn open(&self) -> Result<DumpiStream, Error> {
+        let buf = std::fs::read(&self.path).map_err(|e| Error::io(&self.path, "cannot read", e))?;
+        let layout = file::Layout::read(&buf).map_err(|b| self.error(b, 0))?;
+        let dec = stream::Decoder::new(buf, layout, self.world);
+        Ok(DumpiStream { path: self.path.clone(), rank: self.rank, dec, folded: self.folded.clone() })
+    }
+}
+
+impl DumpiRank {
+    fn error(&self, b: file::Bad, record: u64) -> Error {
+        Error::new(&self.path, b.msg).task(self.rank).record(record).at(b.offset)
+    }
+}
+
+pub struct DumpiStream {
+    path: PathBuf,
+    rank: u32,
+    dec: stream::Decoder,
+    folded: Folded,
+}
+
+impl RecordStream for DumpiStream {
+    fn next(&mut self, rec: &mut Record) -> Result<bool, Error> {
+        match self.dec.next(rec) {
+            Ok(true) => Ok(true),
+            Ok(false) => {
+                // A stream read again (consolidation's scan) replaces its tally.
+                self.folded.lock().unwrap().insert(self.rank, self.dec.folded.clone());
+                Ok(false)
+            }
+            Err(b) => Err(Error::new(&self.path, b.msg).task(self.rank).record(self.dec.records).at(b.offset)),
+        }
+    }
+    fn records(&self) -> u64 {
+        self.dec.records
+    }
+    fn end(&self) -> LogEnd {
+        LogEnd::Complete
+    }
+}
+
+/// A DUMPI trace named by its `.meta` file or the directory holding exactly one.
+pub struct Trace {
+    pub meta: PathBuf,
+    pub ranks: Vec<DumpiRank>,
+    pub folded: Folded,
+}
+
+impl Trace {
+    pub fn open(input: &Path) -> Result<Trace, Error> {
+        let meta = if input.is_dir() { only_meta(input)? } else { input.to_path_buf() };
+        let text = std::fs::read_to_string(&meta).map_err(|e| Error::io(&meta, "cannot read", e))?;
+        let mut keys = BTreeMap::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let (k, v) = line.split_once('=').ok_or_else(|| {
+                Error::new(&meta, format!("line {}: not key=value; is this a DUMPI .meta file?", i + 1))
+            })?;
+            keys.insert(k.trim().to_string(), v.trim().to_string());
+        }
+        let get = |k: &str| {
+            keys.get(k).ok_or_else(|| Error::new(&meta, format!("no {k}= line (a DUMPI .meta file has one)")))
+        };
+        let world: u32 = get("numprocs")?
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| Error::new(&meta, "numprocs is not a positive number of ranks"))?;
+        let prefix = get("fileprefix")?;
+        if prefix.contains('/') {
+            return Err(Error::new(&meta, format!("fileprefix {prefix:?} names another directory")));
+        }
+        let dir = meta.parent().unwrap_or(Path::new("."));
+        let folded = Folded::default();
+        let mut ranks = Vec::with_capacity(world as usize);
+        for r in 0..world {
+            let path = dir.join(format!("{prefix}-{r:04}.bin"));
+            if !path.is_file() {
+                return Err(Error::new(
+                    &path,
+                    format!("rank {r}'s file is missing ({} names {world} ranks)", meta.display()),
+                ));
+            }
+            ranks.push(DumpiRank { path, rank: r, world, folded: folded.clone() });
+        }
+        Ok(Trace { meta, ranks, folded })
+    }
+
+    /// The calls folded into computation over every rank: (MPI name, count), by name.
+    pub fn folded_calls(&self) -> Vec<(String, u64)> {
+        let mut sum: BTreeMap<String, u64> = BTreeMap::new();
+        for counts in self.folded.lock().unwrap().values() {
+            for (label, &n) in counts.iter().enumerate() {
+                if n > 0 {
+                    *sum.entry(calls::name(label as u16)).or_default() += n as u64;
+                }
+            }
+        }
+        sum.into_iter().collect()
+    }
+}
+
+fn only_meta(dir: &Path) -> Result<PathBuf, Error> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, "cannot list", e))?;
+    let mut metas: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "meta"))
+        .collect();
+    metas.sort();
+    match metas.len() {
+        1 => Ok(metas.remove(0)),
+        0 => Err(Error::new(dir, "no .meta file: not a DUMPI trace directory")),
+        n => Err(Error::new(dir, format!("{n} .meta files: name the one to import"))),
+    }
+}

@@ -1,0 +1,227 @@
+//! psins-import --from dumpi on traces written by the real libdumpi (sst-dumpi 13; made by
+//! scripts/make-dumpi-fixtures.sh): every record of the imported runs, derived by hand from
+//! the apps' sources and checked against sst-dumpi's own dumpi2ascii for the times; and one
+//! clear error for each kind of bad input.
+
+use psins_formats::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(app: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dumpi").join(app)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dumpi-import-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn import(input: &Path, out: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_psins-import"))
+        .args(["--from", "dumpi"])
+        .arg(input)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+fn imported(app: &str) -> (Vec<Vec<Record>>, String) {
+    let out = scratch(app).join("x.psins");
+    let o = import(&fixture(app), &out);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    let r = TraceReader::open(&out).unwrap();
+    let tasks = (0..r.tasks())
+        .map(|t| {
+            let mut c = r.task(t, 0).unwrap();
+            let (mut v, mut rec) = (Vec::new(), Record::default());
+            while c.next(&mut rec).unwrap() {
+                v.push(rec.clone());
+            }
+            v
+        })
+        .collect();
+    (tasks, err)
+}
+
+const W: u32 = COMM_WORLD;
+
+#[test]
+fn pingpong_has_every_message_and_the_wall_clock_times() {
+    let (t, err) = imported("pingpong");
+    // `pingpong 1` at 2 ranks: one round trip at each of 6 sizes, tag 1.
+    let sizes = [0u64, 8, 1024, 65536, 1 << 20, 4 << 20];
+    for (r, recs) in t.iter().enumerate() {
+        let peer = 1 - r as i32;
+        let mut want = vec![Op::Init { thread_level: 0 }];
+        for &bytes in &sizes {
+            let send = Op::Send { mode: SendMode::Standard, peer, tag: 1, bytes, comm: W };
+            let recv = Op::Recv { peer, tag: 1, bytes, comm: W };
+            want.extend(if r == 0 { [send, recv] } else { [recv, send] });
+        }
+        want.push(Op::Finalize);
+        let ops: Vec<Op> = recs.iter().map(|r| r.op.clone()).collect();
+        assert_eq!(ops, want, "rank {r}");
+    }
+    // dumpi2ascii of pingpong-0001.bin: MPI_Init 2600.844419160 to .844420172, MPI_Recv
+    // .844469546 to .844476466 (MPI_Comm_rank, Comm_size, Wtime between fold into the gap).
+    assert_eq!((t[1][0].gap_ns, t[1][0].dur_ns), (0, 1012));
+    assert_eq!((t[1][1].gap_ns, t[1][1].dur_ns), (49374, 6920));
+    // Each rank: Comm_rank, Comm_size, 12 Wtime (2 per size), 6 Get_count (the app's count).
+    assert!(
+        err.contains("40 calls without communication folded into computation (MPI_Comm_rank 2, MPI_Comm_size 2, MPI_Get_count 12, MPI_Wtime 24)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn ring_requests_complete_with_their_statuses() {
+    let (t, _) = imported("ring");
+    // `ring 3 4` at 4 ranks: per iteration Irecv from the left, Isend to the right (16 B,
+    // tag 7), Waitall; the receive completes from the left with 16 B.
+    for (r, recs) in t.iter().enumerate() {
+        let (left, right) = ((r as i32 + 3) % 4, (r as i32 + 1) % 4);
+        assert_eq!(recs.len(), 11, "rank {r}");
+        assert_eq!(recs[0].op, Op::Init { thread_level: 0 });
+        for i in 0..3 {
+            let it = &recs[1 + 3 * i..4 + 3 * i];
+            assert_eq!(it[0].op, Op::Irecv { peer: left, tag: 7, bytes: 16, comm: W, req: 1 });
+            assert_eq!(
+                it[1].op,
+                Op::Isend { mode: SendMode::Standard, peer: right, tag: 7, bytes: 16, comm: W, req: 2 }
+            );
+            assert_eq!(it[2].op, Op::Wait { func: WaitFn::Waitall, count: 2 });
+            assert_eq!(it[2].list, vec![1, left as i64, 7, 16, 2, NO_RANK as i64, 7, 16]);
+        }
+        assert_eq!(recs[10].op, Op::Finalize);
+    }
+}
+
+#[test]
+fn stencil_sends_sharing_one_dumpi_handle_complete_in_order() {
+    let (t, _) = imported("stencil2d");
+    // `stencil2d 2 8` at 4 ranks: a 2x2 grid, two neighbours each, 8 doubles (64 B) per halo,
+    // tag 3; then an MPI_Allreduce of one double with MPI_SUM. MPICH gives both eager sends
+    // the same request, so dumpi writes one handle twice: they complete in posting order.
+    let nbrs = [[2, 1], [3, 0], [0, 3], [1, 2]];
+    let sum = CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE;
+    for (r, recs) in t.iter().enumerate() {
+        assert_eq!(recs.len(), 14, "rank {r}");
+        for i in 0..2 {
+            let it = &recs[1 + 6 * i..7 + 6 * i];
+            let [a, b] = nbrs[r];
+            assert_eq!(it[0].op, Op::Irecv { peer: a, tag: 3, bytes: 64, comm: W, req: 1 });
+            assert_eq!(it[1].op, Op::Irecv { peer: b, tag: 3, bytes: 64, comm: W, req: 2 });
+            assert_eq!(it[2].op, Op::Isend { mode: SendMode::Standard, peer: a, tag: 3, bytes: 64, comm: W, req: 3 });
+            assert_eq!(it[3].op, Op::Isend { mode: SendMode::Standard, peer: b, tag: 3, bytes: 64, comm: W, req: 4 });
+            assert_eq!(it[4].op, Op::Wait { func: WaitFn::Waitall, count: 4 });
+            let n = NO_RANK as i64;
+            assert_eq!(it[4].list, vec![1, a as i64, 3, 64, 2, b as i64, 3, 64, 3, n, 3, 64, 4, n, 3, 64]);
+            let ar = Op::Coll {
+                coll: Coll::Allreduce,
+                comm: W,
+                root: NO_RANK,
+                send_bytes: 8,
+                recv_bytes: 8,
+                count: 1,
+                flags: sum,
+                req: NO_REQUEST,
+                instance: i as u32 + 1,
+            };
+            assert_eq!(it[5].op, ar);
+        }
+    }
+}
+
+#[test]
+fn is_collectives_carry_their_counts() {
+    let (t, _) = imported("is");
+    // `is 1 64` at 4 ranks: MPI_Alltoall of one int, MPI_Alltoallv of the keys (ints), an
+    // MPI_Allreduce of one long. The key counts are the app's random buckets: each rank
+    // sends its 64 keys and the receive counts are the others' send counts to it.
+    let mut sends = Vec::new();
+    for (r, recs) in t.iter().enumerate() {
+        assert_eq!(recs.len(), 5, "rank {r}");
+        let Op::Coll { coll: Coll::Alltoall, send_bytes: 4, recv_bytes: 4, instance: 1, .. } = recs[1].op else {
+            panic!("rank {r}: {:?}", recs[1].op)
+        };
+        let Op::Coll { coll: Coll::Alltoallv, send_bytes, recv_bytes, instance: 2, .. } = recs[2].op else {
+            panic!("rank {r}: {:?}", recs[2].op)
+        };
+        assert_eq!(send_bytes, 64 * 4, "rank {r}");
+        let l = &recs[2].list;
+        assert_eq!(l.len(), 8);
+        assert_eq!(l[..4].iter().sum::<i64>() as u64, send_bytes);
+        assert_eq!(l[4..].iter().sum::<i64>() as u64, recv_bytes);
+        sends.push(l[..4].to_vec());
+        let Op::Coll { coll: Coll::Allreduce, send_bytes: 8, count: 1, instance: 3, .. } = recs[3].op else {
+            panic!("rank {r}: {:?}", recs[3].op)
+        };
+    }
+    for (r, recs) in t.iter().enumerate() {
+        let from: Vec<i64> = (0..4).map(|s| sends[s][r]).collect();
+        assert_eq!(recs[2].list[4..].to_vec(), from, "rank {r} receives what the others send it");
+    }
+}
+
+/// The fixture `app` copied into a scratch directory, to damage.
+fn copy(app: &str, name: &str) -> PathBuf {
+    let dir = scratch(name);
+    for e in std::fs::read_dir(fixture(app)).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+fn fails(input: &Path, want: &[&str]) {
+    let o = import(input, &input.join("x.psins"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    for w in want {
+        assert!(err.contains(w), "{w:?} not in {err}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_error_naming_file_rank_and_offset() {
+    // A rank file missing.
+    let d = copy("ring", "missing");
+    std::fs::remove_file(d.join("ring-0002.bin")).unwrap();
+    fails(&d, &["ring-0002.bin", "rank 2's file is missing"]);
+    // No .meta, or two.
+    let d = scratch("nometa");
+    fails(&d, &["no .meta file"]);
+    let d = copy("ring", "twometa");
+    std::fs::write(d.join("other.meta"), "numprocs=1\nfileprefix=ring\n").unwrap();
+    fails(&d, &["2 .meta files"]);
+    // A cut file: no index at its end.
+    let d = copy("ring", "cut");
+    let f = d.join("ring-0001.bin");
+    let b = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &b[..b.len() - 10]).unwrap();
+    fails(&d, &["ring-0001.bin: rank 1", "no DUMPI index"]);
+    // Not a DUMPI file.
+    let d = copy("ring", "magic");
+    std::fs::write(d.join("ring-0003.bin"), b"not a dumpi trace at all, but long enough for an index to be looked for")
+        .unwrap();
+    fails(&d, &["ring-0003.bin: rank 3", "not a DUMPI trace file"]);
+}
+
+#[test]
+fn a_function_psins_cannot_replay_names_its_record_and_offset() {
+    // Rank 0 of ring: the first MPI_Irecv's label (12) becomes MPI_Comm_split's (86). The
+    // records start after the 16 bytes of magic and time offsets; Init's record is 2 + 1 + 2
+    // (label, mask, thread) + 2 × 12 (CPU and wall times) + its arguments.
+    let d = copy("ring", "unknown");
+    let f = d.join("ring-0000.bin");
+    let mut b = std::fs::read(&f).unwrap();
+    let at = (16..b.len() - 1).find(|&i| b[i] == 0 && b[i + 1] == 12 && b[i + 2] & 0x0c == 0x0c).unwrap();
+    b[at + 1] = 86;
+    std::fs::write(&f, &b).unwrap();
+    fails(&d, &["ring-0000.bin: rank 0, record 1", &format!("byte offset {at}"), "MPI_Comm_split cannot be imported"]);
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Regenerates interop/tests/fixtures/dumpi/: traces written by the real libdumpi (sst-dumpi)
+# of four test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
+# app's name (fileprefix=APP, APP-NNNN.bin) so the fixtures do not carry a date.
+#
+#   scripts/make-dumpi-fixtures.sh SST_DUMPI_SRC
+#
+# SST_DUMPI_SRC is a checkout of https://github.com/sstsimulator/sst-dumpi (tested at its
+# a4c8bf5, dumpi 13.0.0). It is built into a scratch prefix with autotools and MPICH's mpicc
+# (needs autoconf, automake, libtool); nothing of it enters the repository. The apps are
+# mpi-test-apps/bin, run under mpirun with libdumpi preloaded.
+set -euo pipefail
+src=${1:?usage: $0 SST_DUMPI_SRC}
+src=$(cd "$src" && pwd)
+cd "$(dirname "$0")/.."
+root=$PWD
+out=$root/interop/tests/fixtures/dumpi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Build libdumpi out of the source tree (bootstrap once if configure is missing).
+if [ ! -x "$src/configure" ]; then (cd "$src" && ./bootstrap.sh) >"$work/bootstrap.log" 2>&1; fi
+mkdir -p "$work/build"
+(cd "$work/build" && "$src/configure" --enable-libdumpi --prefix="$work/prefix" CC=mpicc CXX=mpicxx &&
+  make -j2 && make install) >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
+lib=$work/prefix/lib/libdumpi.so
+make -s -C mpi-test-apps >/dev/null
+
+# app, ranks, arguments: small runs (a few KB per rank file).
+trace() {
+  local app=$1 n=$2; shift 2
+  local d=$work/run-$app
+  mkdir -p "$d"
+  (cd "$d" && LD_PRELOAD=$lib timeout 60 mpirun -n "$n" "$root/mpi-test-apps/bin/$app" "$@" >/dev/null)
+  local meta
+  meta=$(ls "$d"/*.meta)
+  local prefix
+  prefix=$(sed -n 's/^fileprefix=//p' "$meta")
+  rm -rf "${out:?}/$app"
+  mkdir -p "$out/$app"
+  for ((r = 0; r < n; r++)); do
+    mv "$d/$(printf '%s-%04d.bin' "$prefix" "$r")" "$out/$app/$(printf '%s-%04d.bin' "$app" "$r")"
+  done
+  sed "s/^fileprefix=.*/fileprefix=$app/" "$meta" >"$out/$app/$app.meta"
+  echo "$app: $n ranks, $(du -sk "$out/$app" | cut -f1) KB"
+}
+
+trace pingpong 2 1
+trace ring 4 3 4
+trace stencil2d 4 2 8
+trace is 4 1 64

@@ -81,3 +81,41 @@ fn check_and_errors() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("flows"), "{out}");
 }
+
+#[test]
+fn flow_runs_on_every_flat_machine() {
+    // The flat cluster (no topology section): an up and a down link per node to one crossbar.
+    // Every app replays; pingpong, one message at a time, takes exactly what the
+    // contention-free simple model gives (L + S/B per message, to the rounding of ps).
+    for machine in
+        ["bus-cluster.toml", "fat-simple.toml", "inlink-cluster.toml", "outlink-cluster.toml", "pmac-cluster.toml"]
+    {
+        let m = config(machine);
+        for app in apps() {
+            let a = app.to_str().unwrap();
+            let (code, out, err) = sim(&[a, "-m", &m, "--set", "network.model=flow"]);
+            assert_eq!(code, 0, "{a} on {machine}: {err}");
+            assert!(out.contains("flow over a cluster of") && out.contains("no backbone"), "{out}");
+            let (_, simple, _) = sim(&[a, "-m", &m, "--set", "network.model=simple"]);
+            let (f, s) = (predicted(&out), predicted(&simple));
+            if a.ends_with("pingpong.psins") {
+                assert!((f - s).abs() <= 1e-8 * s, "{a} on {machine}: flow {f} s, simple {s} s");
+            }
+        }
+    }
+    // A backbone: printed by check, refused on a graph, and a narrow one slows the stencil.
+    let m = config("bus-cluster.toml");
+    let set = ["--set", "network.model=flow", "--set", "network.flow.backbone=1GB/s"];
+    let (code, out, err) = sim(&[&["check", &m][..], &set].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("[network.flow]\ntopology = \"cluster\"\nbackbone = \"1GB/s\""), "{out}");
+    let stencil = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps/stencil3d.psins");
+    let s = stencil.to_str().unwrap();
+    let (_, wide, _) = sim(&[s, "-m", &m, "--set", "network.model=flow"]);
+    let (code, narrow, err) = sim(&[&[s, "-m", &m][..], &set].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(predicted(&narrow) > predicted(&wide), "{narrow}\n{wide}");
+    let (code, _, err) = sim(&[&["check", &config("fattree-16.toml")][..], &set].concat());
+    assert_eq!(code, 1);
+    assert!(err.contains("backbone is for topology = \"cluster\" only"), "{err}");
+}

@@ -82,7 +82,7 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         torus: torus_config(&f)?,
         fattree: fattree_config(&f)?,
         dragonfly: dragonfly_config(&f)?,
-        flow: flow_topology(&f),
+        flow: flow_config(&f)?,
         calibrated: f.calibrated.clone(),
     })
 }
@@ -155,10 +155,40 @@ fn print_bands(s: &mut String, section: &str, l: &Link) {
 /// `[network.torus]` (defaults when the model is `torus` and the section is absent). The
 /// machine's nodes must be the torus's routers: one node per router, so a rank's node is
 /// its router and a mismatch is a mistake, not something to guess around.
-/// The flow model's graph, when the model is `flow`.
+/// The flow model's graph, when the model is `flow`: `[network.flow] topology`, else the
+/// graph whose section the file has, else the flat cluster.
 fn flow_topology(f: &MachineFile) -> Option<super::FlowTopology> {
-    (f.network.model == "flow")
-        .then(|| f.network.flow.as_ref().and_then(|s| s.topology).unwrap_or(super::FlowTopology::FatTree))
+    use super::FlowTopology as T;
+    let n = &f.network;
+    let default = if n.fattree.is_some() {
+        T::FatTree
+    } else if n.dragonfly.is_some() {
+        T::Dragonfly
+    } else if n.torus.is_some() {
+        T::Torus
+    } else {
+        T::Cluster
+    };
+    (n.model == "flow").then(|| n.flow.as_ref().and_then(|s| s.topology).unwrap_or(default))
+}
+
+/// `[network.flow]` resolved, when the model is `flow`.
+fn flow_config(f: &MachineFile) -> Result<Option<super::FlowConfig>, String> {
+    let Some(topology) = flow_topology(f) else { return Ok(None) };
+    let backbone = f.network.flow.as_ref().and_then(|s| s.backbone).map(|b| b.0);
+    if let Some(b) = backbone {
+        if topology != super::FlowTopology::Cluster {
+            return Err(format!(
+                "[network.flow] backbone is for topology = \"cluster\" only (this graph is {}: its links come from [network.{}])",
+                topology.name(),
+                topology.name()
+            ));
+        }
+        if !(b.is_finite() && b > 0.0) {
+            return Err("[network.flow] backbone must be positive".into());
+        }
+    }
+    Ok(Some(super::FlowConfig { topology, backbone }))
 }
 
 /// Whether the machine's network is `name`, packet by packet or as the flow model's graph.
@@ -349,7 +379,10 @@ pub fn print(m: &Machine) -> String {
         super::dragonfly::print(&mut s, t);
     }
     if let Some(t) = m.flow {
-        let _ = writeln!(s, "\n[network.flow]\ntopology = \"{}\"", t.name());
+        let _ = writeln!(s, "\n[network.flow]\ntopology = \"{}\"", t.topology.name());
+        if let Some(b) = t.backbone {
+            let _ = writeln!(s, "backbone = \"{}\"", fmt_bandwidth(b));
+        }
     }
     if let Some(c) = &m.calibrated {
         let _ = writeln!(s, "\n[calibrated]");

@@ -211,4 +211,6 @@ pub struct NetworkSection {
 #[serde(deny_unknown_fields)]
 pub struct FlowSection {
     pub topology: Option<super::FlowTopology>,
+    /// `cluster`: a backbone every flow crosses, shared by all (none if absent).
+    pub backbone: Option<Bandwidth>,
 }

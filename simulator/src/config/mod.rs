@@ -125,6 +125,9 @@ impl CpuRatios {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FlowTopology {
+    /// The flat cluster: an up and a down link per node to one crossbar ([network] latency
+    /// and bandwidth), optionally a shared backbone.
+    Cluster,
     Torus,
     FatTree,
     Dragonfly,
@@ -134,11 +137,22 @@ impl FlowTopology {
     /// The model and section name of the graph.
     pub fn name(self) -> &'static str {
         match self {
+            FlowTopology::Cluster => "cluster",
             FlowTopology::Torus => "torus",
             FlowTopology::FatTree => "fattree",
             FlowTopology::Dragonfly => "dragonfly",
         }
     }
+}
+
+/// `[network.flow]`, resolved.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowConfig {
+    /// Default: the graph whose section the file has (fattree, dragonfly, torus), else the
+    /// flat cluster.
+    pub topology: FlowTopology,
+    /// The cluster's shared backbone in bytes per second, if it has one.
+    pub backbone: Option<f64>,
 }
 
 /// The resolved machine: every default filled in, every value in internal units.
@@ -169,8 +183,8 @@ pub struct Machine {
     pub fattree: Option<psins_torus::FatTreeConfig>,
     /// `[network.dragonfly]`, resolved when the model is `dragonfly` or the section is present.
     pub dragonfly: Option<psins_torus::DragonflyConfig>,
-    /// `[network.flow] topology` when the model is `flow` (default: fattree).
-    pub flow: Option<FlowTopology>,
+    /// `[network.flow]` when the model is `flow`.
+    pub flow: Option<FlowConfig>,
     /// `[calibrated]`: how psins-calibrate measured this machine, when it did.
     pub calibrated: Option<file::CalibratedSection>,
 }

@@ -1,18 +1,23 @@
 //! `flow`: the flow-level model of `psins-torus` (`FluidNetwork`): every inter-node message
 //! is one flow along the oblivious route of a torus, fat-tree or dragonfly (the graph of
-//! `[network.torus]`, `[network.fattree]` or `[network.dragonfly]`, chosen by
-//! `[network.flow] topology`), sharing links max-min fairly with the flows in progress;
-//! delivered the head's zero-load latency after its last byte leaves (docs/models.md).
-//! For runs too large for packets.
+//! `[network.torus]`, `[network.fattree]` or `[network.dragonfly]`), or through the flat
+//! cluster's crossbar (`[network]` latency and bandwidth per node link, optionally a
+//! backbone), as `[network.flow] topology` chooses; sharing links max-min fairly with the
+//! flows in progress; delivered the route's latency after its last byte leaves
+//! (docs/models.md). For runs too large for packets.
 
 use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel};
 use crate::config::{CollMode, FlowTopology, Machine};
 use crate::units::Ps;
-use psins_torus::{DragonflyFabric, Fabric, FatTreeFabric, FluidNetwork, TorusFabric};
+use psins_torus::{
+    Cluster, DragonflyFabric, Fabric, FabricGraph, FatTreeFabric, FlowGraph, FluidNetwork, RouterConfig, TorusFabric,
+};
 use serde_json::Value;
 
-struct FlowModel<F: Fabric> {
-    net: FluidNetwork<F>,
+struct FlowModel<G: FlowGraph> {
+    net: FluidNetwork<G>,
+    /// The graph's time units per second.
+    hz: f64,
     machine: Machine,
     design: String,
     /// The earliest model event pending in the engine (ps), if any: a new one is scheduled
@@ -22,11 +27,21 @@ struct FlowModel<F: Fabric> {
 }
 
 pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
-    let topology = m.flow.unwrap_or(FlowTopology::FatTree);
+    let flow = m.flow.ok_or("[network.flow] missing")?;
+    let topology = flow.topology;
     let nodes_err = |n: usize| {
         format!("[machine] nodes = {} but the flow model's {topology:?} has {n} nodes: set nodes = {n}", m.nodes)
     };
     match topology {
+        FlowTopology::Cluster => {
+            let link = &m.inter;
+            let design = match flow.backbone {
+                Some(b) => format!("flow over a cluster of {} nodes, backbone {b:.4e} B/s", m.nodes),
+                None => format!("flow over a cluster of {} nodes, no backbone", m.nodes),
+            };
+            let g = Cluster::new(m.nodes, link.bandwidth, flow.backbone, link.latency as f64);
+            Ok(model(g, m, design))
+        }
         FlowTopology::Torus => {
             let cfg = m.torus.clone().unwrap_or_default();
             let design = format!("flow over the {} torus", crate::config::torus::dims_text(&cfg.dims));
@@ -56,7 +71,7 @@ pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
 
 fn boxed<F: Fabric + 'static>(
     fabric: F,
-    router: psins_torus::RouterConfig,
+    router: RouterConfig,
     m: &Machine,
     design: String,
     nodes_err: impl Fn(usize) -> String,
@@ -64,17 +79,22 @@ fn boxed<F: Fabric + 'static>(
     if fabric.nodes() != m.nodes as usize {
         return Err(nodes_err(fabric.nodes()));
     }
-    let net = FluidNetwork::new(fabric, router);
-    Ok(Box::new(FlowModel { net, machine: m.clone(), design, armed: None, done: Vec::new() }))
+    Ok(model(FabricGraph::new(fabric, router), m, design))
 }
 
-impl<F: Fabric> FlowModel<F> {
+fn model<G: FlowGraph + 'static>(graph: G, m: &Machine, design: String) -> Box<dyn NetworkModel> {
+    let hz = graph.units_per_second();
+    let net = FluidNetwork::new(graph);
+    Box::new(FlowModel { net, hz, machine: m.clone(), design, armed: None, done: Vec::new() })
+}
+
+impl<G: FlowGraph> FlowModel<G> {
     fn cycle_of(&self, ps: Ps) -> f64 {
-        ps as f64 * self.net.router_config().clock_hz / 1e12
+        ps as f64 * self.hz / 1e12
     }
 
     fn ps_of(&self, cycle: f64) -> Ps {
-        (cycle * 1e12 / self.net.router_config().clock_hz).ceil() as Ps
+        (cycle * 1e12 / self.hz).ceil() as Ps
     }
 
     fn report(&mut self, ctx: &mut NetCtx) {
@@ -97,7 +117,7 @@ impl<F: Fabric> FlowModel<F> {
     }
 }
 
-impl<F: Fabric> NetworkModel for FlowModel<F> {
+impl<G: FlowGraph> NetworkModel for FlowModel<G> {
     fn name(&self) -> &'static str {
         "flow"
     }

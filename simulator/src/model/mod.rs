@@ -170,7 +170,7 @@ pub const MODELS: &[ModelEntry] = &[
     },
     ModelEntry {
         name: "flow",
-        description: "flow level: max-min fair sharing of the links of a torus, fat-tree or dragonfly ([network.flow] topology) along their oblivious routes",
+        description: "flow level: max-min fair sharing of the links of a flat cluster, torus, fat-tree or dragonfly ([network.flow] topology) along their routes",
         build: flow::build,
     },
 ];

@@ -1,64 +1,79 @@
-//! The flow-level network: every message is one flow along the fabric's oblivious route
-//! ([`crate::fabric::path`]), its node's injection and ejection ports included, and the
-//! flows in progress share every link max-min fairly ([`crate::maxmin`]). Rates are
-//! recomputed whenever a flow starts or ends. A message of S bytes over h links with rate
-//! r throughout is delivered (h+1)·R + h cycles (the head's zero-load latency) after its
-//! last byte has gone, so alone it takes (h+1)·R + h + 8·S/W cycles — the packet model's
-//! zero-load time without the rounding of packets to whole phits. No buffers, no packets:
-//! for runs too large for packets.
+//! The flow-level network: every message is one flow along its graph's route
+//! ([`FlowGraph::route`]: a fabric's oblivious route with the node's injection and ejection
+//! ports, or the flat cluster's up link, backbone and down link), and the flows in progress
+//! share every link max-min fairly ([`crate::maxmin`]). A flow is delivered its route's
+//! latency after its last byte has gone; on a fabric a message of S bytes over h links with
+//! rate r throughout takes (h+1)·R + h + 8·S/W cycles — the packet model's zero-load time
+//! without the rounding of packets to whole phits. No buffers, no packets: for runs too
+//! large for packets.
+//!
+//! **Incremental**, as SimGrid's lmm: a flow's arrival or departure re-solves only the
+//! connected component of links and flows it touches (links sharing a flow, flows sharing a
+//! link); every other flow keeps its rate, which max-min fairness leaves unchanged there. A
+//! flow keeps its bytes left at the time its rate last changed and its end time sits in a
+//! heap, so nothing is done per event for flows whose rate stays (SimGrid's lazy update).
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
-use crate::fabric::{path, Fabric};
-use crate::maxmin::max_min;
-use crate::params::RouterConfig;
+use crate::graph::FlowGraph;
+use crate::maxmin::Share;
+use crate::sharing::Sharing;
 
 /// Bytes left below which a flow counts as done (rounding of rates × times).
 const DONE: f64 = 1e-6;
 
+#[derive(Default)]
 struct Flow {
     user: u64,
+    bytes: f64,
+    /// Bytes left at `since`, when its rate last changed.
     left: f64,
-    links: Vec<u32>,
-    rate: f64,
-    /// Cycles from the last byte leaving to delivery.
+    since: f64,
+    /// Time units from the last byte leaving to delivery.
     latency: f64,
+    /// Bumped at every rate change: an end in the heap with another version is stale.
+    version: u32,
 }
 
-pub struct FluidNetwork<F: Fabric> {
-    fabric: F,
-    cfg: RouterConfig,
-    /// Bytes a link (and an injection or ejection port) moves per cycle: W / 8.
-    link_bytes: f64,
+pub struct FluidNetwork<G: FlowGraph> {
+    graph: G,
+    sharing: Sharing,
+    /// By the sharing's flow slot.
     flows: Vec<Flow>,
-    paths: HashMap<(u32, u32), Vec<u32>>,
-    /// Cycles simulated so far (fractional: flows end between cycles).
+    /// (end time, slot, version), earliest first; the top is always current.
+    ends: BinaryHeap<Reverse<(Share, u32, u32)>>,
+    paths: HashMap<(u32, u32), (Vec<u32>, f64)>,
+    /// Time simulated so far (fractional: flows end between cycles).
     now: f64,
     flows_done: u64,
     bytes_done: f64,
+    changed: Vec<(u32, f64)>,
 }
 
-impl<F: Fabric> FluidNetwork<F> {
-    pub fn new(fabric: F, cfg: RouterConfig) -> FluidNetwork<F> {
-        let link_bytes = cfg.link_bits_per_cycle as f64 / 8.0;
+impl<G: FlowGraph> FluidNetwork<G> {
+    pub fn new(graph: G) -> FluidNetwork<G> {
+        let capacity = (0..graph.links() as u32).map(|l| graph.capacity(l)).collect();
         FluidNetwork {
-            fabric,
-            cfg,
-            link_bytes,
+            graph,
+            sharing: Sharing::new(capacity),
             flows: Vec::new(),
+            ends: BinaryHeap::new(),
             paths: HashMap::new(),
             now: 0.0,
             flows_done: 0,
             bytes_done: 0.0,
+            changed: Vec::new(),
         }
     }
 
-    pub fn router_config(&self) -> &RouterConfig {
-        &self.cfg
+    /// The graph's time units per second.
+    pub fn units_per_second(&self) -> f64 {
+        self.graph.units_per_second()
     }
 
     pub fn nodes(&self) -> usize {
-        self.fabric.nodes()
+        self.graph.nodes()
     }
 
     /// Flows delivered and their bytes so far.
@@ -66,96 +81,118 @@ impl<F: Fabric> FluidNetwork<F> {
         (self.flows_done, self.bytes_done)
     }
 
-    /// A message of `bytes` from node src to node dst starting at `cycle` (not before the
+    /// A message of `bytes` from node src to node dst starting at `time` (not before the
     /// time already reached); `user` comes back with its delivery. Deliveries of flows that
-    /// ended before `cycle` are appended to `done` first.
+    /// ended before `time` are appended to `done` first.
     pub fn inject(
         &mut self,
         user: u64,
         src: u32,
         dst: u32,
         bytes: u64,
-        cycle: f64,
+        time: f64,
         done: &mut Vec<(u64, f64)>,
     ) -> Result<(), String> {
-        let nodes = self.fabric.nodes() as u32;
+        let nodes = self.graph.nodes() as u32;
         if src >= nodes || dst >= nodes {
             return Err(format!("message {user}: node {src}→{dst} out of range (the network has {nodes} nodes)"));
         }
-        self.advance_to(cycle, done);
-        let fabric = &self.fabric;
-        let route = self.paths.entry((src, dst)).or_insert_with(|| path(fabric, src, dst));
-        let h = route.len() as f64;
-        let extra = (fabric.routers() * fabric.ports()) as u32;
-        let mut links = route.clone();
-        // The source's injection port and the destination's ejection port.
-        links.push(extra + src);
-        links.push(extra + nodes + dst);
-        let r = self.cfg.router_delay_cycles as f64;
-        self.flows.push(Flow { user, left: bytes as f64, links, rate: 0.0, latency: (h + 1.0) * r + h });
+        self.advance_to(time, done);
+        let graph = &self.graph;
+        let (links, latency) = self.paths.entry((src, dst)).or_insert_with(|| {
+            let mut links = Vec::new();
+            let latency = graph.route(src, dst, &mut links);
+            (links, latency)
+        });
+        let (links, latency) = (links.clone(), *latency);
+        let f = self.sharing.add(links) as usize;
+        if f == self.flows.len() {
+            self.flows.push(Flow::default());
+        }
+        let flow = &mut self.flows[f];
+        let version = flow.version.wrapping_add(1);
+        let bytes = bytes as f64;
+        *flow = Flow { user, bytes, left: bytes, since: self.now, latency, version };
         self.reshare();
         Ok(())
     }
 
-    /// The next cycle (fractional) at which a flow's last byte leaves, if any flow is on.
+    /// The next time (fractional) at which a flow's last byte leaves, if any flow is on.
     pub fn next_end(&self) -> Option<f64> {
-        self.flows.iter().map(|f| self.now + f.left / f.rate).min_by(f64::total_cmp)
+        self.ends.peek().map(|Reverse((Share(t), _, _))| *t)
     }
 
-    /// Runs to `cycle`, appending (user, delivery cycle) of every flow whose last byte left
-    /// by then (its delivery may be later: the head latency is added).
-    pub fn advance_to(&mut self, cycle: f64, done: &mut Vec<(u64, f64)>) {
-        while let Some(end) = self.next_end().filter(|&t| t <= cycle) {
-            self.progress(end);
-            let mut i = 0;
-            while i < self.flows.len() {
-                if self.flows[i].left <= DONE * self.flows[i].rate.max(1.0) {
-                    let f = self.flows.swap_remove(i);
-                    done.push((f.user, end + f.latency));
-                    self.flows_done += 1;
-                } else {
-                    i += 1;
+    /// Runs to `time`, appending (user, delivery time) of every flow whose last byte left
+    /// by then (its delivery may be later: the route's latency is added).
+    pub fn advance_to(&mut self, time: f64, done: &mut Vec<(u64, f64)>) {
+        while let Some(end) = self.next_end().filter(|&t| t <= time) {
+            self.now = self.now.max(end);
+            // Every flow with (almost) nothing left now ends now.
+            while let Some(&Reverse((Share(t), f, version))) = self.ends.peek() {
+                if !self.current(f, version) {
+                    self.ends.pop();
+                    continue;
                 }
+                let rate = self.sharing.rate(f);
+                if (t - end) * rate > DONE * rate.max(1.0) {
+                    break;
+                }
+                self.ends.pop();
+                let flow = &self.flows[f as usize];
+                done.push((flow.user, end + flow.latency));
+                self.flows_done += 1;
+                self.bytes_done += flow.bytes;
+                self.sharing.remove(f);
             }
             self.reshare();
         }
-        if cycle > self.now {
-            self.progress(cycle);
-        }
+        self.now = self.now.max(time);
     }
 
-    fn progress(&mut self, t: f64) {
-        let dt = t - self.now;
-        for f in &mut self.flows {
-            let moved = (f.rate * dt).min(f.left);
-            f.left -= moved;
-            self.bytes_done += moved;
-        }
-        self.now = t;
+    fn current(&self, f: u32, version: u32) -> bool {
+        self.sharing.is_live(f) && self.flows[f as usize].version == version
     }
 
+    /// Re-solves the components touched since the last solve; every flow whose rate changed
+    /// banks its progress at the old rate and gets a new end.
     fn reshare(&mut self) {
-        let links: Vec<&[u32]> = self.flows.iter().map(|f| f.links.as_slice()).collect();
-        let cap = self.link_bytes;
-        let rates = max_min(|_| cap, &links);
-        for (f, r) in self.flows.iter_mut().zip(rates) {
-            f.rate = r;
+        let mut changed = std::mem::take(&mut self.changed);
+        changed.clear();
+        self.sharing.solve(&mut changed);
+        for &(f, old) in &changed {
+            let rate = self.sharing.rate(f);
+            let flow = &mut self.flows[f as usize];
+            if old > 0.0 {
+                flow.left = (flow.left - old * (self.now - flow.since)).max(0.0);
+            }
+            flow.since = self.now;
+            flow.version = flow.version.wrapping_add(1);
+            let end = if rate > 0.0 { self.now + flow.left / rate } else { f64::INFINITY };
+            self.ends.push(Reverse((Share(end), f, flow.version)));
+        }
+        self.changed = changed;
+        // Keep the top current, so that next_end can read it.
+        while let Some(&Reverse((_, f, version))) = self.ends.peek() {
+            if self.current(f, version) {
+                break;
+            }
+            self.ends.pop();
         }
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fattree::FatTreeFabric;
+    use crate::graph::{Cluster, FabricGraph};
     use crate::FatTreeConfig;
 
-    fn tree() -> FluidNetwork<FatTreeFabric> {
+    fn tree() -> FluidNetwork<FabricGraph<FatTreeFabric>> {
         let cfg = FatTreeConfig::k_ary_n_tree(4, 2);
-        FluidNetwork::new(FatTreeFabric::new(cfg.clone()).unwrap(), cfg.router)
+        FluidNetwork::new(FabricGraph::new(FatTreeFabric::new(cfg.clone()).unwrap(), cfg.router))
     }
 
-    fn run(net: &mut FluidNetwork<FatTreeFabric>, msgs: &[(u64, u32, u32, u64, f64)]) -> Vec<(u64, f64)> {
+    fn run<G: FlowGraph>(net: &mut FluidNetwork<G>, msgs: &[(u64, u32, u32, u64, f64)]) -> Vec<(u64, f64)> {
         let mut done = Vec::new();
         for &(id, s, d, b, t) in msgs {
             net.inject(id, s, d, b, t, &mut done).unwrap();
@@ -189,5 +226,56 @@ mod tests {
         let mut net = tree();
         let done = run(&mut net, &[(1, 0, 1, 200, 0.0), (2, 0, 6, 600, 0.0)]);
         assert_eq!(done, vec![(1, 100.0 + 5.0), (2, 200.0 + 9.0)]);
+    }
+
+    /// A flat cluster of 8 nodes, links of 1 GB/s, latency 1 µs; times in ps.
+    fn cluster(backbone: Option<f64>) -> FluidNetwork<Cluster> {
+        FluidNetwork::new(Cluster::new(8, 1e9, backbone, 1e6))
+    }
+
+    fn near(got: &[(u64, f64)], want: &[(u64, f64)]) {
+        assert_eq!(got.len(), want.len(), "{got:?}");
+        for (g, w) in got.iter().zip(want) {
+            assert!(g.0 == w.0 && (g.1 - w.1).abs() <= 1e-9 * w.1, "{got:?} vs {want:?}");
+        }
+    }
+
+    #[test]
+    fn cluster_flows_share_only_the_down_link_they_have_in_common() {
+        // 0→2 and 1→2 share node 2's down link: 0.5 GB/s each, 1000 B take 2 µs, + 1 µs.
+        // 3→4 has its own links: 1 µs + 1 µs.
+        let mut net = cluster(None);
+        let done = run(&mut net, &[(1, 0, 2, 1000, 0.0), (2, 1, 2, 1000, 0.0), (3, 3, 4, 1000, 0.0)]);
+        near(&done, &[(1, 3e6), (2, 3e6), (3, 2e6)]);
+        // Two flows out of node 0 share its up link the same way.
+        let done = run(&mut cluster(None), &[(1, 0, 1, 1000, 0.0), (2, 0, 2, 1000, 0.0)]);
+        near(&done, &[(1, 3e6), (2, 3e6)]);
+    }
+
+    #[test]
+    fn a_cluster_backbone_bounds_every_flow_through_it() {
+        // Backbone 1.2 GB/s, three flows on private links: 0.4 GB/s each, 1200 B in 3 µs.
+        let msgs = [(1, 0, 1, 1200, 0.0), (2, 2, 3, 1200, 0.0), (3, 4, 5, 1200, 0.0)];
+        near(&run(&mut cluster(Some(1.2e9)), &msgs), &[(1, 4e6), (2, 4e6), (3, 4e6)]);
+    }
+
+    #[test]
+    fn on_the_cluster_a_departure_hands_its_share_on() {
+        // Backbone 2 GB/s. A 0→1 (500 B) and C 4→1 (1500 B) share node 1's down link at
+        // 0.5 GB/s; B 2→3 (3000 B) gets the backbone's remaining 1 GB/s. A ends at 1 µs:
+        // then B and C split the backbone, 1 GB/s each (their own links allow as much): C's
+        // last 1000 B end at 2 µs, B's 2000 B at 3 µs. Deliveries 1 µs later.
+        let msgs = [(1, 0, 1, 500, 0.0), (2, 2, 3, 3000, 0.0), (3, 4, 1, 1500, 0.0)];
+        near(&run(&mut cluster(Some(2e9)), &msgs), &[(1, 2e6), (2, 4e6), (3, 3e6)]);
+    }
+
+    #[test]
+    fn a_late_arrival_slows_only_the_flows_it_meets() {
+        // 0→1 (2000 B) and 2→3 (1000 B) start alone at 1 GB/s; at 0.5 µs 4→1 arrives on node
+        // 1's down link: 0→1 drops to 0.5 GB/s for its last 1500 B, as does 4→1 (1000 B);
+        // both then run at 0.5 GB/s until 4→1 ends at 2.5 µs (0→1 has 500 B left), which
+        // then goes at 1 GB/s and ends at 3 µs. 2→3 is not touched: it ends at 1 µs.
+        let msgs = [(1, 0, 1, 2000, 0.0), (2, 2, 3, 1000, 0.0), (3, 4, 1, 1000, 0.5e6)];
+        near(&run(&mut cluster(None), &msgs), &[(1, 4e6), (2, 2e6), (3, 3.5e6)]);
     }
 }

@@ -12,7 +12,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 /// A share of a link, ordered totally (shares are finite and non-negative).
 #[derive(Clone, Copy, PartialEq)]
-struct Share(f64);
+pub(crate) struct Share(pub(crate) f64);
 
 impl Eq for Share {}
 

@@ -1,0 +1,264 @@
+//! Max-min fair sharing kept up to date incrementally, as SimGrid's lmm does it: the flows
+//! and links form a bipartite graph, and a flow's arrival or departure can change the rates
+//! of its connected component only (max-min fairness of one component does not read
+//! another's links), so only that component is re-solved, by the progressive filling of
+//! [`crate::maxmin`]: repeatedly, the link with the least capacity left per unfixed flow fixes
+//! its flows at that share. A solve costs O((links + flows · path length) · log) of the
+//! component, whatever the size of the network and the number of flows elsewhere.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::maxmin::Share;
+
+pub struct Sharing {
+    cap: Vec<f64>,
+    /// The live flows on each link.
+    on_link: Vec<Vec<u32>>,
+    /// Each flow slot's links (empty once freed) and rate.
+    links: Vec<Vec<u32>>,
+    rate: Vec<f64>,
+    live: Vec<bool>,
+    free: Vec<u32>,
+    /// Links of flows added or removed since the last solve: where the components to re-solve are.
+    seeds: Vec<u32>,
+    // Scratch of a solve, indexed by link or flow; `seen` holds the solve's stamp.
+    stamp: u32,
+    link_seen: Vec<u32>,
+    flow_seen: Vec<u32>,
+    fixed: Vec<bool>,
+    left: Vec<f64>,
+    unfixed: Vec<u32>,
+    comp_links: Vec<u32>,
+    comp_flows: Vec<u32>,
+}
+
+impl Sharing {
+    /// Links `0..capacity.len()` with these capacities.
+    pub fn new(capacity: Vec<f64>) -> Sharing {
+        let n = capacity.len();
+        Sharing {
+            cap: capacity,
+            on_link: vec![Vec::new(); n],
+            links: Vec::new(),
+            rate: Vec::new(),
+            live: Vec::new(),
+            free: Vec::new(),
+            seeds: Vec::new(),
+            stamp: 0,
+            link_seen: vec![0; n],
+            flow_seen: Vec::new(),
+            fixed: Vec::new(),
+            left: vec![0.0; n],
+            unfixed: vec![0; n],
+            comp_links: Vec::new(),
+            comp_flows: Vec::new(),
+        }
+    }
+
+    /// A new flow over `links`; its slot. Its rate is 0 until the next [`Sharing::solve`].
+    pub fn add(&mut self, links: Vec<u32>) -> u32 {
+        let f = match self.free.pop() {
+            Some(f) => f,
+            None => {
+                self.links.push(Vec::new());
+                self.rate.push(0.0);
+                self.live.push(false);
+                self.flow_seen.push(0);
+                self.fixed.push(false);
+                self.links.len() as u32 - 1
+            }
+        };
+        for &l in &links {
+            self.on_link[l as usize].push(f);
+        }
+        self.seeds.extend_from_slice(&links);
+        let i = f as usize;
+        (self.links[i], self.rate[i], self.live[i]) = (links, 0.0, true);
+        f
+    }
+
+    /// Flow `f` leaves; its slot may be reused.
+    pub fn remove(&mut self, f: u32) {
+        let links = std::mem::take(&mut self.links[f as usize]);
+        for &l in &links {
+            let on = &mut self.on_link[l as usize];
+            let at = on.iter().position(|&g| g == f).expect("a flow is on each of its links");
+            on.swap_remove(at);
+        }
+        self.seeds.extend_from_slice(&links);
+        self.live[f as usize] = false;
+        self.free.push(f);
+    }
+
+    pub fn is_live(&self, f: u32) -> bool {
+        self.live.get(f as usize).copied().unwrap_or(false)
+    }
+
+    pub fn rate(&self, f: u32) -> f64 {
+        self.rate[f as usize]
+    }
+
+    /// Re-solves the components touched since the last solve; appends (flow, old rate) for
+    /// every flow whose rate changed. A flow with no finite link gets `f64::INFINITY`.
+    pub fn solve(&mut self, changed: &mut Vec<(u32, f64)>) {
+        self.collect_component();
+        // Progressive filling over the component; links wait in a heap by share left per
+        // unfixed flow, least first; an entry is stale once its link's share has changed.
+        let share = |l: usize, left: &[f64], unfixed: &[u32]| (left[l] / unfixed[l] as f64).max(0.0);
+        let mut heap = BinaryHeap::with_capacity(self.comp_links.len());
+        for &l in &self.comp_links {
+            let l = l as usize;
+            self.left[l] = self.cap[l];
+            self.unfixed[l] = self.on_link[l].len() as u32;
+            if self.unfixed[l] > 0 {
+                heap.push(Reverse((Share(share(l, &self.left, &self.unfixed)), l)));
+            }
+        }
+        let mut new_rate = |f: u32, r: f64, rate: &mut [f64]| {
+            if rate[f as usize] != r {
+                changed.push((f, rate[f as usize]));
+                rate[f as usize] = r;
+            }
+        };
+        while let Some(Reverse((Share(s), k))) = heap.pop() {
+            if self.unfixed[k] == 0 || s != share(k, &self.left, &self.unfixed) {
+                continue;
+            }
+            for &f in &self.on_link[k] {
+                if self.fixed[f as usize] {
+                    continue;
+                }
+                self.fixed[f as usize] = true;
+                new_rate(f, s, &mut self.rate);
+                for &l in &self.links[f as usize] {
+                    let j = l as usize;
+                    self.left[j] -= s;
+                    self.unfixed[j] -= 1;
+                    if self.unfixed[j] > 0 && j != k {
+                        heap.push(Reverse((Share(share(j, &self.left, &self.unfixed)), j)));
+                    }
+                }
+            }
+        }
+        for &f in &self.comp_flows {
+            if !std::mem::replace(&mut self.fixed[f as usize], false) {
+                new_rate(f, f64::INFINITY, &mut self.rate);
+            }
+        }
+    }
+
+    /// The links and live flows reachable from the seeds, into `comp_links` and `comp_flows`.
+    fn collect_component(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // Wrapped: old marks could pass for new ones.
+            self.link_seen.fill(0);
+            self.flow_seen.fill(0);
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        self.comp_links.clear();
+        self.comp_flows.clear();
+        for &l in &self.seeds {
+            if self.link_seen[l as usize] != stamp {
+                self.link_seen[l as usize] = stamp;
+                self.comp_links.push(l);
+            }
+        }
+        self.seeds.clear();
+        let mut i = 0;
+        while i < self.comp_links.len() {
+            let l = self.comp_links[i] as usize;
+            i += 1;
+            for &f in &self.on_link[l] {
+                if self.flow_seen[f as usize] == stamp {
+                    continue;
+                }
+                self.flow_seen[f as usize] = stamp;
+                self.comp_flows.push(f);
+                for &m in &self.links[f as usize] {
+                    if self.link_seen[m as usize] != stamp {
+                        self.link_seen[m as usize] = stamp;
+                        self.comp_links.push(m);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::maxmin::max_min;
+
+    fn solve(s: &mut Sharing) -> Vec<(u32, f64)> {
+        let mut changed = Vec::new();
+        s.solve(&mut changed);
+        changed.sort_by_key(|c| c.0);
+        changed
+    }
+
+    #[test]
+    fn an_arrival_on_one_component_leaves_the_other_untouched() {
+        // Links 0, 1 (capacity 10) carry A and B; link 2 (capacity 6) carries C alone.
+        let mut s = Sharing::new(vec![10.0, 10.0, 6.0]);
+        let (a, b, c) = (s.add(vec![0]), s.add(vec![0, 1]), s.add(vec![2]));
+        assert_eq!(solve(&mut s), vec![(a, 0.0), (b, 0.0), (c, 0.0)]);
+        assert_eq!([s.rate(a), s.rate(b), s.rate(c)], [5.0, 5.0, 6.0]);
+        // D joins B on link 1: B is held to 5 by link 0 already, so D gets the 5 left on
+        // link 1 and neither A nor B changes; C's component is not even looked at.
+        let d = s.add(vec![1]);
+        assert_eq!(solve(&mut s), vec![(d, 0.0)]);
+        assert_eq!(s.rate(d), 5.0);
+        assert_eq!(s.comp_flows.len(), 3, "only A, B, D were re-solved");
+        // E joins C: the first component is not re-solved, C halves.
+        let e = s.add(vec![2]);
+        assert_eq!(solve(&mut s), vec![(c, 6.0), (e, 0.0)]);
+        assert_eq!(s.comp_flows, vec![c, e]);
+        assert_eq!([s.rate(a), s.rate(b), s.rate(d), s.rate(c), s.rate(e)], [5.0, 5.0, 5.0, 3.0, 3.0]);
+        // A leaves: link 0 holds B alone, but link 1 still gives B and D 5 each: no change.
+        s.remove(a);
+        assert_eq!(solve(&mut s), vec![]);
+        // D leaves: B alone gets all of both links.
+        s.remove(d);
+        assert_eq!(solve(&mut s), vec![(b, 5.0)]);
+        assert_eq!(s.rate(b), 10.0);
+        // A new flow reuses the last freed slot.
+        assert_eq!(s.add(vec![0]), d);
+    }
+
+    #[test]
+    fn incremental_rates_equal_a_solve_from_scratch() {
+        // Random arrivals and departures on 12 links of mixed capacities: after each, every
+        // live flow's rate equals what max_min gives for the whole set.
+        let cap: Vec<f64> = (0..12).map(|l| [4.0, 10.0, 6.0][l % 3]).collect();
+        let mut s = Sharing::new(cap.clone());
+        let mut x = 12345u64;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut live: Vec<u32> = Vec::new();
+        for _ in 0..400 {
+            if live.len() > 3 && rnd(3) == 0 {
+                let f = live.swap_remove(rnd(live.len() as u64) as usize);
+                s.remove(f);
+            } else {
+                let mut links: Vec<u32> = (0..1 + rnd(3)).map(|_| rnd(12) as u32).collect();
+                links.sort();
+                links.dedup();
+                live.push(s.add(links));
+            }
+            solve(&mut s);
+            let sets: Vec<Vec<u32>> = live.iter().map(|&f| s.links[f as usize].clone()).collect();
+            let want = max_min(|l| cap[l as usize], &sets);
+            for (&f, w) in live.iter().zip(want) {
+                assert!((s.rate(f) - w).abs() <= 1e-12 * w, "flow {f}: {} vs {w}", s.rate(f));
+            }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! DUMPI import against psins's own tracer (issue 16): the committed libdumpi traces
+//! (interop/tests/fixtures/dumpi, scripts/make-dumpi-fixtures.sh) are of runs this test makes
+//! again under the tracer, with the same app, arguments and ranks. Both traces must hold the
+//! same messages (each rank's sends in order; its receives as a set, since the two tracers
+//! list a Waitall's completions in different orders) and the same collectives in order; and
+//! the imported trace replays in psins-sim.
+
+use psins_e2e::*;
+use psins_formats::*;
+use std::path::{Path, PathBuf};
+
+/// The fixtures: app, ranks, arguments (as the script ran them).
+const RUNS: [(&str, u32, &[&str]); 4] =
+    [("pingpong", 2, &["1"]), ("ring", 4, &["3", "4"]), ("stencil2d", 4, &["2", "8"]), ("is", 4, &["1", "64"])];
+
+fn records(trace: &Path) -> Vec<Vec<Record>> {
+    let r = TraceReader::open(trace).unwrap_or_else(|e| panic!("{e}"));
+    (0..r.tasks())
+        .map(|t| {
+            let mut c = r.task(t, 0).unwrap();
+            let (mut v, mut rec) = (Vec::new(), Record::default());
+            while c.next(&mut rec).unwrap() {
+                v.push(rec.clone());
+            }
+            v
+        })
+        .collect()
+}
+
+/// One rank's messages and collectives: sends (peer, tag, bytes) in order, receives
+/// (source, tag, bytes) sorted, collectives (kind, root, bytes both ways, count, list).
+#[derive(Debug, PartialEq)]
+struct Traffic {
+    sends: Vec<(i32, i32, u64)>,
+    recvs: Vec<(i32, i32, u64)>,
+    colls: Vec<(Coll, i32, u64, u64, u64, Vec<i64>)>,
+}
+
+fn traffic(recs: &[Record]) -> Traffic {
+    let mut t = Traffic { sends: Vec::new(), recvs: Vec::new(), colls: Vec::new() };
+    for r in recs {
+        match &r.op {
+            Op::Send { peer, tag, bytes, .. } | Op::Isend { peer, tag, bytes, .. } => {
+                t.sends.push((*peer, *tag, *bytes))
+            }
+            Op::Recv { peer, tag, bytes, .. } => t.recvs.push((*peer, *tag, *bytes)),
+            Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, .. } => {
+                t.sends.push((*peer, *tag, *bytes));
+                t.recvs.push((*src, *rtag, *rbytes));
+            }
+            Op::Wait { .. } => {
+                for q in r.list.chunks(4).filter(|q| q[1] != NO_RANK as i64) {
+                    t.recvs.push((q[1] as i32, q[2] as i32, q[3] as u64));
+                }
+            }
+            Op::Coll { coll, root, send_bytes, recv_bytes, count, .. } => {
+                t.colls.push((*coll, *root, *send_bytes, *recv_bytes, *count, r.list.clone()))
+            }
+            _ => {}
+        }
+    }
+    t.recvs.sort();
+    t
+}
+
+fn fixture(app: &str) -> PathBuf {
+    root().join("interop/tests/fixtures/dumpi").join(app)
+}
+
+#[test]
+fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() {
+    for (app, n, args) in RUNS {
+        let run = run_traced(app, n, args, &[]);
+        run.ok();
+        let ours = run.dir.join("ours.psins");
+        run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), ours.as_os_str()]);
+        let theirs = run.dir.join("dumpi.psins");
+        let fx = fixture(app);
+        run_tool(
+            "psins-import",
+            &["--from".as_ref(), "dumpi".as_ref(), fx.as_os_str(), "-o".as_ref(), theirs.as_os_str()],
+        );
+        let (a, b) = (records(&ours), records(&theirs));
+        assert_eq!((a.len(), b.len()), (n as usize, n as usize), "{app}");
+        let mut messages = 0;
+        for r in 0..n as usize {
+            let (ta, tb) = (traffic(&a[r]), traffic(&b[r]));
+            assert_eq!(tb, ta, "{app} rank {r}: imported (left) against traced (right)");
+            messages += ta.sends.len();
+        }
+        // The runs' known message counts: pingpong 6 sizes × 1 round trip × 2 directions;
+        // ring 3 iterations × 4 ranks; stencil2d 2 iterations × 4 ranks × 2 neighbours; is
+        // none (collectives only).
+        let want = match app {
+            "pingpong" => 12,
+            "ring" => 12,
+            "stencil2d" => 16,
+            _ => 0,
+        };
+        assert_eq!(messages, want, "{app}: messages");
+        let colls: usize = (0..n as usize).map(|r| traffic(&b[r]).colls.len()).sum();
+        let want = match app {
+            "stencil2d" => 4 * 2, // an Allreduce per iteration
+            "is" => 4 * 3,        // Alltoall, Alltoallv, Allreduce
+            _ => 0,
+        };
+        assert_eq!(colls, want, "{app}: collectives");
+        // The imported trace replays.
+        let json = run.dir.join("sim.json");
+        let machine = root().join("configs/fat-simple.toml");
+        let args = [
+            theirs.as_os_str(),
+            "-m".as_ref(),
+            machine.as_os_str(),
+            "-q".as_ref(),
+            "--json".as_ref(),
+            json.as_os_str(),
+        ];
+        run_tool("psins-sim", &args);
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let t = v["predicted_seconds"].as_f64().unwrap();
+        assert!(t > 0.0 && t < 10.0, "{app}: predicted {t} s");
+        assert_eq!(v["tasks"].as_array().unwrap().len(), n as usize, "{app}");
+    }
+}

@@ -5,7 +5,7 @@ use crate::error::{Result, SimError};
 use crate::provenance;
 use crate::source::{compact::CompactTrace, synth::SPEC_HELP};
 use clap::{Args, Subcommand};
-use psins_formats::{note, output::print};
+use psins_formats::{note, output::print, Output};
 use std::path::{Path, PathBuf};
 
 pub const HELP: &str = "\
@@ -16,7 +16,12 @@ Examples:
   psins-sim sweep app.psins -m configs/fat-simple.toml --vary network.bandwidth=1GB/s..16GB/s*2 -o bw
   psins-sim sweep app.psins -m a.toml -m b.toml --vary network.latency=1us,2us --vary mpi.call_overhead=0ns,100ns -o grid
   psins-sim sweep app.psins -m a.toml --vary network.bandwidth=1GB/s..64GB/s*2 -o bw --shard 3/8
-  psins-sim sweep merge bw";
+  psins-sim sweep merge bw
+  psins-sim sweep app.psins -m a.toml --vary network.bandwidth=1GB/s..16GB/s*2 --vary network.latency=1us,4us -o bw --plot bw.svg
+
+--plot FILE.svg draws predicted time against the first --vary axis whose values are numbers
+(log scale when they span a factor of 10 or more), one line per value of the other axes and
+machine files; a sweep of machine files alone puts the files on the x axis.";
 
 #[derive(Args)]
 pub struct SweepCmd {
@@ -34,6 +39,9 @@ pub enum SweepSub {
         /// Do not print the result table.
         #[arg(short, long)]
         quiet: bool,
+        /// Also draw the result as an SVG chart (see `psins-sim sweep --help`).
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
     },
 }
 
@@ -69,12 +77,20 @@ pub struct SweepArgs {
     /// No progress lines on stderr, no result table.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Draw predicted time against the first numeric --vary axis, one line per value of the
+    /// others, as SVG (written once the sweep is whole; a shard leaves it to `sweep merge`).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
 }
 
 /// `psins-sim sweep ...` and `psins-sim sweep merge DIR`.
 pub fn main(c: &SweepCmd) -> Result<()> {
-    if let Some(SweepSub::Merge { dir, quiet }) = &c.merge {
+    if let Some(SweepSub::Merge { dir, quiet, plot }) = &c.merge {
+        let out = plot.as_ref().map(|p| Output::prepare(p, &[])).transpose().map_err(SimError::OutputFile)?;
         let m = merge::merge(dir)?;
+        if let Some(o) = out {
+            write_plot(&m, o)?;
+        }
         note!("psins-sim: sweep: merged {} points from {} part files into {}", m.rows.len(), m.parts, dir.display());
         return if *quiet { Ok(()) } else { print(&merge::table(&m)).map_err(SimError::OutputFile) };
     }
@@ -119,7 +135,21 @@ pub fn main(c: &SweepCmd) -> Result<()> {
     };
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let opts = run::RunOptions { dir: dir.clone(), shard, jobs, reports: a.reports, quiet: a.quiet };
+    // The chart's place is checked before the points run (psins_formats::output's rule).
+    let plot = match &a.plot {
+        Some(_) if shard.count > 1 => {
+            note!(
+                "psins-sim: sweep: --plot is drawn when the sweep is whole: psins-sim sweep merge DIR --plot FILE.svg"
+            );
+            None
+        }
+        Some(p) => Some(Output::prepare(p, &[]).map_err(SimError::OutputFile)?),
+        None => None,
+    };
     let out = run::run(&sweep, &opts)?;
+    if let (Some(m), Some(o)) = (&out.merged, plot) {
+        write_plot(m, o)?;
+    }
     match out.merged {
         Some(m) if !a.quiet => print(&merge::table(&m)).map_err(SimError::OutputFile),
         Some(_) => Ok(()),
@@ -137,4 +167,13 @@ pub fn main(c: &SweepCmd) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Draws the merged sweep into `out`.
+fn write_plot(m: &merge::Merged, out: Output) -> Result<()> {
+    use psins_plot::Plot;
+    let svg =
+        super::plot::chart(m).svg().map_err(|e| SimError::Input(format!("--plot {}: {e}", out.path().display())))?;
+    std::fs::write(out.temp_path(), svg).map_err(|e| SimError::output(out.path(), e))?;
+    out.commit().map_err(SimError::OutputFile)
 }

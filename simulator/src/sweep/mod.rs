@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod grid;
 pub mod merge;
+pub mod plot;
 mod row;
 pub mod run;
 pub mod shard;

@@ -1,0 +1,114 @@
+//! A bar chart: one bar per category, its layers stacked bottom to top (a rank's compute,
+//! transfer and wait), or a single layer (a histogram of message sizes).
+
+use crate::style::{colour, FONT, LABEL_PX, TICK_PX, TITLE_PX};
+use crate::{lines::number, Plot, PlotError, SIZE};
+use plotters::prelude::*;
+
+/// One part of every bar: `values[i]` is its height in bar `i`.
+#[derive(Clone, Debug)]
+pub struct Layer {
+    pub name: String,
+    pub values: Vec<f64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Bars {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// The bars' names, left to right.
+    pub categories: Vec<String>,
+    /// Bottom to top; one layer draws no legend.
+    pub layers: Vec<Layer>,
+}
+
+/// Bars beyond this many get no gap between them and only some of their names under the axis.
+const NAMED_BARS: usize = 32;
+
+impl Plot for Bars {
+    fn svg(&self) -> Result<String, PlotError> {
+        let n = self.categories.len();
+        if n == 0 || self.layers.is_empty() {
+            return Err(PlotError::Empty(self.title.clone()));
+        }
+        let top = (0..n)
+            .map(|i| self.layers.iter().map(|l| l.values.get(i).copied().unwrap_or(0.0).max(0.0)).sum::<f64>())
+            .fold(0.0, f64::max);
+        let top = if top > 0.0 { top * if self.layers.len() > 1 { 1.3 } else { 1.1 } } else { 1.0 };
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+            self.draw(&root, top).map_err(|msg| PlotError::Draw { title: self.title.clone(), msg })?;
+        }
+        Ok(out)
+    }
+}
+
+impl Bars {
+    fn draw(&self, root: &DrawingArea<SVGBackend, plotters::coord::Shift>, top: f64) -> Result<(), String> {
+        let e = |e: DrawingAreaErrorKind<_>| e.to_string();
+        let n = self.categories.len();
+        root.fill(&WHITE).map_err(e)?;
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, (FONT, TITLE_PX))
+            .margin(24)
+            .x_label_area_size(56)
+            .y_label_area_size(96)
+            .build_cartesian_2d((0..n).into_segmented(), 0.0..top)
+            .map_err(e)?;
+        let cats = &self.categories;
+        let x_fmt = |v: &SegmentValue<usize>| match v {
+            SegmentValue::CenterOf(i) => cats.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        };
+        chart
+            .configure_mesh()
+            .x_desc(&self.x_label)
+            .y_desc(&self.y_label)
+            .axis_desc_style((FONT, LABEL_PX))
+            .label_style((FONT, TICK_PX))
+            .x_labels(n.min(NAMED_BARS))
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&|v| number(*v))
+            .disable_x_mesh()
+            .light_line_style(WHITE)
+            .draw()
+            .map_err(e)?;
+        let gap = if n > NAMED_BARS { 0 } else { (600 / n as u32 / 8).clamp(1, 16) };
+        let mut base = vec![0.0; n];
+        for (k, layer) in self.layers.iter().enumerate() {
+            let c = colour(k);
+            let bars: Vec<Rectangle<(SegmentValue<usize>, f64)>> = (0..n)
+                .map(|i| {
+                    let v = layer.values.get(i).copied().unwrap_or(0.0).max(0.0);
+                    let mut r = Rectangle::new(
+                        [(SegmentValue::Exact(i), base[i]), (SegmentValue::Exact(i + 1), base[i] + v)],
+                        c.filled(),
+                    );
+                    r.set_margin(0, 0, gap, gap);
+                    base[i] += v;
+                    r
+                })
+                .collect();
+            let drawn = chart.draw_series(bars).map_err(e)?;
+            if self.layers.len() > 1 {
+                drawn
+                    .label(&layer.name)
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], c.filled()));
+            }
+        }
+        if self.layers.len() > 1 {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .label_font((FONT, TICK_PX))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .margin(12)
+                .draw()
+                .map_err(e)?;
+        }
+        root.present().map_err(e)
+    }
+}

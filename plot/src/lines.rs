@@ -1,0 +1,217 @@
+//! A line chart: one line (with its points marked) per series, dashed vertical markers (a
+//! saturation load, …), a legend naming both.
+
+use crate::style::{colour, FONT, LABEL_PX, TICK_PX, TITLE_PX};
+use crate::{Plot, PlotError, SIZE};
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// How the x values are laid out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum XAxis {
+    Linear,
+    /// Logarithmic: every x must be above 0 (a geometric sweep such as 1..16 GB/s ×2).
+    Log,
+    /// Named positions: a point's x is its index in this list.
+    Categories(Vec<String>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A dashed vertical line at `x`, named in the legend.
+#[derive(Clone, Debug)]
+pub struct Marker {
+    pub x: f64,
+    pub label: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Lines {
+    pub title: String,
+    /// With the unit: `network.bandwidth (GB/s)`.
+    pub x_label: String,
+    pub y_label: String,
+    pub x: XAxis,
+    pub y_log: bool,
+    pub series: Vec<Series>,
+    pub markers: Vec<Marker>,
+}
+
+impl Plot for Lines {
+    fn svg(&self) -> Result<String, PlotError> {
+        let pts = || self.series.iter().flat_map(|s| s.points.iter());
+        if pts().next().is_none() {
+            return Err(PlotError::Empty(self.title.clone()));
+        }
+        let xs = pts().map(|p| p.0).chain(self.markers.iter().map(|m| m.x));
+        let (x0, x1) = match &self.x {
+            XAxis::Categories(c) => (-0.5, c.len().max(1) as f64 - 0.5),
+            XAxis::Log => log_span(xs),
+            XAxis::Linear => padded(span(xs)),
+        };
+        let ys = pts().map(|p| p.1);
+        let (y0, y1) = if self.y_log { log_span(ys) } else { from_zero(span(ys)) };
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+            let r = match (&self.x, self.y_log) {
+                (XAxis::Log, false) => self.draw(&root, (x0..x1).log_scale(), y0..y1),
+                (XAxis::Log, true) => self.draw(&root, (x0..x1).log_scale(), (y0..y1).log_scale()),
+                (_, false) => self.draw(&root, x0..x1, y0..y1),
+                (_, true) => self.draw(&root, x0..x1, (y0..y1).log_scale()),
+            };
+            r.and_then(|()| root.present().map_err(|e| e.to_string()))
+                .map_err(|msg| PlotError::Draw { title: self.title.clone(), msg })?;
+        }
+        Ok(out)
+    }
+}
+
+impl Lines {
+    fn draw<X, Y>(&self, root: &DrawingArea<SVGBackend, Shift>, x: X, y: Y) -> Result<(), String>
+    where
+        X: AsRangedCoord<Value = f64>,
+        Y: AsRangedCoord<Value = f64>,
+        X::CoordDescType: ValueFormatter<f64>,
+        Y::CoordDescType: ValueFormatter<f64>,
+    {
+        let e = |e: DrawingAreaErrorKind<_>| e.to_string();
+        root.fill(&WHITE).map_err(e)?;
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, (FONT, TITLE_PX))
+            .margin(24)
+            .x_label_area_size(56)
+            .y_label_area_size(96)
+            .build_cartesian_2d(x, y)
+            .map_err(e)?;
+        let cats = match &self.x {
+            XAxis::Categories(c) => Some(c),
+            _ => None,
+        };
+        let x_fmt = |v: &f64| match cats {
+            Some(c) => category(c, *v),
+            None => number(*v),
+        };
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(&self.x_label)
+            .y_desc(&self.y_label)
+            .axis_desc_style((FONT, LABEL_PX))
+            .label_style((FONT, TICK_PX))
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&|v| number(*v))
+            .light_line_style(WHITE);
+        if let Some(c) = cats {
+            mesh.x_labels(c.len() * 2 + 1);
+        }
+        mesh.draw().map_err(e)?;
+        for (i, s) in self.series.iter().enumerate() {
+            let c = colour(i);
+            chart
+                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
+                .map_err(e)?
+                .label(&s.name)
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x, y))
+                        + PathElement::new(vec![(0, 0), (24, 0)], c.stroke_width(2))
+                        + Circle::new((12, 0), 4, c.filled())
+                });
+            chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 4, c.filled()))).map_err(e)?;
+        }
+        let (ylo, yhi) = (chart.y_range().start, chart.y_range().end);
+        for m in &self.markers {
+            let style = RED.stroke_width(2);
+            chart
+                .draw_series(DashedLineSeries::new([(m.x, ylo), (m.x, yhi)], 8, 6, style))
+                .map_err(e)?
+                .label(&m.label)
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x, y))
+                        + PathElement::new(vec![(0, 0), (8, 0)], style)
+                        + PathElement::new(vec![(14, 0), (22, 0)], style)
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font((FONT, TICK_PX))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .margin(12)
+            .draw()
+            .map_err(e)?;
+        Ok(())
+    }
+}
+
+/// The label of category `v` when it sits on one (ticks between categories stay blank).
+fn category(c: &[String], v: f64) -> String {
+    let i = v.round();
+    if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < c.len() {
+        c[i as usize].clone()
+    } else {
+        String::new()
+    }
+}
+
+/// A tick value in at most 4 significant digits, plain between 0.001 and 100000.
+pub(crate) fn number(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e5).contains(&a) {
+        format!("{v:.2e}")
+    } else {
+        let digits = (3 - a.log10().floor() as i32).max(0) as usize;
+        let s = format!("{v:.digits$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    }
+}
+
+fn span(v: impl Iterator<Item = f64>) -> (f64, f64) {
+    v.filter(|x| x.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)))
+}
+
+fn padded((lo, hi): (f64, f64)) -> (f64, f64) {
+    let pad = if hi > lo { (hi - lo) * 0.04 } else { lo.abs().max(1.0) * 0.5 };
+    (lo - pad, hi + pad)
+}
+
+/// A y range from 0 (or from the lowest value when it is below 0), with headroom for the legend.
+fn from_zero((lo, hi): (f64, f64)) -> (f64, f64) {
+    let lo = lo.min(0.0);
+    let hi = if hi > lo { hi } else { lo + 1.0 };
+    (lo, hi + (hi - lo) * 0.25)
+}
+
+/// A log range over the positive values, a little wider than them.
+fn log_span(v: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = span(v.filter(|x| *x > 0.0));
+    if !lo.is_finite() {
+        return (1.0, 10.0);
+    }
+    (lo / 1.25, hi * 1.6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number;
+
+    #[test]
+    fn tick_numbers_are_short() {
+        assert_eq!(number(0.0), "0");
+        assert_eq!(number(2.0), "2");
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(12.5), "12.5");
+        assert_eq!(number(1234.5678), "1235");
+        assert_eq!(number(0.000012), "1.20e-5");
+    }
+}

@@ -19,10 +19,11 @@ build:
 apps:
 	$(MAKE) -C mpi-test-apps
 
-test: setup build apps ## every test: unit, property, fuzz-style, end to end under real mpirun (MPICH, and Open MPI when installed), a sweep under Slurm (when installed)
+test: setup build apps ## every test: unit, property, fuzz-style, end to end under real mpirun (MPICH, and Open MPI when installed), a sweep under Slurm (when installed), the --plot charts rendered by Chromium (when installed)
 	$(CARGO) test --release --workspace
 	bash scripts/test-openmpi.sh
 	bash scripts/slurm-sweep-test.sh
+	bash scripts/plot-check.sh
 
 bench: build ## speed benchmarks (several minutes, ~1.5 GB of scratch traces); figures go to docs/performance.md
 	$(CARGO) bench -p psins-formats --bench codec

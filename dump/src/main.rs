@@ -15,7 +15,7 @@ use std::process::ExitCode;
 /// Peers are printed as world ranks (translated through the communicator's members);
 /// `comm` is the communicator id. Exit status (docs/exit-codes.md): 0 ok, 1 the file cannot be
 /// read or is damaged (the message names the file, rank, record and byte offset), 2 bad
-/// arguments, 3 standard output (or the --timeline output) cannot be written.
+/// arguments, 3 standard output (or the --timeline or --plot output) cannot be written.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
@@ -49,6 +49,10 @@ struct Args {
     /// clipped to it.
     #[arg(long, value_name = "START..END", requires = "timeline")]
     timeline_window: Option<String>,
+    /// With --profile: also draw the message-size histogram (point-to-point sends, in
+    /// power-of-two bins) as SVG.
+    #[arg(long, value_name = "FILE.svg", requires = "profile")]
+    plot: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -95,6 +99,15 @@ fn main() -> ExitCode {
 }
 
 fn profile(args: &Args) -> ExitCode {
+    // The chart's place is checked before the trace is read (psins_formats::output's rule).
+    let plot = match args.plot.as_ref().map(|p| psins_formats::Output::prepare(p, std::slice::from_ref(&args.file))) {
+        Some(Err(e)) => {
+            psins_formats::note!("psins-dump: {e}");
+            return ExitCode::from(3);
+        }
+        Some(Ok(o)) => Some(o),
+        None => None,
+    };
     let p = match profile::Profile::read(&args.file) {
         Ok(p) => p,
         Err(e) => {
@@ -102,6 +115,27 @@ fn profile(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    if let Some(o) = plot {
+        use psins_plot::Plot;
+        let svg = match p.size_chart().svg() {
+            Ok(svg) => svg,
+            Err(e) => {
+                psins_formats::note!(
+                    "psins-dump: --plot {}: {e} (the trace has no point-to-point sends)",
+                    o.path().display()
+                );
+                return ExitCode::from(1);
+            }
+        };
+        if let Err(e) = std::fs::write(o.temp_path(), svg) {
+            psins_formats::note!("psins-dump: {}: cannot write: {e}", o.path().display());
+            return ExitCode::from(3);
+        }
+        if let Err(e) = o.commit() {
+            psins_formats::note!("psins-dump: {e}");
+            return ExitCode::from(3);
+        }
+    }
     let text = if args.json { format!("{}\n", p.json()) } else { p.table() };
     match psins_formats::output::print(&text) {
         Ok(()) => ExitCode::SUCCESS,

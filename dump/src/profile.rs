@@ -88,10 +88,17 @@ impl Profile {
         (slowest, (mpi, span))
     }
 
-    fn size_rows(&self) -> Vec<(u64, u64, u64)> {
+    /// The non-empty size buckets: (lowest size, size bound exclusive, sends).
+    pub fn size_rows(&self) -> Vec<(u64, u64, u64)> {
         let bound = |i: usize| if i == 0 { 0 } else { 1u64 << (i - 1) };
         let below = |i: usize| if i == 64 { u64::MAX } else { 1u64 << i };
         (0..65).filter(|&i| self.sizes[i] > 0).map(|i| (bound(i), below(i), self.sizes[i])).collect()
+    }
+
+    /// The message-size histogram as a chart (`--plot`).
+    pub fn size_chart(&self) -> psins_plot::Bars {
+        let name = Path::new(&self.path).file_name().map_or(self.path.clone(), |n| n.to_string_lossy().into_owned());
+        psins_plot::size_histogram(format!("Point-to-point message sizes sent: {name} (measured)"), &self.size_rows())
     }
 
     pub fn json(&self) -> Value {

@@ -55,7 +55,7 @@ impl Bars {
             .margin(24)
             .x_label_area_size(56)
             .y_label_area_size(96)
-            .build_cartesian_2d((0..n).into_segmented(), 0.0..top)
+            .build_cartesian_2d(segments(n).into_segmented(), 0.0..top)
             .map_err(e)?;
         let cats = &self.categories;
         let x_fmt = |v: &SegmentValue<usize>| match v {
@@ -68,7 +68,7 @@ impl Bars {
             .y_desc(&self.y_label)
             .axis_desc_style((FONT, LABEL_PX))
             .label_style((FONT, TICK_PX))
-            .x_labels(n.min(NAMED_BARS))
+            .x_labels(labels(&self.categories))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&|v| number(*v))
             .disable_x_mesh()
@@ -111,4 +111,22 @@ impl Bars {
         }
         root.present().map_err(e)
     }
+}
+
+/// The integer range whose segments are the bars: plotters takes an integer range's end as a
+/// value, so `0..n - 1` has n segments (one bar has to share its axis with an empty segment).
+fn segments(n: usize) -> std::ops::Range<usize> {
+    if n > 1 {
+        0..n - 1
+    } else {
+        0..1
+    }
+}
+
+/// How many bar names fit under the axis without overlapping: about 9 px a character and a
+/// space between, over the plot's width.
+fn labels(categories: &[String]) -> usize {
+    let widest = categories.iter().map(|c| c.chars().count()).max().unwrap_or(1);
+    let fit = (SIZE.0 as usize - 160) / (widest * 9 + 12);
+    categories.len().min(fit).clamp(1, NAMED_BARS)
 }

@@ -5,10 +5,12 @@
 
 mod bars;
 mod lines;
+mod sizes;
 mod style;
 
 pub use bars::{Bars, Layer};
 pub use lines::{Lines, Marker, Series, XAxis};
+pub use sizes::size_histogram;
 
 /// Why a chart could not be drawn.
 #[derive(Debug, thiserror::Error)]

@@ -10,6 +10,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod model;
+pub mod plot;
 pub mod provenance;
 pub mod report;
 pub mod source;

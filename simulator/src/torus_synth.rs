@@ -19,9 +19,21 @@ pub struct SynthRequest {
     /// With `sweep`: the loads of the curve.
     pub loads: Vec<f64>,
     pub sweep: Option<PathBuf>,
+    /// With `sweep`: the latency-versus-load chart (SVG).
+    pub plot: Option<PathBuf>,
     pub warmup: u64,
     pub measure: u64,
     pub seed: u64,
+}
+
+/// Accepted throughput below this share of the offered load means the network no longer
+/// keeps up (the usual knee of a latency-versus-load curve).
+pub const SATURATED_BELOW: f64 = 0.95;
+
+/// A load point past saturation: packets left undelivered, or accepted throughput below
+/// [`SATURATED_BELOW`] of the offered.
+pub fn saturated(r: &SynthResult) -> bool {
+    r.unfinished > 0 || r.accepted_fraction < SATURATED_BELOW * r.offered_fraction
 }
 
 /// Parses `0.1,0.2,…`.
@@ -85,9 +97,18 @@ pub fn run(m: &Machine, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
         }
         None => None,
     };
+    let plot = match &r.plot {
+        Some(p) => {
+            Some(psins_formats::Output::prepare(p, std::slice::from_ref(&m.path)).map_err(SimError::OutputFile)?)
+        }
+        None => None,
+    };
     header(m, cfg, &pattern, out);
     match csv {
-        Some(csv) => sweep(cfg, &pattern, r, csv, out),
+        Some(csv) => {
+            let what = format!("{}, {}, pattern {}", m.name, design(cfg), pattern.name());
+            sweep(cfg, &pattern, r, csv, plot.map(|p| (p, what)), out)
+        }
         None => single(cfg, &pattern, r, out),
     }
 }
@@ -110,7 +131,13 @@ fn one(cfg: Net, pattern: &Pattern, load: f64, r: &SynthRequest) -> Result<Synth
 }
 
 fn header(m: &Machine, cfg: Net, pattern: &Pattern, out: &mut dyn Write) {
-    let design = match cfg {
+    let _ = writeln!(out, "machine                   {}: {}, pattern {}", m.name, design(cfg), pattern.name());
+    let _ = writeln!(out, "capacity (uniform)        {:.4} phits/node/cycle (load 1.0)", cfg.capacity());
+}
+
+/// The network in a line: `8x8 torus, dor 2 VC`.
+fn design(cfg: Net) -> String {
+    match cfg {
         Net::Torus(c) => {
             let kind = if c.mesh { "mesh" } else { "torus" };
             let dims = crate::config::torus::dims_text(&c.dims);
@@ -129,9 +156,7 @@ fn header(m: &Machine, cfg: Net, pattern: &Pattern, out: &mut dyn Write) {
             c.routing.name(),
             c.router.vcs
         ),
-    };
-    let _ = writeln!(out, "machine                   {}: {design}, pattern {}", m.name, pattern.name());
-    let _ = writeln!(out, "capacity (uniform)        {:.4} phits/node/cycle (load 1.0)", cfg.capacity());
+    }
 }
 
 fn single(cfg: Net, pattern: &Pattern, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
@@ -168,9 +193,11 @@ fn sweep(
     pattern: &Pattern,
     r: &SynthRequest,
     file: psins_formats::Output,
+    plot: Option<(psins_formats::Output, String)>,
     out: &mut dyn Write,
 ) -> Result<()> {
     let mut csv = vec![CSV_HEADER.to_string()];
+    let mut results = Vec::new();
     for &load in &r.loads {
         let res = one(cfg, pattern, load, r)?;
         let _ = writeln!(
@@ -181,14 +208,26 @@ fn sweep(
             res.accepted_bytes,
             res.avg_latency,
             res.p99_latency,
-            if res.unfinished > 0 { format!(", {} unfinished: saturated", res.unfinished) } else { String::new() }
+            if res.unfinished > 0 {
+                format!(", {} unfinished: saturated", res.unfinished)
+            } else if saturated(&res) {
+                ", accepted below 95 % of offered: saturated".to_string()
+            } else {
+                String::new()
+            }
         );
         csv.push(cfg.csv_row(&res, pattern));
+        results.push(res);
     }
     let tmp = file.temp_path();
     std::fs::write(tmp, csv.join("\n") + "\n").map_err(|e| SimError::output(file.path(), e))?;
     let path = file.path().to_path_buf();
     file.commit().map_err(SimError::OutputFile)?;
     let _ = writeln!(out, "wrote {}", path.display());
+    if let Some((o, what)) = plot {
+        let path = o.path().to_path_buf();
+        crate::plot::write(&crate::plot::latency_curve(&results, &what), o)?;
+        let _ = writeln!(out, "wrote {}", path.display());
+    }
     Ok(())
 }

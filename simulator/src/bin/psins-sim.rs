@@ -14,7 +14,7 @@ Exit codes (the same for every psins tool; docs/exit-codes.md):
   0  success
   1  bad input: unreadable or corrupt trace, malformed record, invalid machine file
   2  bad command-line usage or arguments
-  3  an output (--json, --timeline, --sweep, standard output) cannot be written
+  3  an output (--json, --timeline, --plot, --sweep, standard output) cannot be written
   4  deadlock: the trace cannot complete on the target (the report lists the blocked tasks)
 
 Outputs: `-` is standard output; an output that is an input is refused; a symlink's target
@@ -23,10 +23,12 @@ is written; a device (/dev/null) is written through; a file is replaced only whe
 Examples:
   psins-sim app.psins --machine configs/bus-cluster.toml --json out.json
   psins-sim app.psins -m configs/fat-simple.toml --set network.bandwidth=25GB/s
+  psins-sim app.psins -m configs/bus-cluster.toml --plot ranks.svg
   psins-sim gen:stencil2d:ranks=1024,iters=100 -m configs/fat-simple.toml
   psins-sim check configs/bus-cluster.toml
   psins-sim sweep app.psins -m configs/fat-simple.toml --vary network.bandwidth=1GB/s..16GB/s*2 -o bw
   psins-sim synth -m configs/torus-8x8.toml --pattern uniform --load 0.3
+  psins-sim synth -m configs/torus-8x8.toml --sweep curve.csv --plot curve.svg
   psins-sim --list-models";
 
 #[derive(Parser)]
@@ -75,6 +77,10 @@ struct SynthArgs {
     /// Write a latency-versus-load CSV (one run per --loads value) instead of one run (`-`: stdout).
     #[arg(long, value_name = "FILE.csv")]
     sweep: Option<PathBuf>,
+    /// With --sweep: also draw latency (average and 99th percentile) against load as SVG,
+    /// the first load that leaves packets undelivered marked as saturation.
+    #[arg(long, value_name = "FILE.svg", requires = "sweep")]
+    plot: Option<PathBuf>,
     /// Loads of the sweep, comma-separated.
     #[arg(long, default_value = psins_sim::torus_synth::DEFAULT_LOADS, requires = "sweep")]
     loads: String,
@@ -115,6 +121,10 @@ struct RunArgs {
     /// separates): slices are clipped to it, arrows kept when both ends are inside.
     #[arg(long, value_name = "START..END", requires = "timeline")]
     timeline_window: Option<String>,
+    /// Draw each rank's predicted time (computation, communication, waiting) as stacked
+    /// bars in SVG; beyond 256 ranks a bar is the mean of a block of neighbouring ranks.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
     /// Do not print the report table.
     #[arg(short, long)]
     quiet: bool,
@@ -174,6 +184,7 @@ fn synth(a: &SynthArgs) -> Result<()> {
         load: a.load,
         loads: psins_sim::torus_synth::parse_loads(&a.loads)?,
         sweep: a.sweep.clone(),
+        plot: a.plot.clone(),
         warmup: a.warmup,
         measure: a.measure,
         seed: a.seed,
@@ -223,7 +234,7 @@ fn run(a: &RunArgs) -> Result<()> {
     let inputs = [PathBuf::from(trace), machine.to_path_buf()];
     let prepare =
         |p: &Option<PathBuf>| p.as_ref().map(|p| Output::prepare(p, &inputs)).transpose().map_err(SimError::OutputFile);
-    let (json, tl_out) = (prepare(&a.json)?, prepare(&a.timeline)?);
+    let (json, tl_out, plot) = (prepare(&a.json)?, prepare(&a.timeline)?, prepare(&a.plot)?);
     let timeline = match &tl_out {
         Some(o) => Some(
             Timeline::create(o.temp_path(), a.timeline_ranks.as_deref(), a.timeline_window.as_deref())?.named(o.path()),
@@ -247,10 +258,19 @@ fn run(a: &RunArgs) -> Result<()> {
     if let Some(o) = tl_out {
         o.commit().map_err(SimError::OutputFile)?;
     }
-    output(a, json, &report)
+    let plot = plot.map(|o| (o, format!("{} on {}", file_name(trace), file_name(&machine.to_string_lossy()))));
+    output(a, json, plot, &report)
 }
 
-fn output(a: &RunArgs, json: Option<Output>, report: &Report) -> Result<()> {
+/// A path's last part (a workload spec stays whole), for chart titles.
+fn file_name(p: &str) -> String {
+    if p.starts_with("gen:") {
+        return p.to_string();
+    }
+    Path::new(p).file_name().map_or(p.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+fn output(a: &RunArgs, json: Option<Output>, plot: Option<(Output, String)>, report: &Report) -> Result<()> {
     if let Some(o) = json {
         let mut text = serde_json::to_string_pretty(&report.json()).expect("report JSON serialises");
         text.push('\n');
@@ -259,6 +279,10 @@ fn output(a: &RunArgs, json: Option<Output>, report: &Report) -> Result<()> {
     }
     if let Some(d) = &report.deadlock {
         return Err(SimError::Deadlock(d.message.clone()));
+    }
+    // A deadlocked replay has no per-rank times to draw: its chart is not written.
+    if let Some((o, what)) = plot {
+        psins_sim::plot::write(&psins_sim::plot::ranks(report, &what), o)?;
     }
     if !a.quiet {
         print(&report.table()).map_err(SimError::OutputFile)?;

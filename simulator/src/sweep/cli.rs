@@ -89,7 +89,7 @@ pub fn main(c: &SweepCmd) -> Result<()> {
         let out = plot.as_ref().map(|p| Output::prepare(p, &[])).transpose().map_err(SimError::OutputFile)?;
         let m = merge::merge(dir)?;
         if let Some(o) = out {
-            write_plot(&m, o)?;
+            crate::plot::write(&super::plot::chart(&m), o)?;
         }
         note!("psins-sim: sweep: merged {} points from {} part files into {}", m.rows.len(), m.parts, dir.display());
         return if *quiet { Ok(()) } else { print(&merge::table(&m)).map_err(SimError::OutputFile) };
@@ -148,7 +148,7 @@ pub fn main(c: &SweepCmd) -> Result<()> {
     };
     let out = run::run(&sweep, &opts)?;
     if let (Some(m), Some(o)) = (&out.merged, plot) {
-        write_plot(m, o)?;
+        crate::plot::write(&super::plot::chart(m), o)?;
     }
     match out.merged {
         Some(m) if !a.quiet => print(&merge::table(&m)).map_err(SimError::OutputFile),
@@ -167,13 +167,4 @@ pub fn main(c: &SweepCmd) -> Result<()> {
             Ok(())
         }
     }
-}
-
-/// Draws the merged sweep into `out`.
-fn write_plot(m: &merge::Merged, out: Output) -> Result<()> {
-    use psins_plot::Plot;
-    let svg =
-        super::plot::chart(m).svg().map_err(|e| SimError::Input(format!("--plot {}: {e}", out.path().display())))?;
-    std::fs::write(out.temp_path(), svg).map_err(|e| SimError::output(out.path(), e))?;
-    out.commit().map_err(SimError::OutputFile)
 }

@@ -1,0 +1,75 @@
+//! The charts of a replay and of a synthetic-traffic sweep (`--plot FILE.svg`; sweeps draw
+//! theirs in [`crate::sweep::plot`]). The drawing itself is psins-plot's.
+
+use crate::error::{Result, SimError};
+use crate::report::Report;
+use crate::units::secs;
+use psins_plot::{time_unit, Bars, Layer, Lines, Marker, Series, XAxis};
+use psins_torus::synth::SynthResult;
+
+/// More ranks than this are drawn as this many blocks of neighbouring ranks, each bar their
+/// mean, so a million-rank replay still gives a small, readable SVG.
+pub const MAX_BARS: usize = 256;
+
+/// Per rank, the predicted time stacked as computation, communication outside waiting
+/// (the calls' own cost and transfers) and waiting.
+pub fn ranks(r: &Report, what: &str) -> Bars {
+    let n = r.tasks.len();
+    let per = n.div_ceil(MAX_BARS).max(1);
+    let blocks: Vec<(usize, usize)> = (0..n).step_by(per).map(|a| (a, (a + per).min(n))).collect();
+    let max_s = r.tasks.iter().map(|t| secs(t.compute + t.comm)).fold(0.0, f64::max);
+    let (scale, unit) = time_unit(max_s);
+    let layer = |name: &str, f: fn(&crate::report::TaskTimes) -> u64| Layer {
+        name: name.into(),
+        values: blocks
+            .iter()
+            .map(|&(a, b)| r.tasks[a..b].iter().map(|t| secs(f(t))).sum::<f64>() / (b - a) as f64 * scale)
+            .collect(),
+    };
+    Bars {
+        title: format!("Predicted time per rank: {what}"),
+        x_label: if per == 1 { "rank".into() } else { format!("ranks (each bar the mean of {per} ranks)") },
+        y_label: format!("time ({unit})"),
+        categories: blocks
+            .iter()
+            .map(|&(a, b)| if b - a == 1 { a.to_string() } else { format!("{a}-{}", b - 1) })
+            .collect(),
+        layers: vec![
+            layer("computation", |t| t.compute),
+            layer("communication (not waiting)", |t| t.comm.saturating_sub(t.wait)),
+            layer("waiting", |t| t.wait),
+        ],
+    }
+}
+
+/// Average and 99th-percentile latency against offered load; the first saturated load
+/// ([`crate::torus_synth::saturated`]) is marked.
+pub fn latency_curve(results: &[SynthResult], what: &str) -> Lines {
+    let avg = results.iter().map(|r| (r.load, r.avg_latency)).collect();
+    let p99 = results.iter().map(|r| (r.load, r.p99_latency as f64)).collect();
+    let markers = results
+        .iter()
+        .find(|r| crate::torus_synth::saturated(r))
+        .map(|r| Marker { x: r.load, label: format!("saturated from load {}", r.load) })
+        .into_iter()
+        .collect();
+    Lines {
+        title: format!("Latency against load: {what}"),
+        x_label: "offered load (fraction of the uniform-traffic capacity)".into(),
+        y_label: "packet latency (cycles, log scale)".into(),
+        x: XAxis::Linear,
+        y_log: true,
+        series: vec![
+            Series { name: "average".into(), points: avg },
+            Series { name: "99th percentile".into(), points: p99 },
+        ],
+        markers,
+    }
+}
+
+/// Draws `chart` into `out` (prepared before the run, so a bad place fails first).
+pub fn write(chart: &dyn psins_plot::Plot, out: psins_formats::Output) -> Result<()> {
+    let svg = chart.svg().map_err(|e| SimError::Input(format!("--plot {}: {e}", out.path().display())))?;
+    std::fs::write(out.temp_path(), svg).map_err(|e| SimError::output(out.path(), e))?;
+    out.commit().map_err(SimError::OutputFile)
+}

@@ -29,6 +29,7 @@ bench: build ## speed benchmarks (several minutes, ~1.5 GB of scratch traces); f
 	$(CARGO) bench -p psins-formats --bench codec
 	$(CARGO) bench -p psins-consolidate --bench throughput
 	$(CARGO) bench -p psins-interop --bench interop
+	$(CARGO) bench -p psins-interop --bench dumpi_import
 	bash scripts/trace-sizes.sh
 	$(CARGO) bench -p psins-sim --bench replay
 	bash scripts/bench-torus.sh

@@ -6,7 +6,7 @@ use indicatif::ProgressBar;
 use psins_consolidate::run::{self, Failure};
 use psins_consolidate::RankInput;
 use psins_formats::{note, Output};
-use psins_interop::{dumpi, ti};
+use psins_interop::{dumpi, otf2, ti};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -26,6 +26,12 @@ use std::process::ExitCode;
 /// traced run (psins-consolidate): the same guarantees, the same messages. What is kept,
 /// approximated and refused: docs/interop-simgrid.md.
 ///
+/// `--from otf2`: an OTF2 archive (e.g. Score-P's), read through libotf2: INPUT is its anchor
+/// file (NAME.otf2). Each location of the MPI ranks is a rank; each outermost MPI region a
+/// call, its MPI events (point-to-point, requests, collectives, communicator creation) giving
+/// peers, tags and sizes; the time between MPI regions is computation. What is kept,
+/// approximated and refused: docs/interop-otf2.md. A build without libotf2 says so.
+///
 /// Exit status (docs/exit-codes.md): 0 trace written; 1 the input cannot be read or holds an
 /// action that cannot be imported (the message names the file, rank, record and line, or byte
 /// offset for dumpi); 2 bad
@@ -37,7 +43,7 @@ struct Args {
     #[arg(long, value_enum)]
     from: Format,
     /// The trace to import (ti: list file, directory or shared action file; dumpi: .meta
-    /// file or its directory).
+    /// file or its directory; otf2: the anchor file).
     input: PathBuf,
     /// The compact trace to write (`-`: stdout).
     #[arg(short, long)]
@@ -59,6 +65,8 @@ enum Format {
     Ti,
     /// sst-dumpi traces (.meta and per-rank .bin files).
     Dumpi,
+    /// An OTF2 archive (Score-P), through libotf2.
+    Otf2,
 }
 
 fn positive(s: &str) -> Result<f64, String> {
@@ -108,7 +116,20 @@ fn run(args: &Args) -> Result<(), Failure> {
             }
             Ok(())
         }
+        Format::Otf2 => from_otf2(args),
     }
+}
+
+#[cfg(has_otf2)]
+fn from_otf2(args: &Args) -> Result<(), Failure> {
+    let ranks = otf2::import::ranks(&args.input).map_err(|e| Failure::Input(e.to_string()))?;
+    write(args, &ranks, "otf2", Vec::new(), &[])
+}
+
+#[cfg(not(has_otf2))]
+fn from_otf2(args: &Args) -> Result<(), Failure> {
+    let why = otf2::available().expect_err("built without libotf2");
+    Err(Failure::Input(format!("{}: {why}", args.input.display())))
 }
 
 /// Consolidates `ranks` into the output, with the format's own metadata `extra` after the

@@ -32,6 +32,7 @@ pub const LOCATION_GROUP_TYPE_PROCESS: u8 = 1;
 pub const GROUP_TYPE_COMM_LOCATIONS: u8 = 4;
 pub const GROUP_TYPE_COMM_GROUP: u8 = 5;
 pub const GROUP_TYPE_COMM_SELF: u8 = 6;
+pub const TYPE_UINT64: u8 = 4;
 
 /// `OTF2_COLLECTIVE_OP_*`: barrier 0 … reduce_scatter_block 16, create/destroy handle 17/18.
 pub const COLL_CREATE_HANDLE: u8 = 17;
@@ -64,14 +65,15 @@ pub type ErrorCallback =
     extern "C" fn(*mut c_void, *const c_char, u64, *const c_char, ErrorCode, *const c_char, *mut c_void) -> ErrorCode;
 
 // Event callbacks: (location, time, user data, attributes, event fields…).
-pub type EnterCb = extern "C" fn(u64, TimeStamp, *mut c_void, *mut AttributeList, u32) -> CallbackCode;
-pub type P2pCb = extern "C" fn(u64, TimeStamp, *mut c_void, *mut AttributeList, u32, u32, u32, u64) -> CallbackCode;
+pub type EnterCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32) -> CallbackCode;
+pub type P2pCb =
+    extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u32, u32, u64) -> CallbackCode;
 pub type IsendCb =
-    extern "C" fn(u64, TimeStamp, *mut c_void, *mut AttributeList, u32, u32, u32, u64, u64) -> CallbackCode;
-pub type RequestCb = extern "C" fn(u64, TimeStamp, *mut c_void, *mut AttributeList, u64) -> CallbackCode;
-pub type CollBeginCb = extern "C" fn(u64, TimeStamp, *mut c_void, *mut AttributeList) -> CallbackCode;
+    extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u32, u32, u64, u64) -> CallbackCode;
+pub type RequestCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u64) -> CallbackCode;
+pub type CollBeginCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList) -> CallbackCode;
 pub type CollEndCb =
-    extern "C" fn(u64, TimeStamp, *mut c_void, *mut AttributeList, u8, u32, u32, u64, u64) -> CallbackCode;
+    extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u8, u32, u32, u64, u64) -> CallbackCode;
 
 // Global definition callbacks: (user data, self, fields…).
 pub type StringCb = extern "C" fn(*mut c_void, u32, *const c_char) -> CallbackCode;
@@ -79,6 +81,7 @@ pub type LocationCb = extern "C" fn(*mut c_void, u64, u32, u8, u64, u32) -> Call
 pub type RegionCb = extern "C" fn(*mut c_void, u32, u32, u32, u32, u8, u8, u32, u32, u32, u32) -> CallbackCode;
 pub type GroupCb = extern "C" fn(*mut c_void, u32, u32, u8, u8, u32, u32, *const u64) -> CallbackCode;
 pub type CommCb = extern "C" fn(*mut c_void, u32, u32, u32, u32, u32) -> CallbackCode;
+pub type AttributeCb = extern "C" fn(*mut c_void, u32, u32, u32, u8) -> CallbackCode;
 pub type ClockCb = extern "C" fn(*mut c_void, u64, u64, u64, u64) -> CallbackCode;
 
 #[link(name = "otf2")]
@@ -179,6 +182,17 @@ extern "C" {
         length: u64,
         realtime: u64,
     ) -> ErrorCode;
+    pub fn OTF2_AttributeList_New() -> *mut AttributeList;
+    pub fn OTF2_AttributeList_Delete(l: *mut AttributeList) -> ErrorCode;
+    pub fn OTF2_AttributeList_AddUint64(l: *mut AttributeList, attr: u32, v: u64) -> ErrorCode;
+    pub fn OTF2_AttributeList_GetUint64(l: *const AttributeList, attr: u32, v: *mut u64) -> ErrorCode;
+    pub fn OTF2_GlobalDefWriter_WriteAttribute(
+        w: *mut GlobalDefWriter,
+        id: u32,
+        name: u32,
+        description: u32,
+        ty: u8,
+    ) -> ErrorCode;
     pub fn OTF2_GlobalDefWriter_WriteString(w: *mut GlobalDefWriter, id: u32, s: *const c_char) -> ErrorCode;
     pub fn OTF2_GlobalDefWriter_WriteSystemTreeNode(
         w: *mut GlobalDefWriter,
@@ -277,6 +291,10 @@ extern "C" {
         -> ErrorCode;
     pub fn OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb: *mut GlobalDefReaderCallbacks, f: GroupCb) -> ErrorCode;
     pub fn OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb: *mut GlobalDefReaderCallbacks, f: CommCb) -> ErrorCode;
+    pub fn OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(
+        cb: *mut GlobalDefReaderCallbacks,
+        f: AttributeCb,
+    ) -> ErrorCode;
     pub fn OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(
         cb: *mut GlobalDefReaderCallbacks,
         f: ClockCb,

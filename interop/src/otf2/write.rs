@@ -17,6 +17,10 @@ use std::ptr::null_mut;
 /// The archive's name: DIR/traces.otf2 (the anchor file), DIR/traces.def, DIR/traces/.
 pub const ARCHIVE: &str = "traces";
 
+/// The attribute that keeps a collective's element count (OTF2 has only its bytes; MPICH's
+/// algorithm choice, which psins-sim follows, depends on the count). Attribute id 0.
+pub const COUNT_ATTRIBUTE: &str = "psins::count";
+
 /// Region of the computation between MPI calls (the first region; MPI calls follow).
 const COMPUTATION: &str = "computation";
 
@@ -191,7 +195,9 @@ fn write_archive(archive: *mut sys::Archive, reader: &TraceReader, trace: &Path)
         if w.is_null() {
             return Err(Failed(format!("libotf2 gives no event writer for rank {r}")).into());
         }
-        let mut rank = RankWriter { w, now: 0, events: 0, irecvs: HashMap::new(), isends: HashMap::new() };
+        // SAFETY: a fresh list, deleted below.
+        let attrs = unsafe { sys::OTF2_AttributeList_New() };
+        let mut rank = RankWriter { w, attrs, now: 0, events: 0, irecvs: HashMap::new(), isends: HashMap::new() };
         while cursor.next(&mut rec).map_err(Err2::Input)? {
             let index = cursor.index() - 1;
             rank.record(&rec, &mut regions).map_err(|e| match e {
@@ -199,6 +205,8 @@ fn write_archive(archive: *mut sys::Archive, reader: &TraceReader, trace: &Path)
                 Bad::Lib(f) => Err2::Lib(f),
             })?;
         }
+        // SAFETY: created above; the writer no longer uses it.
+        unsafe { sys::OTF2_AttributeList_Delete(attrs) };
         summary.records += cursor.records();
         summary.events += rank.events;
         events.push(rank.events);
@@ -247,6 +255,8 @@ impl From<Failed> for Bad {
 
 struct RankWriter {
     w: *mut EvtWriter,
+    /// The list an event's attributes go in (the writer empties it with the event).
+    attrs: *mut AttributeList,
     now: u64,
     events: u64,
     /// Posted receives by request: their communicator (MpiIrecv needs it at completion).
@@ -331,7 +341,7 @@ impl RankWriter {
                     }
                 }
             }
-            Op::Coll { coll, comm, root, send_bytes, recv_bytes, flags, .. } => {
+            Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags, .. } => {
                 if flags & CollFlags::NONBLOCKING != 0 {
                     return Err(Bad::Refused(format!(
                         "nonblocking collective {coll:?} cannot be exported (OTF2's MPI events have no request for a collective)"
@@ -341,8 +351,9 @@ impl RankWriter {
                     .ok_or_else(|| Bad::Refused(format!("collective {coll:?} has no OTF2 collective operation")))?;
                 let root = if root < 0 { sys::UNDEFINED_U32 } else { root as u32 };
                 self.ok("MpiCollectiveBegin", unsafe { sys::OTF2_EvtWriter_MpiCollectiveBegin(w, NA, begin) })?;
-                let code =
-                    unsafe { sys::OTF2_EvtWriter_MpiCollectiveEnd(w, NA, end, op, comm, root, send_bytes, recv_bytes) };
+                check("attribute", unsafe { sys::OTF2_AttributeList_AddUint64(self.attrs, 0, count) })?;
+                let (a, n) = (self.attrs, send_bytes);
+                let code = unsafe { sys::OTF2_EvtWriter_MpiCollectiveEnd(w, a, end, op, comm, root, n, recv_bytes) };
                 self.ok("MpiCollectiveEnd", code)?;
             }
             // A communicator made: the create-handle collective on the new communicator
@@ -387,6 +398,8 @@ fn definitions(
         .chain(reader.header.comms.iter().map(|c| (c.id, string(&format!("communicator {}", c.id)))))
         .collect();
     let empty = string("");
+    let count_name = string(COUNT_ATTRIBUTE);
+    let count_text = string("element count of the collective (psins; OTF2 keeps only its bytes)");
     // SAFETY (every call below): `g` is the archive's open global definition writer; the
     // strings outlive the calls.
     unsafe {
@@ -397,6 +410,7 @@ fn definitions(
         for (i, s) in strings.iter().enumerate() {
             check("String", sys::OTF2_GlobalDefWriter_WriteString(g, i as u32, s.as_ptr()))?;
         }
+        check("Attribute", sys::OTF2_GlobalDefWriter_WriteAttribute(g, 0, count_name, count_text, sys::TYPE_UINT64))?;
         for (i, &name) in region_names.iter().enumerate() {
             let (role, paradigm) = if i == 0 {
                 (sys::REGION_ROLE_FUNCTION, sys::PARADIGM_USER)

@@ -1,0 +1,76 @@
+//! What an MPI region of an OTF2 trace is, by its name: the psins operation it becomes once
+//! the events inside it give the peers and sizes. Built from the function table's own mapping
+//! (`functions::of_op`), so the names agree with the exporter's.
+
+use psins_formats::{functions, Coll, CollFlags, CommFn, Op, SendMode, WaitFn};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    Init,
+    Finalize,
+    Send(SendMode),
+    Isend(SendMode),
+    Recv,
+    Irecv,
+    Sendrecv(bool),
+    Wait(WaitFn),
+    /// A blocking collective by name (OTF2's operation says which; this only refuses the
+    /// nonblocking ones).
+    Coll {
+        nonblocking: bool,
+    },
+    CommCreate(CommFn),
+    CommFree,
+    Other(u32),
+}
+
+/// The call named `name`; None for a name the function table does not know.
+pub fn of(name: &str) -> Option<Call> {
+    static TABLE: OnceLock<HashMap<&'static str, Call>> = OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        let mut t = HashMap::new();
+        let mut add = |op: Op, call: Call| {
+            if let Some(n) = functions::of_op(&op).and_then(functions::name_of) {
+                t.insert(n, call);
+            }
+        };
+        let (peer, tag, bytes, comm, req) = (0, 0, 0, 0, 1);
+        add(Op::Init { thread_level: 0 }, Call::Init);
+        add(Op::Finalize, Call::Finalize);
+        for &mode in SendMode::ALL {
+            add(Op::Send { mode, peer, tag, bytes, comm }, Call::Send(mode));
+            add(Op::Isend { mode, peer, tag, bytes, comm, req }, Call::Isend(mode));
+        }
+        add(Op::Recv { peer, tag, bytes, comm }, Call::Recv);
+        add(Op::Irecv { peer, tag, bytes, comm, req }, Call::Irecv);
+        for replace in [false, true] {
+            let op = Op::Sendrecv { peer, tag, bytes, src: 0, rtag: 0, rbytes: 0, comm, replace };
+            add(op, Call::Sendrecv(replace));
+        }
+        for &func in WaitFn::ALL {
+            add(Op::Wait { func, count: 1 }, Call::Wait(func));
+        }
+        for &coll in Coll::ALL {
+            for nb in [false, true] {
+                let flags = if nb { CollFlags::NONBLOCKING } else { 0 };
+                let (root, send_bytes, recv_bytes, count, instance) = (0, 0, 0, 0, 1);
+                let op = Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags, req, instance };
+                add(op, Call::Coll { nonblocking: nb });
+            }
+        }
+        for &func in CommFn::ALL {
+            add(Op::CommCreate { func, parent: 0, comm: 2, split: 0 }, Call::CommCreate(func));
+        }
+        add(Op::CommFree { comm: 2 }, Call::CommFree);
+        t
+    });
+    if let Some(&c) = t.get(name) {
+        return Some(c);
+    }
+    if name == "MPI_Init_thread" {
+        return Some(Call::Init);
+    }
+    functions::id_of(name).map(Call::Other)
+}

@@ -1,0 +1,360 @@
+//! One rank's OTF2 events as psins records: each outermost MPI region is one call, the MPI
+//! events inside it give its peers, tags, sizes, requests and collective; the time between
+//! MPI regions (other regions included) is computation. docs/interop-otf2.md.
+
+use super::calls::{self, Call};
+use super::events::Ev;
+use super::write::coll_of;
+use psins_formats::{
+    Coll, CommFn, Op, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF, COMM_WORLD, NO_RANK,
+    PROC_NULL,
+};
+use std::collections::HashMap;
+
+const CREATE_HANDLE: u8 = 17;
+const DESTROY_HANDLE: u8 = 18;
+const UNDEFINED: u32 = u32::MAX;
+
+/// The trace-wide facts a rank's conversion needs.
+pub struct Model {
+    /// Region id → (name, is an MPI region).
+    pub regions: HashMap<u32, (String, bool)>,
+    /// OTF2 communicator → (members as world ranks, parent).
+    pub comms: HashMap<u32, (Vec<u32>, Option<u32>)>,
+    pub world_comm: Option<u32>,
+    pub self_comm: Option<u32>,
+    pub resolution: u64,
+    pub offset: u64,
+    /// The attribute holding psins's collective element count (archives psins wrote).
+    pub count_attr: Option<u32>,
+}
+
+impl Model {
+    /// The rank-local handle psins records carry for OTF2 communicator `c` (consolidation
+    /// makes them global): world 0, self 1, the others shifted past them.
+    fn local(&self, c: u32) -> u32 {
+        if Some(c) == self.world_comm {
+            COMM_WORLD
+        } else if Some(c) == self.self_comm {
+            COMM_SELF
+        } else {
+            c.saturating_add(2)
+        }
+    }
+
+    fn ns(&self, t: u64) -> u64 {
+        let t = t.saturating_sub(self.offset) as u128 * 1_000_000_000 / self.resolution as u128;
+        t.min(u64::MAX as u128) as u64
+    }
+}
+
+/// A message's peer (comm rank), communicator, tag and bytes as OTF2 gives them.
+type Msg = (u32, u32, u32, u64);
+
+/// The MPI events of the call being read.
+#[derive(Default)]
+struct Current {
+    region: u32,
+    begin: u64,
+    /// Index of its first event (for messages).
+    event: usize,
+    sends: Vec<(u32, u32, u32, u64)>,
+    recvs: Vec<(u32, u32, u32, u64)>,
+    isend: Option<(u32, u32, u32, u64, u64)>,
+    irecv_request: Option<u64>,
+    /// (request, source or None for a send, comm, tag, bytes)
+    completions: Vec<(u64, Option<Msg>)>,
+    coll_end: Option<(u8, u32, u32, u64, u64, Option<u64>)>,
+}
+
+/// A conversion failure: the message and the index of the event it is about.
+pub type Bad = (String, usize);
+
+/// The records of `rank`'s events.
+pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<Vec<Record>, Bad> {
+    let mut c = Conv {
+        model,
+        rank,
+        out: Vec::new(),
+        last: None,
+        depth: 0,
+        cur: Current::default(),
+        reqs: HashMap::new(),
+        next_req: 1 << 31,
+        instance: 0,
+        irecv_at: HashMap::new(),
+        created: Vec::new(),
+    };
+    for (i, ev) in evs.iter().enumerate() {
+        c.event(i, *ev)?;
+    }
+    if c.depth > 0 {
+        return Err(("the trace ends inside an MPI call (an Enter without its Leave)".into(), evs.len()));
+    }
+    if !matches!(c.out.last().map(|r| &r.op), Some(Op::Finalize)) {
+        // A trace without MPI_Finalize ends at its last event.
+        let end = evs.iter().map(time).max().map_or(0, |t| model.ns(t));
+        let gap = end.saturating_sub(c.last.unwrap_or(end));
+        c.out.push(Record::new(gap, 0, Op::Finalize));
+    }
+    c.add_uncreated_comms();
+    Ok(c.out)
+}
+
+fn time(e: &Ev) -> u64 {
+    match *e {
+        Ev::Enter(t, _) | Ev::Leave(t, _) | Ev::Send(t, ..) | Ev::Recv(t, ..) | Ev::Isend(t, ..) | Ev::Irecv(t, ..) => {
+            t
+        }
+        Ev::IsendComplete(t, _) | Ev::IrecvRequest(t, _) | Ev::CollBegin(t) | Ev::CollEnd(t, ..) => t,
+    }
+}
+
+struct Conv<'a> {
+    model: &'a Model,
+    rank: u32,
+    out: Vec<Record>,
+    /// End of the previous MPI call (ns); None before the first.
+    last: Option<u64>,
+    depth: u32,
+    cur: Current,
+    /// Live OTF2 requests → (psins id, tag, bytes of a send).
+    reqs: HashMap<u64, (u32, i32, u64)>,
+    next_req: u32,
+    instance: u32,
+    /// psins request → index of its Irecv record (filled in when it completes).
+    irecv_at: HashMap<u32, usize>,
+    /// Communicators this rank's events created (OTF2 ids).
+    created: Vec<u32>,
+}
+
+impl Conv<'_> {
+    fn event(&mut self, i: usize, ev: Ev) -> Result<(), Bad> {
+        let mpi = |r: u32| self.model.regions.get(&r).is_some_and(|x| x.1);
+        match ev {
+            Ev::Enter(t, r) if mpi(r) => {
+                if self.depth == 0 {
+                    self.cur = Current { region: r, begin: self.model.ns(t), event: i, ..Current::default() };
+                }
+                self.depth += 1;
+            }
+            Ev::Leave(t, r) if mpi(r) => {
+                if self.depth == 0 {
+                    return Err(("a Leave of an MPI region never entered".into(), i));
+                }
+                self.depth -= 1;
+                if self.depth == 0 {
+                    if r != self.cur.region {
+                        return Err(("regions left in another order than entered".into(), i));
+                    }
+                    self.call(self.model.ns(t)).map_err(|m| (m, self.cur.event))?;
+                }
+            }
+            Ev::Enter(..) | Ev::Leave(..) => {}
+            _ if self.depth == 0 => return Err(("an MPI event outside any MPI region".into(), i)),
+            Ev::Send(_, p, c, tag, n) => self.cur.sends.push((p, c, tag, n)),
+            Ev::Recv(_, p, c, tag, n) => self.cur.recvs.push((p, c, tag, n)),
+            Ev::Isend(_, p, c, tag, n, q) => self.cur.isend = Some((p, c, tag, n, q)),
+            Ev::IrecvRequest(_, q) => self.cur.irecv_request = Some(q),
+            Ev::IsendComplete(_, q) => self.cur.completions.push((q, None)),
+            Ev::Irecv(_, p, c, tag, n, q) => self.cur.completions.push((q, Some((p, c, tag, n)))),
+            Ev::CollBegin(_) => {}
+            Ev::CollEnd(_, op, c, root, s, r, n) => self.cur.coll_end = Some((op, c, root, s, r, n)),
+        }
+        Ok(())
+    }
+
+    /// A new psins request for OTF2 request `q` (its own number when free).
+    fn request(&mut self, q: u64, tag: i32, bytes: u64) -> u32 {
+        let live = |id: u32, reqs: &HashMap<u64, (u32, i32, u64)>| reqs.values().any(|v| v.0 == id);
+        let id = match u32::try_from(q) {
+            Ok(id) if id != 0 && id < 1 << 31 && !live(id, &self.reqs) => id,
+            _ => {
+                self.next_req = self.next_req.checked_add(1).unwrap_or(1 << 31);
+                self.next_req
+            }
+        };
+        self.reqs.insert(q, (id, tag, bytes));
+        id
+    }
+
+    fn comm(&self, c: u32) -> Result<u32, String> {
+        if !self.model.comms.contains_key(&c) {
+            return Err(format!("communicator {c} is not in the definitions"));
+        }
+        Ok(self.model.local(c))
+    }
+
+    /// The call that ends at `end` (ns).
+    fn call(&mut self, end: u64) -> Result<(), String> {
+        let (name, _) = self.model.regions.get(&self.cur.region).cloned().unwrap_or_default();
+        let begin = self.cur.begin;
+        if self.last.is_none() {
+            // The span starts when MPI_Init returns; a trace without MPI_Init starts at its
+            // first MPI call.
+            self.out.push(Record::new(0, 0, Op::Init { thread_level: 0 }));
+            if calls::of(&name) == Some(Call::Init) {
+                self.last = Some(end);
+                return Ok(());
+            }
+            self.last = Some(begin);
+        }
+        let last = self.last.expect("set above");
+        if begin < last || end < begin {
+            return Err(format!("{name}: times go backwards ({begin} ns after a call that ended at {last} ns)"));
+        }
+        let (gap, dur) = (begin - last, end - begin);
+        self.last = Some(end);
+        let call = calls::of(&name).ok_or_else(|| format!("region {name:?} is no MPI function psins knows"))?;
+        let cur = std::mem::take(&mut self.cur);
+        let mut list = Vec::new();
+        let op = if let Some((op, c, root, s, r, n)) = cur.coll_end {
+            match (op, call) {
+                (_, Call::Coll { nonblocking: true }) => {
+                    return Err(format!("{name}: nonblocking collectives cannot be imported"))
+                }
+                (CREATE_HANDLE, _) => {
+                    let func = if let Call::CommCreate(f) = call { f } else { CommFn::Other };
+                    self.create(func, c, &mut list)?
+                }
+                (DESTROY_HANDLE, _) => Op::CommFree { comm: self.comm(c)? },
+                _ => {
+                    let coll = coll_of(op).ok_or_else(|| format!("{name}: unknown collective operation {op}"))?;
+                    let comm = self.comm(c)?;
+                    let root = if root == UNDEFINED { NO_RANK } else { root as i32 };
+                    self.instance += 1;
+                    let size = self.model.comms.get(&c).map_or(1, |m| m.0.len().max(1)) as u64;
+                    list = per_peer(coll, s, r, size);
+                    let (flags, req, instance) = (0, 0, self.instance);
+                    // Without psins's attribute, a reduction's elements are its bytes.
+                    let count = n.unwrap_or(if reduces(coll) { s } else { 0 });
+                    Op::Coll { coll, comm, root, send_bytes: s, recv_bytes: r, count, flags, req, instance }
+                }
+            }
+        } else {
+            self.p2p(&name, call, &cur, &mut list)?
+        };
+        let mut rec = Record::new(gap, dur, op);
+        rec.list = list;
+        self.out.push(rec);
+        Ok(())
+    }
+
+    fn create(&mut self, func: CommFn, c: u32, list: &mut Vec<i64>) -> Result<Op, String> {
+        if c == UNDEFINED {
+            return Ok(Op::CommCreate { func, parent: COMM_WORLD, comm: COMM_NULL, split: 0 });
+        }
+        let (members, parent) =
+            self.model.comms.get(&c).cloned().ok_or_else(|| format!("communicator {c} is not in the definitions"))?;
+        *list = members.iter().map(|&m| m as i64).collect();
+        self.created.push(c);
+        let parent = parent.map_or(COMM_WORLD, |p| self.model.local(p));
+        Ok(Op::CommCreate { func, parent, comm: self.model.local(c), split: 0 })
+    }
+
+    fn p2p(&mut self, name: &str, call: Call, cur: &Current, list: &mut Vec<i64>) -> Result<Op, String> {
+        let null = (PROC_NULL as u32, UNDEFINED, 0u32, 0u64);
+        let comm_of = |s: &Self, c: u32| if c == UNDEFINED { Ok(COMM_WORLD) } else { s.comm(c) };
+        // Events decide over a name the table maps elsewhere (Score-P puts MpiIsend in
+        // MPI_Start, for a persistent request).
+        if let Some((p, c, t, n, q)) = cur.isend {
+            let mode = if let Call::Isend(m) = call { m } else { SendMode::Standard };
+            let req = self.request(q, t as i32, n);
+            return Ok(Op::Isend { mode, peer: p as i32, tag: t as i32, bytes: n, comm: self.comm(c)?, req });
+        }
+        if let Some(q) = cur.irecv_request {
+            let req = self.request(q, 0, 0);
+            self.irecv_at.insert(req, self.out.len());
+            return Ok(Op::Irecv { peer: ANY_SOURCE, tag: ANY_TAG, bytes: 0, comm: COMM_WORLD, req });
+        }
+        if !cur.completions.is_empty() || matches!(call, Call::Wait(_)) {
+            for &(q, src) in &cur.completions {
+                let Some((id, _, _)) = self.reqs.remove(&q) else {
+                    return Err(format!("{name}: completes request {q}, which was never started"));
+                };
+                match src {
+                    // As the tracer records a send's completion: no source, tag or size.
+                    None => list.extend([id as i64, NO_RANK as i64, 0, 0]),
+                    Some((p, c, t, n)) => {
+                        let comm = self.comm(c)?;
+                        if let Some(&at) = self.irecv_at.get(&id) {
+                            if let Op::Irecv { peer, tag, bytes, comm: rc, .. } = &mut self.out[at].op {
+                                (*peer, *tag, *bytes, *rc) = (p as i32, t as i32, n, comm);
+                            }
+                            self.irecv_at.remove(&id);
+                        }
+                        list.extend([id as i64, p as i64, t as i64, n as i64]);
+                    }
+                }
+            }
+            let func = if let Call::Wait(f) = call { f } else { WaitFn::Waitall };
+            let count = (list.len() / 4).max(1) as u32;
+            return Ok(Op::Wait { func, count });
+        }
+        let s = cur.sends.first().copied().unwrap_or(null);
+        let r = cur.recvs.first().copied().unwrap_or(null);
+        Ok(match call {
+            Call::Init => return Err("MPI_Init after the first MPI call".into()),
+            Call::Finalize => Op::Finalize,
+            Call::Send(mode) if s.0 != PROC_NULL as u32 || cur.sends.is_empty() => {
+                Op::Send { mode, peer: s.0 as i32, tag: s.2 as i32, bytes: s.3, comm: comm_of(self, s.1)? }
+            }
+            Call::Recv => Op::Recv { peer: r.0 as i32, tag: r.2 as i32, bytes: r.3, comm: comm_of(self, r.1)? },
+            Call::Sendrecv(replace) => {
+                let comm = comm_of(self, if s.1 != UNDEFINED { s.1 } else { r.1 })?;
+                let (peer, tag, bytes) = (s.0 as i32, s.2 as i32, s.3);
+                Op::Sendrecv { peer, tag, bytes, src: r.0 as i32, rtag: r.2 as i32, rbytes: r.3, comm, replace }
+            }
+            Call::Coll { .. } => return Err(format!("{name}: a collective region without MpiCollectiveEnd")),
+            Call::CommCreate(func) => Op::CommCreate { func, parent: COMM_WORLD, comm: COMM_NULL, split: 0 },
+            Call::Other(func) => Op::Other { func },
+            Call::CommFree => Op::Other { func: psins_formats::functions::id("MPI_Comm_free") },
+            // A region the table maps to a p2p call, without its event.
+            Call::Isend(_) | Call::Irecv | Call::Wait(_) | Call::Send(_) => {
+                return Err(format!("{name}: the call's MPI event is missing"))
+            }
+        })
+    }
+
+    /// Communicators this rank belongs to that no event of its created (a trace without
+    /// create-handle collectives): made right after MPI_Init, in definition order.
+    fn add_uncreated_comms(&mut self) {
+        let mut ids: Vec<u32> = self.model.comms.keys().copied().collect();
+        ids.sort_unstable();
+        let mut at = 1.min(self.out.len());
+        for c in ids {
+            if Some(c) == self.model.world_comm || Some(c) == self.model.self_comm || self.created.contains(&c) {
+                continue;
+            }
+            let (members, parent) = &self.model.comms[&c];
+            if !members.contains(&self.rank) {
+                continue;
+            }
+            let parent = parent.map_or(COMM_WORLD, |p| self.model.local(p));
+            let op = Op::CommCreate { func: CommFn::Other, parent, comm: self.model.local(c), split: 0 };
+            let rec = Record::new(0, 0, op).with_list(members.iter().map(|&m| m as i64).collect());
+            self.out.insert(at, rec);
+            at += 1;
+        }
+    }
+}
+
+/// Per-peer counts of a v/w collective, which OTF2 does not keep: the totals spread evenly
+/// (the first peers get the remainder). Empty for the others.
+fn per_peer(coll: Coll, sent: u64, received: u64, size: u64) -> Vec<i64> {
+    let spread = |total: u64| (0..size).map(move |i| (total / size + u64::from(i < total % size)) as i64);
+    match coll {
+        Coll::Gatherv => spread(received).collect(),
+        Coll::Scatterv => spread(sent).collect(),
+        Coll::Allgatherv | Coll::ReduceScatter => spread(received).collect(),
+        Coll::Alltoallv | Coll::Alltoallw => spread(sent).chain(spread(received)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn reduces(c: Coll) -> bool {
+    matches!(
+        c,
+        Coll::Reduce | Coll::Allreduce | Coll::ReduceScatter | Coll::ReduceScatterBlock | Coll::Scan | Coll::Exscan
+    )
+}

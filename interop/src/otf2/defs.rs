@@ -1,0 +1,193 @@
+//! An OTF2 archive's global definitions as the importer needs them, read once through
+//! libotf2's definition callbacks: the clock, the regions' names, which location is which MPI
+//! rank, and the communicators with their members.
+
+use super::sys;
+use std::collections::HashMap;
+use std::ffi::{c_void, CStr, CString};
+use std::os::raw::c_char;
+
+#[derive(Default)]
+pub struct Defs {
+    /// Ticks per second and the global offset.
+    pub resolution: u64,
+    pub offset: u64,
+    strings: HashMap<u32, String>,
+    region_names: HashMap<u32, u32>,
+    region_paradigm: HashMap<u32, u8>,
+    /// Locations in definition order.
+    pub locations: Vec<u64>,
+    groups: HashMap<u32, (u8, Vec<u64>)>,
+    /// Communicator → (group, parent).
+    comms: Vec<(u32, u32, u32)>,
+    attributes: HashMap<u32, u32>,
+}
+
+/// A communicator of the trace: members as world ranks, its parent.
+#[derive(Clone, Debug)]
+pub struct CommInfo {
+    pub members: Vec<u32>,
+    pub parent: Option<u32>,
+    /// MPI_COMM_SELF's group type (each rank alone).
+    pub is_self: bool,
+}
+
+impl Defs {
+    pub fn region(&self, r: u32) -> (&str, bool) {
+        let name = self.region_names.get(&r).and_then(|s| self.strings.get(s)).map_or("", String::as_str);
+        let mpi = self.region_paradigm.get(&r) == Some(&sys::PARADIGM_MPI) || name.starts_with("MPI_");
+        (name, mpi)
+    }
+
+    /// The id of the attribute named `name`.
+    pub fn attribute(&self, name: &str) -> Option<u32> {
+        self.attributes.iter().find(|(_, s)| self.strings.get(s).is_some_and(|x| x == name)).map(|(a, _)| *a)
+    }
+
+    pub fn region_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.region_names.keys().copied()
+    }
+
+    /// The locations in MPI rank order: the `COMM_LOCATIONS` group of the MPI paradigm, else
+    /// every location in definition order.
+    pub fn ranks(&self) -> Vec<u64> {
+        let mut g: Vec<_> = self.groups.iter().filter(|(_, (t, _))| *t == sys::GROUP_TYPE_COMM_LOCATIONS).collect();
+        g.sort_by_key(|(id, _)| **id);
+        match g.first() {
+            Some((_, (_, m))) => m.clone(),
+            None => self.locations.clone(),
+        }
+    }
+
+    /// Every communicator by its OTF2 id.
+    pub fn comms(&self) -> HashMap<u32, CommInfo> {
+        let mut out = HashMap::new();
+        for &(id, group, parent) in &self.comms {
+            let (ty, members) = self.groups.get(&group).cloned().unwrap_or((sys::GROUP_TYPE_COMM_GROUP, Vec::new()));
+            let members = members.into_iter().map(|m| m as u32).collect();
+            let parent = (parent != sys::UNDEFINED_U32).then_some(parent);
+            out.insert(id, CommInfo { members, parent, is_self: ty == sys::GROUP_TYPE_COMM_SELF });
+        }
+        out
+    }
+}
+
+fn defs<'a>(user: *mut c_void) -> &'a mut Defs {
+    // SAFETY: the user data registered below is a `&mut Defs` alive for the read.
+    unsafe { &mut *(user as *mut Defs) }
+}
+
+extern "C" fn on_string(user: *mut c_void, id: u32, s: *const c_char) -> sys::CallbackCode {
+    let text = if s.is_null() { String::new() } else { unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned() };
+    defs(user).strings.insert(id, text);
+    sys::CALLBACK_SUCCESS
+}
+
+extern "C" fn on_location(user: *mut c_void, id: u64, _: u32, _: u8, _: u64, _: u32) -> sys::CallbackCode {
+    defs(user).locations.push(id);
+    sys::CALLBACK_SUCCESS
+}
+
+extern "C" fn on_region(
+    user: *mut c_void,
+    id: u32,
+    name: u32,
+    _: u32,
+    _: u32,
+    _: u8,
+    paradigm: u8,
+    _: u32,
+    _: u32,
+    _: u32,
+    _: u32,
+) -> sys::CallbackCode {
+    let d = defs(user);
+    d.region_names.insert(id, name);
+    d.region_paradigm.insert(id, paradigm);
+    sys::CALLBACK_SUCCESS
+}
+
+extern "C" fn on_group(
+    user: *mut c_void,
+    id: u32,
+    _: u32,
+    ty: u8,
+    _: u8,
+    _: u32,
+    n: u32,
+    members: *const u64,
+) -> sys::CallbackCode {
+    let m = if members.is_null() || n == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: libotf2 passes `n` members.
+        unsafe { std::slice::from_raw_parts(members, n as usize) }.to_vec()
+    };
+    defs(user).groups.insert(id, (ty, m));
+    sys::CALLBACK_SUCCESS
+}
+
+extern "C" fn on_comm(user: *mut c_void, id: u32, _: u32, group: u32, parent: u32, _: u32) -> sys::CallbackCode {
+    defs(user).comms.push((id, group, parent));
+    sys::CALLBACK_SUCCESS
+}
+
+extern "C" fn on_attribute(user: *mut c_void, id: u32, name: u32, _: u32, _: u8) -> sys::CallbackCode {
+    defs(user).attributes.insert(id, name);
+    sys::CALLBACK_SUCCESS
+}
+
+extern "C" fn on_clock(user: *mut c_void, resolution: u64, offset: u64, _: u64, _: u64) -> sys::CallbackCode {
+    let d = defs(user);
+    (d.resolution, d.offset) = (resolution, offset);
+    sys::CALLBACK_SUCCESS
+}
+
+/// Reads the global definitions of the archive whose anchor file is `anchor`.
+pub fn read(anchor: &CString) -> Result<Defs, String> {
+    let mut d = Defs { resolution: 1_000_000_000, ..Defs::default() };
+    super::quiet_errors();
+    // SAFETY: the reader and callbacks are created, used and released here; `d` outlives the
+    // read that calls back into it.
+    unsafe {
+        let r = sys::OTF2_Reader_Open(anchor.as_ptr());
+        if r.is_null() {
+            return Err(super::last_error("cannot open the archive"));
+        }
+        let result = (|| {
+            ok(sys::OTF2_Reader_SetSerialCollectiveCallbacks(r))?;
+            let g = sys::OTF2_Reader_GetGlobalDefReader(r);
+            if g.is_null() {
+                return Err(super::last_error("no global definitions"));
+            }
+            let cb = sys::OTF2_GlobalDefReaderCallbacks_New();
+            sys::OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
+            sys::OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
+            sys::OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
+            sys::OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
+            sys::OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
+            sys::OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
+            sys::OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
+            let reg = sys::OTF2_Reader_RegisterGlobalDefCallbacks(r, g, cb, &mut d as *mut Defs as *mut c_void);
+            sys::OTF2_GlobalDefReaderCallbacks_Delete(cb);
+            ok(reg)?;
+            let mut n = 0u64;
+            ok(sys::OTF2_Reader_ReadAllGlobalDefinitions(r, g, &mut n))?;
+            ok(sys::OTF2_Reader_CloseGlobalDefReader(r, g))
+        })();
+        sys::OTF2_Reader_Close(r);
+        result?;
+    }
+    if d.resolution == 0 {
+        return Err("the clock properties give 0 ticks per second".into());
+    }
+    Ok(d)
+}
+
+fn ok(code: sys::ErrorCode) -> Result<(), String> {
+    if code == sys::SUCCESS {
+        Ok(())
+    } else {
+        Err(super::last_error(&sys::describe(code)))
+    }
+}

@@ -1,0 +1,121 @@
+//! An OTF2 archive as consolidation's per-rank inputs ([`psins_consolidate::RankInput`]): the
+//! global definitions read once, then each rank's location read through libotf2 and converted
+//! ([`super::convert`]) when consolidation opens it.
+
+use super::convert::{self, Model};
+use super::{defs, events};
+use psins_consolidate::{RankInput, RecordStream};
+use psins_formats::{Error, LogEnd, Record};
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One rank of an OTF2 archive: its location and its event file (which messages name).
+pub struct Otf2Rank {
+    anchor: PathBuf,
+    anchor_c: CString,
+    /// `ARCHIVE/N.evt`, the file libotf2 reads this rank's events from.
+    evt: PathBuf,
+    rank: u32,
+    location: u64,
+    model: Arc<Model>,
+}
+
+/// The ranks of the archive whose anchor file is `anchor` (`NAME.otf2`), in MPI rank order.
+pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
+    let anchor_c = CString::new(anchor.as_os_str().as_encoded_bytes())
+        .map_err(|_| Error::new(anchor, "the path holds a NUL byte"))?;
+    if !anchor.is_file() {
+        return Err(Error::new(anchor, "no such file (give the archive's anchor file, NAME.otf2)"));
+    }
+    let d = defs::read(&anchor_c).map_err(|m| Error::new(anchor, m))?;
+    let locations = d.ranks();
+    if locations.is_empty() {
+        return Err(Error::new(anchor, "the archive defines no locations"));
+    }
+    let n = locations.len() as u32;
+    let comms = d.comms();
+    let world: Vec<u32> = (0..n).collect();
+    let mut ids: Vec<u32> = comms.keys().copied().collect();
+    ids.sort_unstable();
+    let world_comm = ids.iter().copied().find(|c| !comms[c].is_self && comms[c].members == world);
+    let self_comm = ids.iter().copied().find(|c| comms[c].is_self);
+    let regions = d.region_ids().map(|r| (r, (d.region(r).0.to_string(), d.region(r).1))).collect();
+    let model = Arc::new(Model {
+        regions,
+        comms: comms.into_iter().map(|(k, v)| (k, (v.members, v.parent))).collect(),
+        world_comm,
+        self_comm,
+        resolution: d.resolution,
+        offset: d.offset,
+        count_attr: d.attribute(super::write::COUNT_ATTRIBUTE),
+    });
+    let dir = anchor.with_extension("");
+    Ok(locations
+        .into_iter()
+        .enumerate()
+        .map(|(rank, location)| Otf2Rank {
+            anchor: anchor.to_path_buf(),
+            anchor_c: anchor_c.clone(),
+            evt: dir.join(format!("{location}.evt")),
+            rank: rank as u32,
+            location,
+            model: model.clone(),
+        })
+        .collect())
+}
+
+impl Otf2Rank {
+    pub fn anchor(&self) -> &Path {
+        &self.anchor
+    }
+}
+
+impl RankInput for Otf2Rank {
+    type Stream = Otf2Stream;
+    fn path(&self) -> &Path {
+        &self.evt
+    }
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+    fn bytes(&self) -> u64 {
+        std::fs::metadata(&self.evt).map(|m| m.len()).unwrap_or(0)
+    }
+    fn known_complete(&self) -> Result<bool, Error> {
+        // libotf2 reads a location whole or fails: nothing is cut short silently.
+        Ok(true)
+    }
+    fn open(&self) -> Result<Otf2Stream, Error> {
+        let at = |m: String, event: usize| Error::new(&self.evt, format!("event {event}: {m}")).task(self.rank);
+        let evs = events::read(&self.anchor_c, self.location, self.model.count_attr).map_err(|(m, n)| at(m, n))?;
+        let records = convert::records(&self.model, self.rank, &evs).map_err(|(m, n)| at(m, n))?;
+        Ok(Otf2Stream { records: records.into_iter(), read: 0 })
+    }
+}
+
+/// A rank's converted records (a location is read whole: its calls are known only once
+/// their completions have been seen).
+pub struct Otf2Stream {
+    records: std::vec::IntoIter<Record>,
+    read: u64,
+}
+
+impl RecordStream for Otf2Stream {
+    fn next(&mut self, rec: &mut Record) -> Result<bool, Error> {
+        match self.records.next() {
+            Some(r) => {
+                *rec = r;
+                self.read += 1;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+    fn records(&self) -> u64 {
+        self.read
+    }
+    fn end(&self) -> LogEnd {
+        LogEnd::Complete
+    }
+}

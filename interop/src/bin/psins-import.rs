@@ -101,8 +101,7 @@ fn run(args: &Args) -> Result<(), Failure> {
         }
         Format::Dumpi => {
             let trace = dumpi::Trace::open(&args.input).map_err(|e| Failure::Input(e.to_string()))?;
-            let meta = vec![("computation_clock".to_string(), "wall".to_string())];
-            write(args, &trace.ranks, "dumpi", meta, &[trace.meta.clone()])?;
+            write(args, &trace.ranks, "dumpi", Vec::new(), &[trace.meta.clone()])?;
             if !args.quiet {
                 let folded = trace.folded_calls();
                 if !folded.is_empty() {

@@ -3,7 +3,8 @@
 //! Each call record is a function label, a mask of what follows (thread id, CPU and wall-clock
 //! times, counters, statuses), then the function's own fields in the order libdumpi writes
 //! them. The gap before a record is the wall-clock time from the previous kept call's return
-//! to this call's entry: calls folded into computation (MPI_Comm_rank, ...) count in it.
+//! to this call's entry (CPU time for a record without wall-clock times): calls folded into
+//! computation (MPI_Comm_rank, ...) count in it.
 //! Requests are dumpi's handles, mapped to psins ids when posted.
 
 use super::calls::{self, Take};

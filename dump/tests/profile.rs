@@ -63,6 +63,21 @@ fn profile_of_a_hand_built_trace() {
         recv_line.split_whitespace().collect::<Vec<_>>(),
         ["MPI_Recv", "2", "0.000021000", "0.000010500", "0.000020000", "77.8%"]
     );
+    // --plot: the histogram of the two sends, 1000 B in the bar of 512 and 3000 B in the bar
+    // of 2Ki, the empty 1Ki bin between drawn as a gap.
+    let svg = dir.join("sizes.svg");
+    let o = Command::new(DUMP).arg(&path).arg("--profile").arg("--plot").arg(&svg).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("well-formed SVG");
+    let texts: Vec<&str> =
+        doc.descendants().filter(|n| n.has_tag_name("text")).filter_map(|n| n.text()).map(str::trim).collect();
+    assert_eq!(texts[0], "Point-to-point message sizes sent: p.psins (measured)");
+    for want in ["512", "1Ki", "2Ki", "messages"] {
+        assert!(texts.contains(&want), "{want} in {texts:?}");
+    }
+    // The background and one bar per bin (the empty one of height 0).
+    assert_eq!(doc.descendants().filter(|n| n.has_tag_name("rect")).count(), 1 + 3);
     // A per-rank log is not a trace: one error naming the file, exit 1.
     let bad = dir.join("not-a-trace");
     std::fs::write(&bad, b"garbage!").unwrap();

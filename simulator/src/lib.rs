@@ -7,6 +7,7 @@
 //! [`timeline`] say what happened.
 
 pub mod config;
+pub mod critpath;
 pub mod engine;
 pub mod error;
 pub mod model;

@@ -38,6 +38,8 @@ pub struct Report {
     pub provenance: Option<Value>,
     /// The traced run's own span, beside the prediction (traces the tracer wrote).
     pub measured: Option<crate::source::Measured>,
+    /// The critical path, when tracked (`--critical-path`).
+    pub critical: Option<crate::critpath::CriticalPath>,
 }
 
 /// A replay that stopped with tasks blocked.
@@ -120,6 +122,7 @@ impl Report {
             deadlock: None,
             provenance: None,
             measured: None,
+            critical: None,
         }
     }
 
@@ -210,6 +213,9 @@ impl Report {
         if let Some(p) = &self.provenance {
             v["provenance"] = p.clone();
         }
+        if let Some(c) = &self.critical {
+            v["critical_path"] = c.json();
+        }
         v
     }
 
@@ -233,6 +239,9 @@ impl Report {
         self.task_table(&mut s);
         self.function_table(&mut s);
         self.region_table(&mut s);
+        if let Some(c) = &self.critical {
+            c.table(&mut s);
+        }
         let st = &self.stats;
         let _ = writeln!(s, "\nmessages:    {} ({} bytes, {} intra-node)", st.messages, st.bytes, st.intra_messages);
         if st.rma_ops > 0 {

@@ -268,7 +268,7 @@ fn timeline_slices_match_the_replay() {
     let path = write("pp.psins", &tasks, vec![]);
     let tl_path = tmp("tl.json");
     let tl = psins_sim::timeline::Timeline::create(&tl_path, None, None).unwrap();
-    simulate(CompactTrace::open(&path).unwrap(), &machine(&[]), Options { timeline: Some(tl), progress: false })
+    simulate(CompactTrace::open(&path).unwrap(), &machine(&[]), Options { timeline: Some(tl), ..Default::default() })
         .unwrap();
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&tl_path).unwrap()).unwrap();
     let slices: Vec<(u64, String, f64, f64)> = v["traceEvents"]
@@ -294,7 +294,7 @@ fn timeline_slices_match_the_replay() {
     assert!(has(1, "MPI_Send", 12.0, 0.0), "{slices:?}");
     // The window filter clips: rank 1 in [11us, 13us] only.
     let tl = psins_sim::timeline::Timeline::create(&tl_path, Some("1"), Some("11us:13us")).unwrap();
-    simulate(CompactTrace::open(&path).unwrap(), &machine(&[]), Options { timeline: Some(tl), progress: false })
+    simulate(CompactTrace::open(&path).unwrap(), &machine(&[]), Options { timeline: Some(tl), ..Default::default() })
         .unwrap();
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&tl_path).unwrap()).unwrap();
     let x: Vec<_> = v["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "X").collect();

@@ -15,7 +15,7 @@ use std::path::Path;
 fn timeline(trace: &Path, ranks: Option<&str>, window: Option<&str>) -> Vec<Value> {
     let out = tmp("tl.json");
     let tl = Timeline::create(&out, ranks, window).unwrap();
-    let opts = Options { timeline: Some(tl), progress: false };
+    let opts = Options { timeline: Some(tl), ..Default::default() };
     let _ = simulate(CompactTrace::open(trace).unwrap(), &machine(&[]), opts);
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).expect("the file parses");
     v["traceEvents"].as_array().unwrap().clone()

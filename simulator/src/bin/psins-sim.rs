@@ -125,6 +125,10 @@ struct RunArgs {
     /// bars in SVG; beyond 256 ranks a bar is the mean of a block of neighbouring ranks.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+    /// Track the critical path (the chain of bursts, messages and waits ending at the
+    /// predicted time) and report it split into computation, latency, transfer and waiting.
+    #[arg(long)]
+    critical_path: bool,
     /// Do not print the report table.
     #[arg(short, long)]
     quiet: bool,
@@ -241,7 +245,11 @@ fn run(a: &RunArgs) -> Result<()> {
         ),
         None => None,
     };
-    let opts = Options { timeline, progress: !a.no_progress && std::io::stderr().is_terminal() };
+    let opts = Options {
+        timeline,
+        progress: !a.no_progress && std::io::stderr().is_terminal(),
+        critical_path: a.critical_path,
+    };
     // The trace's checksum is taken before the replay reads it.
     let (mut report, origin) = if trace.starts_with("gen:") {
         let src = SynthSource::new(Workload::parse(trace)?);

@@ -217,6 +217,10 @@ impl<S: TraceSource> Sim<'_, S> {
             algorithm,
         };
         let end = inst.last + self.model.collective(&call);
+        if let Some(c) = &mut self.crit {
+            // Calls run in time order, so the member completing the instance arrived last.
+            c.collective(t, self.tasks[t as usize].call_fn, inst.last, end, inst.waiters.iter().map(|&(w, _)| w));
+        }
         for (w, wh) in inst.waiters {
             self.complete(w, Ref::Req(wh), end, inst.last);
         }

@@ -43,6 +43,8 @@ pub struct Options {
     pub timeline: Option<Timeline>,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Track the critical path (crate::critpath) for the report.
+    pub critical_path: bool,
 }
 
 /// Result of executing (part of) a call.
@@ -105,6 +107,8 @@ pub struct Sim<'m, S: TraceSource> {
     lean: bool,
     /// Where each task's current MPI_Pcontrol region started (tasks with a `pcontrol` record).
     regions: BTreeMap<u32, regions::RegionMark>,
+    /// The critical path, when asked for (hooks: crate::critpath).
+    crit: Option<Box<crate::critpath::Tracker>>,
 }
 
 /// The longest any one cost of a message (wire time, o_s, o_r) may be: a quarter of the
@@ -209,6 +213,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             progress,
             lean: n >= LEAN_TASKS,
             regions: BTreeMap::new(),
+            crit: opts.critical_path.then(|| Box::new(crate::critpath::Tracker::new(n))),
         })
     }
 
@@ -288,6 +293,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         report.message_bytes = std::mem::size_of::<p2p::Msg>() as u64;
         report.deadlock = deadlock;
         report.measured = self.src.measured();
+        report.critical = self.crit.map(|c| crate::critpath::CriticalPath::of(&c, &report.tasks));
         Ok(report)
     }
 
@@ -400,6 +406,9 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         } else {
             (gap as f64 * self.burst_scale[self.node[t as usize] as usize]).round() as Ps
         };
+        if let Some(c) = &mut self.crit {
+            c.compute(t, burst);
+        }
         let task = &mut self.tasks[t as usize];
         task.compute += burst;
         if burst > 0 {
@@ -427,6 +436,9 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             Op::Poll { calls, .. } => (None, calls),
             _ => (None, 1),
         };
+        if let Some(c) = &mut self.crit {
+            c.finish(t, task.call_fn, end, wait);
+        }
         if task.call_fn != STEP_FN {
             self.stats.call(task.call_fn, other, calls, time, wait);
             if let Some(tl) = &mut self.timeline {

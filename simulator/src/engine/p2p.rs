@@ -162,6 +162,9 @@ impl<S: TraceSource> Sim<'_, S> {
         if let Some(tl) = &mut self.timeline {
             tl.send(id, t, a.dst, a.bytes, now);
         }
+        if let Some(c) = &mut self.crit {
+            c.send(id, t, self.tasks[t as usize].call_fn, now);
+        }
         if proto != Proto::Rendezvous {
             if ready == now {
                 self.inject(id, now);
@@ -277,6 +280,10 @@ impl<S: TraceSource> Sim<'_, S> {
         let recv_done = td.max(tr) + m.o_r;
         if let Some(tl) = &mut self.timeline {
             tl.received(id, m.dst);
+        }
+        // The message ends the receive's chain only if it arrived after the receive was posted.
+        if let (Some(c), true) = (&mut self.crit, td >= tr) {
+            c.received(id, m.src, m.dst, m.data_at, td, m.l0, recv_done);
         }
         self.complete(m.dst, m.recv_ref, recv_done, m.sent_at);
         match m.proto {

@@ -213,4 +213,8 @@ pub struct FlowSection {
     pub topology: Option<super::FlowTopology>,
     /// `cluster`: a backbone every flow crosses, shared by all (none if absent).
     pub backbone: Option<Bandwidth>,
+    /// A flow waits its route's latency before taking bandwidth (SimGrid's CM02 order).
+    pub latency_first: Option<bool>,
+    /// Bytes every message's flow carries besides its payload (SMPI's envelope: 16).
+    pub envelope: Option<Bytes>,
 }

@@ -153,6 +153,11 @@ pub struct FlowConfig {
     pub topology: FlowTopology,
     /// The cluster's shared backbone in bytes per second, if it has one.
     pub backbone: Option<f64>,
+    /// A flow waits its route's latency before it takes bandwidth and is delivered at its
+    /// last byte (SimGrid's CM02 order); default false: bandwidth at once, latency after.
+    pub latency_first: bool,
+    /// Bytes every flow carries besides its message's payload (default 0).
+    pub envelope: u64,
 }
 
 /// The resolved machine: every default filled in, every value in internal units.

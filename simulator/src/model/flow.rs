@@ -24,6 +24,8 @@ struct FlowModel<G: FlowGraph> {
     /// only when earlier.
     armed: Option<Ps>,
     done: Vec<(u64, f64)>,
+    /// Bytes added to every message's flow (`[network.flow] envelope`).
+    envelope: u64,
 }
 
 pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
@@ -84,8 +86,9 @@ fn boxed<F: Fabric + 'static>(
 
 fn model<G: FlowGraph + 'static>(graph: G, m: &Machine, design: String) -> Box<dyn NetworkModel> {
     let hz = graph.units_per_second();
-    let net = FluidNetwork::new(graph);
-    Box::new(FlowModel { net, hz, machine: m.clone(), design, armed: None, done: Vec::new() })
+    let envelope = m.flow.map_or(0, |f| f.envelope);
+    let net = FluidNetwork::new(graph).latency_first(m.flow.is_some_and(|f| f.latency_first));
+    Box::new(FlowModel { net, hz, machine: m.clone(), design, armed: None, done: Vec::new(), envelope })
 }
 
 impl<G: FlowGraph> FlowModel<G> {
@@ -124,7 +127,7 @@ impl<G: FlowGraph> NetworkModel for FlowModel<G> {
 
     fn send(&mut self, msg: &NetMsg, ctx: &mut NetCtx) -> Option<Ps> {
         let cycle = self.cycle_of(msg.ready);
-        let r = self.net.inject(msg.id as u64, msg.src_node, msg.dst_node, msg.bytes, cycle, &mut self.done);
+        let r = self.net.inject(msg.id as u64, msg.src_node, msg.dst_node, msg.bytes.saturating_add(self.envelope), cycle, &mut self.done);
         if let Err(e) = r {
             ctx.fail(e);
             return None;

@@ -12,6 +12,10 @@
 //! link); every other flow keeps its rate, which max-min fairness leaves unchanged there. A
 //! flow keeps its bytes left at the time its rate last changed and its end time sits in a
 //! heap, so nothing is done per event for flows whose rate stays (SimGrid's lazy update).
+//!
+//! **Latency first** ([`FluidNetwork::latency_first`], SimGrid's CM02 order): a flow waits
+//! its route's latency before it takes bandwidth, and is delivered when its last byte has
+//! gone. Alone it takes the same time; under contention the flows meet later.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -49,6 +53,11 @@ pub struct FluidNetwork<G: FlowGraph> {
     flows_done: u64,
     bytes_done: f64,
     changed: Vec<(u32, f64)>,
+    latency_first: bool,
+    /// Latency-first flows waiting to take bandwidth: (start, index into `waiting`).
+    starts: BinaryHeap<Reverse<(Share, u32)>>,
+    waiting: Vec<(u64, u32, u32, u64)>,
+    free_waiting: Vec<u32>,
 }
 
 impl<G: FlowGraph> FluidNetwork<G> {
@@ -64,7 +73,19 @@ impl<G: FlowGraph> FluidNetwork<G> {
             flows_done: 0,
             bytes_done: 0.0,
             changed: Vec::new(),
+            latency_first: false,
+            starts: BinaryHeap::new(),
+            waiting: Vec::new(),
+            free_waiting: Vec::new(),
         }
+    }
+
+    /// Each flow waits its route's latency before it takes bandwidth and is delivered when
+    /// its last byte has gone (SimGrid's order), instead of taking bandwidth at once and
+    /// being delivered the latency later.
+    pub fn latency_first(mut self, on: bool) -> Self {
+        self.latency_first = on;
+        self
     }
 
     /// The graph's time units per second.
@@ -98,13 +119,42 @@ impl<G: FlowGraph> FluidNetwork<G> {
             return Err(format!("message {user}: node {src}→{dst} out of range (the network has {nodes} nodes)"));
         }
         self.advance_to(time, done);
+        if self.latency_first {
+            let latency = self.route(src, dst).1;
+            let w = (user, src, dst, bytes);
+            let i = match self.free_waiting.pop() {
+                Some(i) => {
+                    self.waiting[i as usize] = w;
+                    i
+                }
+                None => {
+                    self.waiting.push(w);
+                    self.waiting.len() as u32 - 1
+                }
+            };
+            self.starts.push(Reverse((Share(self.now + latency), i)));
+            return Ok(());
+        }
+        self.start(user, src, dst, bytes);
+        Ok(())
+    }
+
+    /// The links and latency of the route from src to dst.
+    fn route(&mut self, src: u32, dst: u32) -> &(Vec<u32>, f64) {
         let graph = &self.graph;
-        let (links, latency) = self.paths.entry((src, dst)).or_insert_with(|| {
+        self.paths.entry((src, dst)).or_insert_with(|| {
             let mut links = Vec::new();
             let latency = graph.route(src, dst, &mut links);
             (links, latency)
-        });
-        let (links, latency) = (links.clone(), *latency);
+        })
+    }
+
+    /// The flow takes bandwidth from now.
+    fn start(&mut self, user: u64, src: u32, dst: u32, bytes: u64) {
+        let (links, mut latency) = self.route(src, dst).clone();
+        if self.latency_first {
+            latency = 0.0;
+        }
         let f = self.sharing.add(links) as usize;
         if f == self.flows.len() {
             self.flows.push(Flow::default());
@@ -114,12 +164,17 @@ impl<G: FlowGraph> FluidNetwork<G> {
         let bytes = bytes as f64;
         *flow = Flow { user, bytes, left: bytes, since: self.now, latency, version };
         self.reshare();
-        Ok(())
     }
 
-    /// The next time (fractional) at which a flow's last byte leaves, if any flow is on.
+    /// The next time (fractional) at which a flow's last byte leaves or a latency-first flow
+    /// starts taking bandwidth, if any.
     pub fn next_end(&self) -> Option<f64> {
-        self.ends.peek().map(|Reverse((Share(t), _, _))| *t)
+        let end = self.ends.peek().map(|Reverse((Share(t), _, _))| *t);
+        let start = self.starts.peek().map(|Reverse((Share(t), _))| *t);
+        match (end, start) {
+            (Some(e), Some(s)) => Some(e.min(s)),
+            (e, s) => e.or(s),
+        }
     }
 
     /// Runs to `time`, appending (user, delivery time) of every flow whose last byte left
@@ -127,6 +182,16 @@ impl<G: FlowGraph> FluidNetwork<G> {
     pub fn advance_to(&mut self, time: f64, done: &mut Vec<(u64, f64)>) {
         while let Some(end) = self.next_end().filter(|&t| t <= time) {
             self.now = self.now.max(end);
+            if let Some(&Reverse((Share(t), i))) = self.starts.peek() {
+                if t <= end {
+                    // Starts before ends at the same time: the start joins the solve.
+                    self.starts.pop();
+                    self.free_waiting.push(i);
+                    let (user, src, dst, bytes) = self.waiting[i as usize];
+                    self.start(user, src, dst, bytes);
+                    continue;
+                }
+            }
             // Every flow with (almost) nothing left now ends now.
             while let Some(&Reverse((Share(t), f, version))) = self.ends.peek() {
                 if !self.current(f, version) {
@@ -277,5 +342,17 @@ mod tests {
         // then goes at 1 GB/s and ends at 3 µs. 2→3 is not touched: it ends at 1 µs.
         let msgs = [(1, 0, 1, 2000, 0.0), (2, 2, 3, 1000, 0.0), (3, 4, 1, 1000, 0.5e6)];
         near(&run(&mut cluster(None), &msgs), &[(1, 4e6), (2, 2e6), (3, 3.5e6)]);
+    }
+
+    #[test]
+    fn latency_first_flows_meet_later() {
+        // Node 0 → 1 (same leaf: 2 links, latency 3R + 2 = 5) and 4 → 1 (4 links, 9), 400 B
+        // each at cycle 0, sharing node 1's links (4 B/cycle). Latency after: 2 B/cycle each
+        // from 0, both last bytes at 200, delivered 205 and 209. Latency first: 0 → 1 takes
+        // bandwidth from 5 alone (16 B by 9), then both at 2 B/cycle: its 384 B end at 201;
+        // 4 → 1 has 16 B left then, alone at 4 B/cycle: ends (is delivered) at 205.
+        let msgs = [(1, 0, 1, 400, 0.0), (2, 4, 1, 400, 0.0)];
+        assert_eq!(run(&mut tree(), &msgs), vec![(1, 205.0), (2, 209.0)]);
+        assert_eq!(run(&mut tree().latency_first(true), &msgs), vec![(1, 201.0), (2, 205.0)]);
     }
 }

@@ -1,5 +1,6 @@
 //! `cargo bench -p psins-interop --bench interop`: records per second of the exporters
-//! (psins-export --to ti, --to paraver) and the TI importer (psins-import --from ti), each
+//! (psins-export --to ti, --to paraver, --to otf2 when built with libotf2) and the TI and OTF2
+//! importers (psins-import --from ti, --from otf2: MB/s of their input), each
 //! the release binary on one generated trace (8 ranks of a stencil-like mix: 2 irecv, 2 isend,
 //! a waitall, an allreduce with its steps per iteration). Figures: docs/performance.md.
 
@@ -119,5 +120,35 @@ fn main() {
         ti_bytes as f64 / secs / 1e6,
         imported as f64 / secs / 1e6
     );
+    if psins_interop::otf2::available().is_ok() {
+        let otf2 = dir.join("otf2");
+        timed(
+            "export --to otf2",
+            records,
+            trace_bytes,
+            Command::new(export).args(["--to", "otf2", "-q"]).arg(&trace).arg("-o").arg(&otf2),
+        );
+        let back = dir.join("back-otf2.psins");
+        let t0 = Instant::now();
+        let st = Command::new(env!("CARGO_BIN_EXE_psins-import"))
+            .args(["--from", "otf2", "-q"])
+            .arg(otf2.join("traces.otf2"))
+            .arg("-o")
+            .arg(&back)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let secs = t0.elapsed().as_secs_f64();
+        let imported = TraceReader::open(&back).unwrap().header.total_records();
+        let otf2_bytes = size_of(&otf2);
+        println!(
+            "import --from otf2: {:.1} MB of OTF2 ({imported} records) in {secs:.2} s = {:.0} MB/s, {:.2} M records/s",
+            otf2_bytes as f64 / 1e6,
+            otf2_bytes as f64 / secs / 1e6,
+            imported as f64 / secs / 1e6
+        );
+    } else {
+        println!("otf2: skipped ({})", psins_interop::otf2::available().unwrap_err());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -91,6 +91,7 @@ bandwidth = "${bw}B/s"
 [network.flow]
 topology = "$1"
 latency_first = true
+latency_weighted = true
 envelope = "16B"
 
 [network.$1]

@@ -116,8 +116,9 @@ fn round_trip(app: &str, trace: &Path, dir: &Path) {
 
 /// SimGrid's FAT_TREE and DRAGONFLY clusters (CM02, factors 1, SPLITDUPLEX links) against
 /// psins's flow model on the equal graph (scripts/smpi-agree.sh says how each is made equal):
-/// the stored test-app traces (4 ranks) within issue 14's 2 %, and on the fat-tree the 16-rank
-/// alltoall, whose flows contend in the tree, within 0.1 %.
+/// the stored test-app traces (4 ranks) within 0.01 % (issue 14 asks 2 %; they agree to SMPI's
+/// printed digits), and the 16-rank alltoall, whose flows contend inside the graph, within
+/// 0.1 % on both.
 #[test]
 fn flow_model_agrees_with_smpi_on_fat_tree_and_dragonfly() {
     if !have_smpirun() {
@@ -129,16 +130,18 @@ fn flow_model_agrees_with_smpi_on_fat_tree_and_dragonfly() {
         for topology in ["fattree", "dragonfly"] {
             let (p, s, rel) = agree_on(&trace, "250", "1e9", topology);
             eprintln!("{app} on {topology}: psins {p} s, smpi {s} s, {rel:+.4} %");
-            assert!(rel.abs() < 2.0, "{app} on {topology}: psins {p} s vs smpi {s} s ({rel:+.3} %)");
+            assert!(rel.abs() < 0.01, "{app} on {topology}: psins {p} s vs smpi {s} s ({rel:+.3} %)");
         }
     }
-    let dir = scratch("smpi-fattree-alltoall");
+    let dir = scratch("smpi-graph-alltoall");
     for bytes in ["256", "8KiB", "256KiB"] {
         let trace = dir.join(format!("a2a-{bytes}.psins"));
         let spec = format!("gen:alltoall:ranks=16,iters=2,bytes={bytes},compute=10us");
         run_tool("psins-synth", &[spec.as_ref(), "-o".as_ref(), trace.as_os_str()]);
-        let (p, s, rel) = agree_on(&trace, "250", "1e9", "fattree");
-        assert!(rel.abs() < 0.1, "alltoall {bytes} on the fat-tree: psins {p} s vs smpi {s} s ({rel:+.3} %)");
+        for topology in ["fattree", "dragonfly"] {
+            let (p, s, rel) = agree_on(&trace, "250", "1e9", topology);
+            assert!(rel.abs() < 0.1, "alltoall {bytes} on {topology}: psins {p} s vs smpi {s} s ({rel:+.3} %)");
+        }
     }
 }
 

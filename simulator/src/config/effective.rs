@@ -190,7 +190,8 @@ fn flow_config(f: &MachineFile) -> Result<Option<super::FlowConfig>, String> {
     }
     let latency_first = f.network.flow.as_ref().and_then(|s| s.latency_first).unwrap_or(false);
     let envelope = f.network.flow.as_ref().and_then(|s| s.envelope).map_or(0, |b| b.0);
-    Ok(Some(super::FlowConfig { topology, backbone, latency_first, envelope }))
+    let latency_weighted = f.network.flow.as_ref().and_then(|s| s.latency_weighted).unwrap_or(false);
+    Ok(Some(super::FlowConfig { topology, backbone, latency_first, latency_weighted, envelope }))
 }
 
 /// Whether the machine's network is `name`, packet by packet or as the flow model's graph.
@@ -385,6 +386,7 @@ pub fn print(m: &Machine) -> String {
         if let Some(b) = t.backbone {
             let _ = writeln!(s, "backbone = \"{}\"", fmt_bandwidth(b));
         }
+        let _ = writeln!(s, "latency_weighted = {}", t.latency_weighted);
         let _ = writeln!(s, "latency_first = {}\nenvelope = \"{}\"", t.latency_first, fmt_bytes(t.envelope));
     }
     if let Some(c) = &m.calibrated {

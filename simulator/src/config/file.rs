@@ -215,6 +215,8 @@ pub struct FlowSection {
     pub backbone: Option<Bandwidth>,
     /// A flow waits its route's latency before taking bandwidth (SimGrid's CM02 order).
     pub latency_first: Option<bool>,
+    /// A flow's weight in the sharing is 1 / its route's latency (SimGrid's CM02 penalty).
+    pub latency_weighted: Option<bool>,
     /// Bytes every message's flow carries besides its payload (SMPI's envelope: 16).
     pub envelope: Option<Bytes>,
 }

@@ -156,6 +156,8 @@ pub struct FlowConfig {
     /// A flow waits its route's latency before it takes bandwidth and is delivered at its
     /// last byte (SimGrid's CM02 order); default false: bandwidth at once, latency after.
     pub latency_first: bool,
+    /// Flows share links in proportion to 1 / their route's latency (CM02); default false.
+    pub latency_weighted: bool,
     /// Bytes every flow carries besides its message's payload (default 0).
     pub envelope: u64,
 }

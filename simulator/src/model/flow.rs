@@ -87,7 +87,9 @@ fn boxed<F: Fabric + 'static>(
 fn model<G: FlowGraph + 'static>(graph: G, m: &Machine, design: String) -> Box<dyn NetworkModel> {
     let hz = graph.units_per_second();
     let envelope = m.flow.map_or(0, |f| f.envelope);
-    let net = FluidNetwork::new(graph).latency_first(m.flow.is_some_and(|f| f.latency_first));
+    let net = FluidNetwork::new(graph)
+        .latency_first(m.flow.is_some_and(|f| f.latency_first))
+        .latency_weighted(m.flow.is_some_and(|f| f.latency_weighted));
     Box::new(FlowModel { net, hz, machine: m.clone(), design, armed: None, done: Vec::new(), envelope })
 }
 
@@ -127,7 +129,14 @@ impl<G: FlowGraph> NetworkModel for FlowModel<G> {
 
     fn send(&mut self, msg: &NetMsg, ctx: &mut NetCtx) -> Option<Ps> {
         let cycle = self.cycle_of(msg.ready);
-        let r = self.net.inject(msg.id as u64, msg.src_node, msg.dst_node, msg.bytes.saturating_add(self.envelope), cycle, &mut self.done);
+        let r = self.net.inject(
+            msg.id as u64,
+            msg.src_node,
+            msg.dst_node,
+            msg.bytes.saturating_add(self.envelope),
+            cycle,
+            &mut self.done,
+        );
         if let Err(e) = r {
             ctx.fail(e);
             return None;

@@ -16,6 +16,9 @@
 //! **Latency first** ([`FluidNetwork::latency_first`], SimGrid's CM02 order): a flow waits
 //! its route's latency before it takes bandwidth, and is delivered when its last byte has
 //! gone. Alone it takes the same time; under contention the flows meet later.
+//! **Latency-weighted** ([`FluidNetwork::latency_weighted`], CM02's sharing penalty): a
+//! flow's weight in the sharing is 1 / its route's latency, so where flows meet, one with a
+//! route twice as long gets half the rate of the other.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -54,6 +57,7 @@ pub struct FluidNetwork<G: FlowGraph> {
     bytes_done: f64,
     changed: Vec<(u32, f64)>,
     latency_first: bool,
+    latency_weighted: bool,
     /// Latency-first flows waiting to take bandwidth: (start, index into `waiting`).
     starts: BinaryHeap<Reverse<(Share, u32)>>,
     waiting: Vec<(u64, u32, u32, u64)>,
@@ -74,6 +78,7 @@ impl<G: FlowGraph> FluidNetwork<G> {
             bytes_done: 0.0,
             changed: Vec::new(),
             latency_first: false,
+            latency_weighted: false,
             starts: BinaryHeap::new(),
             waiting: Vec::new(),
             free_waiting: Vec::new(),
@@ -139,6 +144,12 @@ impl<G: FlowGraph> FluidNetwork<G> {
         Ok(())
     }
 
+    /// Each flow's weight in the sharing is 1 / its route's latency (SimGrid's CM02 penalty).
+    pub fn latency_weighted(mut self, on: bool) -> Self {
+        self.latency_weighted = on;
+        self
+    }
+
     /// The links and latency of the route from src to dst.
     fn route(&mut self, src: u32, dst: u32) -> &(Vec<u32>, f64) {
         let graph = &self.graph;
@@ -152,10 +163,11 @@ impl<G: FlowGraph> FluidNetwork<G> {
     /// The flow takes bandwidth from now.
     fn start(&mut self, user: u64, src: u32, dst: u32, bytes: u64) {
         let (links, mut latency) = self.route(src, dst).clone();
+        let weight = if self.latency_weighted && latency > 0.0 { 1.0 / latency } else { 1.0 };
         if self.latency_first {
             latency = 0.0;
         }
-        let f = self.sharing.add(links) as usize;
+        let f = self.sharing.add_weighted(links, weight) as usize;
         if f == self.flows.len() {
             self.flows.push(Flow::default());
         }

@@ -5,6 +5,10 @@
 //! [`crate::maxmin`]: repeatedly, the link with the least capacity left per unfixed flow fixes
 //! its flows at that share. A solve costs O((links + flows · path length) · log) of the
 //! component, whatever the size of the network and the number of flows elsewhere.
+//!
+//! Flows may carry weights (SimGrid's lmm penalties, inverted): on a link that fixes them,
+//! each gets its weight times the link's share per unit of weight. All weights 1 is plain
+//! max-min.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -18,6 +22,7 @@ pub struct Sharing {
     /// Each flow slot's links (empty once freed) and rate.
     links: Vec<Vec<u32>>,
     rate: Vec<f64>,
+    weight: Vec<f64>,
     live: Vec<bool>,
     free: Vec<u32>,
     /// Links of flows added or removed since the last solve: where the components to re-solve are.
@@ -29,6 +34,8 @@ pub struct Sharing {
     fixed: Vec<bool>,
     left: Vec<f64>,
     unfixed: Vec<u32>,
+    /// Sum of the unfixed flows' weights per link.
+    unfixed_weight: Vec<f64>,
     comp_links: Vec<u32>,
     comp_flows: Vec<u32>,
 }
@@ -42,6 +49,7 @@ impl Sharing {
             on_link: vec![Vec::new(); n],
             links: Vec::new(),
             rate: Vec::new(),
+            weight: Vec::new(),
             live: Vec::new(),
             free: Vec::new(),
             seeds: Vec::new(),
@@ -51,18 +59,26 @@ impl Sharing {
             fixed: Vec::new(),
             left: vec![0.0; n],
             unfixed: vec![0; n],
+            unfixed_weight: vec![0.0; n],
             comp_links: Vec::new(),
             comp_flows: Vec::new(),
         }
     }
 
     /// A new flow over `links`; its slot. Its rate is 0 until the next [`Sharing::solve`].
+    #[cfg(test)]
     pub fn add(&mut self, links: Vec<u32>) -> u32 {
+        self.add_weighted(links, 1.0)
+    }
+
+    /// A new flow over `links` with `weight` (> 0).
+    pub fn add_weighted(&mut self, links: Vec<u32>, weight: f64) -> u32 {
         let f = match self.free.pop() {
             Some(f) => f,
             None => {
                 self.links.push(Vec::new());
                 self.rate.push(0.0);
+                self.weight.push(1.0);
                 self.live.push(false);
                 self.flow_seen.push(0);
                 self.fixed.push(false);
@@ -74,7 +90,7 @@ impl Sharing {
         }
         self.seeds.extend_from_slice(&links);
         let i = f as usize;
-        (self.links[i], self.rate[i], self.live[i]) = (links, 0.0, true);
+        (self.links[i], self.rate[i], self.weight[i], self.live[i]) = (links, 0.0, weight, true);
         f
     }
 
@@ -105,14 +121,15 @@ impl Sharing {
         self.collect_component();
         // Progressive filling over the component; links wait in a heap by share left per
         // unfixed flow, least first; an entry is stale once its link's share has changed.
-        let share = |l: usize, left: &[f64], unfixed: &[u32]| (left[l] / unfixed[l] as f64).max(0.0);
+        let share = |l: usize, left: &[f64], unfixed: &[f64]| (left[l] / unfixed[l]).max(0.0);
         let mut heap = BinaryHeap::with_capacity(self.comp_links.len());
         for &l in &self.comp_links {
             let l = l as usize;
             self.left[l] = self.cap[l];
             self.unfixed[l] = self.on_link[l].len() as u32;
+            self.unfixed_weight[l] = self.on_link[l].iter().map(|&f| self.weight[f as usize]).sum();
             if self.unfixed[l] > 0 {
-                heap.push(Reverse((Share(share(l, &self.left, &self.unfixed)), l)));
+                heap.push(Reverse((Share(share(l, &self.left, &self.unfixed_weight)), l)));
             }
         }
         let mut new_rate = |f: u32, r: f64, rate: &mut [f64]| {
@@ -122,7 +139,7 @@ impl Sharing {
             }
         };
         while let Some(Reverse((Share(s), k))) = heap.pop() {
-            if self.unfixed[k] == 0 || s != share(k, &self.left, &self.unfixed) {
+            if self.unfixed[k] == 0 || s != share(k, &self.left, &self.unfixed_weight) {
                 continue;
             }
             for &f in &self.on_link[k] {
@@ -130,13 +147,15 @@ impl Sharing {
                     continue;
                 }
                 self.fixed[f as usize] = true;
-                new_rate(f, s, &mut self.rate);
+                let w = self.weight[f as usize];
+                new_rate(f, s * w, &mut self.rate);
                 for &l in &self.links[f as usize] {
                     let j = l as usize;
-                    self.left[j] -= s;
+                    self.left[j] -= s * w;
                     self.unfixed[j] -= 1;
+                    self.unfixed_weight[j] -= w;
                     if self.unfixed[j] > 0 && j != k {
-                        heap.push(Reverse((Share(share(j, &self.left, &self.unfixed)), j)));
+                        heap.push(Reverse((Share(share(j, &self.left, &self.unfixed_weight)), j)));
                     }
                 }
             }
@@ -260,5 +279,20 @@ mod tests {
                 assert!((s.rate(f) - w).abs() <= 1e-12 * w, "flow {f}: {} vs {w}", s.rate(f));
             }
         }
+    }
+
+    #[test]
+    fn weights_split_a_link_in_proportion() {
+        // Link 0 (capacity 9) carries A (weight 2) and B (weight 1): 6 and 3. Link 1
+        // (capacity 2) holds C alone and also B: B's weight-1 share there is 1, so B gets
+        // 1 and A the 8 left on link 0 (bounded by nothing else); C gets 1.
+        let mut s = Sharing::new(vec![9.0, 2.0]);
+        let (a, b) = (s.add_weighted(vec![0], 2.0), s.add_weighted(vec![0], 1.0));
+        solve(&mut s);
+        assert_eq!([s.rate(a), s.rate(b)], [6.0, 3.0]);
+        s.remove(b);
+        let (b, c) = (s.add_weighted(vec![0, 1], 1.0), s.add_weighted(vec![1], 1.0));
+        solve(&mut s);
+        assert_eq!([s.rate(a), s.rate(b), s.rate(c)], [8.0, 1.0, 1.0]);
     }
 }

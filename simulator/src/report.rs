@@ -216,6 +216,18 @@ impl Report {
         if let Some(c) = &self.critical {
             v["critical_path"] = c.json();
         }
+        let mut ext = Map::new();
+        for (name, f) in [
+            ("compute", (|t: &TaskTimes| t.compute) as fn(&TaskTimes) -> Ps),
+            ("comm", |t| t.comm),
+            ("wait", |t| t.wait),
+        ] {
+            let e = extremes(&self.tasks, f);
+            ext.insert(name.into(), json!({"min_rank": e.min.0, "min_s": secs(e.min.1), "max_rank": e.max.0, "max_s": secs(e.max.1), "mean_s": secs(e.mean)}));
+        }
+        v["extremes"] = ext.into();
+        v["most_waiting"] =
+            most_waiting(&self.tasks, 5).iter().map(|&(r, w)| json!({"rank": r, "wait_s": secs(w)})).collect();
         v
     }
 
@@ -292,16 +304,36 @@ impl Report {
             }
             return;
         }
-        let col = |f: fn(&TaskTimes) -> Ps| {
-            let v: Vec<Ps> = self.tasks.iter().map(f).collect();
-            let sum: u128 = v.iter().map(|&x| x as u128).sum();
-            (*v.iter().min().unwrap_or(&0), (sum / n as u128) as Ps, *v.iter().max().unwrap_or(&0))
-        };
-        let (c, m, w) = (col(|t| t.compute), col(|t| t.comm), col(|t| t.wait));
+        let cols = [
+            extremes(&self.tasks, |t| t.compute),
+            extremes(&self.tasks, |t| t.comm),
+            extremes(&self.tasks, |t| t.wait),
+        ];
         for (label, pick) in [("min", 0), ("mean", 1), ("max", 2)] {
-            let get = |x: (Ps, Ps, Ps)| [x.0, x.1, x.2][pick];
-            let _ = writeln!(s, "{:<12} {:>14.9} {:>14.9} {:>14.9}", label, secs(get(c)), secs(get(m)), secs(get(w)));
+            let v = |e: &Extremes| [e.min.1, e.mean, e.max.1][pick];
+            let _ = writeln!(
+                s,
+                "{:<12} {:>14.9} {:>14.9} {:>14.9}",
+                label,
+                secs(v(&cols[0])),
+                secs(v(&cols[1])),
+                secs(v(&cols[2]))
+            );
+            if pick != 1 {
+                let r = |e: &Extremes| format!("rank {}", if pick == 0 { e.min.0 } else { e.max.0 });
+                let _ = writeln!(
+                    s,
+                    "{:<12} {:>14} {:>14} {:>14}",
+                    format!("  {label} at"),
+                    r(&cols[0]),
+                    r(&cols[1]),
+                    r(&cols[2])
+                );
+            }
         }
+        let top: Vec<String> =
+            most_waiting(&self.tasks, 5).iter().map(|&(r, w)| format!("rank {r} ({:.9} s)", secs(w))).collect();
+        let _ = writeln!(s, "most waiting: {}", top.join(", "));
     }
 
     fn function_table(&self, s: &mut String) {
@@ -341,6 +373,32 @@ impl Report {
             let _ = writeln!(s, "{:<28} {:>14.9} {:>14.9} {:>14.9}", name, secs(r.compute), secs(r.comm), secs(r.wait));
         }
     }
+}
+
+/// A per-task column's smallest and largest values with their ranks (the lowest rank on
+/// ties) and its mean.
+struct Extremes {
+    min: (usize, Ps),
+    mean: Ps,
+    max: (usize, Ps),
+}
+
+fn extremes(tasks: &[TaskTimes], f: fn(&TaskTimes) -> Ps) -> Extremes {
+    let v = || tasks.iter().map(f).enumerate();
+    let sum: u128 = v().map(|(_, x)| x as u128).sum();
+    Extremes {
+        min: v().min_by_key(|&(r, x)| (x, r)).unwrap_or((0, 0)),
+        mean: (sum / tasks.len().max(1) as u128) as Ps,
+        max: v().max_by_key(|&(r, x)| (x, std::cmp::Reverse(r))).unwrap_or((0, 0)),
+    }
+}
+
+/// The `n` ranks that waited most, most first (lower rank first on ties).
+pub fn most_waiting(tasks: &[TaskTimes], n: usize) -> Vec<(usize, Ps)> {
+    let mut v: Vec<(usize, Ps)> = tasks.iter().map(|t| t.wait).enumerate().collect();
+    v.sort_by_key(|&(r, w)| (std::cmp::Reverse(w), r));
+    v.truncate(n);
+    v
 }
 
 /// Bandwidth bucket bounds with three significant digits ("16.8MB/s").

@@ -500,16 +500,30 @@ static inline void h_other(psins_call *T, int fid)
     e.sub = (uint32_t)fid;
     psins_rs_record(&e);
 }
+/* A call that returns a request the trace does not model (MPI-IO's nonblocking calls,
+ * MPI_Grequest_start, MPI_Comm_idup, ...): an `other_req` record naming the request, so that
+ * its completion in a later wait is one the trace knows was started (an `other` record if the
+ * call returned no request or the table is full). */
+static void other_req_ev(psins_call *T, int fid, MPI_Request *request, int persistent)
+{
+    uint32_t id = request ? rq_add(*request, RQ_OTHER, persistent) : 0;
+    if (!id) { h_other(T, fid); return; }
+    psins_counts[fid]++;
+    psins_ev e;
+    ev_init(&e, T, K_OTHER_REQ);
+    e.sub = (uint32_t)fid;
+    e.req = id;
+    e.code = persistent;
+    psins_rs_record(&e);
+}
 static inline void h_other_req(psins_call *T, int fid, MPI_Request *request)
 {
-    h_other(T, fid);
-    if (request) rq_add(*request, RQ_OTHER, 0);
+    other_req_ev(T, fid, request, 0);
 }
 /* Persistent collectives and partitioned p2p: the request is persistent (Start activates). */
 static inline void h_other_preq(psins_call *T, int fid, MPI_Request *request)
 {
-    h_other(T, fid);
-    if (request) rq_add(*request, RQ_OTHER, 1);
+    other_req_ev(T, fid, request, 1);
 }
 static inline void h_other_comm(psins_call *T, int fid, MPI_Comm *newcomm)
 {

@@ -104,6 +104,8 @@ impl Requests {
                 *req = self.create(*req, false)?
             }
             Op::Rma { req, .. } if *req != NO_REQUEST => *req = self.create(*req, false)?,
+            // a request of a call the trace does not model (MPI-IO, generalized, ...)
+            Op::OtherReq { req, persistent, .. } => *req = self.create(*req, *persistent)?,
             Op::Start { req } => *req = self.start(*req)?,
             Op::Startall => {
                 for r in list.iter_mut() {
@@ -168,5 +170,29 @@ mod tests {
         r.apply(&mut isend(3), &mut []).unwrap();
         assert_eq!(r.apply(&mut isend(3), &mut []), Err(Misuse::ReusedWhileLive(3)));
         assert_eq!(r.apply(&mut Op::Start { req: 9 }, &mut []), Err(Misuse::UnknownPersistent(9)));
+    }
+
+    /// A request of a call the trace does not model (MPI_File_iwrite_at, id 554; a persistent
+    /// MPI_Barrier_init, 44) is started by its `other_req` record: its waits are accepted.
+    #[test]
+    fn other_requests_are_started_by_their_record() {
+        let mut r = Requests::default();
+        let wait = || Op::Wait { func: WaitFn::Wait, count: 1 };
+        let mut io = Op::OtherReq { func: 554, req: 40, persistent: false };
+        r.apply(&mut io, &mut []).unwrap();
+        assert_eq!(io, Op::OtherReq { func: 554, req: 1, persistent: false });
+        let mut done = [40, -3, 0, 0];
+        r.apply(&mut wait(), &mut done).unwrap();
+        assert_eq!(done[0], 1);
+        let mut barrier = Op::OtherReq { func: 44, req: 41, persistent: true };
+        r.apply(&mut barrier, &mut []).unwrap();
+        for _ in 0..2 {
+            r.apply(&mut Op::Start { req: 41 }, &mut []).unwrap();
+            let mut done = [41, -3, 0, 0];
+            r.apply(&mut wait(), &mut done).unwrap();
+            assert_eq!(done[0], 1);
+        }
+        r.apply(&mut Op::RequestFree { req: 41 }, &mut []).unwrap();
+        assert!(r.pending().is_empty());
     }
 }

@@ -147,6 +147,14 @@ pub fn fields(rec: &Record, task: u32, comms: &dyn Comms, step_comm: u32) -> Vec
             }
         }
         Op::Pcontrol { level } => f.push(("level", Int(level as i64))),
+        Op::OtherReq { func, req, persistent } => {
+            f.push(("func", Str(psins_formats::functions::name_of(func).unwrap_or("unknown"))));
+            f.push(("func_id", Int(func as i64)));
+            f.push(("request", Int(req as i64)));
+            if persistent {
+                f.push(("persistent", Int(1)));
+            }
+        }
     }
     f
 }

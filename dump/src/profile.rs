@@ -65,7 +65,7 @@ impl Profile {
         let name = match (functions::of_op(&rec.op), rec.op) {
             (Some(id), _) => functions::name_of(id).unwrap_or("?").to_string(),
             (None, Op::Step { .. }) => return,
-            (None, Op::Other { func }) => format!("MPI_other_{func}"),
+            (None, Op::Other { func } | Op::OtherReq { func, .. }) => format!("MPI_other_{func}"),
             (None, _) => "MPI_Comm_other".to_string(),
         };
         r.mpi_ns = r.mpi_ns.saturating_add(dur);

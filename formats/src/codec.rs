@@ -229,7 +229,7 @@ pub(crate) fn decode_parts(
         Kind::CommFree => Op::CommFree { comm: r.u32()? },
         Kind::Other if flags & EXTENDED != 0 => r.extended(&mut c, &mut rec.list)?,
         Kind::Other => Op::Other { func: r.u32()? },
-        Kind::Rma | Kind::WinSync | Kind::WinCreate | Kind::WinFree | Kind::Poll | Kind::Pcontrol => {
+        Kind::Rma | Kind::WinSync | Kind::WinCreate | Kind::WinFree | Kind::Poll | Kind::Pcontrol | Kind::OtherReq => {
             unreachable!("kinds from 21 on have no wire code of their own")
         }
     };
@@ -292,6 +292,14 @@ impl Reader<'_> {
                 Op::Poll { func, calls, between_ns, min_gap_ns, count, peer, tag, comm }
             }
             Some(Kind::Pcontrol) => Op::Pcontrol { level: self.i32()? },
+            Some(Kind::OtherReq) => {
+                let func = self.u32()?;
+                let pf = self.byte()?;
+                if pf > 1 {
+                    return Err(invalid(format!("bad other_req flags {pf:#x}")));
+                }
+                Op::OtherReq { func, req: self.req(c)?, persistent: pf == 1 }
+            }
             _ => return Err(bad("extended record kind", code)),
         })
     }

@@ -226,6 +226,13 @@ unsafe fn encode(w: &mut Cursor, ctx: &mut Ctx, gap: u64, dur: u64, op: &Op, lis
             w.byte(Kind::Pcontrol as u8);
             w.i64(level as i64);
         }
+        Op::OtherReq { func, req, persistent } => {
+            flags |= EXTENDED;
+            w.byte(Kind::OtherReq as u8);
+            w.u64(func as u64);
+            w.byte(persistent as u8);
+            request(w, ctx, req);
+        }
     }
     *head |= flags;
     (times_at, times_end)
@@ -242,7 +249,8 @@ fn wire_code(op: &Op) -> u8 {
         | Op::WinCreate { .. }
         | Op::WinFree { .. }
         | Op::Poll { .. }
-        | Op::Pcontrol { .. } => Kind::Other as u8,
+        | Op::Pcontrol { .. }
+        | Op::OtherReq { .. } => Kind::Other as u8,
         _ => op.kind() as u8,
     }
 }
@@ -402,6 +410,15 @@ mod tests {
         out.clear();
         append(&mut out, &mut ctx, 1, 1, &Op::Pcontrol { level: -1 }, &[]);
         assert_eq!(out, [20 | 0x80, 1, 1, 26, 0x01]);
+        // Version 5: a request of a call the trace does not model (MPI_File_iwrite_at, id
+        // 554), then a persistent one (MPI_Barrier_init, id 44); REQ deltas from a new context
+        out.clear();
+        ctx = Ctx::default();
+        append(&mut out, &mut ctx, 2, 3, &Op::OtherReq { func: 554, req: 5, persistent: false }, &[]);
+        assert_eq!(out, [20 | 0x80, 2, 3, 27, 0xaa, 0x04, 0, 0x0a]);
+        out.clear();
+        append(&mut out, &mut ctx, 0, 0, &Op::OtherReq { func: 44, req: 4, persistent: true }, &[]);
+        assert_eq!(out, [20 | 0x80, 0, 0, 27, 44, 1, 0x01]);
     }
 
     /// The largest record of each kind stays within the bound the raw writes rely on.
@@ -458,8 +475,9 @@ mod tests {
             tag: i32::MIN,
             comm: u32::MAX,
         };
-        for op in [big, sendrecv, isend, wait, create, Op::Startall, rma, sync, poll, Op::Pcontrol { level: i32::MIN }]
-        {
+        let other_req = Op::OtherReq { func: u32::MAX, req: u32::MAX, persistent: true };
+        let all = [big, sendrecv, isend, wait, create, Op::Startall, rma, sync, poll, Op::Pcontrol { level: i32::MIN }];
+        for op in all.into_iter().chain([other_req]) {
             let mut out = Vec::new();
             append(&mut out, &mut Ctx::default(), u64::MAX, u64::MAX, &op, &list);
             assert!(out.len() <= record_room(list.len()), "{op:?}: {} bytes", out.len());

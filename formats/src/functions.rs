@@ -215,8 +215,8 @@ pub fn of_op(op: &Op) -> Option<u32> {
         Op::CommCreate { func, .. } => COMM[func.code() as usize],
         Op::CommFree { .. } => const { f("MPI_Comm_free") },
         // the tracer's `other` records carry the table id itself
-        Op::Other { func } if name_of(func).is_some() => func,
-        Op::Other { .. } => NONE,
+        Op::Other { func } | Op::OtherReq { func, .. } if name_of(func).is_some() => func,
+        Op::Other { .. } | Op::OtherReq { .. } => NONE,
         Op::Step { .. } => NONE,
         Op::Rma { func, req, .. } => RMA[(req != NO_REQUEST) as usize][func.code() as usize],
         Op::WinSync { func, .. } => WIN_SYNC[func.code() as usize],

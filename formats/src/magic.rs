@@ -10,10 +10,11 @@ pub const TRACE_MAGIC: &[u8; 8] = b"PSINSTRC";
 /// two-group entries); version 3 added the batch step ops (isend, irecv, waitall) and
 /// one-sided communication (the extended kinds 21.., written as `other` with head bit 7);
 /// version 4 the extended kinds 25 (`poll`: a run of unsuccessful tests or probes) and 26
-/// (`pcontrol`). Files of older versions cannot contain what was added later, so they are
-/// still read.
-pub const LOG_VERSION: u16 = 4;
-pub const TRACE_VERSION: u16 = 4;
+/// (`pcontrol`); version 5 the extended kind 27 (`other_req`: a request of a call the trace
+/// does not model, MPI-IO's nonblocking calls and the like). Files of older versions cannot
+/// contain what was added later, so they are still read.
+pub const LOG_VERSION: u16 = 5;
+pub const TRACE_VERSION: u16 = 5;
 /// The oldest version this build reads, of either kind.
 pub const OLDEST_READ: u16 = 1;
 

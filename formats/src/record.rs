@@ -344,6 +344,16 @@ pub enum Op {
     Pcontrol {
         level: i32,
     },
+    /// A call that returned a request the trace does not model (format version 5): MPI-IO's
+    /// nonblocking reads and writes, generalized requests (`MPI_Grequest_start`),
+    /// `MPI_Comm_idup`, persistent collectives and partitioned point-to-point (`persistent`:
+    /// `MPI_Start` activates it). `func` is the function id, as in [`Op::Other`]; the request
+    /// is completed in a `wait` like any other, and nothing else waits for it.
+    OtherReq {
+        func: u32,
+        req: u32,
+        persistent: bool,
+    },
 }
 
 /// The record kinds, one code each in both file formats.
@@ -377,10 +387,11 @@ pub enum Kind {
     WinFree = 24,
     Poll = 25,
     Pcontrol = 26,
+    OtherReq = 27,
 }
 
 impl Kind {
-    pub const COUNT: usize = 27;
+    pub const COUNT: usize = 28;
     pub const ALL: [Kind; Kind::COUNT] = [
         Kind::Init,
         Kind::Finalize,
@@ -409,6 +420,7 @@ impl Kind {
         Kind::WinFree,
         Kind::Poll,
         Kind::Pcontrol,
+        Kind::OtherReq,
     ];
     pub fn from_code(c: u8) -> Option<Kind> {
         Kind::ALL.get(c as usize).copied()
@@ -442,6 +454,7 @@ impl Kind {
             Kind::WinFree => "win_free",
             Kind::Poll => "poll",
             Kind::Pcontrol => "pcontrol",
+            Kind::OtherReq => "other_req",
         }
     }
     /// Whether records of this kind carry a list.
@@ -480,6 +493,7 @@ impl Op {
             Op::WinFree { .. } => Kind::WinFree,
             Op::Poll { .. } => Kind::Poll,
             Op::Pcontrol { .. } => Kind::Pcontrol,
+            Op::OtherReq { .. } => Kind::OtherReq,
         }
     }
 

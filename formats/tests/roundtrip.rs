@@ -125,7 +125,7 @@ fn wrong_kind_and_version_are_named() {
     img[8] = 9;
     std::fs::write(&trace, &img).unwrap();
     let e = TraceReader::open(&trace).err().unwrap().to_string();
-    assert!(e.contains("format version 9") && e.contains("reads versions 1 to 4"), "{e}");
+    assert!(e.contains("format version 9") && e.contains("reads versions 1 to 5"), "{e}");
 
     std::fs::write(&trace, b"hello world, not psins").unwrap();
     let e = TraceReader::open(&trace).err().unwrap().to_string();

@@ -34,7 +34,8 @@ pub fn kinds_of_how(how: &str) -> &'static [Kind] {
         "coll" => &[Kind::Coll],
         "comm_new" => &[Kind::CommCreate],
         "comm_free" => &[Kind::CommFree],
-        "other" | "other_req" | "other_comm" => &[Kind::Other],
+        "other" | "other_comm" => &[Kind::Other],
+        "other_req" => &[Kind::OtherReq],
         "put" | "get" | "accumulate" | "get_accumulate" | "fetch_and_op" | "compare_and_swap" | "rput" | "rget"
         | "raccumulate" | "rget_accumulate" => &[Kind::Rma],
         "win_create" | "win_allocate" | "win_allocate_shared" | "win_create_dynamic" => &[Kind::WinCreate],

@@ -22,7 +22,7 @@ pub(crate) mod kinds {
 }
 use kinds::*;
 // A new Kind needs an arm in `Tracer::record` (the raw match cannot check that by itself).
-const _: () = assert!(kinds::KINDS == Kind::COUNT && Kind::COUNT == 27, "a new Kind: handle it in Tracer::record");
+const _: () = assert!(kinds::KINDS == Kind::COUNT && Kind::COUNT == 28, "a new Kind: handle it in Tracer::record");
 
 /// Load-time clock pair for calibration (set by the ctor).
 pub static LOAD_TSC: AtomicU64 = AtomicU64::new(0);
@@ -247,6 +247,7 @@ impl Tracer {
             }
             K_WIN_FREE => self.push(gap, dur, Op::WinFree { win: comm }, &[]),
             K_PCONTROL => self.push(gap, dur, Op::Pcontrol { level: ev.code }, &[]),
+            K_OTHER_REQ => self.push(gap, dur, Op::OtherReq { func: ev.sub, req, persistent: ev.code != 0 }, &[]),
             // `other` (sub: the function id); the shim sends no `step` (the expansion is made
             // here), no `poll` (runs are folded here) and no unknown code, but any of them is
             // kept as a call rather than dropped

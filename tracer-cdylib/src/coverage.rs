@@ -15,7 +15,9 @@ pub fn describe(how: &str) -> String {
         "none" => "not wrapped (no time, no interest)".to_string(),
         "count" => "counted only (local query); total in counts-NNNNNN.txt".to_string(),
         "other" => "`other` record with this id".to_string(),
-        "other_req" => "`other` record; the request it returns gets an id (its completion shows in `wait`)".to_string(),
+        "other_req" => {
+            "`other_req` record with the id of the request it returns (its completion shows in `wait`)".to_string()
+        }
         "other_comm" => {
             "`other` record; the communicator it returns is registered (`comm_create`, func Other)".to_string()
         }

@@ -29,7 +29,8 @@ c_struct! {
     /// `psins_formats::Record` by the core. `kind` is a `psins_formats::Kind` code (C: `K_*`);
     /// the meaning of `sub` depends on it: SendMode (send kinds), WaitFn (wait), Coll (coll),
     /// CommFn (comm_create), function id (other), ProbeFlags (probe), thread level (init),
-    /// RmaFn (rma), WinSyncFn (win_sync), WinFn (win_create). One-sided kinds: `comm` is the
+    /// RmaFn (rma), WinSyncFn (win_sync), WinFn (win_create), function id (other_req, whose
+    /// `req` is the request it returned and `code` 1 if persistent). One-sided kinds: `comm` is the
     /// window id (0xFFFFFFFF: unknown); rma: `peer` the target, `bytes`/`bytes2` origin ->
     /// target / back, `req`; win_sync: `peer` the target or -3, `flags` WinFlags, the list the
     /// post/start group; win_create: `parent` its comm.

@@ -114,6 +114,8 @@ pub fn op_and_list() -> impl Strategy<Value = (Op, Vec<i64>)> {
                 (op, vec![])
             }),
         any::<i32>().prop_map(|level| (Op::Pcontrol { level }, vec![])),
+        (any::<u32>(), any::<u32>(), any::<bool>())
+            .prop_map(|(func, req, persistent)| (Op::OtherReq { func, req, persistent }, vec![])),
     ]
 }
 

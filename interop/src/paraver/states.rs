@@ -93,7 +93,7 @@ pub fn event(op: &Op, function: Option<u32>) -> (u32, u32) {
     };
     let value = match (function, op) {
         (Some(id), _) => id,
-        (None, Op::Other { func }) => *func,
+        (None, Op::Other { func } | Op::OtherReq { func, .. }) => *func,
         // A call the function table cannot name: one value for all of them.
         (None, _) => UNNAMED,
     };

@@ -157,6 +157,15 @@ impl<'a> TaskExport<'a> {
                 self.actions.push(Action::Finalize);
             }
             Op::Other { .. } => self.burst += rec.gap_ns + rec.dur_ns,
+            // a request the trace does not model (MPI-IO, generalized requests, ...): computation
+            // as `other`; its completion in a wait is no action
+            Op::OtherReq { persistent: false, req, .. } => {
+                self.burst += rec.gap_ns + rec.dur_ns;
+                self.live.insert(req, Live::Null);
+            }
+            Op::OtherReq { persistent: true, .. } => {
+                return refuse("a persistent collective or partitioned request (MPI_*_init, MPI_Psend_init, ...)")
+            }
             // a run of unsuccessful polls: as its unfolded records, only their gaps count
             // (an unsuccessful test is nothing in TI; probes are counted as approximated)
             Op::Poll { func, calls, between_ns, .. } => {

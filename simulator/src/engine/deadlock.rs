@@ -82,6 +82,8 @@ impl<S: TraceSource> Sim<'_, S> {
                 None => self.describe_send(t, h),
             },
             ReqKind::Send => self.describe_send(t, h),
+            // complete when made: never what a task waits for
+            ReqKind::Measured | ReqKind::MeasuredPersistent => "a request of a call the trace does not model".into(),
             ReqKind::Coll => {
                 let found = self.colls.iter().find_map(|(comm, q)| q.waits_in(t, r.handle).then_some((*comm, q)));
                 match found {

@@ -26,6 +26,20 @@ impl<S: TraceSource> Sim<'_, S> {
                 Ok(Flow::Done(at))
             }
             Op::Other { .. } => Ok(Flow::Done(at + self.scaled_dur(t))),
+            // A request the trace does not model (MPI-IO, generalized requests, Comm_idup,
+            // persistent collectives, partitioned p2p): the call keeps its traced duration, as
+            // `Other`, and the request is complete when it returns (a persistent one: at each
+            // start); a wait that completes it lasts at least its own traced duration
+            // (exec_wait). The I/O costs what the calls measured.
+            Op::OtherReq { req, persistent, .. } => {
+                let end = at + self.scaled_dur(t);
+                let kind = if persistent { ReqKind::MeasuredPersistent } else { ReqKind::Measured };
+                let task = &mut self.tasks[t as usize];
+                let h = task.create_req(req, kind).map_err(bad)?;
+                let r = task.req_mut(h).expect("just added");
+                (r.done_at, r.partner_at, r.active) = (end, end, !persistent);
+                Ok(Flow::Done(end))
+            }
             Op::CommCreate { comm: COMM_NULL, .. } => Ok(Flow::Done(at)),
             Op::CommCreate { comm, split, .. } => {
                 let tasks = self.tasks.len() as u32;
@@ -211,9 +225,13 @@ impl<S: TraceSource> Sim<'_, S> {
     fn start(&mut self, t: u32, req: u32, at: Ps) -> Result<Ps> {
         let task = &mut self.tasks[t as usize];
         let index = task.index;
-        let r = task.reqs.iter_mut().rev().find(|r| r.id == req && r.kind == ReqKind::Persistent).ok_or_else(|| {
+        let r = task.reqs.iter_mut().rev().find(|r| r.id == req && r.kind.persistent()).ok_or_else(|| {
             SimError::bad_record(t, index, format!("start of request {req}, which is not a persistent request"))
         })?;
+        if r.kind == ReqKind::MeasuredPersistent {
+            (r.active, r.done_at, r.partner_at) = (true, at, at);
+            return Ok(at);
+        }
         let h = r.handle;
         let p = task.persistent.iter().find(|(ph, _)| *ph == h).map(|&(_, p)| p).expect("persistent arguments kept");
         let r = task.req_mut(h).expect("found above");
@@ -267,6 +285,8 @@ impl<S: TraceSource> Sim<'_, S> {
     /// built by hand or by a buggy importer. Waiting on an inactive persistent request is
     /// legal MPI and returns at once.
     fn exec_wait(&mut self, t: u32, func: WaitFn, count: u32, at: Ps) -> Result<Flow, Bad> {
+        // what completing a request the trace does not model costs: this call's traced time
+        let measured = at.saturating_add(self.scaled_dur(t));
         let task = &mut self.tasks[t as usize];
         let list = std::mem::take(&mut task.rec.list);
         check_completions(func, count, &list)?;
@@ -276,6 +296,9 @@ impl<S: TraceSource> Sim<'_, S> {
                 Some(r) if r.awaited => return Err(format!("request {id} is completed twice in one call")),
                 Some(r) if r.active => {
                     r.awaited = true;
+                    if r.kind.measured() {
+                        r.done_at = r.done_at.max(measured);
+                    }
                     task.awaits = true;
                 }
                 Some(_) => {}

@@ -432,7 +432,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         task.retire_awaited();
         task.state = State::Ready;
         let (other, calls) = match task.rec.op {
-            Op::Other { func } if task.call_fn == OTHER_FN => (Some(func), 1),
+            Op::Other { func } | Op::OtherReq { func, .. } if task.call_fn == OTHER_FN => (Some(func), 1),
             Op::Poll { calls, .. } => (None, calls),
             _ => (None, 1),
         };

@@ -46,6 +46,23 @@ pub enum ReqKind {
     Coll,
     /// Arguments in `Task::persistent` under the same handle.
     Persistent,
+    /// A request the trace does not model (an `other_req` record: MPI-IO, generalized
+    /// requests, ...): complete when the call that made it returns; a wait that completes it
+    /// lasts at least its own traced duration.
+    Measured,
+    /// [`ReqKind::Measured`], persistent (persistent collectives, partitioned p2p): each
+    /// start completes it at once.
+    MeasuredPersistent,
+}
+
+impl ReqKind {
+    /// Kept across its waits until freed.
+    pub fn persistent(self) -> bool {
+        matches!(self, ReqKind::Persistent | ReqKind::MeasuredPersistent)
+    }
+    pub fn measured(self) -> bool {
+        matches!(self, ReqKind::Measured | ReqKind::MeasuredPersistent)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -218,7 +235,7 @@ impl Task {
                 r.awaited = false;
                 r.active = false;
             }
-            r.active || r.kind == ReqKind::Persistent
+            r.active || r.kind.persistent()
         });
     }
 }

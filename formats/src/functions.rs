@@ -188,6 +188,7 @@ const WIN_CREATE: [u32; 4] =
 /// The MPI function a record stands for, as its id in the table; `None` for expansion
 /// steps (no call), an `other` record whose id the table lacks, and a communicator the
 /// tracer met without seeing it made.
+#[inline(always)]
 pub fn of_op(op: &Op) -> Option<u32> {
     let id = match *op {
         Op::Init { .. } => const { f("MPI_Init") },
@@ -223,10 +224,17 @@ pub fn of_op(op: &Op) -> Option<u32> {
         Op::WinCreate { func, .. } => WIN_CREATE[func.code() as usize],
         Op::WinFree { .. } => const { f("MPI_Win_free") },
         // a run of polls is the function it folds (psins-sim counts its `calls`)
-        Op::Poll { .. } => return op.unfold_poll().and_then(|(one, _)| of_op(&one)),
+        Op::Poll { .. } => return of_poll(op),
         Op::Pcontrol { .. } => const { f("MPI_Pcontrol") },
     };
     (id != NONE).then_some(id)
+}
+
+/// A run of polls: the function it folds. Out of line, so that [`of_op`] (on psins-sim's
+/// path for every record) is not recursive and can be inlined.
+#[inline(never)]
+fn of_poll(op: &Op) -> Option<u32> {
+    op.unfold_poll().and_then(|(one, _)| of_op(&one))
 }
 
 #[cfg(test)]

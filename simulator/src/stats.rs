@@ -29,6 +29,7 @@ pub const STEP_FN: u16 = u16::MAX;
 
 /// The MPI function a record stands for: its id in the function table
 /// ([`functions::of_op`]), else [`OTHER_FN`], `COMM_OTHER` or [`STEP_FN`].
+#[inline(always)]
 pub fn fn_id(op: &Op) -> u16 {
     match (functions::of_op(op), op) {
         (Some(id), _) => id as u16,

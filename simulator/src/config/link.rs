@@ -180,6 +180,13 @@ impl Link {
         self.band(bytes).recv.at(bytes)
     }
 
+    /// (o_s, o_r) of a `bytes` message: both from one band lookup (every send needs both).
+    #[inline]
+    pub fn overheads(&self, bytes: u64) -> (Ps, Ps) {
+        let b = self.band(bytes);
+        (b.send.at(bytes), b.recv.at(bytes))
+    }
+
     /// x: the extra sender time of a crossing `bytes` message.
     #[inline]
     pub fn cross_overhead(&self, bytes: u64) -> Ps {

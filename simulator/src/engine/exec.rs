@@ -14,6 +14,8 @@ use psins_formats::*;
 type Bad = String;
 
 impl<S: TraceSource> Sim<'_, S> {
+    /// Inlined into the task loop (`Sim::advance`), its only caller: a call per record costs.
+    #[inline(always)]
     pub(super) fn exec(&mut self, t: u32, at: Ps) -> Result<Flow> {
         let task = &mut self.tasks[t as usize];
         task.call_fn = fn_id(&task.rec.op);
@@ -147,6 +149,7 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// World rank of destination `peer`; `None` for PROC_NULL.
+    #[inline]
     fn peer(&self, t: u32, comm: u32, peer: i32) -> Result<Option<u32>, Bad> {
         if peer == PROC_NULL {
             return Ok(None);
@@ -168,6 +171,7 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// World rank (or ANY) of receive source `peer`; `None` for PROC_NULL.
+    #[inline]
     fn source(&self, t: u32, comm: u32, peer: i32) -> Result<Option<i32>, Bad> {
         if peer == ANY_SOURCE {
             return if self.comms.known(comm) { Ok(Some(ANY)) } else { Err(format!("unknown communicator {comm}")) };
@@ -290,9 +294,12 @@ impl<S: TraceSource> Sim<'_, S> {
         let task = &mut self.tasks[t as usize];
         let list = std::mem::take(&mut task.rec.list);
         check_completions(func, count, &list)?;
+        let mut hint = 0;
         for q in list.chunks_exact(4) {
             let id = q[0] as u32;
-            match task.live_req(id) {
+            let found = task.live_req_index(id, hint);
+            hint = found.map_or(0, |i| i + 1);
+            match found.map(|i| &mut task.reqs[i]) {
                 Some(r) if r.awaited => return Err(format!("request {id} is completed twice in one call")),
                 Some(r) if r.active => {
                     r.awaited = true;

@@ -120,8 +120,9 @@ impl<S: TraceSource> Sim<'_, S> {
             return Err(self.refuse_message(t, a.dst, a.bytes));
         }
         let link = if intra { &self.m.intra } else { &self.m.inter };
-        let (l0, o_r) = (link.latency, link.recv_overhead(a.bytes));
-        let mut ready = now + link.send_overhead(a.bytes);
+        let (o_s, o_r) = link.overheads(a.bytes);
+        let l0 = link.latency;
+        let mut ready = now + o_s;
         let small = a.bytes <= self.m.eager_threshold;
         let proto = match a.mode {
             SendMode::Buffered => Proto::Eager,
@@ -257,10 +258,10 @@ impl<S: TraceSource> Sim<'_, S> {
 
     /// The last byte of message `id` arrives at `at`.
     pub(super) fn on_delivered(&mut self, id: MsgId, at: Ps) {
-        if self.msgs.get(id).tag == super::rma::RMA_TAG {
+        let m = self.msgs.get_mut(id);
+        if m.tag == super::rma::RMA_TAG {
             return self.rma_delivered(id, at);
         }
-        let m = self.msgs.get_mut(id);
         m.delivered_at = at;
         let (bytes, data_at, intra) = (m.bytes, m.data_at, self.node[m.src as usize] == self.node[m.dst as usize]);
         let matched = m.matched_at != UNKNOWN;

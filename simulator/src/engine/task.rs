@@ -118,6 +118,10 @@ pub struct Task {
     /// Arguments of persistent requests, by handle.
     pub persistent: Vec<(u32, Persistent)>,
     pub next_handle: u32,
+    /// A filter of the ids in `reqs`: bit `id % 16` is set for every one of them (and maybe
+    /// for ids gone since), so a new id whose bit is clear needs no scan of `reqs`. 16 bits
+    /// fit in the padding beside `call_fn`: the task stays within its 320 bytes.
+    id_bits: u16,
     pub posted: Vec<Posted>,
     pub unexpected: VecDeque<u32>,
     /// Blocked: awaited requests whose completion time is still unknown.
@@ -152,6 +156,7 @@ impl Task {
             call_fn: 0,
             reqs: Vec::new(),
             persistent: Vec::new(),
+            id_bits: 0,
             next_handle: 1,
             posted: Vec::new(),
             unexpected: VecDeque::new(),
@@ -171,9 +176,11 @@ impl Task {
     }
 
     /// Adds a request; handles grow, so `reqs` stays sorted by handle.
+    #[inline]
     pub fn add_req(&mut self, id: u32, kind: ReqKind) -> u32 {
         let handle = self.next_handle;
         self.next_handle = self.next_handle.wrapping_add(1).max(1);
+        self.id_bits |= id_bit(id);
         self.reqs.push(Req { done_at: UNKNOWN, partner_at: 0, id, handle, kind, active: true, awaited: false });
         handle
     }
@@ -182,14 +189,13 @@ impl Task {
     /// collective or one-sided operation may go without one). An id still in use — active,
     /// or a persistent request not freed — is an error: MPI hands out a new handle for each
     /// live request, and consolidation renames ids the same way.
+    #[inline]
     pub fn create_req(&mut self, id: u32, kind: ReqKind) -> Result<u32, String> {
         if id == BLOCKING_REQ {
-            return Err(format!("request id {id} is out of range (reserved for blocking calls)"));
+            return Err(reserved_id(id));
         }
-        if id != psins_formats::NO_REQUEST && self.reqs.iter().any(|r| r.id == id) {
-            return Err(format!(
-                "request {id} created again while still in use (not completed, or a persistent request not freed)"
-            ));
+        if id != psins_formats::NO_REQUEST && self.id_bits & id_bit(id) != 0 && self.reqs.iter().any(|r| r.id == id) {
+            return Err(created_again(id));
         }
         Ok(self.add_req(id, kind))
     }
@@ -198,6 +204,20 @@ impl Task {
     /// recent one. Every request in `reqs` is live (completed ones are retired).
     pub fn live_req(&mut self, id: u32) -> Option<&mut Req> {
         self.reqs.iter_mut().rev().find(|r| r.id == id)
+    }
+
+    /// [`Task::live_req`]'s place in `reqs`, looked for first at `hint`: a wait's list
+    /// usually names its requests in the order they were made, so the caller passes the
+    /// place after the last one found. An id other than "no request" and the blocking
+    /// calls' is made only by [`Task::create_req`], which keeps it unique among the live
+    /// requests: found at `hint`, it is the most recent one.
+    #[inline]
+    pub fn live_req_index(&self, id: u32, hint: usize) -> Option<usize> {
+        let unique = id != BLOCKING_REQ && id != psins_formats::NO_REQUEST;
+        if unique && self.reqs.get(hint).is_some_and(|r| r.id == id) {
+            return Some(hint);
+        }
+        self.reqs.iter().rposition(|r| r.id == id)
     }
 
     /// Requests still active: started and never completed by a wait (persistent ones only
@@ -209,6 +229,13 @@ impl Task {
     }
 
     pub fn req_mut(&mut self, handle: u32) -> Option<&mut Req> {
+        // Handles are consecutive until a request in the middle retires: where none has
+        // (a stencil's requests retire together), `handle` is at its offset from the first.
+        let first = self.reqs.first()?.handle;
+        let i = handle.wrapping_sub(first) as usize;
+        if i < self.reqs.len() && self.reqs[i].handle == handle {
+            return Some(&mut self.reqs[i]);
+        }
         match self.reqs.binary_search_by_key(&handle, |r| r.handle) {
             Ok(i) => Some(&mut self.reqs[i]),
             // Handles wrapped around (after 4 billion requests): fall back to a scan.
@@ -237,7 +264,25 @@ impl Task {
             }
             r.active || r.kind.persistent()
         });
+        // Usually a wait retires every request (a stencil's Waitall): then no scan.
+        self.id_bits = self.reqs.iter().fold(0, |bits, r| bits | id_bit(r.id));
     }
+}
+
+/// Request id `id`'s bit in [`Task::id_bits`].
+#[inline]
+fn id_bit(id: u32) -> u16 {
+    1 << (id % 16)
+}
+
+#[cold]
+fn reserved_id(id: u32) -> String {
+    format!("request id {id} is out of range (reserved for blocking calls)")
+}
+
+#[cold]
+fn created_again(id: u32) -> String {
+    format!("request {id} created again while still in use (not completed, or a persistent request not freed)")
 }
 
 #[cfg(test)]

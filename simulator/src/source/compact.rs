@@ -19,22 +19,22 @@ pub struct CompactTrace {
     consumed: Vec<bool>,
     /// Per task, nanoseconds taken off every gap: the tracer's own cost (empty: none).
     floor: Vec<u64>,
-    /// Per task, the measured span and MPI time so far ([`super::Measured`]), in ns.
-    span_ns: Vec<u64>,
-    comm_ns: Vec<u64>,
+    /// Per task, the measured span and MPI time so far ([`super::Measured`]), in ns; empty
+    /// for a trace the tracer did not write (a generated one), which has no measured run.
+    measured: Vec<(u64, u64)>,
 }
 
 impl CompactTrace {
     pub fn open(path: &Path) -> Result<CompactTrace> {
         let reader = TraceReader::open(path)?;
         let n = reader.tasks() as usize;
+        let traced = reader.header.meta("tracer_version").is_some();
         Ok(CompactTrace {
-            reader,
             cursors: (0..n).map(|_| None).collect(),
             consumed: vec![false; n],
             floor: Vec::new(),
-            span_ns: vec![0; n],
-            comm_ns: vec![0; n],
+            measured: if traced { vec![(0, 0); n] } else { Vec::new() },
+            reader,
         })
     }
 
@@ -136,10 +136,11 @@ impl TraceSource for CompactTrace {
         }
         let cursor = slot.as_mut().expect("opened above");
         if cursor.next(rec)? {
-            let (gap, dur) = rec.span_part();
-            let i = t as usize;
-            self.span_ns[i] = self.span_ns[i].saturating_add(gap.saturating_add(dur));
-            self.comm_ns[i] = self.comm_ns[i].saturating_add(dur);
+            if let Some((span, comm)) = self.measured.get_mut(t as usize) {
+                let (gap, dur) = rec.span_part();
+                *span = span.saturating_add(gap.saturating_add(dur));
+                *comm = comm.saturating_add(dur);
+            }
             if let Some(&f) = self.floor.get(t as usize) {
                 rec.gap_ns = rec.gap_ns.saturating_sub(f);
                 // a run of polls holds the tracer's cost once per call: the rest is in `between`
@@ -172,8 +173,9 @@ impl TraceSource for CompactTrace {
     fn measured(&self) -> Option<super::Measured> {
         // A generated trace's times are the generator's, not a run's.
         self.reader.header.meta("tracer_version")?;
-        let (rank, &span_ns) = self.span_ns.iter().enumerate().rev().max_by_key(|&(_, s)| s)?;
-        Some(super::Measured { span_ns, rank: rank as u32, comm_ns: self.comm_ns.iter().copied().max().unwrap_or(0) })
+        let (rank, &(span_ns, _)) = self.measured.iter().enumerate().rev().max_by_key(|&(_, (s, _))| s)?;
+        let comm_ns = self.measured.iter().map(|&(_, c)| c).max().unwrap_or(0);
+        Some(super::Measured { span_ns, rank: rank as u32, comm_ns })
     }
 
     fn describe(&self) -> String {

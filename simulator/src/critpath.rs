@@ -35,7 +35,7 @@ pub const COMPUTE_FN: u16 = u16::MAX - 1;
 
 /// Distinct (rank, function, category) contributions kept per path; beyond, the smallest is
 /// folded into `other` (a heavy-hitter summary: exact while the path visits at most this many).
-pub const SLOTS: usize = 12;
+pub const SLOTS: usize = 8;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Slot {
@@ -310,7 +310,7 @@ mod tests {
     /// Two paths per task: their size is the tracker's memory per task (docs/simulator.md).
     #[test]
     fn path_is_small() {
-        assert_eq!(std::mem::size_of::<super::Path>(), 272);
+        assert_eq!(std::mem::size_of::<super::Path>(), 208);
     }
 
     /// A full summary folds the smallest contribution into `other`; the totals stay exact.
@@ -320,7 +320,7 @@ mod tests {
         for r in 0..super::SLOTS as u32 + 1 {
             p.add(r, 0, super::Cat::Compute, 10 + r as u64);
         }
-        assert_eq!(p.end, (0..13).map(|r| 10 + r).sum::<u64>());
+        assert_eq!(p.end, (0..super::SLOTS as u64 + 1).map(|r| 10 + r).sum::<u64>());
         assert_eq!(p.other[0], 10);
         assert!(p.slots.iter().all(|s| s.rank != 0));
     }

@@ -29,7 +29,9 @@ fn trace() -> PathBuf {
         ],
         vec![init(900, 60), recv(1_000, 20_011, 1000), recv(0, 999, 3000), Record::new(1_000, 4_000, Op::Finalize)],
     ];
-    let path = dir().join("t.psins");
+    // One file per call: the tests run in parallel and each writes its own.
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let path = dir().join(format!("t{}.psins", N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     let mut w = TraceWriter::create(&path, 2, vec![], vec![], None).unwrap();
     for (t, recs) in tasks.iter().enumerate() {
         w.begin_task(t as u32).unwrap();
@@ -43,7 +45,7 @@ fn trace() -> PathBuf {
 }
 
 fn timeline(extra: &[&str]) -> Vec<Value> {
-    let out = dir().join(format!("tl-{}.json", extra.len()));
+    let out = dir().join(format!("tl-{}.json", extra.join("_").replace(['/', '.'], "-")));
     let o = Command::new(DUMP).arg("--timeline").arg(&out).arg(trace()).args(extra).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).expect("the file parses");

@@ -43,7 +43,10 @@ if [ -n "${SLOW_NET:-}" ]; then
   NETS+=" slow"
 fi
 ${MPICC:-mpicc} -O2 -shared -fPIC -o "$out/libpsinsspan.so" scripts/span.c
-SPAN="$PWD/$out/libpsinsspan.so"
+# An absolute path for LD_PRELOAD, whether OUT was given relative or absolute (a relative
+# preload path, or $PWD joined to an absolute one, makes ld.so skip it with a warning, and
+# every measured span reads 0).
+SPAN="$(cd "$out" && pwd)/libpsinsspan.so"
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 # split NET: the network's launcher as L_ENV (its VAR=value words) and L_CMD (the rest).
@@ -79,6 +82,10 @@ measure() {
   local spans=() i
   for ((i = 0; i < RUNS; i++)); do
     spans+=("$("$@" 2>&1 > /dev/null < /dev/null | sed -n 's/^PSINS_SPAN rank=[0-9]* seconds=//p' | sort -g | tail -1)")
+  done
+  for s in "${spans[@]}"; do
+    # No span line: the preload did not load or the app failed; a 0 would read as +inf %.
+    [ -n "$s" ] || { echo "validate: no PSINS_SPAN line from: $*" >&2; kill -TERM $$; exit 1; }
   done
   printf '%s\n' "${spans[@]}" | sort -g | sed -n "$(((RUNS + 1) / 2))p"
 }

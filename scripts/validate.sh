@@ -31,6 +31,8 @@ APPS=${APPS:-"pingpong:500 ring:200000 stencil2d:20000 stencil3d:8000 cg:12000 i
 RUNS=${RUNS:-3}
 out=${OUT:-build/validation}
 rm -rf "$out" && mkdir -p "$out"
+# Absolute from here on: runs change directory, and LD_PRELOAD needs an absolute path.
+out=$(cd "$out" && pwd)
 ALSO=${ALSO_BUFFERS:-}
 # Each network: its name in the table, and the environment and launcher prefix its runs use.
 NETS="shm tcp"
@@ -43,10 +45,7 @@ if [ -n "${SLOW_NET:-}" ]; then
   NETS+=" slow"
 fi
 ${MPICC:-mpicc} -O2 -shared -fPIC -o "$out/libpsinsspan.so" scripts/span.c
-# An absolute path for LD_PRELOAD, whether OUT was given relative or absolute (a relative
-# preload path, or $PWD joined to an absolute one, makes ld.so skip it with a warning, and
-# every measured span reads 0).
-SPAN="$(cd "$out" && pwd)/libpsinsspan.so"
+SPAN="$out/libpsinsspan.so"
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 # split NET: the network's launcher as L_ENV (its VAR=value words) and L_CMD (the rest).
@@ -100,7 +99,7 @@ error() { # measured predicted
 
 # One table row: validate NAME WORKDIR PROGRAM ARGS... (the program runs from WORKDIR).
 validate() {
-  local app=$1 wd=$2 dir="$PWD/$out/$1"
+  local app=$1 wd=$2 dir="$out/$1"
   shift 2
   mkdir -p "$dir"
   (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$OLDPWD/$BIN/libpsinstrace.so" timeout 600 mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr")

@@ -24,15 +24,7 @@ fn profile_of_a_hand_built_trace() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dump-profile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("p.psins");
-    let mut w = TraceWriter::create(&path, 2, vec![], vec![], None).unwrap();
-    for (t, recs) in tasks.iter().enumerate() {
-        w.begin_task(t as u32).unwrap();
-        for r in recs {
-            w.push(r).unwrap();
-        }
-        w.end_task().unwrap();
-    }
-    w.finish().unwrap();
+    TraceWriter::write_tasks(&path, &tasks, vec![], vec![]).unwrap();
     let o = Command::new(DUMP).arg(&path).args(["--profile", "--json"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -32,15 +32,7 @@ fn trace() -> PathBuf {
     // One file per call: the tests run in parallel and each writes its own.
     static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let path = dir().join(format!("t{}.psins", N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
-    let mut w = TraceWriter::create(&path, 2, vec![], vec![], None).unwrap();
-    for (t, recs) in tasks.iter().enumerate() {
-        w.begin_task(t as u32).unwrap();
-        for r in recs {
-            w.push(r).unwrap();
-        }
-        w.end_task().unwrap();
-    }
-    w.finish().unwrap();
+    TraceWriter::write_tasks(&path, &tasks, vec![], vec![]).unwrap();
     path
 }
 

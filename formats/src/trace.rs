@@ -273,6 +273,25 @@ pub struct TraceWriter {
 const SCRATCH_FLUSH: usize = 1 << 16;
 
 impl TraceWriter {
+    /// Writes a whole uncompressed trace at once: each task's records in order. What tests,
+    /// generators and small tools need; a consolidation streams through [`TraceWriter::create`].
+    pub fn write_tasks(
+        path: &Path,
+        tasks: &[Vec<Record>],
+        meta: Vec<(String, String)>,
+        comms: Vec<CommDef>,
+    ) -> Result<TraceHeader> {
+        let mut w = TraceWriter::create(path, tasks.len() as u32, meta, comms, None)?;
+        for (t, recs) in tasks.iter().enumerate() {
+            w.begin_task(t as u32)?;
+            for r in recs {
+                w.push(r)?;
+            }
+            w.end_task()?;
+        }
+        w.finish()
+    }
+
     /// Creates `path` and writes the header with a blank index. `zstd_level` compresses
     /// each task stream.
     pub fn create(

@@ -14,16 +14,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn write(dir: &Path, tasks: &[Vec<Record>]) -> PathBuf {
     let path = dir.join("t.psins");
-    let mut w =
-        TraceWriter::create(&path, tasks.len() as u32, vec![("host".into(), "n01".into())], vec![], None).unwrap();
-    for (t, recs) in tasks.iter().enumerate() {
-        w.begin_task(t as u32).unwrap();
-        for r in recs {
-            w.push(r).unwrap();
-        }
-        w.end_task().unwrap();
-    }
-    w.finish().unwrap();
+    TraceWriter::write_tasks(&path, &tasks, vec![("host".into(), "n01".into())], vec![]).unwrap();
     path
 }
 

@@ -160,15 +160,7 @@ fn the_measured_span_stands_beside_the_prediction() {
     ];
     let trace = tmp("measured.psins");
     let meta = vec![("tracer_version".to_string(), "test".to_string())];
-    let mut w = TraceWriter::create(&trace, 2, meta, vec![], None).unwrap();
-    for (t, recs) in tasks.iter().enumerate() {
-        w.begin_task(t as u32).unwrap();
-        for r in recs {
-            w.push(r).unwrap();
-        }
-        w.end_task().unwrap();
-    }
-    w.finish().unwrap();
+    TraceWriter::write_tasks(&trace, &tasks, meta, vec![]).unwrap();
     let (m, json) = (machine_file(""), tmp("measured.json"));
     let (code, out, err) = sim(&[trace.to_str().unwrap(), "-m", m.to_str().unwrap(), "--json", json.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");

@@ -52,15 +52,7 @@ pub fn tmp(name: &str) -> PathBuf {
 /// Writes one record list per task as a compact trace.
 pub fn write(name: &str, tasks: &[Vec<Record>], comms: Vec<CommDef>) -> PathBuf {
     let path = tmp(name);
-    let mut w = TraceWriter::create(&path, tasks.len() as u32, vec![], comms, None).unwrap();
-    for (t, recs) in tasks.iter().enumerate() {
-        w.begin_task(t as u32).unwrap();
-        for r in recs {
-            w.push(r).unwrap();
-        }
-        w.end_task().unwrap();
-    }
-    w.finish().unwrap();
+    TraceWriter::write_tasks(&path, &tasks, vec![], comms).unwrap();
     path
 }
 

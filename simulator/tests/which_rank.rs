@@ -9,8 +9,7 @@ use common::*;
 /// together, so the one computing least communicates (waits) most: rank 7 for both.
 #[test]
 fn names_the_extreme_and_most_waiting_ranks() {
-    let tasks: Vec<_> =
-        (0..33u64).map(|r| vec![allreduce(if r == 7 { 1 } else { 10 + r % 5 }, 8, 0), fin()]).collect();
+    let tasks: Vec<_> = (0..33u64).map(|r| vec![allreduce(if r == 7 { 1 } else { 10 + r % 5 }, 8, 0), fin()]).collect();
     let r = run(&tasks, &["machine.nodes=33"]);
     let j = r.json();
     let ext = &j["extremes"];

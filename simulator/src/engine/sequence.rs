@@ -35,7 +35,8 @@ impl Sequence {
     pub fn check(&mut self, op: &Op) -> Result<(), String> {
         // Most records change nothing: not a kind the rules name, and no end or expansion
         // in progress. One test on the kind and one on the flags, inline on the replay's path.
-        let plain = !matches!(op, Op::Step { .. } | Op::Coll { .. } | Op::Init { .. } | Op::Finalize | Op::Abort { .. });
+        let plain =
+            !matches!(op, Op::Step { .. } | Op::Coll { .. } | Op::Init { .. } | Op::Finalize | Op::Abort { .. });
         if plain && self.flags & (FINALIZED | ABORTED | EXPANDING) == 0 {
             return Ok(());
         }

@@ -104,17 +104,7 @@ fn stderr(o: &Output) -> String {
 
 fn read_all(p: &Path) -> (TraceHeader, Vec<Vec<Record>>) {
     let tr = TraceReader::open(p).unwrap();
-    let tasks = (0..tr.tasks())
-        .map(|t| {
-            let mut c = tr.task(t, 256).unwrap();
-            let mut r = Record::default();
-            let mut v = Vec::new();
-            while c.next(&mut r).unwrap() {
-                v.push(r.clone());
-            }
-            v
-        })
-        .collect();
+    let tasks = tr.read_tasks().unwrap();
     (tr.header.clone(), tasks)
 }
 

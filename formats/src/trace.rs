@@ -542,6 +542,21 @@ impl TraceReader {
         self.header.tasks.len() as u32
     }
 
+    /// Every task's records, whole: the twin of [`TraceWriter::write_tasks`] for tests and
+    /// small traces (a replay streams through [`TraceReader::task`]).
+    pub fn read_tasks(&self) -> Result<Vec<Vec<Record>>> {
+        (0..self.tasks())
+            .map(|t| {
+                let mut c = self.task(t, 0)?;
+                let (mut v, mut rec) = (Vec::new(), Record::default());
+                while c.next(&mut rec)? {
+                    v.push(rec.clone());
+                }
+                Ok(v)
+            })
+            .collect()
+    }
+
     /// A cursor over one task's records, reading through a window of `window` bytes (a few
     /// hundred bytes keeps a million simultaneous cursors small; 64 KiB is fastest for a scan).
     pub fn task(&self, task: u32, window: usize) -> Result<TaskCursor> {

@@ -39,18 +39,7 @@ fn import(anchor: &Path, out: &Path) -> std::process::Output {
 }
 
 fn records(trace: &Path) -> Vec<Vec<Record>> {
-    let r = TraceReader::open(trace).unwrap();
-    (0..r.tasks())
-        .map(|t| {
-            let mut c = r.task(t, 0).unwrap();
-            let mut rec = Record::default();
-            let mut v = Vec::new();
-            while c.next(&mut rec).unwrap() {
-                v.push(rec.clone());
-            }
-            v
-        })
-        .collect()
+    TraceReader::open(trace).unwrap().read_tasks().unwrap()
 }
 
 #[test]

@@ -25,18 +25,7 @@ fn import(input: &Path, out: &Path, extra: &[&str]) -> Output {
 }
 
 fn records(trace: &Path) -> Vec<Vec<Record>> {
-    let r = TraceReader::open(trace).unwrap();
-    (0..r.tasks())
-        .map(|t| {
-            let mut c = r.task(t, 0).unwrap();
-            let mut v = Vec::new();
-            let mut rec = Record::default();
-            while c.next(&mut rec).unwrap() {
-                v.push(rec.clone());
-            }
-            v
-        })
-        .collect()
+    TraceReader::open(trace).unwrap().read_tasks().unwrap()
 }
 
 const RANK0: &str = "0 init\n0 compute 1500\n0 isend 1 7 100\n0 irecv 1 8 40\n0 compute 10\n0 waitall\n\

@@ -14,17 +14,7 @@ const RUNS: [(&str, u32, &[&str]); 4] =
     [("pingpong", 2, &["1"]), ("ring", 4, &["3", "4"]), ("stencil2d", 4, &["2", "8"]), ("is", 4, &["1", "64"])];
 
 fn records(trace: &Path) -> Vec<Vec<Record>> {
-    let r = TraceReader::open(trace).unwrap_or_else(|e| panic!("{e}"));
-    (0..r.tasks())
-        .map(|t| {
-            let mut c = r.task(t, 0).unwrap();
-            let (mut v, mut rec) = (Vec::new(), Record::default());
-            while c.next(&mut rec).unwrap() {
-                v.push(rec.clone());
-            }
-            v
-        })
-        .collect()
+    TraceReader::open(trace).and_then(|r| r.read_tasks()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// One rank's messages and collectives: sends (peer, tag, bytes) in order, receives

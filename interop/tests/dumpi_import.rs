@@ -63,7 +63,7 @@ fn pingpong_has_every_message_and_the_wall_clock_times() {
             want.extend(if r == 0 { [send, recv] } else { [recv, send] });
         }
         want.push(Op::Finalize);
-        let ops: Vec<Op> = recs.iter().map(|r| r.op.clone()).collect();
+        let ops: Vec<Op> = recs.iter().map(|r| r.op).collect();
         assert_eq!(ops, want, "rank {r}");
     }
     // dumpi2ascii of pingpong-0001.bin: MPI_Init 2600.844419160 to .844420172, MPI_Recv

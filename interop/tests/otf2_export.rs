@@ -15,7 +15,7 @@ fn scratch(name: &str) -> PathBuf {
 
 pub fn write(dir: &Path, tasks: &[Vec<Record>], comms: Vec<CommDef>) -> PathBuf {
     let path = dir.join("t.psins");
-    TraceWriter::write_tasks(&path, &tasks, vec![("host".into(), "n01".into())], comms).unwrap();
+    TraceWriter::write_tasks(&path, tasks, vec![("host".into(), "n01".into())], comms).unwrap();
     path
 }
 

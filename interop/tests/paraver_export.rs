@@ -14,7 +14,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn write(dir: &Path, tasks: &[Vec<Record>]) -> PathBuf {
     let path = dir.join("t.psins");
-    TraceWriter::write_tasks(&path, &tasks, vec![("host".into(), "n01".into())], vec![]).unwrap();
+    TraceWriter::write_tasks(&path, tasks, vec![("host".into(), "n01".into())], vec![]).unwrap();
     path
 }
 

@@ -15,7 +15,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn write(dir: &Path, tasks: &[Vec<Record>], comms: Vec<CommDef>) -> PathBuf {
     let path = dir.join("t.psins");
-    TraceWriter::write_tasks(&path, &tasks, vec![], comms).unwrap();
+    TraceWriter::write_tasks(&path, tasks, vec![], comms).unwrap();
     path
 }
 

@@ -52,7 +52,7 @@ pub fn tmp(name: &str) -> PathBuf {
 /// Writes one record list per task as a compact trace.
 pub fn write(name: &str, tasks: &[Vec<Record>], comms: Vec<CommDef>) -> PathBuf {
     let path = tmp(name);
-    TraceWriter::write_tasks(&path, &tasks, vec![], comms).unwrap();
+    TraceWriter::write_tasks(&path, tasks, vec![], comms).unwrap();
     path
 }
 

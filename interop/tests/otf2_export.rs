@@ -163,7 +163,6 @@ fn otf2_print_reads_every_event_worked_out_by_hand() {
     assert_eq!(ev.len(), 25 + 23);
     // The message fields as otf2-print shows them.
     let find = |k: &str, loc: u64| ev.iter().find(|e| e.0 == k && e.1 == loc).unwrap().3.clone();
-    eprintln!("{}", find("MPI_ISEND", 0));
     assert!(
         find("MPI_ISEND", 0).contains("Receiver: 1")
             && find("MPI_ISEND", 0).contains("Tag: 7")

@@ -7,9 +7,7 @@ use std::collections::BTreeMap;
 
 #[test]
 fn traced_apps_export_every_message() {
-    if mpi().is_none() {
-        return;
-    }
+    need_mpi!();
     // Nonblocking halos (stencil2d, ring), wildcards (master_worker), sub-communicators and
     // sendrecv (comms, cg), persistent requests (requests).
     for app in ["stencil2d", "ring", "master_worker", "comms", "cg", "requests"] {

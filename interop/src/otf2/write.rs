@@ -9,7 +9,7 @@ use super::sys::{self, AttributeList, EvtWriter, GlobalDefWriter};
 use super::Otf2Summary;
 use crate::ExportError;
 use psins_formats::{functions, Coll, CollFlags, Error, Op, Record, TraceReader, COMM_NULL, NO_RANK, PROC_NULL};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 use std::path::Path;
 use std::ptr::null_mut;
@@ -197,7 +197,7 @@ fn write_archive(archive: *mut sys::Archive, reader: &TraceReader, trace: &Path)
         }
         // SAFETY: a fresh list, deleted below.
         let attrs = unsafe { sys::OTF2_AttributeList_New() };
-        let mut rank = RankWriter { w, attrs, now: 0, events: 0, irecvs: HashMap::new(), isends: HashMap::new() };
+        let mut rank = RankWriter { w, attrs, now: 0, events: 0, irecvs: HashMap::new(), isends: HashSet::new() };
         while cursor.next(&mut rec).map_err(Err2::Input)? {
             let index = cursor.index() - 1;
             rank.record(&rec, &mut regions).map_err(|e| match e {
@@ -262,7 +262,7 @@ struct RankWriter {
     /// Posted receives by request: their communicator (MpiIrecv needs it at completion).
     irecvs: HashMap<u32, u32>,
     /// Isends by request, to complete.
-    isends: HashMap<u32, ()>,
+    isends: HashSet<u32>,
 }
 
 const NA: *mut AttributeList = null_mut();
@@ -297,7 +297,7 @@ impl RankWriter {
                 })?;
             }
             Op::Isend { peer, tag, bytes, comm, req, .. } if peer != PROC_NULL => {
-                self.isends.insert(req, ());
+                self.isends.insert(req);
                 let r = req as u64;
                 self.ok("MpiIsend", unsafe {
                     sys::OTF2_EvtWriter_MpiIsend(w, NA, begin, peer as u32, comm, tag as u32, bytes, r)
@@ -328,7 +328,7 @@ impl RankWriter {
                 for q in rec.list.chunks_exact(4) {
                     let (req, source, tag, bytes) = (q[0] as u32, q[1], q[2], q[3]);
                     if source == NO_RANK as i64 {
-                        if self.isends.remove(&req).is_some() {
+                        if self.isends.remove(&req) {
                             let code = unsafe { sys::OTF2_EvtWriter_MpiIsendComplete(w, NA, end, req as u64) };
                             self.ok("MpiIsendComplete", code)?;
                         }

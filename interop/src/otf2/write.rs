@@ -279,8 +279,12 @@ impl RankWriter {
             return Ok(());
         }
         let (gap, dur) = rec.span_part();
+        let end = self.now.saturating_add(gap).saturating_add(dur);
+        // A poll record's region spans its run, first call's entry to last call's exit: the
+        // computation between its calls is inside it (docs/format.md, as the Paraver export).
+        let inside = if let Op::Poll { between_ns, .. } = rec.op { between_ns.min(gap) } else { 0 };
+        let gap = gap - inside;
         let begin = self.now.saturating_add(gap);
-        let end = begin.saturating_add(dur);
         let w = self.w;
         // SAFETY (every call below): `w` is an open event writer of this archive.
         if gap > 0 {

@@ -4,10 +4,15 @@
 //! without taking from one that has less. Repeatedly, the link with the least capacity
 //! left per unfixed flow fixes its flows at that share.
 //!
+//! The flow model solves incrementally (`sharing.rs`, which orders links by this module's
+//! `Share`); the from-scratch solve below is the reference its tests compare with.
 //! Only the links the flows use are looked at, and the links wait in a heap by share, so a
 //! solve costs O((links used + flows · path length) · log), whatever the size of the network.
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Ordering;
+#[cfg(test)]
+use std::cmp::Reverse;
+#[cfg(test)]
 use std::collections::{BinaryHeap, HashMap};
 
 /// A share of a link, ordered totally (shares are finite and non-negative).
@@ -29,8 +34,10 @@ impl Ord for Share {
 }
 
 /// Rates (same unit as `capacity`) of `flows`, each a list of link ids indexing `capacity`.
-/// A flow with no links gets `f64::INFINITY`.
-pub fn max_min<L: AsRef<[u32]>>(capacity: impl Fn(u32) -> f64, flows: &[L]) -> Vec<f64> {
+/// A flow with no links gets `f64::INFINITY`. The from-scratch solve: the flow model uses
+/// the incremental [`crate::sharing`], and its tests check it against this.
+#[cfg(test)]
+pub(crate) fn max_min<L: AsRef<[u32]>>(capacity: impl Fn(u32) -> f64, flows: &[L]) -> Vec<f64> {
     let mut slot: HashMap<u32, usize> = HashMap::new();
     let (mut left, mut unfixed, mut members): (Vec<f64>, Vec<usize>, Vec<Vec<usize>>) = Default::default();
     for (f, links) in flows.iter().enumerate() {

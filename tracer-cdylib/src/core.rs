@@ -268,7 +268,10 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     fn fold_poll(&mut self, ev: &Ev, timed: bool, gap: u64, dur: u64) -> bool {
-        let Some(key) = polls::poll_of(ev).filter(|_| self.fold && timed) else { return false };
+        if !(self.fold && timed) {
+            return false;
+        }
+        let Some(key) = polls::poll_of(ev) else { return false };
         if let Some(ended) = self.run.add(key, gap, dur) {
             self.write_run(ended);
         }

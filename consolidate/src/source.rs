@@ -14,11 +14,18 @@ pub trait RankInput {
     fn path(&self) -> &Path;
     /// The rank (world rank, 0..world size).
     fn rank(&self) -> u32;
-    /// Size of the input in bytes (for the progress bar and the summary).
-    fn bytes(&self) -> u64;
+    /// Size of the input in bytes (for the progress bar and the summary): by default the size
+    /// of [`path`](Self::path), 0 when it cannot be read (opening it then names the error).
+    fn bytes(&self) -> u64 {
+        std::fs::metadata(self.path()).map(|m| m.len()).unwrap_or(0)
+    }
     /// Whether the input is known to be whole before reading it (a log's footer): when every
-    /// rank's is, consolidation reads once; otherwise it scans first to find where to cut.
-    fn known_complete(&self) -> Result<bool, Error>;
+    /// rank's is, consolidation reads once; otherwise it scans first to find where to cut. By
+    /// default true: an imported format is read whole or refused, never cut short silently
+    /// (only the tracer's logs, written by a run that may have died, can end early).
+    fn known_complete(&self) -> Result<bool, Error> {
+        Ok(true)
+    }
     /// A reader of the rank's records from the first (consolidation may read twice).
     fn open(&self) -> Result<Self::Stream, Error>;
 }
@@ -30,8 +37,11 @@ pub trait RecordStream {
     fn next(&mut self, rec: &mut Record) -> Result<bool, Error>;
     /// Records read so far.
     fn records(&self) -> u64;
-    /// How the stream ended (once `next` returned false): complete, or cut short and why.
-    fn end(&self) -> LogEnd;
+    /// How the stream ended (once `next` returned false): complete, or cut short and why. By
+    /// default complete (see [`RankInput::known_complete`]).
+    fn end(&self) -> LogEnd {
+        LogEnd::Complete
+    }
 }
 
 /// The tracer's per-rank log (`rank-N.bin`).

@@ -8,7 +8,7 @@ mod file;
 mod stream;
 
 use psins_consolidate::{RankInput, RecordStream};
-use psins_formats::{Error, LogEnd, Record};
+use psins_formats::{Error, Record};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -32,14 +32,8 @@ impl RankInput for DumpiRank {
     fn rank(&self) -> u32 {
         self.rank
     }
-    fn bytes(&self) -> u64 {
-        std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
-    }
-    fn known_complete(&self) -> Result<bool, Error> {
-        // The index and footer are checked when the stream opens; the footer's counts when
-        // it ends. A file cut short has no index and is refused.
-        Ok(true)
-    }
+    // Known complete (the default): the index and footer are checked when the stream opens,
+    // the footer's counts when it ends; a file cut short has no index and is refused.
     fn open(&self) -> Result<DumpiStream, Error> {
         let buf = std::fs::read(&self.path).map_err(|e| Error::io(&self.path, "cannot read", e))?;
         let layout = file::Layout::read(&buf).map_err(|b| self.error(b, 0))?;
@@ -75,9 +69,6 @@ impl RecordStream for DumpiStream {
     }
     fn records(&self) -> u64 {
         self.dec.records
-    }
-    fn end(&self) -> LogEnd {
-        LogEnd::Complete
     }
 }
 

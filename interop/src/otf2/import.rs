@@ -5,7 +5,7 @@
 use super::convert::{self, Model};
 use super::{defs, events};
 use psins_consolidate::{RankInput, RecordStream};
-use psins_formats::{Error, LogEnd, Record};
+use psins_formats::{Error, Record};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -79,13 +79,7 @@ impl RankInput for Otf2Rank {
     fn rank(&self) -> u32 {
         self.rank
     }
-    fn bytes(&self) -> u64 {
-        std::fs::metadata(&self.evt).map(|m| m.len()).unwrap_or(0)
-    }
-    fn known_complete(&self) -> Result<bool, Error> {
-        // libotf2 reads a location whole or fails: nothing is cut short silently.
-        Ok(true)
-    }
+    // Known complete (the default): libotf2 reads a location whole or fails.
     fn open(&self) -> Result<Otf2Stream, Error> {
         let at = |m: String, event: usize| Error::new(&self.evt, format!("event {event}: {m}")).task(self.rank);
         let evs = events::read(&self.anchor_c, self.location, self.model.count_attr).map_err(|(m, n)| at(m, n))?;
@@ -114,8 +108,5 @@ impl RecordStream for Otf2Stream {
     }
     fn records(&self) -> u64 {
         self.read
-    }
-    fn end(&self) -> LogEnd {
-        LogEnd::Complete
     }
 }

@@ -7,7 +7,7 @@
 //! request an id as the tracer would.
 
 use psins_consolidate::{RankInput, RecordStream};
-use psins_formats::{Coll, CollFlags, Error, LogEnd, Op, Record, SendMode, WaitFn, COMM_WORLD, NO_RANK, NO_REQUEST};
+use psins_formats::{Coll, CollFlags, Error, Op, Record, SendMode, WaitFn, COMM_WORLD, NO_RANK, NO_REQUEST};
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -33,14 +33,8 @@ impl RankInput for TiRank {
     fn rank(&self) -> u32 {
         self.rank
     }
-    fn bytes(&self) -> u64 {
-        std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
-    }
-    fn known_complete(&self) -> Result<bool, Error> {
-        // Text has no footer: a trace cut short is read as far as it goes (its requests then
-        // show as left open), as SMPI would replay it.
-        Ok(true)
-    }
+    // Known complete (the default): text has no footer, so a trace cut short is read as far
+    // as it goes (its requests then show as left open), as SMPI would replay it.
     fn open(&self) -> Result<TiStream, Error> {
         let f = File::open(&self.path).map_err(|e| Error::io(&self.path, "cannot open", e))?;
         Ok(TiStream {
@@ -142,9 +136,6 @@ impl RecordStream for TiStream {
     }
     fn records(&self) -> u64 {
         self.records
-    }
-    fn end(&self) -> LogEnd {
-        LogEnd::Complete
     }
 }
 

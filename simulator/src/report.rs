@@ -148,11 +148,19 @@ impl Report {
     }
 
     pub fn json(&self) -> Value {
+        let names = fn_names();
+        let no_waits = Vec::new();
         let tasks: Vec<Value> = self
             .tasks
             .iter()
             .enumerate()
-            .map(|(r, t)| json!({"rank": r, "compute_s": secs(t.compute), "comm_s": secs(t.comm), "wait_s": secs(t.wait), "end_s": secs(t.end)}))
+            .map(|(r, t)| {
+                // Only the functions the rank waited in (a Map sorts them by name).
+                let w = self.stats.rank_waits.get(r).unwrap_or(&no_waits);
+                let waits: Map<String, Value> =
+                    w.iter().map(|&(f, ps)| (names[f as usize].clone(), json!(secs(ps)))).collect();
+                json!({"rank": r, "compute_s": secs(t.compute), "comm_s": secs(t.comm), "wait_s": secs(t.wait), "end_s": secs(t.end), "wait_by_function_s": waits})
+            })
             .collect();
         let mut functions = Map::new();
         for (name, s) in self.functions() {

@@ -440,7 +440,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             c.finish(t, task.call_fn, end, wait);
         }
         if task.call_fn != STEP_FN {
-            self.stats.call(task.call_fn, other, calls, time, wait);
+            self.stats.call(t, task.call_fn, other, calls, time, wait);
             if let Some(tl) = &mut self.timeline {
                 let args = crate::timeline::CallArgs::of(&task.rec.op, task.index);
                 tl.call(t, task.call_fn, start, end, wait, args);

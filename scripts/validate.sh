@@ -18,6 +18,10 @@
 # SLOW_NET=RATE (root, iproute2) adds a third network: the two ranks in two network namespaces
 # joined by a veth link limited to RATE (e.g. 1gbit), TCP through it (scripts/netns-link.sh;
 # left up afterwards, `bash scripts/netns-link.sh down` removes it).
+# Before the traced run and every measured one, `psins-calibrate --check` asks whether the host
+# still matches the network's calibration (a VM can change speed state for minutes at a time,
+# docs/calibrate.md); while it does not, the script waits (CHECK_TRIES checks CHECK_WAIT s
+# apart), and a run made after that anyway is marked "(host differed)". CHECK_TRIES=0: no checks.
 # Run on a quiet host (load average below 1): psins-calibrate refuses a noisy one.
 set -euo pipefail
 # mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
@@ -29,6 +33,8 @@ BIN=target/release
 # completeness.
 APPS=${APPS:-"pingpong:500 ring:200000 stencil2d:20000 stencil3d:8000 cg:12000 is:4000 master_worker:400 collectives comms requests"}
 RUNS=${RUNS:-3}
+CHECK_TRIES=${CHECK_TRIES:-12}
+CHECK_WAIT=${CHECK_WAIT:-10}
 out=${OUT:-build/validation}
 rm -rf "$out" && mkdir -p "$out"
 # Absolute from here on: runs change directory, and LD_PRELOAD needs an absolute path.
@@ -71,15 +77,31 @@ for net in $NETS; do
   for b in $ALSO; do calibrate $net "$out/$net-$b.toml" "${NAME[$net]}, $b buffers" --buffers "$b"; done
 done
 
+# settle NET: 0 once the host matches NET's calibration (psins-calibrate --check, at most
+# CHECK_TRIES times, CHECK_WAIT s apart); 1 if it never did. Its reports go to check.log.
+settle() {
+  local i
+  split "$1"
+  for ((i = 0; i < CHECK_TRIES; i++)); do
+    ((i == 0)) || sleep "$CHECK_WAIT"
+    env "${L_ENV[@]}" "$BIN/psins-calibrate" --check "$out/$1.toml" --trials 5 --seconds-per-trial 0.01 \
+      -- "${L_CMD[@]}" >> "$out/check.log" 2>&1 < /dev/null && return 0
+  done
+  ((CHECK_TRIES == 0))
+}
+
 # Slowest rank's predicted end from a JSON report.
 predicted() {
   tr -d ' \n' < "$1" | grep -o '"tasks":\[[^]]*\]' | grep -o '"end_s":[0-9.e+-]*' | cut -d: -f2 | sort -g | tail -1
 }
 
-# Median over RUNS untraced runs of the slowest rank's span: measure ENV... -- APP ARGS
+# Median over RUNS untraced runs of the slowest rank's span: measure NET ENV... -- APP ARGS.
+# A run the host did not settle for sets DIFFERED.
 measure() {
-  local spans=() i
+  local spans=() i net=$1
+  shift
   for ((i = 0; i < RUNS; i++)); do
+    settle "$net" || DIFFERED=1
     spans+=("$("$@" 2>&1 > /dev/null < /dev/null | sed -n 's/^PSINS_SPAN rank=[0-9]* seconds=//p' | sort -g | tail -1)")
   done
   for s in "${spans[@]}"; do
@@ -102,15 +124,21 @@ validate() {
   local app=$1 wd=$2 dir="$out/$1"
   shift 2
   mkdir -p "$dir"
+  DIFFERED=0
+  settle shm || DIFFERED=1
   (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$OLDPWD/$BIN/libpsinstrace.so" timeout 600 mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr")
   "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
   local cells=() net ms
   for net in $NETS; do
     "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json" 2> /dev/null
+    local traced=$DIFFERED cell b
     split "$net"
-    ms=$(cd "$wd" && measure env LD_PRELOAD="$SPAN" "${L_ENV[@]}" timeout 600 "${L_CMD[@]}" "$@")
-    local cell b
+    # In a subshell DIFFERED would be lost: the spans go through a file.
+    (cd "$wd" && DIFFERED=0 && measure "$net" env LD_PRELOAD="$SPAN" "${L_ENV[@]}" timeout 600 "${L_CMD[@]}" "$@" > "$dir/$net.span"
+      echo "$DIFFERED" > "$dir/$net.differed")
+    ms=$(cat "$dir/$net.span")
     cell=$(row "$ms" "$(predicted "$dir/$net.json")")
+    if [ "$(cat "$dir/$net.differed")" = 1 ] || [ "$traced" = 1 ]; then cell+=" (host differed)"; fi
     for b in $ALSO; do
       "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net-$b.toml" -q --no-progress --json "$dir/$net-$b.json" 2> /dev/null
       cell+=" | $(error "$ms" "$(predicted "$dir/$net-$b.json")")"
@@ -145,3 +173,4 @@ fi
 echo
 echo "Calibrated by psins-calibrate ($(for net in $NETS; do printf '%s ' "$out/$net.toml"; done)); medians of $RUNS untraced runs;"
 echo "$(nproc) cores; $(date -u +%Y-%m-%d); load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "host checks (psins-calibrate --check, $out/check.log): $(grep -c 'still matches' "$out/check.log" || true) matched, $(grep -c 'no longer matches\|too noisy to tell' "$out/check.log" || true) did not"

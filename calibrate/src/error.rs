@@ -19,6 +19,12 @@ pub enum Error {
     /// The host was too noisy; `--allow-noisy` writes a flagged file instead.
     #[error("too noisy to calibrate: {0} (rerun on an idle host, raise --max-spread, or write a flagged file with --allow-noisy)")]
     Noisy(String),
+    /// `--check`: this host no longer measures what the machine file says, or the file has
+    /// no reference points to compare with.
+    #[error("{0}")]
+    Changed(String),
+    #[error("check: {0}")]
+    Check(String),
     /// An output cannot be written (the shared rule of docs/exit-codes.md).
     #[error("{0}")]
     Output(#[from] psins_formats::Error),

@@ -4,8 +4,10 @@
 //! It launches the worker (worker/psins_calib_worker.c, built with the MPI compiler wrapper)
 //! through a configurable launcher, takes the median of every figure over repeated trials,
 //! refuses a host too noisy to measure, checks that the figures can all be true, fits
-//! size bands (fit.rs) and writes the files (write.rs).
+//! size bands (fit.rs) and writes the files (write.rs). `--check` (check.rs) measures a few
+//! of a written file's figures again to say whether the host still matches it.
 
+mod check;
 mod error;
 mod fit;
 mod samples;
@@ -21,9 +23,10 @@ use std::process::{Command, Stdio};
 /// overheads; the eager threshold) and collective times through a real MPI launch, and
 /// writes a psins-sim machine file (with pmac collective curves beside it).
 ///
-/// Exit codes (docs/exit-codes.md): 0 written; 1 the calibration failed or was refused
-/// (launcher, worker output, placement, contradictory figures, too noisy: the message names
-/// the figure); 2 bad arguments; 3 an output cannot be written.
+/// Exit codes (docs/exit-codes.md): 0 written (--check: the host matches); 1 the calibration
+/// failed or was refused (launcher, worker output, placement, contradictory figures, too
+/// noisy: the message names the figure; --check: the host no longer matches, naming the
+/// figure); 2 bad arguments; 3 an output cannot be written.
 #[derive(Parser, Debug)]
 #[command(name = "psins-calibrate", version, after_help = AFTER)]
 struct Args {
@@ -62,6 +65,15 @@ struct Args {
     /// The machine's name in the file.
     #[arg(long, default_value = "calibrated")]
     name: String,
+    /// Write nothing: measure again the half round trips FILE's `[calibrated] check` records
+    /// and say whether this host still matches it (exit 0) or not (exit 1, naming the size).
+    /// The launcher defaults to the one FILE was calibrated with; run it with the same
+    /// environment (e.g. MPIR_CVAR_NOLOCAL) too.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["output", "curves", "buffers", "allow_noisy", "quick", "name"])]
+    check: Option<PathBuf>,
+    /// --check: the largest change of a half round trip that still matches, in percent.
+    #[arg(long, default_value_t = 20.0, requires = "check")]
+    tolerance: f64,
     /// The launcher and its arguments, after `--` (default: mpirun -n 2). The worker's path
     /// and arguments are appended.
     #[arg(last = true)]
@@ -72,6 +84,7 @@ const AFTER: &str = "Examples:
   psins-calibrate -o base.toml                          # this host, mpirun -n 2
   psins-calibrate -o two-nodes.toml -- srun -N 2 -n 2   # two nodes of a cluster
   MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self psins-calibrate -o tcp.toml   # MPICH through TCP
+  psins-calibrate --check base.toml                     # does this host still match base.toml?
 
 Calibrate on an idle host, one rank per core. docs/calibrate.md explains every figure.";
 
@@ -97,6 +110,9 @@ fn run(a: &Args) -> Result<(), Error> {
         psins_formats::output::print(&format!("{}\n", worker.display()))?;
         return Ok(());
     }
+    if let Some(file) = &a.check {
+        return run_check(a, file, &worker);
+    }
     // Both outputs are checked before the measurement starts, not after it.
     let curves = a.curves.clone().unwrap_or_else(|| a.output.with_extension("curves.toml"));
     let machine_out = Output::prepare(&a.output, &[])?;
@@ -104,7 +120,7 @@ fn run(a: &Args) -> Result<(), Error> {
     let launcher =
         if a.launcher.is_empty() { vec!["mpirun".into(), "-n".into(), "2".into()] } else { a.launcher.clone() };
     let load = busy();
-    let text = launch(&launcher, &worker, a)?;
+    let text = launch(&launcher, &worker, a, a.quick.then_some("-q").as_slice())?;
     let samples = samples::Samples::parse(&text)?;
     placement(&samples)?;
     let opts = fit::FitOptions { buffers: &a.buffers, max_spread: a.max_spread / 100.0, allow_noisy: a.allow_noisy };
@@ -170,13 +186,37 @@ fn find_worker(given: Option<&Path>) -> Result<PathBuf, Error> {
     Err(Error::Launcher(format!("no calibration worker found (tried {})", tried.join(", "))))
 }
 
-fn launch(launcher: &[String], worker: &Path, a: &Args) -> Result<String, Error> {
+/// `--check FILE`: the probe of check.rs through FILE's launcher (or the one given).
+fn run_check(a: &Args, file: &Path, worker: &Path) -> Result<(), Error> {
+    if !(a.tolerance > 0.0) {
+        eprintln!("psins-calibrate: --tolerance must be positive");
+        std::process::exit(2);
+    }
+    let cal = check::read(file)?;
+    let launcher: Vec<String> = if !a.launcher.is_empty() {
+        a.launcher.clone()
+    } else {
+        cal.launcher.as_deref().unwrap_or("mpirun -n 2").split_whitespace().map(str::to_string).collect()
+    };
+    let probe = check::probe_arg(&cal.references);
+    let samples = samples::Samples::parse(&launch(&launcher, worker, a, &["-p", &probe])?)?;
+    placement(&samples)?;
+    let (table, verdict) = check::compare(file, &cal.references, &samples, a.tolerance / 100.0, a.max_spread / 100.0);
+    psins_formats::output::print(&table)?;
+    verdict?;
+    eprintln!(
+        "psins-calibrate: this host still matches {} (every half round trip within {} %)",
+        file.display(),
+        a.tolerance
+    );
+    Ok(())
+}
+
+fn launch(launcher: &[String], worker: &Path, a: &Args, extra: &[&str]) -> Result<String, Error> {
     let mut cmd = Command::new(&launcher[0]);
     cmd.args(&launcher[1..]).arg(worker);
     cmd.args(["-r", &a.trials.to_string(), "-t", &a.seconds_per_trial.to_string()]);
-    if a.quick {
-        cmd.arg("-q");
-    }
+    cmd.args(extra);
     // mpiexec makes an inherited stdin non-blocking; give it none.
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let shown = format!("{} {}", launcher.join(" "), worker.display());

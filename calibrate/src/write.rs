@@ -62,6 +62,9 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     if let Some(why) = &c.noisy {
         let _ = writeln!(o, "noisy = {why:?}");
     }
+    // What `psins-calibrate --check` measures again later (warm buffers: bytes, median, spread).
+    let warm = if p.buffers == "warm" { &c.pingpong } else { &c.pingpong_other };
+    let _ = writeln!(o, "{}", crate::check::toml_line(&crate::check::pick(warm)));
     let _ =
         writeln!(o, "\n[machine]\nname = {:?}\nnodes = {nodes}\ncores_per_node = {}", p.name, ranks.div_ceil(nodes));
     if let Some(e) = c.eager_threshold {

@@ -31,6 +31,8 @@ fn writes_a_machine_file_psins_sim_loads() {
     assert_eq!(c.launcher.as_deref(), Some("mpirun -n 2"));
     assert!(c.mpi_library.as_deref().unwrap_or("").contains("MPICH"), "{c:?}");
     assert_eq!((c.buffers.as_deref(), c.trials), (Some("warm"), Some(3)), "warm buffers by default");
+    let check: Vec<u64> = c.check.as_ref().expect("reference points for --check").iter().map(|p| p.bytes).collect();
+    assert_eq!(check, vec![0, 512, 32768, 2 << 20], "--quick's sizes nearest 0, 1 KiB, 64 KiB and the largest");
     assert_eq!((m.nodes, m.cores_per_node), (1, 2), "two ranks on this host");
     assert!(m.intra.bands().len() >= 2 && m.intra == m.inter, "{:?}", m.intra);
     // A noisy host can leave the overheads no room in the round trip (they are scaled down,
@@ -123,4 +125,32 @@ fn an_unwritable_output_fails_before_measuring() {
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("/nonexistent-dir-psins/x.toml"), "{}", stderr(&o));
     assert!(start.elapsed().as_secs() < 5, "refused before the launch");
+}
+
+/// `--check` measures a file's reference sizes again. The test cannot know this host's speed,
+/// so it compares with references no host can match (a femtosecond round trip) and with a
+/// tolerance every host meets; spreads are allowed to be anything (a busy host).
+#[test]
+fn check_says_whether_the_host_still_matches_the_file() {
+    let file = tmp("check.toml");
+    let refs = "check = [{ bytes = 0, half_rtt = \"0.000001us\" }, { bytes = 65536, half_rtt = \"0.000001us\" }]";
+    std::fs::write(&file, format!("[calibrated]\nlauncher = \"mpirun -n 2\"\n{refs}\n")).unwrap();
+    let f = file.to_str().unwrap();
+    let common = ["--trials", "3", "--seconds-per-trial", "0.005", "--max-spread", "100000", "--check", f];
+    let o = calibrate(&common);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("this host no longer matches {f}: 0 B half round trip")), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("calibrated") && table.lines().count() == 3, "a row per size: {table}");
+    let o = calibrate(&[&common[..], &["--tolerance", "1e15"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("this host still matches"), "{}", stderr(&o));
+    // A file without reference points (hand-written, or an older psins-calibrate's).
+    std::fs::write(&file, "[calibrated]\nlauncher = \"mpirun -n 2\"\n").unwrap();
+    let o = calibrate(&common);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("has no `check` points"), "{}", stderr(&o));
+    // --check writes nothing, so output options make no sense with it.
+    let o = calibrate(&["--check", f, "-o", "x.toml"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

@@ -3,8 +3,10 @@
  * launches it, reads what rank 0 prints, takes medians, judges the noise, fits the size
  * bands and writes the machine file.
  *
- * usage: psins-calib-worker [-t SECONDS_PER_TRIAL] [-r TRIALS] [-q]
+ * usage: psins-calib-worker [-t SECONDS_PER_TRIAL] [-r TRIALS] [-q] [-p BYTES,BYTES,...]
  *   -q: quick (fewer sizes and collectives), for tests.
+ *   -p: probe: only warm ping-pongs at these sizes (psins-calibrate --check compares them
+ *       with a machine file's), no memcpy, overheads, eager probe or collectives.
  *
  * Output (rank 0, stdout), one measurement per line, `key=value` fields:
  *   rank r=<i> host=<name> cpu=<cpu> cpus_allowed=<n> cpus_online=<n>
@@ -43,6 +45,7 @@ static MPI_Comm P; /* ranks 0 and 1: every point-to-point measurement */
 static double budget = 0.02;
 static char *pool;
 static size_t slot;
+static const char *probe; /* -p: the sizes to probe, comma-separated */
 
 /* The buffer for this repetition: the same one (warm) or the next slice of the pool (cold). */
 static char *buffer(int cold, size_t bytes)
@@ -290,6 +293,27 @@ static void identify(void)
     printf("timer overhead_ns=%.1f\n", (t1 - t0) / 1000 * 1e9);
 }
 
+/* -p: warm ping-pongs only, trials outermost as in the full run. */
+static void probe_sizes(void)
+{
+    int bytes[32], reps[32], n = 0;
+    for (const char *c = probe; *c && n < 32; c = strchr(c, ',') ? strchr(c, ',') + 1 : "") {
+        long b = atol(c);
+        bytes[n++] = b < 0 ? 0 : b > (long)MAX_BYTES ? (int)MAX_BYTES : (int)b;
+    }
+    if (rank < 2) {
+        for (int i = 0; i < n; i++)
+            reps[i] = pingpong_reps(0, bytes[i]);
+        for (int k = 0; k < trials; k++)
+            for (int i = 0; i < n; i++)
+                pingpong(0, bytes[i], reps[i], k);
+    }
+    MPI_Barrier(W);
+    if (rank == 0)
+        printf("done\n");
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -302,6 +326,8 @@ int main(int argc, char **argv)
             trials = atoi(argv[++i]);
         else if (strcmp(argv[i], "-q") == 0)
             quick = 1;
+        else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc)
+            probe = argv[++i];
         else {
             if (rank == 0)
                 fprintf(stderr, "psins-calib-worker: unknown argument `%s`\n", argv[i]);
@@ -317,6 +343,11 @@ int main(int argc, char **argv)
     pool = malloc(2 * (size_t)POOL);
     memset(pool, 1, 2 * (size_t)POOL); /* fault every page in before timing anything */
     identify();
+    if (probe) {
+        probe_sizes();
+        MPI_Finalize();
+        return 0;
+    }
     if (rank == 0)
         memcpy_rate();
     /* sizes: 0, then powers of 2 (quick: powers of 8) up to 4 MiB */

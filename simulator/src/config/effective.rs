@@ -401,6 +401,16 @@ pub fn print(m: &Machine) -> String {
         if let Some(n) = c.trials {
             let _ = writeln!(s, "trials = {n}");
         }
+        if let Some(points) = &c.check {
+            let items: Vec<String> = points
+                .iter()
+                .map(|p| {
+                    let spread = p.spread.map_or(String::new(), |x| format!(", spread = {x}"));
+                    format!("{{ bytes = {}, half_rtt = \"{}\"{spread} }}", p.bytes, p.half_rtt)
+                })
+                .collect();
+            let _ = writeln!(s, "check = [{}]", items.join(", "));
+        }
     }
     s
 }

@@ -30,6 +30,19 @@ pub struct CalibratedSection {
     pub buffers: Option<String>,
     pub trials: Option<u32>,
     pub noisy: Option<String>,
+    /// Warm half round trips `psins-calibrate --check` measures again to tell whether the
+    /// host still matches this file; the models do not use them.
+    pub check: Option<Vec<CheckPoint>>,
+}
+
+/// One `[calibrated] check` point: the median warm half round trip at `bytes` and its
+/// interquartile spread (a fraction).
+#[derive(Debug, Deserialize, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CheckPoint {
+    pub bytes: u64,
+    pub half_rtt: Time,
+    pub spread: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

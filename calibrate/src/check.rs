@@ -1,0 +1,246 @@
+//! `psins-calibrate --check FILE`: is this host still the machine FILE describes?
+//!
+//! A calibration is only as good as the host's state when it ran. A virtual machine can move
+//! between speed states (this project's own VM: a 0-byte half round trip of 0.13 µs in one,
+//! 0.55 µs in the other, for hours at a time), and a node can be reconfigured or shared. The
+//! calibration writes a few warm half round trips into `[calibrated] check`; the check
+//! measures the same sizes again in a second or two and compares: exit 0 when every one is
+//! within the tolerance, exit 1 naming the first that is not.
+
+use crate::error::Error;
+use crate::fit::{figure, Figure};
+use crate::samples::Samples;
+use std::fmt::Write;
+use std::path::Path;
+
+/// One reference point of a machine file: a warm half round trip at `bytes`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reference {
+    pub bytes: u64,
+    pub half_rtt: f64,
+    pub spread: f64,
+}
+
+/// The sizes the check probes, from the sizes a calibration measured: the smallest (the
+/// latency), those nearest 1 KiB and 64 KiB (eager copies) and the largest (bandwidth).
+pub fn pick(series: &[(u64, Figure)]) -> Vec<Reference> {
+    let nearest = |target: f64| {
+        series.iter().filter(|(b, _)| *b > 0).min_by(|(a, _), (b, _)| {
+            let d = |x: u64| ((x as f64).log2() - target.log2()).abs();
+            d(*a).total_cmp(&d(*b))
+        })
+    };
+    let mut out: Vec<Reference> = Vec::new();
+    let candidates = [series.first(), nearest(1024.0), nearest(65536.0), series.last()];
+    for (b, f) in candidates.into_iter().flatten() {
+        if !out.iter().any(|r| r.bytes == *b) {
+            out.push(Reference { bytes: *b, half_rtt: f.median, spread: f.spread });
+        }
+    }
+    out
+}
+
+/// The `check = [...]` line of `[calibrated]`.
+pub fn toml_line(refs: &[Reference]) -> String {
+    let items: Vec<String> = refs
+        .iter()
+        .map(|r| {
+            format!("{{ bytes = {}, half_rtt = \"{:.4}us\", spread = {:.3} }}", r.bytes, r.half_rtt * 1e6, r.spread)
+        })
+        .collect();
+    format!("check = [{}]", items.join(", "))
+}
+
+/// What the machine file says: its reference points and the launcher it was calibrated with.
+pub struct Calibrated {
+    pub references: Vec<Reference>,
+    pub launcher: Option<String>,
+}
+
+pub fn read(path: &Path) -> Result<Calibrated, Error> {
+    let bad = |why: String| Error::Check(format!("{}: {why}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read: {e}")))?;
+    let doc: toml::Table =
+        text.parse().map_err(|e: toml::de::Error| bad(format!("not a machine file: {}", e.message())))?;
+    let cal = doc
+        .get("calibrated")
+        .and_then(|c| c.as_table())
+        .ok_or_else(|| bad("no [calibrated] section: not written by psins-calibrate".into()))?;
+    let list = cal.get("check").and_then(|c| c.as_array()).ok_or_else(|| {
+        bad("[calibrated] has no `check` points (written by an older psins-calibrate: recalibrate)".into())
+    })?;
+    let mut references = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let point = |why: &str| bad(format!("[calibrated] check point {}: {why}", i + 1));
+        let t = item.as_table().ok_or_else(|| point("not a table"))?;
+        let bytes = t.get("bytes").and_then(|v| v.as_integer()).filter(|b| *b >= 0).ok_or_else(|| point("no bytes"))?;
+        let half_rtt = t
+            .get("half_rtt")
+            .and_then(|v| v.as_str())
+            .and_then(seconds)
+            .filter(|s| *s > 0.0)
+            .ok_or_else(|| point("no half_rtt time (e.g. \"0.127us\")"))?;
+        let spread = t.get("spread").and_then(|v| v.as_float()).unwrap_or(0.0);
+        references.push(Reference { bytes: bytes as u64, half_rtt, spread });
+    }
+    if references.is_empty() {
+        return Err(bad("[calibrated] check is empty".into()));
+    }
+    let launcher = cal.get("launcher").and_then(|v| v.as_str()).map(str::to_string);
+    Ok(Calibrated { references, launcher })
+}
+
+/// "0.127us" and the other time units psins machine files take, in seconds.
+fn seconds(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let split = s.find(|c: char| c.is_ascii_alphabetic())?;
+    let (n, unit) = s.split_at(split);
+    let scale = match unit {
+        "s" => 1.0,
+        "ms" => 1e-3,
+        "us" => 1e-6,
+        "ns" => 1e-9,
+        "ps" => 1e-12,
+        _ => return None,
+    };
+    n.trim().parse::<f64>().ok().map(|v| v * scale).filter(|v| v.is_finite())
+}
+
+/// The worker's `-p` argument for these references.
+pub fn probe_arg(refs: &[Reference]) -> String {
+    refs.iter().map(|r| r.bytes.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// Compares the probe's medians with the references: the table of every size, and Ok when
+/// every one is within `tolerance` (a fraction) of the file; Err naming the first that is
+/// not, or a probe too noisy (spread above `max_spread`) to say either way.
+pub fn compare(
+    file: &Path,
+    refs: &[Reference],
+    s: &Samples,
+    tolerance: f64,
+    max_spread: f64,
+) -> (String, Result<(), Error>) {
+    let mut table = String::new();
+    let _ = writeln!(table, "{:>10}  {:>12}  {:>12}  {:>8}", "bytes", "calibrated", "now", "change");
+    let mut first_off = None;
+    let mut noisy = None;
+    for r in refs {
+        let Some(trials) = s.pingpong.get(&("warm".to_string(), r.bytes)) else {
+            return (table, Err(Error::Worker(format!("the probe printed no warm ping-pong of {} bytes", r.bytes))));
+        };
+        let now = figure(trials);
+        let change = now.median / r.half_rtt - 1.0;
+        let _ = writeln!(
+            table,
+            "{:>10}  {:>9.3} us  {:>9.3} us  {:>+7.1} %",
+            r.bytes,
+            r.half_rtt * 1e6,
+            now.median * 1e6,
+            change * 100.0
+        );
+        if noisy.is_none() && now.spread > max_spread {
+            noisy = Some(format!(
+                "{} B half round trip spread {:.1} % over the probe's trials",
+                r.bytes,
+                now.spread * 100.0
+            ));
+        }
+        if first_off.is_none() && change.abs() > tolerance {
+            first_off = Some(format!(
+                "{} B half round trip {:.3} us now against {:.3} us calibrated ({:+.1} %, tolerance {:.0} %)",
+                r.bytes,
+                now.median * 1e6,
+                r.half_rtt * 1e6,
+                change * 100.0,
+                tolerance * 100.0
+            ));
+        }
+    }
+    let verdict = match (noisy, first_off) {
+        (Some(why), _) => {
+            Err(Error::Check(format!("too noisy to tell: {why} (rerun on an idle host or raise --max-spread)")))
+        }
+        (None, Some(why)) => {
+            Err(Error::Changed(format!("this host no longer matches {}: {why}; recalibrate", file.display())))
+        }
+        (None, None) => Ok(()),
+    };
+    (table, verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(median: f64) -> Figure {
+        Figure { median, spread: 0.02 }
+    }
+
+    #[test]
+    fn picks_latency_eager_and_bandwidth_sizes() {
+        let full: Vec<(u64, Figure)> =
+            std::iter::once(0).chain((0..=22).map(|k| 1u64 << k)).map(|b| (b, f(1e-7 + b as f64 * 1e-10))).collect();
+        let got: Vec<u64> = pick(&full).iter().map(|r| r.bytes).collect();
+        assert_eq!(got, vec![0, 1024, 65536, 4 << 20]);
+        // --quick measures powers of 8: the nearest on a log scale.
+        let quick: Vec<(u64, Figure)> =
+            [0u64, 1, 8, 64, 512, 4096, 32768, 262144, 2097152].iter().map(|&b| (b, f(1e-6))).collect();
+        let got: Vec<u64> = pick(&quick).iter().map(|r| r.bytes).collect();
+        assert_eq!(got, vec![0, 512, 65536 / 2, 2097152]);
+    }
+
+    #[test]
+    fn the_line_reads_back() {
+        let refs = vec![
+            Reference { bytes: 0, half_rtt: 1.27e-7, spread: 0.064 },
+            Reference { bytes: 4 << 20, half_rtt: 2.956e-4, spread: 0.021 },
+        ];
+        let dir = std::env::temp_dir().join(format!("psins-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("m.toml");
+        std::fs::write(&p, format!("[calibrated]\nlauncher = \"mpirun -n 2\"\n{}\n", toml_line(&refs))).unwrap();
+        let c = read(&p).unwrap();
+        assert_eq!(c.launcher.as_deref(), Some("mpirun -n 2"));
+        assert_eq!(c.references.len(), 2);
+        assert!((c.references[0].half_rtt - 1.27e-7).abs() < 1e-12 && c.references[1].bytes == 4 << 20);
+        std::fs::write(&p, "[calibrated]\nlauncher = \"mpirun -n 2\"\n").unwrap();
+        assert!(read(&p).err().unwrap().to_string().contains("older psins-calibrate"));
+        std::fs::write(&p, "[calibrated]\ncheck = [{ bytes = 0, half_rtt = \"fast\" }]\n").unwrap();
+        assert!(read(&p).err().unwrap().to_string().contains("check point 1: no half_rtt"));
+    }
+
+    fn probe(points: &[(u64, &[f64])]) -> Samples {
+        let mut s = Samples::default();
+        for (b, t) in points {
+            s.pingpong.insert(("warm".into(), *b), t.to_vec());
+        }
+        s
+    }
+
+    #[test]
+    fn a_slower_host_is_named_a_steady_one_passes() {
+        let refs = [
+            Reference { bytes: 0, half_rtt: 1.3e-7, spread: 0.05 },
+            Reference { bytes: 1 << 20, half_rtt: 7.4e-5, spread: 0.03 },
+        ];
+        let p = Path::new("shm.toml");
+        let same = probe(&[(0, &[1.31e-7, 1.32e-7, 1.30e-7]), (1 << 20, &[7.5e-5, 7.6e-5, 7.4e-5])]);
+        assert!(compare(p, &refs, &same, 0.2, 0.25).1.is_ok());
+        // The other state of this VM: every size slower, the latency four times.
+        let other = probe(&[(0, &[5.5e-7, 5.5e-7, 5.6e-7]), (1 << 20, &[1.3e-4, 1.3e-4, 1.3e-4])]);
+        let (table, e) = compare(p, &refs, &other, 0.2, 0.25);
+        assert!(table.contains("+323.1 %"), "{table}");
+        let e = e.unwrap_err();
+        assert_eq!(e.exit_code(), 1);
+        let e = e.to_string();
+        assert!(
+            e.contains(
+                "no longer matches shm.toml: 0 B half round trip 0.550 us now against 0.130 us calibrated (+323.1 %"
+            ),
+            "{e}"
+        );
+        let noisy = probe(&[(0, &[1.3e-7, 5e-7, 9e-7, 1.3e-7]), (1 << 20, &[7.5e-5, 7.5e-5, 7.5e-5])]);
+        assert!(compare(p, &refs, &noisy, 0.2, 0.25).1.unwrap_err().to_string().contains("too noisy to tell"));
+    }
+}

@@ -7,6 +7,15 @@ use crate::units::secs;
 use psins_plot::{time_unit, Bars, Layer, Lines, Marker, Series, XAxis};
 use psins_torus::synth::SynthResult;
 
+/// A path's last part, for chart titles: `runs/cg.psins` → `cg.psins` (a workload spec such
+/// as `gen:ring:ranks=8` stays whole). The one helper of psins-sim's and the sweeps' charts.
+pub fn short_name(p: &str) -> String {
+    if p.starts_with("gen:") {
+        return p.to_string();
+    }
+    std::path::Path::new(p).file_name().map_or(p.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// More ranks than this are drawn as this many blocks of neighbouring ranks, each bar their
 /// mean, so a million-rank replay still gives a small, readable SVG.
 pub const MAX_BARS: usize = 256;
@@ -72,4 +81,17 @@ pub fn write(chart: &dyn psins_plot::Plot, out: psins_formats::Output) -> Result
     let svg = chart.svg().map_err(|e| SimError::Input(format!("--plot {}: {e}", out.path().display())))?;
     std::fs::write(out.temp_path(), svg).map_err(|e| SimError::output(out.path(), e))?;
     out.commit().map_err(SimError::OutputFile)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_name;
+
+    #[test]
+    fn chart_titles_name_the_file_not_its_folders() {
+        assert_eq!(short_name("runs/2026/cg.psins"), "cg.psins");
+        assert_eq!(short_name("/abs/configs/bus-cluster.toml"), "bus-cluster.toml");
+        assert_eq!(short_name("cg.psins"), "cg.psins");
+        assert_eq!(short_name("gen:pingpong:ranks=2,bytes=1KiB"), "gen:pingpong:ranks=2,bytes=1KiB");
+    }
 }

@@ -3,6 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use psins_formats::{note, output::print, Output};
 use psins_sim::error::{chain, parse_args, SimError};
+use psins_sim::plot::short_name;
 use psins_sim::source::{compact::CompactTrace, synth::SynthSource, synth::Workload, synth::SPEC_HELP, TracerOverhead};
 use psins_sim::timeline::Timeline;
 use psins_sim::{model, provenance, simulate_report, Machine, Options, Report, Result};
@@ -266,16 +267,8 @@ fn run(a: &RunArgs) -> Result<()> {
     if let Some(o) = tl_out {
         o.commit().map_err(SimError::OutputFile)?;
     }
-    let plot = plot.map(|o| (o, format!("{} on {}", file_name(trace), file_name(&machine.to_string_lossy()))));
+    let plot = plot.map(|o| (o, format!("{} on {}", short_name(trace), short_name(&machine.to_string_lossy()))));
     output(a, json, plot, &report)
-}
-
-/// A path's last part (a workload spec stays whole), for chart titles.
-fn file_name(p: &str) -> String {
-    if p.starts_with("gen:") {
-        return p.to_string();
-    }
-    Path::new(p).file_name().map_or(p.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 fn output(a: &RunArgs, json: Option<Output>, plot: Option<(Output, String)>, report: &Report) -> Result<()> {

@@ -3,6 +3,7 @@
 //! several). A sweep of machine files alone puts the files on the x axis.
 
 use super::merge::Merged;
+use crate::plot::short_name;
 use crate::units::{parse_bandwidth, parse_bytes, parse_time};
 use psins_plot::{time_unit, Lines, Series, XAxis};
 use serde_json::Value;
@@ -60,7 +61,7 @@ pub fn chart(m: &Merged) -> Lines {
     for r in &m.rows {
         let mut name: Vec<String> = Vec::new();
         if several && x_key.is_some() {
-            name.push(short(r["machine"].as_str().unwrap_or("")));
+            name.push(short_name(r["machine"].as_str().unwrap_or("")));
         }
         name.extend(keys.iter().filter(|k| Some(**k) != x_key).map(|k| format!("{k}={}", vary(r, k))));
         let name = if name.is_empty() { "predicted".to_string() } else { name.join(", ") };
@@ -72,9 +73,10 @@ pub fn chart(m: &Merged) -> Lines {
         }
     }
     let trace = m.def["trace"]["path"].as_str().or(m.def["trace"]["spec"].as_str()).unwrap_or("trace");
-    let on = if several { String::new() } else { format!(" on {}", short(machines.first().copied().unwrap_or(""))) };
+    let on =
+        if several { String::new() } else { format!(" on {}", short_name(machines.first().copied().unwrap_or(""))) };
     Lines {
-        title: format!("Predicted run time of {}{on}", short(trace)),
+        title: format!("Predicted run time of {}{on}", short_name(trace)),
         x_label,
         y_label: format!("predicted time ({unit})"),
         x: x_axis,
@@ -82,14 +84,6 @@ pub fn chart(m: &Merged) -> Lines {
         series,
         markers: Vec::new(),
     }
-}
-
-/// A file's name without its folders (a spec stays whole).
-fn short(p: &str) -> String {
-    if p.starts_with("gen:") {
-        return p.to_string();
-    }
-    std::path::Path::new(p).file_name().map_or(p.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// Values read as numbers: how to turn one into x, the axis unit, and whether the spread

@@ -287,13 +287,13 @@ impl Tracer {
         }
     }
 
-    /// Writes a run of polls that has ended (the open one, if any, stays open).
+    /// Writes a run of polls that has ended. Its push runs at the full limit, so that it does
+    /// not take push's out-of-line path to write the run that is open (fold_poll's new one),
+    /// which comes after it. The limit stays full: `fold_poll` sets 0 again for the open run,
+    /// and after `end_run` none is open.
     fn write_run(&mut self, run: PollRun) {
         self.limit = self.buffer_limit;
         self.push(run.gap, run.dur, run.op(), &[]);
-        if self.run.calls != 0 {
-            self.limit = 0;
-        }
     }
 
     /// The open run of polls into the buffer when it fits without a write (a signal handler:

@@ -111,9 +111,15 @@ impl<G: FlowGraph> FlowModel<G> {
         self.done.clear();
     }
 
+    /// Makes sure a model event comes at the network's next end, or now if arrivals wait for
+    /// their solve: every send of this instant joins that one solve.
     fn arm(&mut self, ctx: &mut NetCtx) {
-        let Some(end) = self.net.next_end() else { return };
-        let at = self.ps_of(end).max(ctx.now);
+        let at = if self.net.unsettled() {
+            ctx.now
+        } else {
+            let Some(end) = self.net.next_end() else { return };
+            self.ps_of(end).max(ctx.now)
+        };
         if self.armed.is_some_and(|a| a <= at && a >= ctx.now) {
             return;
         }
@@ -152,6 +158,7 @@ impl<G: FlowGraph> NetworkModel for FlowModel<G> {
         }
         // A hair past now: the event's picosecond was rounded up from the flow's end.
         let cycle = self.cycle_of(ctx.now) * (1.0 + 1e-12) + 1e-9;
+        // Solves first if sends of this instant wait for it.
         self.net.advance_to(cycle, &mut self.done);
         self.report(ctx);
         self.arm(ctx);

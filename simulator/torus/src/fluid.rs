@@ -7,11 +7,16 @@
 //! without the rounding of packets to whole phits. No buffers, no packets: for runs too
 //! large for packets.
 //!
-//! **Incremental**, as SimGrid's lmm: a flow's arrival or departure re-solves only the
-//! connected component of links and flows it touches (links sharing a flow, flows sharing a
-//! link); every other flow keeps its rate, which max-min fairness leaves unchanged there. A
+//! **Incremental**, as SimGrid's lmm: a solve re-solves only the connected components of
+//! links and flows (links sharing a flow, flows sharing a link) that arrivals and departures
+//! touched; every other flow keeps its rate, which max-min fairness leaves unchanged there. A
 //! flow keeps its bytes left at the time its rate last changed and its end time sits in a
 //! heap, so nothing is done per event for flows whose rate stays (SimGrid's lazy update).
+//! **Once per instant**, as SimGrid solves once before time advances: arrivals and
+//! departures only mark their links; the solve runs in [`FluidNetwork::advance_to`], before
+//! time moves on (the caller advances to the same instant to solve it), so
+//! the thousands of flows a stencil starts at one instant cost one solve, not one each.
+//! Rates hold between instants only, so the result is the same as solving at every arrival.
 //!
 //! **Latency first** ([`FluidNetwork::latency_first`], SimGrid's CM02 order): a flow waits
 //! its route's latency before it takes bandwidth, and is delivered when its last byte has
@@ -62,6 +67,8 @@ pub struct FluidNetwork<G: FlowGraph> {
     starts: BinaryHeap<Reverse<(Share, u32)>>,
     waiting: Vec<(u64, u32, u32, u64)>,
     free_waiting: Vec<u32>,
+    /// Solves run (each of the components touched since the one before).
+    solves: u64,
 }
 
 impl<G: FlowGraph> FluidNetwork<G> {
@@ -82,6 +89,7 @@ impl<G: FlowGraph> FluidNetwork<G> {
             starts: BinaryHeap::new(),
             waiting: Vec::new(),
             free_waiting: Vec::new(),
+            solves: 0,
         }
     }
 
@@ -107,6 +115,11 @@ impl<G: FlowGraph> FluidNetwork<G> {
         (self.flows_done, self.bytes_done)
     }
 
+    /// Max-min solves so far: one per instant at which flows arrived or left.
+    pub fn solves(&self) -> u64 {
+        self.solves
+    }
+
     /// A message of `bytes` from node src to node dst starting at `time` (not before the
     /// time already reached); `user` comes back with its delivery. Deliveries of flows that
     /// ended before `time` are appended to `done` first.
@@ -123,7 +136,9 @@ impl<G: FlowGraph> FluidNetwork<G> {
         if src >= nodes || dst >= nodes {
             return Err(format!("message {user}: node {src}→{dst} out of range (the network has {nodes} nodes)"));
         }
-        self.advance_to(time, done);
+        if time > self.now {
+            self.advance_to(time, done);
+        }
         if self.latency_first {
             let latency = self.route(src, dst).1;
             let w = (user, src, dst, bytes);
@@ -175,12 +190,18 @@ impl<G: FlowGraph> FluidNetwork<G> {
         let version = flow.version.wrapping_add(1);
         let bytes = bytes as f64;
         *flow = Flow { user, bytes, left: bytes, since: self.now, latency, version };
-        self.reshare();
+    }
+
+    /// Flows arrived or left since the last solve: [`FluidNetwork::next_end`] waits for an
+    /// [`FluidNetwork::advance_to`].
+    pub fn unsettled(&self) -> bool {
+        self.sharing.unsolved()
     }
 
     /// The next time (fractional) at which a flow's last byte leaves or a latency-first flow
-    /// starts taking bandwidth, if any.
+    /// starts taking bandwidth, if any. Only when not [`FluidNetwork::unsettled`].
     pub fn next_end(&self) -> Option<f64> {
+        debug_assert!(!self.unsettled(), "next_end before settle");
         let end = self.ends.peek().map(|Reverse((Share(t), _, _))| *t);
         let start = self.starts.peek().map(|Reverse((Share(t), _))| *t);
         match (end, start) {
@@ -190,19 +211,27 @@ impl<G: FlowGraph> FluidNetwork<G> {
     }
 
     /// Runs to `time`, appending (user, delivery time) of every flow whose last byte left
-    /// by then (its delivery may be later: the route's latency is added).
+    /// by then (its delivery may be later: the route's latency is added). Solves first at
+    /// every instant whose arrivals or departures are not solved yet.
     pub fn advance_to(&mut self, time: f64, done: &mut Vec<(u64, f64)>) {
-        while let Some(end) = self.next_end().filter(|&t| t <= time) {
+        loop {
+            self.solve();
+            let Some(end) = self.next_end().filter(|&t| t <= time) else { break };
             self.now = self.now.max(end);
-            if let Some(&Reverse((Share(t), i))) = self.starts.peek() {
-                if t <= end {
-                    // Starts before ends at the same time: the start joins the solve.
-                    self.starts.pop();
-                    self.free_waiting.push(i);
-                    let (user, src, dst, bytes) = self.waiting[i as usize];
-                    self.start(user, src, dst, bytes);
-                    continue;
+            // Starts before ends at the same time: every start due now joins the solve.
+            let mut started = false;
+            while let Some(&Reverse((Share(t), i))) = self.starts.peek() {
+                if t > end {
+                    break;
                 }
+                self.starts.pop();
+                self.free_waiting.push(i);
+                let (user, src, dst, bytes) = self.waiting[i as usize];
+                self.start(user, src, dst, bytes);
+                started = true;
+            }
+            if started {
+                continue;
             }
             // Every flow with (almost) nothing left now ends now.
             while let Some(&Reverse((Share(t), f, version))) = self.ends.peek() {
@@ -221,7 +250,6 @@ impl<G: FlowGraph> FluidNetwork<G> {
                 self.bytes_done += flow.bytes;
                 self.sharing.remove(f);
             }
-            self.reshare();
         }
         self.now = self.now.max(time);
     }
@@ -230,9 +258,13 @@ impl<G: FlowGraph> FluidNetwork<G> {
         self.sharing.is_live(f) && self.flows[f as usize].version == version
     }
 
-    /// Re-solves the components touched since the last solve; every flow whose rate changed
-    /// banks its progress at the old rate and gets a new end.
-    fn reshare(&mut self) {
+    /// Re-solves the components touched since the last solve, if any; every flow whose rate
+    /// changed banks its progress at the old rate and gets a new end.
+    fn solve(&mut self) {
+        if !self.sharing.unsolved() {
+            return;
+        }
+        self.solves += 1;
         let mut changed = std::mem::take(&mut self.changed);
         changed.clear();
         self.sharing.solve(&mut changed);
@@ -354,6 +386,23 @@ mod tests {
         // then goes at 1 GB/s and ends at 3 µs. 2→3 is not touched: it ends at 1 µs.
         let msgs = [(1, 0, 1, 2000, 0.0), (2, 2, 3, 1000, 0.0), (3, 4, 1, 1000, 0.5e6)];
         near(&run(&mut cluster(None), &msgs), &[(1, 4e6), (2, 2e6), (3, 3.5e6)]);
+    }
+
+    #[test]
+    fn flows_arriving_at_one_instant_cost_one_solve() {
+        // 16 flows, every node to the next, all at cycle 0, 400 B: each alone on its
+        // injection and ejection port (4 B/cycle), so 100 cycles + the head latency (5 in a
+        // leaf, 9 across); one solve for the 16 arrivals, one for their 16 departures at 100.
+        let mut net = tree();
+        let msgs: Vec<_> = (0..16).map(|n| (n as u64, n, (n + 1) % 16, 400, 0.0)).collect();
+        let done = run(&mut net, &msgs);
+        let want: Vec<_> = (0..16).map(|n| (n as u64, if n % 4 == 3 { 109.0 } else { 105.0 })).collect();
+        assert_eq!(done, want);
+        assert_eq!(net.solves(), 2);
+        // A flow of no bytes ends at its instant's solve: delivered after its latency alone.
+        let mut net = tree();
+        assert_eq!(run(&mut net, &[(1, 0, 1, 0, 7.0), (2, 0, 1, 400, 7.0)]), vec![(1, 12.0), (2, 112.0)]);
+        assert_eq!(net.solves(), 3);
     }
 
     #[test]

@@ -107,6 +107,11 @@ impl Sharing {
         self.free.push(f);
     }
 
+    /// Flows were added or removed since the last [`Sharing::solve`].
+    pub fn unsolved(&self) -> bool {
+        !self.seeds.is_empty()
+    }
+
     pub fn is_live(&self, f: u32) -> bool {
         self.live.get(f as usize).copied().unwrap_or(false)
     }

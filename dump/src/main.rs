@@ -38,15 +38,16 @@ struct Args {
     profile: bool,
     /// Write the measured run as a Chrome trace-event timeline to OUT (`-`: stdout), with
     /// psins-sim --timeline's tracks (one per rank, computation and call slices with their
-    /// args) so that measured and predicted open side by side in Perfetto. Times are the
-    /// recorded gaps and durations; every rank's MPI_Init returns at the same time.
+    /// args, a flow arrow per message) so that measured and predicted open side by side in
+    /// Perfetto. Times are the recorded gaps and durations; every rank's MPI_Init returns at
+    /// the same time.
     #[arg(long, value_name = "OUT", conflicts_with_all = ["stats", "task", "profile", "json"])]
     timeline: Option<PathBuf>,
     /// Ranks in the timeline, e.g. 0-15,64.
     #[arg(long, value_name = "LIST", requires = "timeline")]
     timeline_ranks: Option<String>,
     /// Time window of the timeline, e.g. 1ms..5ms (either side may be empty); slices are
-    /// clipped to it.
+    /// clipped to it, arrows kept when both ends are inside.
     #[arg(long, value_name = "START..END", requires = "timeline")]
     timeline_window: Option<String>,
     /// With --profile: also draw the message-size histogram (point-to-point sends, in

@@ -90,12 +90,49 @@ fn measured_slices_are_the_recorded_times() {
     assert_eq!(send["args"], serde_json::json!({"record": 1, "peer": 1, "bytes": 1000, "tag": 7, "comm": 0}));
 }
 
-/// Rank 1 only, window [1.5us, 21.5us]: its first receive and second, clipped.
+/// Per flow id, its events as (phase, rank, time in ps), in file order.
+fn flows(ev: &[Value]) -> std::collections::BTreeMap<u64, Vec<(String, u64, u64)>> {
+    let mut f = std::collections::BTreeMap::<u64, Vec<_>>::new();
+    for e in ev.iter().filter(|e| e["cat"] == "msg") {
+        let ps = (e["ts"].as_f64().unwrap() * 1e6).round() as u64;
+        f.entry(e["id"].as_u64().unwrap()).or_default().push((
+            e["ph"].as_str().unwrap().to_string(),
+            e["tid"].as_u64().unwrap(),
+            ps,
+        ));
+    }
+    f
+}
+
+/// One arrow per message, each with one start and one finish, from the middle of the send
+/// to the middle of the receive that took it (in order: the first send to the first
+/// receive). Send 1 [10_063, 12_064) ns → receive [1_060, 21_071); send 2 [13_064, 17_071)
+/// → receive [21_071, 22_070).
+#[test]
+fn an_arrow_per_message() {
+    let ev = timeline(&[]);
+    let got: Vec<Vec<(String, u64, u64)>> = flows(&ev).into_values().collect();
+    let e = |ph: &str, rank, ps| (ph.to_string(), rank, ps);
+    assert_eq!(
+        got,
+        vec![vec![e("s", 0, 11_063_500), e("f", 1, 11_065_500)], vec![e("s", 0, 15_067_500), e("f", 1, 21_570_500)],]
+    );
+    let finish = ev.iter().find(|e| e["ph"] == "f").unwrap();
+    assert_eq!(finish["bp"], "e", "a finish binds to the slice around it");
+}
+
+/// Rank 1 only, window [1.5us, 21.5us]: its first receive and second, clipped; no arrows
+/// (rank 0 is not shown). Both ranks in [1.5us, 21.5us]: only the first message has both
+/// ends inside.
 #[test]
 fn rank_and_window_selection() {
     let ev = timeline(&["--timeline-ranks", "1", "--timeline-window", "1.5us..21.5us"]);
     assert!(slices(&ev, 0).is_empty());
     assert_eq!(slices(&ev, 1), vec![s("MPI_Recv", 1_500, 19_571), s("MPI_Recv", 21_071, 429)]);
+    assert!(flows(&ev).is_empty());
+    let ev = timeline(&["--timeline-window", "1.5us..21.5us"]);
+    let f: Vec<_> = flows(&ev).into_values().map(|v| v.iter().map(|x| x.2).collect::<Vec<_>>()).collect();
+    assert_eq!(f, vec![vec![11_063_500, 11_065_500]]);
 }
 
 #[test]

@@ -6,12 +6,14 @@
 //! (`c-headers/mpi_functions.tbl`, read by [`mpi_table`] at build time into [`functions`]):
 //! the ids of `other` records and the names every tool prints calls with.
 pub mod codec;
+pub mod comms;
 mod encode;
 pub mod error;
 mod fast;
 pub mod functions;
 pub mod log;
 pub mod magic;
+pub mod messages;
 pub mod mpi_table;
 pub mod output;
 pub mod polls;

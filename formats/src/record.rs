@@ -553,6 +553,18 @@ impl Default for Record {
     }
 }
 
+/// A record on its rank's measured clock ([`Record::place`]), ns since the rank's MPI_Init
+/// returned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Placement {
+    /// The computation before the call: [burst.0, burst.1).
+    pub burst: (u64, u64),
+    /// The call, [call.0, call.1); the next record's burst begins at its end. MPI_Init's is
+    /// empty at 0 (its time is before the run: launch and clock alignment), MPI_Finalize's
+    /// empty at its entry (the run ends there), an expansion step's empty.
+    pub call: (u64, u64),
+}
+
 impl Record {
     /// What this record adds to its rank's measured span and MPI time, in ns: (gap, duration).
     /// The span runs from MPI_Init's return to MPI_Finalize's entry: Init's gap is launch skew
@@ -569,6 +581,20 @@ impl Record {
         }
     }
 
+    /// Where this record sits on its rank's measured clock, its burst beginning at `now`
+    /// (where the previous record's call ended; 0 for the first). The one layout of a measured
+    /// run every view uses (the Paraver and OTF2 exports, `psins-dump --timeline`), as
+    /// docs/format.md defines it: time 0 is the rank's MPI_Init return, records follow end
+    /// to end by [`Record::span_part`], and a `poll` record's call is its run, first call's
+    /// entry to last call's exit, with the computation between its calls inside.
+    #[inline]
+    pub fn place(&self, now: u64) -> Placement {
+        let (gap, dur) = self.span_part();
+        let inside = if let Op::Poll { between_ns, .. } = self.op { between_ns.min(gap) } else { 0 };
+        let begin = now.saturating_add(gap - inside);
+        Placement { burst: (now, begin), call: (begin, now.saturating_add(gap).saturating_add(dur)) }
+    }
+
     pub fn new(gap_ns: u64, dur_ns: u64, op: Op) -> Record {
         Record { gap_ns, dur_ns, op, list: Vec::new() }
     }
@@ -578,5 +604,25 @@ impl Record {
     }
     pub fn kind(&self) -> Kind {
         self.op.kind()
+    }
+}
+
+#[cfg(test)]
+mod place_tests {
+    use super::*;
+
+    /// Init at 0 whatever its times; a send after a 7 ns burst; a poll run of 3 calls with
+    /// 5 ns between them after a 2 ns burst (gap 2, between 5, duration 4): the run is
+    /// [9 + 2, 9 + 2 + 5 + 4); Finalize ends the run at its entry.
+    #[test]
+    fn one_layout() {
+        let init = Record::new(100, 50, Op::Init { thread_level: 0 });
+        assert_eq!(init.place(0), Placement { burst: (0, 0), call: (0, 0) });
+        let send = Record::new(7, 2, Op::Send { mode: SendMode::Standard, peer: 1, tag: 0, bytes: 8, comm: 0 });
+        assert_eq!(send.place(0), Placement { burst: (0, 7), call: (7, 9) });
+        let poll =
+            Op::Poll { func: PollFn::Test, calls: 3, between_ns: 5, min_gap_ns: 1, count: 1, peer: 0, tag: 0, comm: 0 };
+        assert_eq!(Record::new(2, 4, poll).place(9), Placement { burst: (9, 11), call: (11, 20) });
+        assert_eq!(Record::new(3, 40, Op::Finalize).place(20), Placement { burst: (20, 23), call: (23, 23) });
     }
 }

@@ -7,7 +7,6 @@
 //! (`psins_consolidate`), so imported traces get the checks traced ones get: so far SimGrid TI
 //! (`psins-import --from ti`) and sst-dumpi traces (`psins-import --from dumpi`, docs/interop-dumpi.md).
 
-pub mod comms;
 pub mod dumpi;
 pub mod otf2;
 pub mod paraver;

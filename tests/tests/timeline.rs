@@ -1,7 +1,7 @@
 //! Timelines of a real traced run (the stencil2d test app at 4 ranks under real `mpirun`):
 //! the measured one (`psins-dump --timeline`) has every call with exactly its recorded
-//! duration; the predicted one (`psins-sim --timeline`) one flow arrow per point-to-point
-//! message of the trace, from its sender to its receiver. Both files parse.
+//! duration (a poll record's run); both one flow arrow per point-to-point message of the
+//! trace, from its sender to its receiver. Both files parse.
 
 use psins_e2e::*;
 use psins_formats::{Op, Record, TraceReader, PROC_NULL};
@@ -31,8 +31,11 @@ fn measured_and_predicted_timelines_of_a_traced_stencil() {
         let mut c = tr.task(t, 1 << 16).unwrap();
         let mut d = Vec::new();
         while c.next(&mut rec).unwrap() {
-            if !matches!(rec.op, Op::Step { .. } | Op::Other { .. }) {
-                d.push(rec.dur_ns);
+            match rec.op {
+                Op::Step { .. } | Op::Other { .. } => {}
+                // A poll record's slice is its run: its calls and the computation between them.
+                Op::Poll { between_ns, .. } => d.push(rec.dur_ns + between_ns.min(rec.gap_ns)),
+                _ => d.push(rec.dur_ns),
             }
             if let Op::Send { peer, comm: 0, .. }
             | Op::Isend { peer, comm: 0, .. }
@@ -58,6 +61,7 @@ fn measured_and_predicted_timelines_of_a_traced_stencil() {
             .collect();
         assert_eq!(&got, want, "rank {t}: measured slice durations are the recorded ones");
     }
+    assert_eq!(arrows(&ev), sends, "measured: one arrow per message of the trace, sender to receiver");
 
     let predicted = run.dir.join("predicted.json");
     let m = root().join("configs/fat-simple.toml");
@@ -66,6 +70,11 @@ fn measured_and_predicted_timelines_of_a_traced_stencil() {
         &[trace.as_os_str(), "-m".as_ref(), m.as_os_str(), "-q".as_ref(), "--timeline".as_ref(), predicted.as_os_str()],
     );
     let ev = events(&predicted);
+    assert_eq!(arrows(&ev), sends, "one arrow per message of the trace, sender to receiver");
+}
+
+/// Arrows per (sender, receiver), checking every flow has one start and then one finish.
+fn arrows(ev: &[Value]) -> BTreeMap<(u64, u64), usize> {
     let mut ends: BTreeMap<u64, Vec<(String, u64)>> = BTreeMap::new();
     for e in ev.iter().filter(|e| e["ph"] == "s" || e["ph"] == "f") {
         ends.entry(e["id"].as_u64().unwrap())
@@ -78,5 +87,5 @@ fn measured_and_predicted_timelines_of_a_traced_stencil() {
         assert_eq!((e[0].0.as_str(), e[1].0.as_str()), ("s", "f"), "flow {id}");
         *pairs.entry((e[0].1, e[1].1)).or_default() += 1;
     }
-    assert_eq!(pairs, sends, "one arrow per message of the trace, sender to receiver");
+    pairs
 }

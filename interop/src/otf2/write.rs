@@ -278,16 +278,12 @@ impl RankWriter {
             // MPICH's messages inside a collective: the collective's region shows them.
             return Ok(());
         }
-        let (gap, dur) = rec.span_part();
-        let end = self.now.saturating_add(gap).saturating_add(dur);
-        // A poll record's region spans its run, first call's entry to last call's exit: the
-        // computation between its calls is inside it (docs/format.md, as the Paraver export).
-        let inside = if let Op::Poll { between_ns, .. } = rec.op { between_ns.min(gap) } else { 0 };
-        let gap = gap - inside;
-        let begin = self.now.saturating_add(gap);
+        // The measured run's one layout (docs/format.md): a poll record's region spans its
+        // run, first call's entry to last call's exit, the computation between its calls inside.
+        let (begin, end) = rec.place(self.now).call;
         let w = self.w;
         // SAFETY (every call below): `w` is an open event writer of this archive.
-        if gap > 0 {
+        if begin > self.now {
             self.ok("Enter", unsafe { sys::OTF2_EvtWriter_Enter(w, NA, self.now, 0) })?;
             self.ok("Leave", unsafe { sys::OTF2_EvtWriter_Leave(w, NA, begin, 0) })?;
         }

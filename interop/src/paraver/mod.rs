@@ -7,21 +7,21 @@
 //! times are needed in one record), the second writes the records of all ranks merged in
 //! time order, as Paraver requires, from one cursor per rank.
 
-mod messages;
 mod pcf;
 mod states;
 mod walk;
 
-use crate::comms::Comms;
 use crate::ExportError;
-use messages::{Matcher, Message};
+use psins_formats::comms::Comms;
+use psins_formats::messages::Side;
+use psins_formats::messages::{self, Matcher, Message};
 use psins_formats::{Error, Output, Record, TaskCursor, TraceReader};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use walk::{Placed, Side, Walk};
+use walk::{Placed, Walk};
 
 #[derive(Debug, Default)]
 pub struct PrvSummary {

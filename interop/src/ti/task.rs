@@ -8,8 +8,8 @@
 //! learns its source and tag only at its completion, and a TI `irecv` must name them.
 
 use super::tags::Tags;
-pub use crate::comms::{Bad, Comms};
 use psins_collectives::{CollArgs, ExpandError, Step, Thresholds};
+pub use psins_formats::comms::{Bad, Comms};
 use psins_formats::{CollFlags, Op, Record, SendMode, ANY_SOURCE, ANY_TAG};
 use std::collections::HashMap;
 

@@ -6,6 +6,8 @@
 //! waits in a slot until both ends are bound, and the pair of events is written at once.
 //! A flow whose ends were not both written (a rank not selected, a slice outside the window,
 //! a deadlock before the receive) is dropped whole: every arrow in the file has both ends.
+//! (The measured run's messages are paired before anything is written, psins_formats::
+//! messages: their arrows come whole, through `Timeline::arrow`, with only an id from here.)
 //!
 //! The counter goes up when a message is posted and down when its last byte arrives. Arrivals
 //! are known ahead of their time (the model says when), so they wait in a heap and are
@@ -75,6 +77,12 @@ impl Flows {
         self.pend(src, slot);
     }
 
+    /// A flow id for a message whose ends the caller knows (the measured run's).
+    pub fn new_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id - 1
+    }
+
     /// Message `msg`'s receive completed on `dst`.
     pub fn received(&mut self, msg: u32, dst: u32) {
         if let Some(&slot) = self.by_msg.get(msg as usize).filter(|&&s| s != NONE) {
@@ -115,8 +123,9 @@ impl Flows {
         }
     }
 
-    /// A message of `bytes` posted at `now` whose last byte arrives at `arrive` (None: not
-    /// known yet — see [`Flows::delivered`]). `emit(time, messages, bytes)` writes the counter.
+    /// A message of `bytes` posted at `now` (its arrival comes later, by [`Flows::delivered`]).
+    /// `emit(time, (messages, bytes))` writes the counter: the arrivals up to `now`, then
+    /// the post.
     pub fn posted(&mut self, now: Ps, bytes: u64, mut emit: impl FnMut(Ps, (u64, u64))) {
         self.drain_arrivals(now, &mut emit);
         self.in_flight.0 += 1;
@@ -124,6 +133,8 @@ impl Flows {
         emit(now, self.in_flight);
     }
 
+    /// A message of `bytes` has its last byte arrive at `at`, known ahead of that time: the
+    /// counter goes down when the replay passes it ([`Flows::drain_arrivals`]).
     pub fn delivered(&mut self, at: Ps, bytes: u64) {
         self.arrivals.push(Reverse((at, bytes)));
     }

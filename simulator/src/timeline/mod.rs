@@ -121,7 +121,7 @@ impl Timeline {
         self.bind(rank, bound);
     }
 
-    /// A call slice of the measured run (no wait known, no messages).
+    /// A call slice of the measured run (no wait known; its messages are [`Timeline::arrow`]s).
     pub fn measured_call(&mut self, rank: u32, name: &str, start: Ps, end: Ps, args: CallArgs) {
         if let Some((s, e)) = self.clip(rank, start, end) {
             self.emit(rank, name, "mpi", s, e, Args::Call(args));
@@ -130,17 +130,33 @@ impl Timeline {
 
     fn bind(&mut self, rank: u32, at: Option<Ps>) {
         let mut flows = std::mem::take(&mut self.flows);
-        flows.bind(rank, at, |id, f| {
-            for (ph, tid, ts) in [("s", f.src, f.start), ("f", f.dst, f.finish)] {
-                let mut e = Event::new("message", ph, tid);
-                e.cat = "msg";
-                e.ts = Some(Us(ts));
-                e.id = Some(id);
-                e.bp = (ph == "f").then_some("e");
-                self.write(&e);
-            }
-        });
+        flows.bind(rank, at, |id, f| self.flow(id, f));
         self.flows = flows;
+    }
+
+    /// A message of the measured run, whose both ends are known: an arrow from `src` at
+    /// `start` to `dst` at `finish` (times strictly inside the sending call's slice and the
+    /// slice of the call that completed the receive), kept when both ranks are shown and
+    /// both ends are inside the window.
+    pub fn arrow(&mut self, src: u32, start: Ps, dst: u32, finish: Ps) {
+        let inside = |t: Ps| t >= self.window.0 && t <= self.window.1;
+        if self.rank_shown(src) && self.rank_shown(dst) && inside(start) && inside(finish) {
+            let id = self.flows.new_id();
+            self.flow(id, &flows::Flow { src, dst, start, finish });
+        }
+    }
+
+    /// A flow's pair of events: its start binds to the slice around it, its end to the
+    /// slice that encloses it (`bp: e`).
+    fn flow(&mut self, id: u64, f: &flows::Flow) {
+        for (ph, tid, ts) in [("s", f.src, f.start), ("f", f.dst, f.finish)] {
+            let mut e = Event::new("message", ph, tid);
+            e.cat = "msg";
+            e.ts = Some(Us(ts));
+            e.id = Some(id);
+            e.bp = (ph == "f").then_some("e");
+            self.write(&e);
+        }
     }
 
     /// Engine message `msg` (`bytes`) posted by `src` for `dst` at `now`.
@@ -152,7 +168,7 @@ impl Timeline {
         self.flows = flows;
     }
 
-    /// Message `msg`'s last byte arrives at `at`.
+    /// A message of `bytes` has its last byte arrive at `at` (the in-flight counter).
     pub fn delivered(&mut self, at: Ps, bytes: u64) {
         self.flows.delivered(at, bytes);
     }

@@ -2,7 +2,7 @@
 //! place in a communicator. MPI_COMM_WORLD and MPI_COMM_SELF are in every trace without being
 //! listed in its table.
 
-use psins_formats::{CommDef, TraceReader, COMM_SELF, COMM_WORLD, OUTSIDE_JOB, PROC_NULL};
+use crate::{CommDef, TraceReader, COMM_SELF, COMM_WORLD, OUTSIDE_JOB, PROC_NULL};
 use std::collections::HashMap;
 
 /// Why a communicator question has no answer (the caller names the record).

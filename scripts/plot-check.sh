@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every kind of `--plot` chart, looked at as a person would (a step of `make test`): draws a
-# sweep, a replay's per-rank bars, a synthetic latency-versus-load curve and a message-size
-# histogram, renders each SVG with headless Chromium to a PNG, and checks the picture: not
+# sweep, a replay's per-rank bars and message-size histogram, a synthetic latency-versus-load
+# curve and a measured message-size histogram, renders each SVG with headless Chromium to a PNG, and checks the picture: not
 # blank, its series' colours present, text drawn. KEEP=DIR keeps the SVGs and PNGs there to
 # look at. Skipped, saying so, only when Chromium is not installed (scripts/setup.sh
 # --plots, which CI's --openmpi includes).
@@ -25,7 +25,8 @@ mkdir -p "$work"
 "$BIN/psins-sim" sweep gen:stencil2d:ranks=16,iters=20 -m configs/bus-cluster.toml \
   --vary network.bandwidth=1GB/s..16GB/s*2 --vary network.latency=1us,4us,10us \
   -o "$work/sweep" --plot "$work/sweep.svg" -q
-"$BIN/psins-sim" gen:stencil2d:ranks=16,iters=20 -m configs/bus-cluster.toml --plot "$work/ranks.svg" -q
+"$BIN/psins-sim" gen:stencil2d:ranks=16,iters=20 -m configs/bus-cluster.toml --plot "$work/ranks.svg" \
+  --plot-sizes "$work/replay-sizes.svg" -q
 "$BIN/psins-sim" synth -m configs/torus-4x4.toml --sweep "$work/curve.csv" --plot "$work/curve.svg" \
   --loads 0.2,0.4,0.6,0.8,1.0 --warmup 300 --measure 1500 >/dev/null
 "$BIN/psins-synth" gen:pingpong:ranks=2,iters=4,bytes=64KiB -o "$work/pp.psins" 2>/dev/null
@@ -33,7 +34,8 @@ mkdir -p "$work"
 
 fail=0
 for c in "sweep|network.bandwidth (GB/s)|network.latency=10us" "ranks|rank|waiting" \
-         "curve|offered load|saturated from load" "sizes|message size|messages"; do
+         "curve|offered load|saturated from load" "sizes|message size|messages" \
+         "replay-sizes|message size|Message sizes replayed"; do
   IFS='|' read -r name axis legend <<<"$c"
   svg="$work/$name.svg" png="$work/$name.png"
   for want in "$axis" "$legend"; do
@@ -46,4 +48,4 @@ for c in "sweep|network.bandwidth (GB/s)|network.latency=10us" "ranks|rank|waiti
   python3 scripts/png-check.py "$png" || fail=1
 done
 [ $fail -eq 0 ] || { say "FAILED (pictures in $work)"; exit 1; }
-say "4 passed, 0 failed"
+say "5 passed, 0 failed"

@@ -51,6 +51,13 @@ pub fn ranks(r: &Report, what: &str) -> Bars {
     }
 }
 
+/// The sizes of the messages the replay sent (every engine message: point-to-point, and the
+/// steps of expanded collectives; not one-sided data) in power-of-two bins, as the report's
+/// `message_sizes` counts them and `psins-dump --profile --plot` draws the measured sends.
+pub fn sizes(r: &Report, what: &str) -> Bars {
+    psins_plot::size_histogram(format!("Message sizes replayed: {what}"), &r.stats.sizes.rows())
+}
+
 /// Average and 99th-percentile latency against offered load; the first saturated load
 /// ([`crate::torus_synth::saturated`]) is marked.
 pub fn latency_curve(results: &[SynthResult], what: &str) -> Lines {

@@ -127,3 +127,39 @@ fn an_unwritable_chart_stops_the_run_before_it_starts() {
     assert!(err.contains("ranks.svg"), "{err}");
     assert!(!json.exists(), "the replay ran: {err}");
 }
+
+/// --plot-sizes: the replayed messages' sizes. One 1000 B and two 3000 B messages: bars of
+/// 512 and 2Ki (counts 1 and 2) with the empty 1Ki bin between as a gap. A replay without
+/// messages has no sizes to draw: one error naming the option and the file, exit 1, no file.
+#[test]
+fn a_replay_draws_its_message_sizes() {
+    let tasks = vec![
+        vec![send(0, 1, 1000), send(0, 1, 3000), send(0, 1, 3000), fin()],
+        vec![recv(0, 0, 1000), recv(0, 0, 3000), recv(0, 0, 3000), fin()],
+    ];
+    let (m, trace, out) = (machine(), write("sizes.psins", &tasks, vec![]), tmp("sizes.svg"));
+    let (code, err) = sim(&[trace.to_str().unwrap(), "-m", &m, "-q", "--plot-sizes", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (texts, count) = svg(&out);
+    assert!(texts[0].starts_with("Message sizes replayed: ") && texts[0].contains("sizes.psins on "), "{texts:?}");
+    for want in ["512", "1Ki", "2Ki", "messages"] {
+        assert!(has(&texts, want), "{want} in {texts:?}");
+    }
+    // The background and one bar per bin (the empty one of height 0); one layer, no legend.
+    assert_eq!(count("rect"), 1 + 3);
+    let heights: Vec<f64> = {
+        let text = std::fs::read_to_string(&out).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let rects = doc.descendants().filter(|n| n.has_tag_name("rect")).skip(1);
+        rects.map(|n| n.attribute("height").unwrap().parse().unwrap()).collect()
+    };
+    assert_eq!(heights.len(), 3);
+    assert_eq!((heights[1], heights[2] / heights[0]), (0.0, 2.0), "{heights:?}");
+
+    let silent = write("silent.psins", &[vec![fin()], vec![fin()]], vec![]);
+    let none = tmp("none.svg");
+    let (code, err) = sim(&[silent.to_str().unwrap(), "-m", &m, "-q", "--plot-sizes", none.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--plot-sizes") && err.contains("none.svg") && err.contains("no messages"), "{err}");
+    assert!(!none.exists());
+}

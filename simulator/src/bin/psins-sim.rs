@@ -15,7 +15,7 @@ Exit codes (the same for every psins tool; docs/exit-codes.md):
   0  success
   1  bad input: unreadable or corrupt trace, malformed record, invalid machine file
   2  bad command-line usage or arguments
-  3  an output (--json, --timeline, --plot, --sweep, standard output) cannot be written
+  3  an output (--json, --timeline, --plot, --plot-sizes, --sweep, standard output) cannot be written
   4  deadlock: the trace cannot complete on the target (the report lists the blocked tasks)
 
 Outputs: `-` is standard output; an output that is an input is refused; a symlink's target
@@ -24,7 +24,7 @@ is written; a device (/dev/null) is written through; a file is replaced only whe
 Examples:
   psins-sim app.psins --machine configs/bus-cluster.toml --json out.json
   psins-sim app.psins -m configs/fat-simple.toml --set network.bandwidth=25GB/s
-  psins-sim app.psins -m configs/bus-cluster.toml --plot ranks.svg
+  psins-sim app.psins -m configs/bus-cluster.toml --plot ranks.svg --plot-sizes sizes.svg
   psins-sim gen:stencil2d:ranks=1024,iters=100 -m configs/fat-simple.toml
   psins-sim check configs/bus-cluster.toml
   psins-sim sweep app.psins -m configs/fat-simple.toml --vary network.bandwidth=1GB/s..16GB/s*2 -o bw
@@ -126,6 +126,10 @@ struct RunArgs {
     /// bars in SVG; beyond 256 ranks a bar is the mean of a block of neighbouring ranks.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+    /// Draw the replayed messages' sizes as a histogram in SVG (power-of-two bins, as the
+    /// report's message-size table; `psins-dump --profile --plot` draws the measured ones).
+    #[arg(long, value_name = "FILE.svg")]
+    plot_sizes: Option<PathBuf>,
     /// Track the critical path (the chain of bursts, messages and waits ending at the
     /// predicted time) and report it split into computation, latency, transfer and waiting.
     #[arg(long)]
@@ -240,6 +244,7 @@ fn run(a: &RunArgs) -> Result<()> {
     let prepare =
         |p: &Option<PathBuf>| p.as_ref().map(|p| Output::prepare(p, &inputs)).transpose().map_err(SimError::OutputFile);
     let (json, tl_out, plot) = (prepare(&a.json)?, prepare(&a.timeline)?, prepare(&a.plot)?);
+    let plot_sizes = prepare(&a.plot_sizes)?;
     let timeline = match &tl_out {
         Some(o) => Some(
             Timeline::create(o.temp_path(), a.timeline_ranks.as_deref(), a.timeline_window.as_deref())?.named(o.path()),
@@ -267,11 +272,12 @@ fn run(a: &RunArgs) -> Result<()> {
     if let Some(o) = tl_out {
         o.commit().map_err(SimError::OutputFile)?;
     }
-    let plot = plot.map(|o| (o, format!("{} on {}", short_name(trace), short_name(&machine.to_string_lossy()))));
-    output(a, json, plot, &report)
+    let what = format!("{} on {}", short_name(trace), short_name(&machine.to_string_lossy()));
+    output(a, json, [plot, plot_sizes], &what, &report)
 }
 
-fn output(a: &RunArgs, json: Option<Output>, plot: Option<(Output, String)>, report: &Report) -> Result<()> {
+/// Writes the JSON report, the charts (`--plot`, `--plot-sizes`) and the table.
+fn output(a: &RunArgs, json: Option<Output>, plots: [Option<Output>; 2], what: &str, report: &Report) -> Result<()> {
     if let Some(o) = json {
         let mut text = serde_json::to_string_pretty(&report.json()).expect("report JSON serialises");
         text.push('\n');
@@ -281,9 +287,17 @@ fn output(a: &RunArgs, json: Option<Output>, plot: Option<(Output, String)>, rep
     if let Some(d) = &report.deadlock {
         return Err(SimError::Deadlock(d.message.clone()));
     }
-    // A deadlocked replay has no per-rank times to draw: its chart is not written.
-    if let Some((o, what)) = plot {
-        psins_sim::plot::write(&psins_sim::plot::ranks(report, &what), o)?;
+    // A deadlocked replay has no per-rank times to draw: its charts are not written.
+    let [plot, plot_sizes] = plots;
+    if let Some(o) = plot {
+        psins_sim::plot::write(&psins_sim::plot::ranks(report, what), o)?;
+    }
+    if let Some(o) = plot_sizes {
+        if report.stats.messages == 0 {
+            let msg = format!("--plot-sizes {}: the replay sent no messages: no sizes to draw", o.path().display());
+            return Err(SimError::Input(msg));
+        }
+        psins_sim::plot::write(&psins_sim::plot::sizes(report, what), o)?;
     }
     if !a.quiet {
         print(&report.table()).map_err(SimError::OutputFile)?;

@@ -82,14 +82,20 @@ pub trait Fabric: Sized {
 
 /// The links (`router · ports + output`) of the oblivious route from node `src` to `dst`.
 pub fn path<F: Fabric>(fabric: &F, src: u32, dst: u32) -> Vec<u32> {
+    let mut links = Vec::new();
+    path_into(fabric, src, dst, &mut links);
+    links
+}
+
+/// [`path`], appended to `links` (the flow model routes every flow into one buffer).
+pub fn path_into<F: Fabric>(fabric: &F, src: u32, dst: u32, links: &mut Vec<u32>) {
     let ports = fabric.ports() as u32;
     let mut route = fabric.route(src, dst);
-    let (mut r, mut links) = (src, Vec::new());
+    let mut r = src;
     while let Some(o) = fabric.next_hop(r, &route) {
         links.push(r * ports + o as u32);
         fabric.step(&mut route, r, o);
         r = fabric.neighbour(r, o);
     }
     debug_assert_eq!(r, dst);
-    links
 }

@@ -26,7 +26,7 @@
 //! route twice as long gets half the rate of the other.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use crate::graph::FlowGraph;
 use crate::maxmin::Share;
@@ -55,7 +55,9 @@ pub struct FluidNetwork<G: FlowGraph> {
     flows: Vec<Flow>,
     /// (end time, slot, version), earliest first; the top is always current.
     ends: BinaryHeap<Reverse<(Share, u32, u32)>>,
-    paths: HashMap<(u32, u32), (Vec<u32>, f64)>,
+    /// The route being added (routes are not kept: a million ranks' partners would cost more
+    /// memory than their flows, and a fat-tree route is a few steps to compute).
+    route: Vec<u32>,
     /// Time simulated so far (fractional: flows end between cycles).
     now: f64,
     flows_done: u64,
@@ -79,7 +81,7 @@ impl<G: FlowGraph> FluidNetwork<G> {
             sharing: Sharing::new(capacity),
             flows: Vec::new(),
             ends: BinaryHeap::new(),
-            paths: HashMap::new(),
+            route: Vec::new(),
             now: 0.0,
             flows_done: 0,
             bytes_done: 0.0,
@@ -140,7 +142,7 @@ impl<G: FlowGraph> FluidNetwork<G> {
             self.advance_to(time, done);
         }
         if self.latency_first {
-            let latency = self.route(src, dst).1;
+            let latency = self.route(src, dst);
             let w = (user, src, dst, bytes);
             let i = match self.free_waiting.pop() {
                 Some(i) => {
@@ -165,24 +167,20 @@ impl<G: FlowGraph> FluidNetwork<G> {
         self
     }
 
-    /// The links and latency of the route from src to dst.
-    fn route(&mut self, src: u32, dst: u32) -> &(Vec<u32>, f64) {
-        let graph = &self.graph;
-        self.paths.entry((src, dst)).or_insert_with(|| {
-            let mut links = Vec::new();
-            let latency = graph.route(src, dst, &mut links);
-            (links, latency)
-        })
+    /// The route from src to dst into `self.route`; its latency.
+    fn route(&mut self, src: u32, dst: u32) -> f64 {
+        self.route.clear();
+        self.graph.route(src, dst, &mut self.route)
     }
 
     /// The flow takes bandwidth from now.
     fn start(&mut self, user: u64, src: u32, dst: u32, bytes: u64) {
-        let (links, mut latency) = self.route(src, dst).clone();
+        let mut latency = self.route(src, dst);
         let weight = if self.latency_weighted && latency > 0.0 { 1.0 / latency } else { 1.0 };
         if self.latency_first {
             latency = 0.0;
         }
-        let f = self.sharing.add_weighted(links, weight) as usize;
+        let f = self.sharing.add_weighted(&self.route, weight) as usize;
         if f == self.flows.len() {
             self.flows.push(Flow::default());
         }

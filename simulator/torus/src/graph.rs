@@ -3,7 +3,7 @@
 //! Two kinds: a packet-level fabric's graph along its oblivious route ([`FabricGraph`]) and
 //! the flat cluster of SimGrid's CLUSTER zone ([`Cluster`]).
 
-use crate::fabric::{path, Fabric};
+use crate::fabric::{path_into, Fabric};
 use crate::params::RouterConfig;
 
 /// A network as flows see it. Time is in the graph's own unit ([`FlowGraph::units_per_second`]).
@@ -21,7 +21,7 @@ pub trait FlowGraph {
     fn units_per_second(&self) -> f64;
 }
 
-/// A fabric's graph: the links of its oblivious route ([`path`]) plus the source's injection
+/// A fabric's graph: the links of its oblivious route ([`crate::fabric::path`]) plus the source's injection
 /// and the destination's ejection port, every one W/8 bytes per cycle; a flow over h links is
 /// delivered (h + 1)·R + h cycles after its last byte left (the head's zero-load latency).
 pub struct FabricGraph<F: Fabric> {
@@ -46,9 +46,9 @@ impl<F: Fabric> FlowGraph for FabricGraph<F> {
         self.cfg.link_bits_per_cycle as f64 / 8.0
     }
     fn route(&self, src: u32, dst: u32, links: &mut Vec<u32>) -> f64 {
-        let route = path(&self.fabric, src, dst);
-        let h = route.len() as f64;
-        links.extend_from_slice(&route);
+        let first = links.len();
+        path_into(&self.fabric, src, dst, links);
+        let h = (links.len() - first) as f64;
         let extra = (self.fabric.routers() * self.fabric.ports()) as u32;
         links.push(extra + src);
         links.push(extra + self.fabric.nodes() as u32 + dst);

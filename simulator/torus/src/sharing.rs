@@ -38,6 +38,8 @@ pub struct Sharing {
     unfixed_weight: Vec<f64>,
     comp_links: Vec<u32>,
     comp_flows: Vec<u32>,
+    /// The solve's links by share, kept for its memory.
+    heap: BinaryHeap<Reverse<(Share, usize)>>,
 }
 
 impl Sharing {
@@ -62,17 +64,19 @@ impl Sharing {
             unfixed_weight: vec![0.0; n],
             comp_links: Vec::new(),
             comp_flows: Vec::new(),
+            heap: BinaryHeap::new(),
         }
     }
 
     /// A new flow over `links`; its slot. Its rate is 0 until the next [`Sharing::solve`].
     #[cfg(test)]
     pub fn add(&mut self, links: Vec<u32>) -> u32 {
-        self.add_weighted(links, 1.0)
+        self.add_weighted(&links, 1.0)
     }
 
-    /// A new flow over `links` with `weight` (> 0).
-    pub fn add_weighted(&mut self, links: Vec<u32>, weight: f64) -> u32 {
+    /// A new flow over `links` with `weight` (> 0). A reused slot keeps its list's memory:
+    /// no allocation per flow once the slots are warm.
+    pub fn add_weighted(&mut self, links: &[u32], weight: f64) -> u32 {
         let f = match self.free.pop() {
             Some(f) => f,
             None => {
@@ -85,24 +89,26 @@ impl Sharing {
                 self.links.len() as u32 - 1
             }
         };
-        for &l in &links {
+        for &l in links {
             self.on_link[l as usize].push(f);
         }
-        self.seeds.extend_from_slice(&links);
+        self.seeds.extend_from_slice(links);
         let i = f as usize;
-        (self.links[i], self.rate[i], self.weight[i], self.live[i]) = (links, 0.0, weight, true);
+        self.links[i].extend_from_slice(links);
+        (self.rate[i], self.weight[i], self.live[i]) = (0.0, weight, true);
         f
     }
 
     /// Flow `f` leaves; its slot may be reused.
     pub fn remove(&mut self, f: u32) {
-        let links = std::mem::take(&mut self.links[f as usize]);
-        for &l in &links {
+        let links = &mut self.links[f as usize];
+        for &l in links.iter() {
             let on = &mut self.on_link[l as usize];
             let at = on.iter().position(|&g| g == f).expect("a flow is on each of its links");
             on.swap_remove(at);
         }
-        self.seeds.extend_from_slice(&links);
+        self.seeds.extend_from_slice(links);
+        links.clear();
         self.live[f as usize] = false;
         self.free.push(f);
     }
@@ -125,9 +131,16 @@ impl Sharing {
     pub fn solve(&mut self, changed: &mut Vec<(u32, f64)>) {
         self.collect_component();
         // Progressive filling over the component; links wait in a heap by share left per
-        // unfixed flow, least first; an entry is stale once its link's share has changed.
+        // unfixed flow, least first. Fixing flows at the least share s only raises the share
+        // of their other links (each loses s·w of its capacity and w of its weight, and s is
+        // at most its share), so a link's entry is allowed to lag below its share: popped
+        // stale, it goes back with its share. An entry per change would cost a push per
+        // flow and link. Rounding can lower a share by an ulp; then the link is pushed at
+        // once, so that every link always has an entry at or below its share and links are
+        // fixed in exactly the order of an entry per change: least (share, link) first.
         let share = |l: usize, left: &[f64], unfixed: &[f64]| (left[l] / unfixed[l]).max(0.0);
-        let mut heap = BinaryHeap::with_capacity(self.comp_links.len());
+        let mut heap = std::mem::take(&mut self.heap);
+        heap.clear();
         for &l in &self.comp_links {
             let l = l as usize;
             self.left[l] = self.cap[l];
@@ -144,7 +157,12 @@ impl Sharing {
             }
         };
         while let Some(Reverse((Share(s), k))) = heap.pop() {
-            if self.unfixed[k] == 0 || s != share(k, &self.left, &self.unfixed_weight) {
+            if self.unfixed[k] == 0 {
+                continue;
+            }
+            let now = share(k, &self.left, &self.unfixed_weight);
+            if s != now {
+                heap.push(Reverse((Share(now), k)));
                 continue;
             }
             for &f in &self.on_link[k] {
@@ -156,15 +174,20 @@ impl Sharing {
                 new_rate(f, s * w, &mut self.rate);
                 for &l in &self.links[f as usize] {
                     let j = l as usize;
+                    let before = share(j, &self.left, &self.unfixed_weight);
                     self.left[j] -= s * w;
                     self.unfixed[j] -= 1;
                     self.unfixed_weight[j] -= w;
                     if self.unfixed[j] > 0 && j != k {
-                        heap.push(Reverse((Share(share(j, &self.left, &self.unfixed_weight)), j)));
+                        let after = share(j, &self.left, &self.unfixed_weight);
+                        if after < before {
+                            heap.push(Reverse((Share(after), j)));
+                        }
                     }
                 }
             }
         }
+        self.heap = heap;
         for &f in &self.comp_flows {
             if !std::mem::replace(&mut self.fixed[f as usize], false) {
                 new_rate(f, f64::INFINITY, &mut self.rate);
@@ -292,11 +315,11 @@ mod tests {
         // (capacity 2) holds C alone and also B: B's weight-1 share there is 1, so B gets
         // 1 and A the 8 left on link 0 (bounded by nothing else); C gets 1.
         let mut s = Sharing::new(vec![9.0, 2.0]);
-        let (a, b) = (s.add_weighted(vec![0], 2.0), s.add_weighted(vec![0], 1.0));
+        let (a, b) = (s.add_weighted(&[0], 2.0), s.add_weighted(&[0], 1.0));
         solve(&mut s);
         assert_eq!([s.rate(a), s.rate(b)], [6.0, 3.0]);
         s.remove(b);
-        let (b, c) = (s.add_weighted(vec![0, 1], 1.0), s.add_weighted(vec![1], 1.0));
+        let (b, c) = (s.add_weighted(&[0, 1], 1.0), s.add_weighted(&[1], 1.0));
         solve(&mut s);
         assert_eq!([s.rate(a), s.rate(b), s.rate(c)], [8.0, 1.0, 1.0]);
     }

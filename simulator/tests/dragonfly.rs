@@ -3,34 +3,8 @@
 //! dragonfly under every routing, `synth` runs on the bundled 1,056-node dragonfly
 //! (adversarial group shift included), the report shows the network statistics.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const SIM: &str = env!("CARGO_BIN_EXE_psins-sim");
-
-fn sim(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(SIM).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
-fn config(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(name).to_string_lossy().into_owned()
-}
-
-fn apps() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "psins"))
-        .collect();
-    v.sort();
-    v
-}
+mod binary;
+use binary::*;
 
 #[test]
 fn bundled_dragonflies_check_and_print_every_key() {

@@ -3,39 +3,9 @@
 //! contend), `check` prints `[network.flow]`, a bad topology is an error with its line and a
 //! node count that does not match the graph names what would fit.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const SIM: &str = env!("CARGO_BIN_EXE_psins-sim");
-
-fn sim(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(SIM).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
-fn config(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(name).to_string_lossy().into_owned()
-}
-
-fn apps() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "psins"))
-        .collect();
-    v.sort();
-    v
-}
-
-fn predicted(out: &str) -> f64 {
-    let line = out.lines().find(|l| l.starts_with("predicted:")).unwrap_or_else(|| panic!("{out}"));
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
+mod binary;
+use binary::*;
+use std::path::Path;
 
 #[test]
 fn every_app_on_every_graph_agrees_with_the_packet_model() {
@@ -71,8 +41,13 @@ fn check_and_errors() {
     assert!(err.contains("set nodes = 72"), "{err}");
     let (_, out, _) = sim(&["--list-models"]);
     assert!(out.lines().any(|l| l.starts_with("flow ")), "{out}");
-    // The bundled twins of the 512-node fat-tree and the 1,056-node dragonfly.
-    for (name, topology) in [("fattree-512-flow.toml", "fattree"), ("dragonfly-1056-flow.toml", "dragonfly")] {
+    // The bundled twins of the 512-node fat-tree and the 1,056-node dragonfly, and the
+    // million-rank fat-tree.
+    for (name, topology) in [
+        ("fattree-512-flow.toml", "fattree"),
+        ("dragonfly-1056-flow.toml", "dragonfly"),
+        ("fattree-1m-flow.toml", "fattree"),
+    ] {
         let (code, out, err) = sim(&["check", &config(name)]);
         assert_eq!(code, 0, "{name}: {err}");
         assert!(out.contains("model = \"flow\"") && out.contains(&format!("topology = \"{topology}\"")), "{out}");

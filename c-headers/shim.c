@@ -428,19 +428,21 @@ static size_t comm_members(MPI_Comm c, int size, int rsize, uint64_t *remote)
 }
 
 /* Registers communicator `c` and writes its comm_create record (chained, no time of its own
- * unless `T` is given). */
-static cm_ent *comm_register(MPI_Comm c, const psins_call *T, int fn, uint32_t parent)
+ * unless `T` is given). Its size, rank and members are read from `like`: `c` itself, or for
+ * MPI_Comm_idup's new communicator, which no MPI call may take before the request completes,
+ * its parent (a duplicate has the parent's group and remote group). */
+static cm_ent *comm_register_like(MPI_Comm c, MPI_Comm like, const psins_call *T, int fn, uint32_t parent)
 {
     if (c == MPI_COMM_NULL) return NULL;
     cm_ent *e = cm_insert(c);
     if (!e) return NULL;
     int inter = 0;
-    PMPI_Comm_test_inter(c, &inter);
-    PMPI_Comm_size(c, &e->size);
-    PMPI_Comm_rank(c, &e->rank);
+    PMPI_Comm_test_inter(like, &inter);
+    PMPI_Comm_size(like, &e->size);
+    PMPI_Comm_rank(like, &e->rank);
     e->inter = (uint8_t)inter;
     e->peers = e->size;
-    if (inter && PMPI_Comm_remote_size(c, &e->peers) != MPI_SUCCESS) e->peers = 0;
+    if (inter && PMPI_Comm_remote_size(like, &e->peers) != MPI_SUCCESS) e->peers = 0;
     e->id = cm_next_id++;
     psins_ev ev;
     psins_call none = {0};
@@ -449,10 +451,15 @@ static cm_ent *comm_register(MPI_Comm c, const psins_call *T, int fn, uint32_t p
     ev.sub = (uint32_t)fn;
     ev.parent = parent;
     ev.comm = e->id;
-    ev.list_len = comm_members(c, e->size, inter ? e->peers : 0, &ev.count);
+    ev.list_len = comm_members(like, e->size, inter ? e->peers : 0, &ev.count);
     ev.list = list_buf;
     psins_rs_record(&ev);
     return e;
+}
+/* Out of line: comm_get's call of it is in every hot wrapper, which stays as it was. */
+static __attribute__((noinline)) cm_ent *comm_register(MPI_Comm c, const psins_call *T, int fn, uint32_t parent)
+{
+    return comm_register_like(c, c, T, fn, parent);
 }
 
 PSINS_HOT cm_ent *comm_get(MPI_Comm c)
@@ -524,6 +531,20 @@ static inline void h_other_req(psins_call *T, int fid, MPI_Request *request)
 static inline void h_other_preq(psins_call *T, int fid, MPI_Request *request)
 {
     other_req_ev(T, fid, request, 1);
+}
+/* MPI_Comm_idup(_with_info): the request as an other_req record, then the new communicator
+ * registered as MPI_Comm_dup's is (a comm_create record `idup`, chained: the call's time is the
+ * other_req's), so that the calls on it resolve. Its handle is set when the call returns, but
+ * the MPI standard makes passing it to any MPI function erroneous until the request completes:
+ * everything about it is read from the parent (comm_register_like). */
+static inline void h_comm_idup(psins_call *T, int fid, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    uint32_t pid = comm_id(comm);
+    other_req_ev(T, fid, request, 0);
+    if (!newcomm || *newcomm == MPI_COMM_NULL) return;
+    cm_ent *e = cm_find(*newcomm);
+    if (e) cm_del(e); /* a stale handle: the communicator was freed without us seeing it */
+    comm_register_like(*newcomm, comm, NULL, PSINS_COMMFN_Idup, pid);
 }
 static inline void h_other_comm(psins_call *T, int fid, MPI_Comm *newcomm)
 {

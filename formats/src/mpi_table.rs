@@ -144,6 +144,7 @@ pub const SIMPLE_KINDS: &[&str] = &[
     "other",
     "other_req",
     "other_comm",
+    "comm_idup",
     "init",
     "init_thread",
     "finalize",

@@ -24,7 +24,8 @@ pub const OTHER_FN: u16 = N_FUNCS as u16;
 const COMM_OTHER: u16 = N_FUNCS as u16 + 1;
 /// The size of [`Stats::fns`].
 pub const NFN: usize = N_FUNCS + 2;
-/// Expansion steps outside an expanded collective: not a call, not counted.
+/// Expansion steps outside an expanded collective, and the `comm_create` (idup) of an
+/// MPI_Comm_idup, whose call is the `other_req` record before it: not a call, not counted.
 pub const STEP_FN: u16 = u16::MAX;
 
 /// The MPI function a record stands for: its id in the function table
@@ -32,6 +33,7 @@ pub const STEP_FN: u16 = u16::MAX;
 #[inline(always)]
 pub fn fn_id(op: &Op) -> u16 {
     match (functions::of_op(op), op) {
+        (_, Op::CommCreate { func: CommFn::Idup, .. }) => STEP_FN,
         (Some(id), _) => id as u16,
         (None, Op::Step { .. }) => STEP_FN,
         (None, Op::CommCreate { .. }) => COMM_OTHER,
@@ -257,7 +259,9 @@ mod tests {
             };
             assert_eq!(name(op(3)), r);
         }
-        for &func in CommFn::ALL {
+        // MPI_Comm_idup is counted at its other_req record: its comm_create is no call
+        assert_eq!(fn_id(&Op::CommCreate { func: CommFn::Idup, parent: 0, comm: 2, split: 0 }), STEP_FN);
+        for &func in CommFn::ALL.iter().filter(|&&f| f != CommFn::Idup) {
             let want = match func {
                 CommFn::Other => "MPI_Comm_other".to_string(),
                 CommFn::CartCreate

@@ -36,6 +36,7 @@ pub fn kinds_of_how(how: &str) -> &'static [Kind] {
         "comm_free" => &[Kind::CommFree],
         "other" | "other_comm" => &[Kind::Other],
         "other_req" => &[Kind::OtherReq],
+        "comm_idup" => &[Kind::OtherReq, Kind::CommCreate],
         "put" | "get" | "accumulate" | "get_accumulate" | "fetch_and_op" | "compare_and_swap" | "rput" | "rget"
         | "raccumulate" | "rget_accumulate" => &[Kind::Rma],
         "win_create" | "win_allocate" | "win_allocate_shared" | "win_create_dynamic" => &[Kind::WinCreate],

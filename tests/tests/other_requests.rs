@@ -74,3 +74,101 @@ fn io_and_generalized_requests_are_traced_consolidated_and_replayed() {
         assert_eq!(ns(name), durs_ns[k], "{name}");
     }
 }
+
+/// MPI_Comm_idup's communicator (`mpi-test-apps/idup.c`, 3 ranks): the call is an `other_req`
+/// record and the new communicator is registered right there, as MPI_Comm_dup's is, with the
+/// parent's members; the send/recv and the allreduce on it resolve across ranks after
+/// consolidation (rank 2 first uses it after a blocking MPI_Comm_dup, ranks 0 and 1 before,
+/// so a registration at first use paired the two duplicates of the world crosswise), and the
+/// replay counts each MPI_Comm_idup once.
+#[test]
+fn comm_idup_registers_its_communicator_at_the_call() {
+    use psins_formats::{Coll, CommFn, COMM_WORLD};
+    need_mpi!();
+    let (run, logs) = check_app("idup", 3, &["256"]);
+    let idup = functions::id_of("MPI_Comm_idup").unwrap();
+    let with_info = functions::id_of("MPI_Comm_idup_with_info").unwrap();
+    let mut mpi4 = false;
+    for (rank, log) in logs.iter().enumerate() {
+        let recs: Vec<_> = log.records.iter().filter(|r| r.kind() != Kind::Step).collect();
+        // each call: its other_req, then at once the untimed comm_create (idup) of the new
+        // communicator, listing the parent's members (the world)
+        let made: Vec<(u32, u32, u32)> = recs
+            .windows(2)
+            .filter_map(|w| match (w[0].op, w[1].op) {
+                (
+                    Op::OtherReq { func, persistent: false, .. },
+                    Op::CommCreate { func: CommFn::Idup, parent, comm, split: 0 },
+                ) => {
+                    assert_eq!((w[1].gap_ns, w[1].dur_ns), (0, 0), "rank {rank}: the call's time is its other_req's");
+                    assert_eq!(w[1].list, [0, 1, 2], "rank {rank}: members");
+                    Some((func, parent, comm))
+                }
+                _ => None,
+            })
+            .collect();
+        mpi4 = made.len() == 2;
+        let want: &[u32] = if mpi4 { &[idup, with_info] } else { &[idup] };
+        assert_eq!(made.iter().map(|m| m.0).collect::<Vec<_>>(), want, "rank {rank}: {made:?}");
+        let dup = made[0].2;
+        assert_eq!(made[0].1, COMM_WORLD, "rank {rank}: MPI_Comm_idup's parent");
+        if mpi4 {
+            assert_eq!(made[1].1, dup, "rank {rank}: MPI_Comm_idup_with_info's parent is the first duplicate");
+        }
+        // nothing registered at first use, and every call on it names it
+        let ops: Vec<Op> = recs.iter().map(|r| r.op).collect();
+        assert!(!ops.iter().any(|o| matches!(o, Op::CommCreate { func: CommFn::Other, .. })), "rank {rank}: {ops:?}");
+        let on_dup = ops.iter().filter(|o| o.comm() == Some(dup) && !matches!(o, Op::CommCreate { .. })).count();
+        // rank 0 sends and rank 1 receives on it; all reduce on it and free it
+        assert_eq!(on_dup, if rank < 2 { 2 } else { 1 }, "rank {rank}: {ops:?}");
+        assert!(ops.iter().any(|o| matches!(o, Op::Coll { coll: Coll::Allreduce, comm, .. } if *comm == dup)));
+        assert!(ops.contains(&Op::CommFree { comm: dup }), "rank {rank}: {ops:?}");
+    }
+
+    // consolidated: the allreduce is on one global communicator on every rank, not the
+    // barrier's (the blocking duplicate), and rank 1 receives on the communicator rank 0
+    // sent on
+    let trace = run.dir.join("idup.psins");
+    run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), trace.as_os_str()]);
+    let tasks = TraceReader::open(&trace).unwrap().read_tasks().unwrap();
+    let comm_of = |t: usize, pick: &dyn Fn(&Op) -> bool| {
+        tasks[t].iter().find(|r| pick(&r.op)).and_then(|r| r.op.comm()).unwrap_or_else(|| panic!("task {t}"))
+    };
+    let allreduce = |o: &Op| matches!(o, Op::Coll { coll: Coll::Allreduce, .. });
+    let barrier = |o: &Op| matches!(o, Op::Coll { coll: Coll::Barrier, .. });
+    let g = comm_of(0, &allreduce);
+    assert_eq!([comm_of(1, &allreduce), comm_of(2, &allreduce)], [g, g]);
+    let b = comm_of(0, &barrier);
+    assert_ne!(g, b);
+    assert_eq!([comm_of(1, &barrier), comm_of(2, &barrier)], [b, b]);
+    assert_eq!(comm_of(0, &|o| matches!(o, Op::Send { .. })), g);
+    assert_eq!(comm_of(1, &|o| matches!(o, Op::Recv { .. })), g);
+
+    // replayed to the end, each call counted once (the comm_create is no call of its own)
+    let json = run.dir.join("idup.json");
+    let m = root().join("configs/bus-cluster.toml");
+    let args: [&OsStr; 6] =
+        [trace.as_os_str(), "-m".as_ref(), m.as_os_str(), "-q".as_ref(), "--json".as_ref(), json.as_os_str()];
+    run_tool("psins-sim", &args);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let count = |f: &str| v["functions"][f]["count"].as_u64().unwrap_or(0);
+    let mut want = vec![
+        ("MPI_Comm_idup", 3),
+        ("MPI_Wait", 3),
+        ("MPI_Send", 1),
+        ("MPI_Recv", 1),
+        ("MPI_Comm_dup", 3),
+        ("MPI_Allreduce", 3),
+        ("MPI_Barrier", 3),
+        ("MPI_Comm_free", 6),
+        ("MPI_Comm_idup_with_info", 0),
+        ("MPI_Bcast", 0),
+    ];
+    if mpi4 {
+        want.extend([("MPI_Wait", 6), ("MPI_Comm_free", 9), ("MPI_Comm_idup_with_info", 3), ("MPI_Bcast", 3)]);
+    }
+    let want: std::collections::BTreeMap<&str, u64> = want.into_iter().collect();
+    let got: std::collections::BTreeMap<&str, u64> = want.keys().map(|&f| (f, count(f))).collect();
+    assert_eq!(got, want, "{}", v["functions"]);
+    assert_eq!(count("MPI_Comm_other"), 0);
+}

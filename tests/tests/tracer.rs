@@ -681,11 +681,18 @@ fn check_fortran_kinds(rank: usize, log: &Log, ops: &[&Op]) {
     assert_eq!(k.get(&Kind::Finalize), Some(&1));
     assert_eq!(
         k.get(&Kind::Coll),
-        Some(&8),
-        "bcast reduce allreduce barrier(sub) iallgatherv alltoallw neighbor_allgather ibarrier"
+        Some(&9),
+        "bcast reduce allreduce barrier(sub) barrier(idup) iallgatherv alltoallw neighbor_allgather ibarrier"
     );
-    assert_eq!(k.get(&Kind::CommCreate), Some(&2), "split cart_create");
-    assert_eq!(k.get(&Kind::CommFree), Some(&2));
+    assert_eq!(k.get(&Kind::CommCreate), Some(&3), "split idup cart_create");
+    assert_eq!(k.get(&Kind::CommFree), Some(&3));
+    // MPI_Comm_idup: its other_req, then its communicator (of the world's members), on which
+    // the barrier is
+    let idup = ops.iter().position(|o| matches!(o, Op::OtherReq { func: 107, .. })).expect("no Comm_idup");
+    let Op::CommCreate { func: psins_formats::CommFn::Idup, parent: 0, comm: dup, .. } = *ops[idup + 1] else {
+        panic!("rank {rank}: {:?} after MPI_Comm_idup", ops[idup + 1])
+    };
+    assert!(ops.iter().any(|o| matches!(o, Op::Coll { coll: psins_formats::Coll::Barrier, comm, .. } if *comm == dup)));
     assert_eq!(k.get(&Kind::Probe), Some(&[1, 3][rank]), "probe mprobe (rank 1), iprobe");
     assert_eq!(k.get(&Kind::Recv), Some(&[1, 2][rank]), "recv, mrecv (rank 1)");
     assert!(

@@ -203,6 +203,10 @@ fn hook_calls(f: &Func, argv: &[String]) -> (Option<String>, String) {
             let extra = if nb { "" } else { ", NULL" };
             format!("h_coll_{}{suffix}(&T, {fid}, {}{sep}{a}{extra})", arg.to_lowercase(), nb as u8)
         }
+        "comm_idup" => {
+            let c = |ty: &str| last_param_of(f, |p| p.ty == ty).map(arg_of).unwrap_or_else(|| "NULL".into());
+            format!("h_comm_idup(&T, {fid}, {}, {}, {})", c("MPI_Comm"), c("MPI_Comm*"), c("MPI_Request*"))
+        }
         "comm_new" => {
             let parent = param_of(f, |p| p.ty == "MPI_Comm").map(arg_of).unwrap_or_else(|| "MPI_COMM_NULL".into());
             let newc = last_param_of(f, |p| p.ty == "MPI_Comm*").map(arg_of).unwrap_or_else(|| "NULL".into());
@@ -349,6 +353,8 @@ mod tests {
         );
         assert_eq!(pre.as_deref(), Some("pre_waitall(&T, 300, count, array_of_requests, array_of_statuses)"));
         assert_eq!(post, "h_waitall(&T, 300, count, array_of_requests, array_of_statuses)");
+        let (_, post) = h("108 comm_idup int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)");
+        assert_eq!(post, "h_comm_idup(&T, 108, comm, newcomm, request)");
         let (_, post) = h("32 other_req int MPI_Allgather_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)");
         assert_eq!(post, "h_other_preq(&T, 32, request)");
         let fixups = status_fixups(&func("301 recv int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)"), "  ");

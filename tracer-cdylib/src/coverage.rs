@@ -21,6 +21,7 @@ pub fn describe(how: &str) -> String {
         "other_comm" => {
             "`other` record; the communicator it returns is registered (`comm_create`, func Other)".to_string()
         }
+        "comm_idup" => "`other_req` record with the id of the request it returns (its completion shows in `wait`), then the new communicator's `comm_create` record (idup; size, rank and members read from the parent)".to_string(),
         "init" | "init_thread" => "`init` record (hand-written wrapper; opens the log)".to_string(),
         "finalize" => "`finalize` record (hand-written wrapper; writes and closes the log)".to_string(),
         "abort" => "`abort` record, log written out before PMPI_Abort".to_string(),

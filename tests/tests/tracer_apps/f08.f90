@@ -21,7 +21,7 @@ program f08
   logical :: flag
   STATUS
   HANDLE(MPI_Request) :: reqs(2), r1
-  HANDLE(MPI_Comm) :: sub, cart
+  HANDLE(MPI_Comm) :: sub, cart, dup
   HANDLE(MPI_Message) :: msg
   HANDLE(MPI_Win) :: win
   HANDLE(MPI_File) :: fh
@@ -69,6 +69,11 @@ program f08
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, sub, ierr)
   call MPI_Barrier(sub, ierr)
   call MPI_Comm_free(sub, ierr)
+  ! a nonblocking duplicate: its communicator is registered at the call, from the parent
+  call MPI_Comm_idup(MPI_COMM_WORLD, dup, r1, ierr)
+  call MPI_Wait(r1, MPI_STATUS_IGNORE, ierr)
+  call MPI_Barrier(dup, ierr)
+  call MPI_Comm_free(dup, ierr)
   ! bindings wrapped since the table marks every recorded function +f08: matched probe,
   ! v and neighbourhood collectives, a topology constructor, one-sided and MPI-IO (`other`)
   if (rank == 0) then

@@ -45,45 +45,82 @@ pub struct Slot {
     pub ps: Ps,
 }
 
+/// A contribution's (rank, function, category) in one word, so that finding it among the
+/// kept ones compares one word per slot.
+#[inline]
+fn key(rank: u32, func: u16, cat: u8) -> u64 {
+    (rank as u64) << 32 | (func as u64) << 8 | cat as u64
+}
+
+/// The key of an unused slot: no contribution has it (categories are below 4).
+const EMPTY: u64 = u64::MAX;
+
 /// A chain's summary: its length split by category (exact) and its largest contributions.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Path {
     /// Where the chain ends (the sum of `cats`).
     pub end: Ps,
     pub cats: [Ps; 4],
-    pub slots: [Slot; SLOTS],
+    /// The kept contributions: `keys[i]` ([`key`]; [`EMPTY`] from `used` on) spent `ps[i]`.
+    /// Keys apart from times, so a lookup scans one 64-byte line of keys.
+    keys: [u64; SLOTS],
+    ps: [Ps; SLOTS],
     pub used: u8,
-    /// Contributions folded out of `slots`, by category.
+    /// Contributions folded out of the kept ones, by category.
     pub other: [Ps; 4],
+}
+
+impl Default for Path {
+    fn default() -> Path {
+        Path { end: 0, cats: [0; 4], keys: [EMPTY; SLOTS], ps: [0; SLOTS], used: 0, other: [0; 4] }
+    }
 }
 
 impl Path {
     /// Extends the chain by `d` spent by `rank` in `func` on `cat`.
-    #[inline]
+    #[inline(always)]
     pub fn add(&mut self, rank: u32, func: u16, cat: Cat, d: Ps) {
-        if d == 0 {
-            return;
+        // Many calls add nothing (no wait, no burst): no call for them.
+        if d != 0 {
+            self.extend(rank, func, cat, d);
         }
+    }
+
+    /// [`Path::add`] of a nonzero `d`.
+    #[inline(never)]
+    fn extend(&mut self, rank: u32, func: u16, cat: Cat, d: Ps) {
         self.end += d;
         self.cats[cat as usize] += d;
-        let used = self.used as usize;
-        let c = cat as u8;
-        if let Some(s) = self.slots[..used].iter_mut().find(|s| s.rank == rank && s.func == func && s.cat == c) {
-            s.ps += d;
+        let k = key(rank, func, cat as u8);
+        // A key is kept at most once: the scan needs no early exit (and so no branch per slot).
+        let mut hit = SLOTS;
+        for (i, &s) in self.keys.iter().enumerate() {
+            if s == k {
+                hit = i;
+            }
+        }
+        if hit < SLOTS {
+            self.ps[hit] += d;
             return;
         }
-        let new = Slot { rank, func, cat: c, ps: d };
+        let used = self.used as usize;
         if used < SLOTS {
-            self.slots[used] = new;
+            (self.keys[used], self.ps[used]) = (k, d);
             self.used += 1;
             return;
         }
-        let (i, min) = self.slots.iter().enumerate().min_by_key(|(_, s)| s.ps).map(|(i, s)| (i, *s)).expect("full");
-        if min.ps < d {
-            self.other[min.cat as usize] += min.ps;
-            self.slots[i] = new;
+        // The first of the smallest makes way (or the new one is folded, if not larger).
+        let (mut i, mut min) = (0, self.ps[0]);
+        for (j, &p) in self.ps.iter().enumerate().skip(1) {
+            if p < min {
+                (i, min) = (j, p);
+            }
+        }
+        if min < d {
+            self.other[(self.keys[i] & 0xff) as usize] += min;
+            (self.keys[i], self.ps[i]) = (k, d);
         } else {
-            self.other[c as usize] += d;
+            self.other[cat as usize] += d;
         }
     }
 
@@ -96,24 +133,120 @@ impl Path {
         self.add(rank, func, Cat::Waiting, w);
         self.add(rank, func, Cat::Latency, d - w);
     }
+
+    /// The kept contributions, in slot order.
+    pub fn slots(&self) -> impl Iterator<Item = Slot> + '_ {
+        self.keys[..self.used as usize].iter().zip(&self.ps).map(|(&k, &ps)| Slot {
+            rank: (k >> 32) as u32,
+            func: (k >> 8) as u16,
+            cat: k as u8,
+            ps,
+        })
+    }
+}
+
+/// No chain kept (an offer never made).
+const NONE: u32 = u32::MAX;
+
+/// A chain offered to a task: a collective's, or a message's — the sender's chain at the
+/// send plus the message's own leg. The chain itself is kept once in [`Tracker::chains`]
+/// (a collective's once for all its members); the leg is added only when the task takes
+/// the offer: most offers are not taken (of a wait's messages, only the one that ended it).
+#[derive(Clone, Copy, Debug)]
+struct Offer {
+    /// Where the offered chain ends, its message leg added (the leg ends at `done`).
+    end: Ps,
+    /// The chain in [`Tracker::chains`] ([`NONE`]: none offered yet).
+    chain: u32,
+    /// The message's sender and sending function, its time in the network beyond the
+    /// latency, and when it completed the receive (0: no message leg).
+    src: u32,
+    func: u16,
+    transfer: Ps,
+    done: Ps,
+}
+
+impl Offer {
+    const NONE: Offer = Offer { end: 0, chain: NONE, src: 0, func: 0, transfer: 0, done: 0 };
+
+    /// Adds the message's leg to `p` (the offered chain): its latency (from the send to the
+    /// data entering the network, the path's latency, the receiver's overhead) first, then
+    /// its transfer, up to `done`.
+    #[inline]
+    fn leg(&self, p: &mut Path) {
+        let latency = self.done.saturating_sub(p.end).saturating_sub(self.transfer);
+        p.add(self.src, self.func, Cat::Latency, latency);
+        p.add(self.src, self.func, Cat::Transfer, self.done.saturating_sub(p.end));
+    }
 }
 
 /// The tracker's state during a replay: one path per task, plus the chain a completed
 /// receive or collective offers the task (taken if it is what ends the task's current call).
 pub struct Tracker {
     pub paths: Vec<Path>,
-    offers: Vec<Path>,
-    /// Paths of messages in flight, by message id: the sender's chain at the send.
-    msgs: Vec<(Path, u16)>,
+    offers: Vec<Offer>,
+    /// Chains sent or offered and still wanted: a message's from its send until its receive
+    /// (then its receiver's offer holds it, or nobody), a collective's while an offer holds
+    /// it. Reference-counted; freed places are reused.
+    chains: Vec<Path>,
+    refs: Vec<u32>,
+    free: Vec<u32>,
+    /// Per message id in flight: its chain in `chains` and its sending function.
+    msgs: Vec<(u32, u16)>,
 }
 
 impl Tracker {
     pub fn new(tasks: u32) -> Tracker {
         Tracker {
             paths: vec![Path::default(); tasks as usize],
-            offers: vec![Path::default(); tasks as usize],
+            offers: vec![Offer::NONE; tasks as usize],
+            chains: Vec::new(),
+            refs: Vec::new(),
+            free: Vec::new(),
             msgs: Vec::new(),
         }
+    }
+
+    /// A place in `chains`, held once (the caller writes the chain).
+    #[inline]
+    fn place(&mut self) -> u32 {
+        match self.free.pop() {
+            Some(c) => {
+                self.refs[c as usize] = 1;
+                c
+            }
+            None => {
+                self.chains.push(Path::default());
+                self.refs.push(1);
+                (self.chains.len() - 1) as u32
+            }
+        }
+    }
+
+    /// One holder of chain `c` lets it go.
+    #[inline]
+    fn release(&mut self, c: u32) {
+        if c == NONE {
+            return;
+        }
+        let r = &mut self.refs[c as usize];
+        *r -= 1;
+        if *r == 0 {
+            self.free.push(c);
+        }
+    }
+
+    /// Offers `o` to task `t` if its chain ends no earlier than the one offered before
+    /// (which `t` has taken, or which ended nothing); true if taken.
+    #[inline]
+    fn offer(&mut self, t: u32, o: Offer) -> bool {
+        let old = &mut self.offers[t as usize];
+        if o.end < old.end {
+            return false;
+        }
+        let c = std::mem::replace(old, o).chain;
+        self.release(c);
+        true
     }
 
     /// `t` computed for `d` from its path's end.
@@ -123,42 +256,55 @@ impl Tracker {
     }
 
     /// `t` in `func` sent message `id` at `now`.
+    #[inline]
     pub fn send(&mut self, id: u32, t: u32, func: u16, now: Ps) {
-        let mut p = self.paths[t as usize];
+        let c = self.place();
+        let p = &mut self.chains[c as usize];
+        *p = self.paths[t as usize];
         p.local(t, func, now, 0);
         let i = id as usize;
         if self.msgs.len() <= i {
-            self.msgs.resize(i + 1, (Path::default(), 0));
+            self.msgs.resize(i + 1, (NONE, 0));
         }
-        self.msgs[i] = (p, func);
+        self.msgs[i] = (c, func);
     }
 
     /// Message `id` from `src` completes `dst`'s receive at `done`: its data entered the
-    /// network at `data_at` and arrived at `delivered` over a path of latency `l0`.
-    pub fn received(&mut self, id: u32, src: u32, dst: u32, data_at: Ps, delivered: Ps, l0: Ps, done: Ps) {
-        let (mut p, func) = self.msgs[id as usize];
-        let transfer = delivered.saturating_sub(data_at).saturating_sub(l0);
-        let latency = done.saturating_sub(p.end).saturating_sub(transfer);
-        p.add(src, func, Cat::Latency, latency);
-        p.add(src, func, Cat::Transfer, done.saturating_sub(p.end));
-        self.offer(dst, p);
+    /// network at `data_at` and arrived at `delivered` over a path of latency `l0`; the
+    /// receive was posted at `posted`. A message that arrived before the receive was posted
+    /// did not hold the receive up, so it ends no chain there.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn received(&mut self, id: u32, src: u32, dst: u32, data_at: Ps, delivered: Ps, l0: Ps, done: Ps, posted: Ps) {
+        let (c, func) = std::mem::replace(&mut self.msgs[id as usize], (NONE, 0));
+        if c == NONE {
+            return;
+        }
+        if delivered >= posted {
+            // With its leg, the message's chain ends at `done`, or where the sender's did.
+            let end = self.chains[c as usize].end.max(done);
+            let transfer = delivered.saturating_sub(data_at).saturating_sub(l0);
+            if self.offer(dst, Offer { end, chain: c, src, func, transfer, done }) {
+                return;
+            }
+        }
+        self.release(c);
     }
 
     /// An analytic collective (`func`) whose last member `last` arrived at `at` ends at `end`.
     pub fn collective(&mut self, last: u32, func: u16, at: Ps, end: Ps, members: impl Iterator<Item = u32>) {
-        let mut p = self.paths[last as usize];
+        let c = self.place();
+        let p = &mut self.chains[c as usize];
+        *p = self.paths[last as usize];
         p.local(last, func, at, 0);
         p.add(last, func, Cat::Transfer, end.saturating_sub(p.end));
+        let o = Offer { end: p.end, chain: c, ..Offer::NONE };
         for m in members {
-            self.offer(m, p);
+            if self.offer(m, o) {
+                self.refs[c as usize] += 1;
+            }
         }
-    }
-
-    fn offer(&mut self, t: u32, p: Path) {
-        let o = &mut self.offers[t as usize];
-        if p.end >= o.end {
-            *o = p;
-        }
+        self.release(c);
     }
 
     /// `t`'s call in `func` ends at `end` after waiting `wait`: the chain offered to it if
@@ -167,9 +313,11 @@ impl Tracker {
     pub fn finish(&mut self, t: u32, func: u16, end: Ps, wait: Ps) {
         let i = t as usize;
         let own = &mut self.paths[i];
-        let offer = &self.offers[i];
-        if offer.end == end && end > own.end {
-            *own = *offer;
+        let o = &self.offers[i];
+        // (`end > own.end` also rules out taking an offer twice, and the empty one.)
+        if o.end == end && end > own.end {
+            *own = self.chains[o.chain as usize];
+            o.leg(own);
         } else {
             own.local(t, func, end, wait);
         }
@@ -198,7 +346,7 @@ impl CriticalPath {
         let end_rank =
             tasks.iter().enumerate().max_by_key(|(i, t)| (t.end, std::cmp::Reverse(*i))).map_or(0, |(i, _)| i);
         let p = t.paths.get(end_rank).copied().unwrap_or_default();
-        let mut top: Vec<Slot> = p.slots[..p.used as usize].to_vec();
+        let mut top: Vec<Slot> = p.slots().collect();
         top.sort_by_key(|s| (std::cmp::Reverse(s.ps), s.rank, s.func, s.cat));
         CriticalPath {
             end_rank: end_rank as u32,
@@ -307,10 +455,39 @@ impl CriticalPath {
 
 #[cfg(test)]
 mod tests {
-    /// Two paths per task: their size is the tracker's memory per task (docs/simulator.md).
+    /// A path and an offer (and its chain) per task: the tracker's memory per task
+    /// (docs/simulator.md).
     #[test]
     fn path_is_small() {
         assert_eq!(std::mem::size_of::<super::Path>(), 208);
+        assert_eq!(std::mem::size_of::<super::Offer>(), 40);
+    }
+
+    /// A message ends its receive's chain only if it arrived after the receive was posted:
+    /// rank 0 computes 100 ps and sends at 100; the data enters the network at 100 and
+    /// arrives at 150 (latency 10, so 40 of transfer); the receive completes at 210.
+    #[test]
+    fn a_message_ends_the_chain_only_if_it_arrived_after_the_post() {
+        use super::{Tracker, COMPUTE_FN};
+        let run = |posted| {
+            let mut t = Tracker::new(2);
+            t.compute(0, 100);
+            t.send(0, 0, 1, 100);
+            t.received(0, 0, 1, 100, 150, 10, 210, posted);
+            t.finish(1, 2, 210, 0);
+            t.paths[1]
+        };
+        // Posted at 200, after the arrival: rank 1's own call cost, 210 ps of latency.
+        let early = run(200);
+        assert_eq!(early.cats, [0, 210, 0, 0]);
+        assert_eq!(early.slots().map(|s| (s.rank, s.func)).collect::<Vec<_>>(), [(1, 2)]);
+        // Posted at 120, before it: the sender's 100 ps, then the message's 70 ps of latency
+        // (210 - 100 - 40) and 40 ps of transfer, both the sender's in its function 1.
+        let late = run(120);
+        assert_eq!(late.cats, [100, 70, 40, 0]);
+        let mut slots: Vec<_> = late.slots().map(|s| (s.rank, s.func, s.cat, s.ps)).collect();
+        slots.sort();
+        assert_eq!(slots, [(0, 1, 1, 70), (0, 1, 2, 40), (0, COMPUTE_FN, 0, 100)]);
     }
 
     /// A full summary folds the smallest contribution into `other`; the totals stay exact.
@@ -322,6 +499,6 @@ mod tests {
         }
         assert_eq!(p.end, (0..super::SLOTS as u64 + 1).map(|r| 10 + r).sum::<u64>());
         assert_eq!(p.other[0], 10);
-        assert!(p.slots.iter().all(|s| s.rank != 0));
+        assert!(p.slots().all(|s| s.rank != 0));
     }
 }

@@ -140,12 +140,7 @@ impl<S: TraceSource> Sim<'_, S> {
 
     /// Recorded time of an `Other` call, scaled like a CPU burst.
     fn scaled_dur(&self, t: u32) -> Ps {
-        let dur = self.tasks[t as usize].rec.dur_ns;
-        if self.burst_scale.is_empty() {
-            dur.saturating_mul(PS_PER_NS)
-        } else {
-            (dur as f64 * self.burst_scale[self.node[t as usize] as usize]).round() as Ps
-        }
+        scale_ns(self.tasks[t as usize].rec.dur_ns, &self.burst_scale, self.node[t as usize])
     }
 
     /// World rank of destination `peer`; `None` for PROC_NULL.
@@ -289,9 +284,12 @@ impl<S: TraceSource> Sim<'_, S> {
     /// built by hand or by a buggy importer. Waiting on an inactive persistent request is
     /// legal MPI and returns at once.
     fn exec_wait(&mut self, t: u32, func: WaitFn, count: u32, at: Ps) -> Result<Flow, Bad> {
-        // what completing a request the trace does not model costs: this call's traced time
-        let measured = at.saturating_add(self.scaled_dur(t));
+        let (burst_scale, node) = (&self.burst_scale, self.node[t as usize]);
         let task = &mut self.tasks[t as usize];
+        // What completing a request the trace does not model costs: this call's traced
+        // time, worked out only for a wait that completes one.
+        let dur = task.rec.dur_ns;
+        let measured = || at.saturating_add(scale_ns(dur, burst_scale, node));
         let list = std::mem::take(&mut task.rec.list);
         check_completions(func, count, &list)?;
         let mut hint = 0;
@@ -304,7 +302,7 @@ impl<S: TraceSource> Sim<'_, S> {
                 Some(r) if r.active => {
                     r.awaited = true;
                     if r.kind.measured() {
-                        r.done_at = r.done_at.max(measured);
+                        r.done_at = r.done_at.max(measured());
                     }
                     task.awaits = true;
                 }
@@ -341,6 +339,15 @@ impl<S: TraceSource> Sim<'_, S> {
         task.pending = pending;
         task.wait_until = until;
         Flow::Blocked
+    }
+}
+
+/// `ns` of recorded time on `node`, scaled like a CPU burst (`burst_scale` empty: unscaled).
+fn scale_ns(ns: u64, burst_scale: &[f64], node: u32) -> Ps {
+    if burst_scale.is_empty() {
+        ns.saturating_mul(PS_PER_NS)
+    } else {
+        (ns as f64 * burst_scale[node as usize]).round() as Ps
     }
 }
 

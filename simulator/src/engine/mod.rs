@@ -406,12 +406,12 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         } else {
             (gap as f64 * self.burst_scale[self.node[t as usize] as usize]).round() as Ps
         };
-        if let Some(c) = &mut self.crit {
-            c.compute(t, burst);
-        }
         let task = &mut self.tasks[t as usize];
         task.compute += burst;
         if burst > 0 {
+            if let Some(c) = &mut self.crit {
+                c.compute(t, burst);
+            }
             if let Some(tl) = &mut self.timeline {
                 tl.slice(t, "compute", now, now + burst);
             }

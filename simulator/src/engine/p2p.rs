@@ -282,9 +282,8 @@ impl<S: TraceSource> Sim<'_, S> {
         if let Some(tl) = &mut self.timeline {
             tl.received(id, m.dst);
         }
-        // The message ends the receive's chain only if it arrived after the receive was posted.
-        if let (Some(c), true) = (&mut self.crit, td >= tr) {
-            c.received(id, m.src, m.dst, m.data_at, td, m.l0, recv_done);
+        if let Some(c) = &mut self.crit {
+            c.received(id, m.src, m.dst, m.data_at, td, m.l0, recv_done, tr);
         }
         self.complete(m.dst, m.recv_ref, recv_done, m.sent_at);
         match m.proto {

@@ -3,7 +3,7 @@
 //! Two kinds: a packet-level fabric's graph along its oblivious route ([`FabricGraph`]) and
 //! the flat cluster of SimGrid's CLUSTER zone ([`Cluster`]).
 
-use crate::fabric::{path_into, Fabric};
+use crate::fabric::{path_into, Fabric, NO_LINK};
 use crate::params::RouterConfig;
 
 /// A network as flows see it. Time is in the graph's own unit ([`FlowGraph::units_per_second`]).
@@ -21,17 +21,38 @@ pub trait FlowGraph {
     fn units_per_second(&self) -> f64;
 }
 
-/// A fabric's graph: the links of its oblivious route ([`crate::fabric::path`]) plus the source's injection
-/// and the destination's ejection port, every one W/8 bytes per cycle; a flow over h links is
-/// delivered (h + 1)·R + h cycles after its last byte left (the head's zero-load latency).
+/// A fabric's graph: the links of its oblivious route ([`crate::fabric::path`]) plus the
+/// source's injection and the destination's ejection port, every one W/8 bytes per cycle; a
+/// flow over h links is delivered (h + 1)·R + h cycles after its last byte left (the head's
+/// zero-load latency).
+///
+/// Links are numbered densely, only the ports that have one: a fabric's `router · ports +
+/// output` leaves most ids unused where routers differ (a fat-tree's node interfaces have one
+/// port of the switches' 16), and the sharing keeps ~50 bytes per id. The numbering keeps
+/// the order of `router · ports + output` (the solver breaks ties by link id), then the
+/// injection ports, then the ejection ports.
 pub struct FabricGraph<F: Fabric> {
     fabric: F,
     cfg: RouterConfig,
+    /// Per router: its first link's id and the mask of its ports that have a link.
+    first: Vec<u32>,
+    linked: Vec<u64>,
+    /// Network links in all.
+    network: u32,
 }
 
 impl<F: Fabric> FabricGraph<F> {
     pub fn new(fabric: F, cfg: RouterConfig) -> Self {
-        FabricGraph { fabric, cfg }
+        let ports = fabric.ports();
+        assert!(ports <= 64, "a router of {ports} ports: the link numbering holds 64");
+        let (mut first, mut linked, mut next) = (Vec::new(), Vec::new(), 0u32);
+        for r in 0..fabric.routers() as u32 {
+            let mask = (0..ports).filter(|&o| fabric.neighbour(r, o) != NO_LINK).fold(0u64, |m, o| m | 1 << o);
+            first.push(next);
+            linked.push(mask);
+            next += mask.count_ones();
+        }
+        FabricGraph { fabric, cfg, first, linked, network: next }
     }
 }
 
@@ -40,16 +61,21 @@ impl<F: Fabric> FlowGraph for FabricGraph<F> {
         self.fabric.nodes()
     }
     fn links(&self) -> usize {
-        self.fabric.routers() * self.fabric.ports() + 2 * self.fabric.nodes()
+        self.network as usize + 2 * self.fabric.nodes()
     }
     fn capacity(&self, _l: u32) -> f64 {
         self.cfg.link_bits_per_cycle as f64 / 8.0
     }
     fn route(&self, src: u32, dst: u32, links: &mut Vec<u32>) -> f64 {
-        let first = links.len();
+        let start = links.len();
         path_into(&self.fabric, src, dst, links);
-        let h = (links.len() - first) as f64;
-        let extra = (self.fabric.routers() * self.fabric.ports()) as u32;
+        let ports = self.fabric.ports() as u32;
+        for l in &mut links[start..] {
+            let (r, o) = ((*l / ports) as usize, *l % ports);
+            *l = self.first[r] + (self.linked[r] & ((1u64 << o) - 1)).count_ones();
+        }
+        let h = (links.len() - start) as f64;
+        let extra = self.network;
         links.push(extra + src);
         links.push(extra + self.fabric.nodes() as u32 + dst);
         let r = self.cfg.router_delay_cycles as f64;
@@ -104,5 +130,39 @@ impl FlowGraph for Cluster {
     }
     fn units_per_second(&self) -> f64 {
         1e12
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fattree::FatTreeFabric;
+    use crate::FatTreeConfig;
+
+    #[test]
+    fn fabric_links_are_numbered_densely_in_order() {
+        // 4-ary 2-tree: 16 node interfaces of 1 linked port, 4 leaves of 4 down + 4 up, 4
+        // top switches of 4 down: 16 + 32 + 16 = 64 network links (not 24 routers × 8
+        // ports = 192), then 16 injection and 16 ejection ports.
+        let cfg = FatTreeConfig::k_ary_n_tree(4, 2);
+        let g = FabricGraph::new(FatTreeFabric::new(cfg.clone()).unwrap(), cfg.router);
+        assert_eq!(g.links(), 96);
+        // Every link of every route is in range, a network link is used by one (router,
+        // port) only, and the dense ids keep the order of the fabric's.
+        let mut seen = std::collections::HashMap::new();
+        for (s, d) in (0..16).flat_map(|s| (0..16).filter(move |&d| d != s).map(move |d| (s, d))) {
+            let (mut dense, raw) = (Vec::new(), crate::fabric::path(&g.fabric, s, d));
+            g.route(s, d, &mut dense);
+            assert_eq!(dense.len(), raw.len() + 2);
+            assert_eq!(&dense[raw.len()..], &[64 + s, 80 + d]);
+            for (&l, &r) in dense.iter().zip(&raw) {
+                assert!(l < 64);
+                assert_eq!(*seen.entry(r).or_insert(l), l, "raw link {r}");
+            }
+        }
+        let mut pairs: Vec<(u32, u32)> = seen.into_iter().collect();
+        pairs.sort();
+        assert!(pairs.windows(2).all(|w| w[0].1 < w[1].1), "{pairs:?}");
+        assert_eq!(pairs.len(), 64, "every link is on some route");
     }
 }

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod error;
 pub mod model;
 pub mod plot;
+pub mod predicted;
 pub mod provenance;
 pub mod report;
 pub mod source;

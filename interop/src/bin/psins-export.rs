@@ -1,4 +1,5 @@
-//! psins-export: a compact trace (the measured run) in a format other tools read.
+//! psins-export: a compact trace (the measured run, or a predicted one from `psins-sim
+//! --predicted-trace`) in a format other tools read.
 
 use clap::{Parser, ValueEnum};
 use psins_formats::note;
@@ -15,7 +16,7 @@ use std::process::ExitCode;
 /// mpi.collectives = "expanded". What is kept, approximated and refused, and the SimGrid
 /// settings under which SMPI and psins-sim agree: docs/interop-simgrid.md.
 ///
-/// `--to paraver`: the measured run for BSC's Paraver: -o NAME.prv writes NAME.prv (a thread
+/// `--to paraver`: the run for BSC's Paraver: -o NAME.prv writes NAME.prv (a thread
 /// per rank: computation and MPI-call states, an MPI event entering and leaving each call, a
 /// communication record per message, send to receive), NAME.pcf (state and event names) and
 /// NAME.row (rank names). docs/interop-paraver.md.
@@ -24,6 +25,9 @@ use std::process::ExitCode;
 /// libotf2: DIR gets traces.otf2, traces.def and traces/ (a location per rank; computation and
 /// MPI calls as regions, MPI point-to-point, request and collective events, communicators in
 /// the definitions). A build without libotf2 says so. docs/interop-otf2.md.
+///
+/// Every format writes the run the trace holds: the measured one, or the predicted one of a
+/// trace `psins-sim --predicted-trace` wrote.
 ///
 /// Exit status (docs/exit-codes.md): 0 written; 1 the trace is damaged or holds a record the
 /// format cannot express (the message names the file, rank and record); 2 bad arguments;

@@ -4,6 +4,8 @@ use clap::{Args, Parser, Subcommand};
 use psins_formats::{note, output::print, Output};
 use psins_sim::error::{chain, parse_args, SimError};
 use psins_sim::plot::short_name;
+use psins_sim::predicted::PredictedTrace;
+use psins_sim::source::TraceSource;
 use psins_sim::source::{compact::CompactTrace, synth::SynthSource, synth::Workload, synth::SPEC_HELP, TracerOverhead};
 use psins_sim::timeline::Timeline;
 use psins_sim::{model, provenance, simulate_report, Machine, Options, Report, Result};
@@ -15,7 +17,7 @@ Exit codes (the same for every psins tool; docs/exit-codes.md):
   0  success
   1  bad input: unreadable or corrupt trace, malformed record, invalid machine file
   2  bad command-line usage or arguments
-  3  an output (--json, --timeline, --plot, --plot-sizes, --sweep, standard output) cannot be written
+  3  an output (--json, --timeline, --predicted-trace, --plot, --plot-sizes, --sweep, standard output) cannot be written
   4  deadlock: the trace cannot complete on the target (the report lists the blocked tasks)
 
 Outputs: `-` is standard output; an output that is an input is refused; a symlink's target
@@ -122,6 +124,11 @@ struct RunArgs {
     /// separates): slices are clipped to it, arrows kept when both ends are inside.
     #[arg(long, value_name = "START..END", requires = "timeline")]
     timeline_window: Option<String>,
+    /// Write the predicted run as a compact trace: the trace's records with the predicted
+    /// computation and call times (metadata `clock` = predicted, the machine, the provenance),
+    /// for psins-dump --profile/--timeline and psins-export --to ti|otf2|paraver.
+    #[arg(long, value_name = "FILE.psins")]
+    predicted_trace: Option<PathBuf>,
     /// Draw each rank's predicted time (computation, communication, waiting) as stacked
     /// bars in SVG; beyond 256 ranks a bar is the mean of a block of neighbouring ranks.
     #[arg(long, value_name = "FILE.svg")]
@@ -245,31 +252,50 @@ fn run(a: &RunArgs) -> Result<()> {
         |p: &Option<PathBuf>| p.as_ref().map(|p| Output::prepare(p, &inputs)).transpose().map_err(SimError::OutputFile);
     let (json, tl_out, plot) = (prepare(&a.json)?, prepare(&a.timeline)?, prepare(&a.plot)?);
     let plot_sizes = prepare(&a.plot_sizes)?;
+    let pt_out = prepare(&a.predicted_trace)?;
     let timeline = match &tl_out {
         Some(o) => Some(
             Timeline::create(o.temp_path(), a.timeline_ranks.as_deref(), a.timeline_window.as_deref())?.named(o.path()),
         ),
         None => None,
     };
-    let opts = Options {
+    let mut opts = Options {
         timeline,
+        predicted: None,
         progress: !a.no_progress && std::io::stderr().is_terminal(),
         critical_path: a.critical_path,
     };
     // The trace's checksum is taken before the replay reads it.
-    let (mut report, origin) = if trace.starts_with("gen:") {
+    let provenance = |origin: &serde_json::Value| provenance::of_run(origin, machine, &a.set, &m, a.tracer_overhead);
+    let predicted = |source: &[(String, String)], tasks: u32, prov: &serde_json::Value| {
+        pt_out.as_ref().map(|o| {
+            let meta = psins_sim::predicted::metadata(source, machine, prov, tasks);
+            PredictedTrace::new(o.temp_path(), o.path(), tasks, meta)
+        })
+    };
+    let report = if trace.starts_with("gen:") {
         let src = SynthSource::new(Workload::parse(trace)?);
-        (simulate_report(src, &m, opts)?, provenance::trace(trace)?)
+        let prov = provenance(&provenance::trace(trace)?);
+        opts.predicted = predicted(&[("generated".to_string(), trace.to_string())], src.tasks(), &prov);
+        let mut r = simulate_report(src, &m, opts)?;
+        r.provenance = Some(prov);
+        r
     } else if Path::new(trace).exists() || !trace.contains(':') {
         let src = CompactTrace::open(Path::new(trace))?.with_tracer_overhead(a.tracer_overhead)?;
-        let origin = provenance::trace(trace)?;
-        (simulate_report(src, &m, opts)?, origin)
+        let prov = provenance(&provenance::trace(trace)?);
+        opts.predicted = predicted(&src.reader().header.meta, src.tasks(), &prov);
+        let mut r = simulate_report(src, &m, opts)?;
+        r.provenance = Some(prov);
+        r
     } else {
         return Err(SimError::Usage(format!("`{trace}`: no such file (a workload spec looks like {SPEC_HELP})")));
     };
-    report.provenance = Some(provenance::of_run(&origin, machine, &a.set, &m, a.tracer_overhead));
-    // A deadlocked replay still closed its timeline and writes its JSON report.
+    // A deadlocked replay still closed its timeline and writes its JSON report (but no
+    // predicted trace: there is no predicted run).
     if let Some(o) = tl_out {
+        o.commit().map_err(SimError::OutputFile)?;
+    }
+    if let Some(o) = pt_out.filter(|_| report.deadlock.is_none()) {
         o.commit().map_err(SimError::OutputFile)?;
     }
     let what = format!("{} on {}", short_name(trace), short_name(&machine.to_string_lossy()));

@@ -41,6 +41,8 @@ use task::{State, Task};
 #[derive(Default)]
 pub struct Options {
     pub timeline: Option<Timeline>,
+    /// Write the predicted run as a compact trace (crate::predicted).
+    pub predicted: Option<crate::predicted::PredictedTrace>,
     /// Show a progress bar on stderr.
     pub progress: bool,
     /// Track the critical path (crate::critpath) for the report.
@@ -90,6 +92,7 @@ pub struct Sim<'m, S: TraceSource> {
     /// task, which stays small).
     nbc: BTreeMap<(u32, u32), nbc::Schedule>,
     timeline: Option<Timeline>,
+    predicted: Option<crate::predicted::PredictedTrace>,
     net_events: Vec<(Ps, u32)>,
     net_delivered: Vec<(MsgId, Ps)>,
     net_failure: Option<String>,
@@ -204,6 +207,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             nbc_seq: std::collections::HashMap::new(),
             nbc: BTreeMap::new(),
             timeline: opts.timeline,
+            predicted: opts.predicted,
             net_events: Vec::new(),
             net_delivered: Vec::new(),
             net_failure: None,
@@ -277,6 +281,10 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         }
         if let Some(tl) = self.timeline.take() {
             tl.finish()?;
+        }
+        // A deadlocked replay has no predicted run to write (its timeline says how far it got).
+        if let Some(p) = self.predicted.take().filter(|_| deadlock.is_none()) {
+            p.write(&self.src)?;
         }
         self.close_regions();
         let mut report = Report::build(
@@ -418,6 +426,9 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         }
         let start = now + burst;
         task.call_start = start;
+        if let Some(p) = &mut self.predicted {
+            p.start(t, task.index, start);
+        }
         start + self.m.call_overhead
     }
 
@@ -438,6 +449,9 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         };
         if let Some(c) = &mut self.crit {
             c.finish(t, task.call_fn, end, wait);
+        }
+        if let Some(p) = &mut self.predicted {
+            p.finish(t, end);
         }
         if task.call_fn != STEP_FN {
             self.stats.call(t, task.call_fn, other, calls, time, wait);

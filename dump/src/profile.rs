@@ -68,10 +68,12 @@ impl Profile {
             (None, Op::Other { func } | Op::OtherReq { func, .. }) => format!("MPI_other_{func}"),
             (None, _) => "MPI_Comm_other".to_string(),
         };
+        // A folded run of polls is `calls` calls (psins-sim counts them so too).
+        let calls = if let Op::Poll { calls, .. } = rec.op { calls } else { 1 };
         r.mpi_ns = r.mpi_ns.saturating_add(dur);
-        r.calls += 1;
+        r.calls += calls;
         let f = self.fns.entry(name).or_default();
-        f.count += 1;
+        f.count += calls;
         f.total_ns = f.total_ns.saturating_add(rec.dur_ns);
         f.max_ns = f.max_ns.max(rec.dur_ns);
         if let Op::Send { bytes, .. } | Op::Isend { bytes, .. } | Op::Sendrecv { bytes, .. } = rec.op {

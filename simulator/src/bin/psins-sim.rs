@@ -113,8 +113,9 @@ struct RunArgs {
     json: Option<PathBuf>,
     /// Write a Chrome trace-event timeline (open it in Perfetto; `-`: stdout): a track per
     /// rank with computation and call slices (args: record, peer, bytes, tag, communicator,
-    /// wait), a nested `wait` slice for waiting on a partner, a flow arrow per message and a
-    /// messages/bytes-in-flight counter. `psins-dump --timeline` writes the measured run alike.
+    /// wait), a nested `wait` slice for waiting on a partner, a flow arrow per message, a
+    /// messages/bytes-in-flight counter and, with the bus, inlink and outlink models, a
+    /// busy-servers counter. `psins-dump --timeline` writes the measured run alike.
     #[arg(long, value_name = "FILE")]
     timeline: Option<PathBuf>,
     /// Ranks in the timeline, e.g. 0-15,64 (arrows only between shown ranks).

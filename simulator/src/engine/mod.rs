@@ -184,6 +184,12 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             if uniform { Vec::new() } else { (0..m.nodes).map(|nd| PS_PER_NS as f64 / m.cpu.of_node(nd)).collect() };
         let progress =
             (opts.progress && src.total_records() > 0).then(|| crate::report::progress_bar(src.total_records()));
+        let (mut model, mut timeline) = (model, opts.timeline);
+        if let Some(tl) = &mut timeline {
+            if let Some(name) = model.track_usage() {
+                tl.usage_track(name);
+            }
+        }
         let max_msg_bytes = model.max_message_bytes().min(m.inter.max_bytes_within(MAX_MSG_TIME));
         let max_intra_bytes = m.intra.max_bytes_within(MAX_MSG_TIME);
         Ok(Sim {
@@ -206,7 +212,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             algo: Default::default(),
             nbc_seq: std::collections::HashMap::new(),
             nbc: BTreeMap::new(),
-            timeline: opts.timeline,
+            timeline,
             predicted: opts.predicted,
             net_events: Vec::new(),
             net_delivered: Vec::new(),
@@ -491,8 +497,12 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         self.advance(t, phase)
     }
 
-    /// Hands the network model's scheduled events and deliveries to the engine.
+    /// Hands the network model's scheduled events and deliveries to the engine, and its
+    /// resource-use changes to the timeline.
     fn drain_net(&mut self) {
+        if let Some(tl) = &mut self.timeline {
+            self.model.take_usage(&mut |at, d| tl.usage(at, d));
+        }
         for (at, token) in self.net_events.drain(..) {
             self.q.push(at, Ev::Model(token));
         }

@@ -30,6 +30,8 @@ pub struct Contention {
     busy_ps: u128,
     delayed: u64,
     delay_ps: u128,
+    /// With a timeline: each server's busy intervals as (time, +1 / −1), until taken.
+    usage: Option<Vec<(Ps, i64)>>,
 }
 
 fn build(m: &Machine, kind: Resource) -> Result<Box<dyn NetworkModel>, String> {
@@ -48,6 +50,7 @@ fn build(m: &Machine, kind: Resource) -> Result<Box<dyn NetworkModel>, String> {
         busy_ps: 0,
         delayed: 0,
         delay_ps: 0,
+        usage: None,
     }))
 }
 
@@ -90,6 +93,11 @@ impl NetworkModel for Contention {
         let transfer = self.link.transfer(msg.bytes);
         servers[best] = start + transfer;
         self.busy_ps += transfer as u128;
+        // A server's intervals do not overlap, so the number of intervals around a time is
+        // the number of busy servers then.
+        if let Some(u) = &mut self.usage {
+            u.extend([(start, 1), (start + transfer, -1)]);
+        }
         if start > msg.ready {
             self.delayed += 1;
             self.delay_ps += (start - msg.ready) as u128;
@@ -99,6 +107,21 @@ impl NetworkModel for Contention {
 
     fn collective(&mut self, c: &CollCall) -> Ps {
         analytic_collective(&self.machine, c)
+    }
+
+    fn track_usage(&mut self) -> Option<&'static str> {
+        self.usage = Some(Vec::new());
+        Some(match self.kind {
+            Resource::Bus => "busy buses",
+            Resource::InLink => "busy incoming links",
+            Resource::OutLink => "busy outgoing links",
+        })
+    }
+
+    fn take_usage(&mut self, out: &mut dyn FnMut(Ps, i64)) {
+        for (at, d) in self.usage.iter_mut().flat_map(|u| u.drain(..)) {
+            out(at, d);
+        }
     }
 
     fn stats(&self) -> Vec<(String, serde_json::Value)> {

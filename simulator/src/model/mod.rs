@@ -113,6 +113,15 @@ pub trait NetworkModel {
     fn refuse_message(&self, bytes: u64) -> String {
         format!("a message of {bytes} bytes is more than the model's limit of {}", self.max_message_bytes())
     }
+    /// The model's resource-use counter for the timeline (`--timeline`): its track name
+    /// (e.g. "busy buses"); from this call on the model keeps the counter's changes for
+    /// [`NetworkModel::take_usage`]. None (the default): the model has no such counter.
+    fn track_usage(&mut self) -> Option<&'static str> {
+        None
+    }
+    /// Hands over the changes kept since the last call, as `out(time, delta)` with times at
+    /// or after the call's (the model schedules its resources ahead).
+    fn take_usage(&mut self, _out: &mut dyn FnMut(Ps, i64)) {}
     /// Model-specific statistics for the reports, as (name, value) pairs.
     fn stats(&self) -> Vec<(String, serde_json::Value)> {
         Vec::new()

@@ -53,6 +53,7 @@ pub enum Args<'a> {
     Call(CallArgs),
     Wait { partner_posted_us: Us },
     InFlight { messages: u64, bytes: u64 },
+    Busy { busy: u64 },
 }
 
 impl Args<'_> {

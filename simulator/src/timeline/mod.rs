@@ -2,13 +2,15 @@
 //! track per rank: computation and each MPI call as complete ("X") slices, the call's args
 //! (record, peer, bytes, tag, communicator, time waiting), a nested `wait` slice for the part
 //! of the call spent waiting for a partner, a flow arrow per message from the sending call to
-//! the call that completed its receive, and a counter of the messages and bytes in flight.
+//! the call that completed its receive, a counter of the messages and bytes in flight, and
+//! one of the network's busy resources where the model counts them (usage.rs).
 //! Written as the replay goes, so memory does not grow with the run; rank and time-window
 //! filters keep files of big runs small. `psins-dump --timeline` writes the measured run
 //! through the same writer, so both open with the same layout.
 
 mod event;
 mod flows;
+mod usage;
 
 pub use event::CallArgs;
 use event::{Args, Event, Us};
@@ -33,6 +35,8 @@ pub struct Timeline {
     first: bool,
     error: Option<std::io::Error>,
     flows: Flows,
+    /// The model's resource-use counter, when it has one.
+    usage: Option<usage::Usage>,
 }
 
 impl Timeline {
@@ -62,6 +66,7 @@ impl Timeline {
             first: true,
             error: None,
             flows: Flows::default(),
+            usage: None,
         };
         let r = tl.out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
         tl.check(r);
@@ -159,8 +164,38 @@ impl Timeline {
         }
     }
 
+    /// A counter track `name` of the network model's resource use (e.g. busy buses), fed by
+    /// [`Timeline::usage`].
+    pub fn usage_track(&mut self, name: &'static str) {
+        self.usage = Some(usage::Usage::new(name));
+    }
+
+    /// The model's resource use changes by `delta` at `at` (≥ the replay's time; written
+    /// once the replay passes it).
+    pub fn usage(&mut self, at: Ps, delta: i64) {
+        if let Some(u) = &mut self.usage {
+            u.change(at, delta);
+        }
+    }
+
+    /// Writes the resource-use changes before `now`.
+    fn drain_usage(&mut self, now: Ps) {
+        let Some(mut u) = self.usage.take() else { return };
+        let name = u.name;
+        u.drain(now, &mut |at, busy| {
+            if at >= self.window.0 && at <= self.window.1 {
+                let mut e = Event::new(name, "C", 0);
+                e.ts = Some(Us(at));
+                e.args = Args::Busy { busy };
+                self.write(&e);
+            }
+        });
+        self.usage = Some(u);
+    }
+
     /// Engine message `msg` (`bytes`) posted by `src` for `dst` at `now`.
     pub fn send(&mut self, msg: u32, src: u32, dst: u32, bytes: u64, now: Ps) {
+        self.drain_usage(now);
         let flow = self.rank_shown(src) && self.rank_shown(dst);
         let mut flows = std::mem::take(&mut self.flows);
         flows.send(msg, src, dst, flow);
@@ -235,6 +270,7 @@ impl Timeline {
     pub fn finish(mut self) -> Result<()> {
         let mut flows = std::mem::take(&mut self.flows);
         flows.drain_arrivals(Ps::MAX, &mut |at, v| self.counter(at, v));
+        self.drain_usage(Ps::MAX);
         self.check_error()?;
         self.out.write_all(b"\n]}\n").and_then(|_| self.out.flush()).map_err(|e| SimError::output(&self.path, e))
     }

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/dumpi/: traces written by the real libdumpi (sst-dumpi)
-# of four test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
+# of five test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
 # app's name (fileprefix=APP, APP-NNNN.bin) so the fixtures do not carry a date.
 #
-#   scripts/make-dumpi-fixtures.sh SST_DUMPI_SRC
+#   scripts/make-dumpi-fixtures.sh SST_DUMPI_SRC [APP...]
+#
+# With APP names only those fixtures are made again (the others keep their bytes).
+# DUMPI_PREFIX=DIR uses a libdumpi already installed there (DIR/lib/libdumpi.so, built by this
+# script's steps) instead of building one.
 #
 # SST_DUMPI_SRC is a checkout of https://github.com/sstsimulator/sst-dumpi (tested at its
 # a4c8bf5, dumpi 13.0.0). It is built into a scratch prefix with autotools and MPICH's mpicc
@@ -18,17 +22,26 @@ out=$root/interop/tests/fixtures/dumpi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Build libdumpi out of the source tree (bootstrap once if configure is missing).
-if [ ! -x "$src/configure" ]; then (cd "$src" && ./bootstrap.sh) >"$work/bootstrap.log" 2>&1; fi
-mkdir -p "$work/build"
-(cd "$work/build" && "$src/configure" --enable-libdumpi --prefix="$work/prefix" CC=mpicc CXX=mpicxx &&
-  make -j2 && make install) >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
-lib=$work/prefix/lib/libdumpi.so
+shift
+only=" $* "
+
+if [ -n "${DUMPI_PREFIX:-}" ]; then
+  lib=$DUMPI_PREFIX/lib/libdumpi.so
+  [ -f "$lib" ] || { echo "$lib: not found" >&2; exit 1; }
+else
+  # Build libdumpi out of the source tree (bootstrap once if configure is missing).
+  if [ ! -x "$src/configure" ]; then (cd "$src" && ./bootstrap.sh) >"$work/bootstrap.log" 2>&1; fi
+  mkdir -p "$work/build"
+  (cd "$work/build" && "$src/configure" --enable-libdumpi --prefix="$work/prefix" CC=mpicc CXX=mpicxx &&
+    make -j2 && make install) >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
+  lib=$work/prefix/lib/libdumpi.so
+fi
 make -s -C mpi-test-apps >/dev/null
 
 # app, ranks, arguments: small runs (a few KB per rank file).
 trace() {
   local app=$1 n=$2; shift 2
+  if [ "$only" != "  " ] && [[ $only != *" $app "* ]]; then return; fi
   local d=$work/run-$app
   mkdir -p "$d"
   (cd "$d" && LD_PRELOAD=$lib timeout 60 mpirun -n "$n" "$root/mpi-test-apps/bin/$app" "$@" >/dev/null)
@@ -49,3 +62,5 @@ trace pingpong 2 1
 trace ring 4 3 4
 trace stencil2d 4 2 8
 trace is 4 1 64
+# Persistent requests, probes and the completion calls (dumpi=1: only what the importer reads).
+trace requests 4 64 1

@@ -225,3 +225,39 @@ fn a_function_psins_cannot_replay_names_its_record_and_offset() {
     std::fs::write(&f, &b).unwrap();
     fails(&d, &["ring-0000.bin: rank 0, record 1", &format!("byte offset {at}"), "MPI_Comm_split cannot be imported"]);
 }
+
+#[test]
+fn persistent_requests_and_probes() {
+    let (t, _) = imported("requests");
+    // `requests 64 1` at 4 ranks, a ring: 64 ints (256 B) per message. Persistent requests
+    // (tag 1): Recv_init from the left, Send_init to the right, three rounds of Startall and
+    // Waitall, one more with two Starts and two Waitanys, then both freed. Later MPI_Probe
+    // (tag 8) of the left's 8 + left ints, and an MPI_Iprobe loop (tag 9, any source) until it
+    // finds the left's message.
+    let (b, f) = (ProbeFlags::BLOCKING, ProbeFlags::FOUND);
+    for (r, recs) in t.iter().enumerate() {
+        let (left, right) = ((r as i32 + 3) % 4, (r as i32 + 1) % 4);
+        assert_eq!(recs[1].op, Op::RecvInit { peer: left, tag: 1, bytes: 256, comm: W, req: 1 }, "rank {r}");
+        let send = Op::SendInit { mode: SendMode::Standard, peer: right, tag: 1, bytes: 256, comm: W, req: 2 };
+        assert_eq!(recs[2].op, send, "rank {r}");
+        let done = [1, left as i64, 1, 256, 2, NO_RANK as i64, 1, 256];
+        for round in 0..3 {
+            let (s, w) = (&recs[3 + 2 * round], &recs[4 + 2 * round]);
+            assert_eq!((&s.op, &s.list[..]), (&Op::Startall, &[1, 2][..]), "rank {r} round {round}");
+            assert_eq!((&w.op, &w.list[..]), (&Op::Wait { func: WaitFn::Waitall, count: 2 }, &done[..]), "rank {r}");
+        }
+        assert_eq!((&recs[9].op, &recs[10].op), (&Op::Start { req: 1 }, &Op::Start { req: 2 }), "rank {r}");
+        let mut any: Vec<&[i64]> = recs[11..13].iter().map(|w| &w.list[..]).collect();
+        any.sort();
+        assert_eq!(any, [&done[..4], &done[4..]], "rank {r}: the two Waitanys");
+        assert_eq!((&recs[13].op, &recs[14].op), (&Op::RequestFree { req: 1 }, &Op::RequestFree { req: 2 }));
+        let probes: Vec<&Op> = recs.iter().map(|x| &x.op).filter(|o| matches!(o, Op::Probe { .. })).collect();
+        let found: Vec<&&Op> = probes.iter().filter(|o| !matches!(o, Op::Probe { flags: 0, .. })).collect();
+        let probe = Op::Probe { peer: left, tag: 8, bytes: 4 * (8 + left as u64), comm: W, flags: b | f };
+        let iprobe = Op::Probe { peer: left, tag: 9, bytes: 256, comm: W, flags: f };
+        assert_eq!(found, [&&probe, &&iprobe], "rank {r}");
+        // The Iprobe loop's misses: the posted wildcard source and tag, nothing found.
+        let miss = Op::Probe { peer: ANY_SOURCE, tag: 9, bytes: 0, comm: W, flags: 0 };
+        assert!(probes.iter().filter(|o| matches!(o, Op::Probe { flags: 0, .. })).all(|o| **o == miss), "rank {r}");
+    }
+}

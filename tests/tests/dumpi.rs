@@ -3,15 +3,22 @@
 //! again under the tracer, with the same app, arguments and ranks. Both traces must hold the
 //! same messages (each rank's sends in order; its receives as a set, since the two tracers
 //! list a Waitall's completions in different orders) and the same collectives in order; and
-//! the imported trace replays in psins-sim.
+//! the imported trace replays in psins-sim. Persistent sends count as sent at each start;
+//! probes that found a message are compared in order (the unsuccessful ones of a polling loop
+//! vary from run to run).
 
 use psins_e2e::*;
 use psins_formats::*;
 use std::path::{Path, PathBuf};
 
 /// The fixtures: app, ranks, arguments (as the script ran them).
-const RUNS: [(&str, u32, &[&str]); 4] =
-    [("pingpong", 2, &["1"]), ("ring", 4, &["3", "4"]), ("stencil2d", 4, &["2", "8"]), ("is", 4, &["1", "64"])];
+const RUNS: [(&str, u32, &[&str]); 5] = [
+    ("pingpong", 2, &["1"]),
+    ("ring", 4, &["3", "4"]),
+    ("stencil2d", 4, &["2", "8"]),
+    ("is", 4, &["1", "64"]),
+    ("requests", 4, &["64", "1"]),
+];
 
 fn records(trace: &Path) -> Vec<Vec<Record>> {
     TraceReader::open(trace).and_then(|r| r.read_tasks()).unwrap_or_else(|e| panic!("{e}"))
@@ -24,12 +31,34 @@ struct Traffic {
     sends: Vec<(i32, i32, u64)>,
     recvs: Vec<(i32, i32, u64)>,
     colls: Vec<(Coll, i32, u64, u64, u64, Vec<i64>)>,
+    probes: Vec<(i32, i32, u64, u8)>,
 }
 
 fn traffic(recs: &[Record]) -> Traffic {
-    let mut t = Traffic { sends: Vec::new(), recvs: Vec::new(), colls: Vec::new() };
+    let mut t = Traffic { sends: Vec::new(), recvs: Vec::new(), colls: Vec::new(), probes: Vec::new() };
+    // Persistent sends by request id: each start sends one message.
+    let mut persistent = std::collections::HashMap::new();
     for r in recs {
+        let started: Vec<u32> = match &r.op {
+            Op::Start { req } => vec![*req],
+            Op::Startall => r.list.iter().map(|&q| q as u32).collect(),
+            _ => Vec::new(),
+        };
+        for q in started {
+            if let Some(&s) = persistent.get(&q) {
+                t.sends.push(s);
+            }
+        }
         match &r.op {
+            Op::SendInit { peer, tag, bytes, req, .. } => {
+                persistent.insert(*req, (*peer, *tag, *bytes));
+            }
+            Op::RecvInit { req, .. } | Op::RequestFree { req } => {
+                persistent.remove(req);
+            }
+            Op::Probe { peer, tag, bytes, flags, .. } if flags & ProbeFlags::FOUND != 0 => {
+                t.probes.push((*peer, *tag, *bytes, *flags))
+            }
             Op::Send { peer, tag, bytes, .. } | Op::Isend { peer, tag, bytes, .. } => {
                 t.sends.push((*peer, *tag, *bytes))
             }
@@ -85,13 +114,20 @@ fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() 
             "pingpong" => 12,
             "ring" => 12,
             "stencil2d" => 16,
+            // requests: per rank 4 persistent sends (3 Startall rounds, one Start), 3 of
+            // Waitsome, one each of Testall, Testsome, the Test loop, Probe, Iprobe, Issend,
+            // Ssend and Rsend.
+            "requests" => 4 * 15,
             _ => 0,
         };
         assert_eq!(messages, want, "{app}: messages");
+        let probes: usize = (0..n as usize).map(|r| traffic(&b[r]).probes.len()).sum();
+        assert_eq!(probes, if app == "requests" { 4 * 2 } else { 0 }, "{app}: probes that found a message");
         let colls: usize = (0..n as usize).map(|r| traffic(&b[r]).colls.len()).sum();
         let want = match app {
             "stencil2d" => 4 * 2, // an Allreduce per iteration
             "is" => 4 * 3,        // Alltoall, Alltoallv, Allreduce
+            "requests" => 4,      // the Barrier before the ready sends
             _ => 0,
         };
         assert_eq!(colls, want, "{app}: collectives");

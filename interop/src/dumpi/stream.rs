@@ -10,7 +10,7 @@
 use super::calls::{self, Take};
 use super::file::{bad, Bad, Cursor, Layout, ALL_FUNCTIONS, END_OF_STREAM};
 use psins_formats::{
-    Coll, CollFlags, Op, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_WORLD, NO_RANK, NO_REQUEST,
+    Coll, CollFlags, Op, ProbeFlags, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_WORLD, NO_RANK, NO_REQUEST,
 };
 use std::collections::{HashMap, VecDeque};
 
@@ -58,6 +58,9 @@ pub struct Decoder {
     /// every eagerly completed send the same built-in request, and libdumpi maps handles, so
     /// each handle keeps a queue and a completion takes the oldest.
     posted: HashMap<i32, VecDeque<Posted>>,
+    /// Persistent requests by dumpi handle (MPI_Send_init, MPI_Recv_init, ...): what each
+    /// MPI_Start posts, under the id the request keeps until MPI_Request_free.
+    persistent: HashMap<i32, Posted>,
     next_req: u32,
     instance: u32,
     /// Calls folded into computation, by label.
@@ -78,6 +81,7 @@ impl Decoder {
             prev_stop: None,
             seen: vec![0; n],
             posted: HashMap::new(),
+            persistent: HashMap::new(),
             next_req: 0,
             instance: 0,
             folded: vec![0; n],
@@ -230,12 +234,53 @@ impl Decoder {
         Ok(id)
     }
 
+    /// A persistent request created (inactive) under `handle`.
+    fn create(&mut self, handle: i32, recv: bool, peer: i32, tag: i32, bytes: u64) -> Result<u32, String> {
+        self.next_req = self.next_req.checked_add(1).ok_or("more than 2^32 requests")?;
+        let id = self.next_req;
+        if self.persistent.insert(handle, Posted { id, recv, peer, tag, bytes }).is_some() {
+            return Err(format!("request {handle} created again before MPI_Request_free freed it"));
+        }
+        Ok(id)
+    }
+
+    /// MPI_Start of persistent request `handle`: posted again under its id.
+    fn start(&mut self, handle: i32) -> Result<u32, String> {
+        let p = *self
+            .persistent
+            .get(&handle)
+            .ok_or_else(|| format!("request {handle} was not created by an MPI_Send_init or MPI_Recv_init"))?;
+        self.posted.entry(handle).or_default().push_back(p);
+        Ok(p.id)
+    }
+
+    /// A probe's envelope: the posted source and tag (probe ranks are peers of `comm`), or
+    /// the status's when it found a message.
+    fn probe(
+        &self,
+        src: i32,
+        tag: i32,
+        comm: u32,
+        found: bool,
+        status: Option<&Status>,
+        blocking: bool,
+    ) -> Result<Op, String> {
+        let (peer, tag) = (self.peer(src, true)?, Self::tag(tag, true)?);
+        let flags = if blocking { ProbeFlags::BLOCKING } else { 0 };
+        if !found {
+            return Ok(Op::Probe { peer, tag, bytes: 0, comm, flags });
+        }
+        let s = status.ok_or("a probe that found a message without its status (trace with statuses on)")?;
+        let (peer, tag) = (self.peer(s.source, false)?, Self::tag(s.tag, false)?);
+        Ok(Op::Probe { peer, tag, bytes: s.bytes, comm, flags: flags | ProbeFlags::FOUND })
+    }
+
     /// The completion quadruple of request `handle`, with its status when there is one.
     fn complete(&mut self, handle: i32, status: Option<&Status>) -> Result<[i64; 4], String> {
         let q = self.posted.get_mut(&handle);
         let p = q
             .and_then(|q| q.pop_front())
-            .ok_or_else(|| format!("request {handle} was not posted by an MPI_Isend or MPI_Irecv"))?;
+            .ok_or_else(|| format!("request {handle} was not posted by an MPI_Isend, MPI_Irecv or MPI_Start"))?;
         if !p.recv {
             return Ok([p.id as i64, NO_RANK as i64, p.tag as i64, p.bytes as i64]);
         }
@@ -285,9 +330,9 @@ impl Decoder {
         let tagged = self.layout.version[0] > 0 || self.layout.version[1] > 6 || self.layout.version[2] >= 3;
         rec.list.clear();
         let mode = |l: u16| match l {
-            3 | 9 => SendMode::Buffered,
-            4 | 10 => SendMode::Synchronous,
-            5 | 11 => SendMode::Ready,
+            3 | 9 | 27 => SendMode::Buffered,
+            4 | 10 | 28 => SendMode::Synchronous,
+            5 | 11 | 29 => SendMode::Ready,
             _ => SendMode::Standard,
         };
         let op = match label {
@@ -404,6 +449,52 @@ impl Decoder {
                 }
                 let func = if label == 20 { WaitFn::Waitsome } else { WaitFn::Testsome };
                 Op::Wait { func, count: reqs.len() as u32 }
+            }
+            // Request_free: request. A persistent request's, or refused: a nonblocking
+            // request freed while active completes without a record saying when.
+            15 => {
+                let h = c.i32().map_err(e)?;
+                match self.persistent.remove(&h) {
+                    Some(p) if self.posted.get(&h).is_none_or(|q| q.is_empty()) => Op::RequestFree { req: p.id },
+                    Some(_) => return Err(format!("persistent request {h} freed while started and not completed")),
+                    None => return Err(format!("request {h} is not a persistent one: an active request freed completes at a time the trace does not hold")),
+                }
+            }
+            // Iprobe: source, tag, comm, flag, status. Probe: source, tag, comm, status.
+            22 | 23 => {
+                let (src, tag, comm) = (c.i32().map_err(e)?, c.i32().map_err(e)?, c.u16().map_err(e)?);
+                let found = if label == 22 { c.i32().map_err(e)? != 0 } else { true };
+                let s = Self::statuses(c, st, tagged).map_err(e)?;
+                self.probe(src, tag, self.comm(comm)?, found, s.first(), label == 23)?
+            }
+            // Send_init, Bsend_init, Ssend_init, Rsend_init, Recv_init: count, type, peer,
+            // tag, comm, request.
+            26..=30 => {
+                let (n, dt, peer, tag, comm, h) = (
+                    c.i32().map_err(e)?,
+                    c.u16().map_err(e)?,
+                    c.i32().map_err(e)?,
+                    c.i32().map_err(e)?,
+                    c.u16().map_err(e)?,
+                    c.i32().map_err(e)?,
+                );
+                let (recv, bytes, comm) = (label == 30, self.bytes(n, dt)?, self.comm(comm)?);
+                let (peer, tag) = (self.peer(peer, recv)?, Self::tag(tag, recv)?);
+                let req = self.create(h, recv, peer, tag, bytes)?;
+                match label {
+                    30 => Op::RecvInit { peer, tag, bytes, comm, req },
+                    _ => Op::SendInit { mode: mode(label), peer, tag, bytes, comm, req },
+                }
+            }
+            // Start: request. Startall: count, requests (their ids in the record's list).
+            31 => Op::Start { req: self.start(c.i32().map_err(e)?)? },
+            32 => {
+                c.i32().map_err(e)?;
+                for h in c.i32s().map_err(e)? {
+                    let id = self.start(h)?;
+                    rec.list.push(id as i64);
+                }
+                Op::Startall
             }
             // Sendrecv: sendcount, sendtype, dest, sendtag, recvcount, recvtype, source,
             // recvtag, comm, status.

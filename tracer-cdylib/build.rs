@@ -11,8 +11,7 @@
 //!    `formats/src/mpi_table.rs`, whose crate holds the id/name table for Rust).
 //!    Also, from the Rust definitions (`build/boundary.rs`): `psins_ev.h`, the record codes of
 //!    `formats/src/record.rs` and the `psins_ev` struct of `src/ev.rs` for C, with static
-//!    assertions on its layout, `ev_layout.rs`, the same assertions for `src/ffi.rs`, and
-//!    `kinds.rs`, the kind codes `K_*` as Rust constants for `src/core.rs`.
+//!    assertions on its layout, and `ev_layout.rs`, the same assertions for `src/ffi.rs`.
 //! 3. Compiles `c-headers/shim.c` (which includes the generated files) with the `cc` crate and
 //!    links it whole into the cdylib; an extra version script exports the `MPI_*`/`mpi_*`
 //!    symbols (rustc's own script would hide them). libmpi is *not* linked: the PMPI symbols
@@ -67,7 +66,6 @@ fn main() {
     let b = boundary::generate(ptr_bits / 8).unwrap_or_else(|e| panic!("tracer-cdylib/src/ev.rs: {e}"));
     write_if_changed(&out.join("psins_ev.h"), &b.header);
     write_if_changed(&out.join("ev_layout.rs"), &b.rust);
-    write_if_changed(&out.join("kinds.rs"), &b.kinds);
     println!("cargo:rerun-if-env-changed=MPICC");
     println!("cargo:rerun-if-env-changed=PSINS_MPI_PKG");
 

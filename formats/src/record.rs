@@ -356,107 +356,85 @@ pub enum Op {
     },
 }
 
-/// The record kinds, one code each in both file formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Kind {
-    Init = 0,
-    Finalize = 1,
-    Abort = 2,
-    Send = 3,
-    Isend = 4,
-    SendInit = 5,
-    Recv = 6,
-    Irecv = 7,
-    RecvInit = 8,
-    Sendrecv = 9,
-    Probe = 10,
-    Start = 11,
-    Startall = 12,
-    RequestFree = 13,
-    Cancel = 14,
-    Wait = 15,
-    Coll = 16,
-    Step = 17,
-    CommCreate = 18,
-    CommFree = 19,
-    Other = 20,
-    Rma = 21,
-    WinSync = 22,
-    WinCreate = 23,
-    WinFree = 24,
-    Poll = 25,
-    Pcontrol = 26,
-    OtherReq = 27,
+/// Defines [`Kind`] from its one list: each variant's code and file-format name.
+macro_rules! kinds {
+    ($($var:ident = $code:literal $name:literal),+ $(,)?) => {
+        /// The record kinds, one code each in both file formats.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum Kind {
+            $($var = $code),+
+        }
+
+        impl Kind {
+            pub const COUNT: usize = [$(Kind::$var),+].len();
+            pub const ALL: [Kind; Kind::COUNT] = [$(Kind::$var),+];
+            /// The kind of code `c`, as the file formats store it.
+            #[inline]
+            pub fn from_code(c: u8) -> Option<Kind> {
+                Kind::from_u32(c as u32)
+            }
+            /// The kind of code `c` as the tracer's C side passes it (`psins_ev.kind`). A
+            /// `match`, not a look-up in [`Kind::ALL`]: the codes being 0..COUNT (asserted
+            /// below), the compiler makes it one range check, and a `match` on its result one
+            /// jump table on the code (the tracer's per-call path relies on that).
+            #[inline]
+            pub fn from_u32(c: u32) -> Option<Kind> {
+                match c {
+                    $($code => Some(Kind::$var),)+
+                    _ => None,
+                }
+            }
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Kind::$var => $name),+
+                }
+            }
+        }
+    };
 }
 
+kinds!(
+    Init = 0 "init",
+    Finalize = 1 "finalize",
+    Abort = 2 "abort",
+    Send = 3 "send",
+    Isend = 4 "isend",
+    SendInit = 5 "send_init",
+    Recv = 6 "recv",
+    Irecv = 7 "irecv",
+    RecvInit = 8 "recv_init",
+    Sendrecv = 9 "sendrecv",
+    Probe = 10 "probe",
+    Start = 11 "start",
+    Startall = 12 "startall",
+    RequestFree = 13 "request_free",
+    Cancel = 14 "cancel",
+    Wait = 15 "wait",
+    Coll = 16 "coll",
+    Step = 17 "step",
+    CommCreate = 18 "comm_create",
+    CommFree = 19 "comm_free",
+    Other = 20 "other",
+    Rma = 21 "rma",
+    WinSync = 22 "win_sync",
+    WinCreate = 23 "win_create",
+    WinFree = 24 "win_free",
+    Poll = 25 "poll",
+    Pcontrol = 26 "pcontrol",
+    OtherReq = 27 "other_req",
+);
+
+// The codes are 0..COUNT in order: both file formats and `from_u32` rely on it.
+const _: () = {
+    let mut i = 0;
+    while i < Kind::COUNT {
+        assert!(Kind::ALL[i] as usize == i, "Kind codes must be 0..COUNT in order");
+        i += 1;
+    }
+};
+
 impl Kind {
-    pub const COUNT: usize = 28;
-    pub const ALL: [Kind; Kind::COUNT] = [
-        Kind::Init,
-        Kind::Finalize,
-        Kind::Abort,
-        Kind::Send,
-        Kind::Isend,
-        Kind::SendInit,
-        Kind::Recv,
-        Kind::Irecv,
-        Kind::RecvInit,
-        Kind::Sendrecv,
-        Kind::Probe,
-        Kind::Start,
-        Kind::Startall,
-        Kind::RequestFree,
-        Kind::Cancel,
-        Kind::Wait,
-        Kind::Coll,
-        Kind::Step,
-        Kind::CommCreate,
-        Kind::CommFree,
-        Kind::Other,
-        Kind::Rma,
-        Kind::WinSync,
-        Kind::WinCreate,
-        Kind::WinFree,
-        Kind::Poll,
-        Kind::Pcontrol,
-        Kind::OtherReq,
-    ];
-    pub fn from_code(c: u8) -> Option<Kind> {
-        Kind::ALL.get(c as usize).copied()
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Init => "init",
-            Kind::Finalize => "finalize",
-            Kind::Abort => "abort",
-            Kind::Send => "send",
-            Kind::Isend => "isend",
-            Kind::SendInit => "send_init",
-            Kind::Recv => "recv",
-            Kind::Irecv => "irecv",
-            Kind::RecvInit => "recv_init",
-            Kind::Sendrecv => "sendrecv",
-            Kind::Probe => "probe",
-            Kind::Start => "start",
-            Kind::Startall => "startall",
-            Kind::RequestFree => "request_free",
-            Kind::Cancel => "cancel",
-            Kind::Wait => "wait",
-            Kind::Coll => "coll",
-            Kind::Step => "step",
-            Kind::CommCreate => "comm_create",
-            Kind::CommFree => "comm_free",
-            Kind::Other => "other",
-            Kind::Rma => "rma",
-            Kind::WinSync => "win_sync",
-            Kind::WinCreate => "win_create",
-            Kind::WinFree => "win_free",
-            Kind::Poll => "poll",
-            Kind::Pcontrol => "pcontrol",
-            Kind::OtherReq => "other_req",
-        }
-    }
     /// Whether records of this kind carry a list.
     pub fn has_list(self) -> bool {
         matches!(self, Kind::Startall | Kind::Wait | Kind::Coll | Kind::CommCreate | Kind::WinSync)

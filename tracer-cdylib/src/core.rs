@@ -14,16 +14,6 @@ use std::cell::UnsafeCell;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// The `Kind` codes as `Ev.kind` carries them (`K_SEND`, …), generated from `Kind` like the
-/// shim's own `K_*`: [`Tracer::record`] matches the raw code on them (no decoding first).
-#[allow(dead_code)] // K_STEP, K_POLL, K_OTHER: the catch-all arm
-pub(crate) mod kinds {
-    include!(concat!(env!("OUT_DIR"), "/kinds.rs"));
-}
-use kinds::*;
-// A new Kind needs an arm in `Tracer::record` (the raw match cannot check that by itself).
-const _: () = assert!(kinds::KINDS == Kind::COUNT && Kind::COUNT == 28, "a new Kind: handle it in Tracer::record");
-
 /// Load-time clock pair for calibration (set by the ctor).
 pub static LOAD_TSC: AtomicU64 = AtomicU64::new(0);
 pub static LOAD_MONO: AtomicU64 = AtomicU64::new(0);
@@ -188,70 +178,78 @@ impl Tracer {
         // variant folds away and every kind gets straight-line code.
         let mode = || SendMode::from_code(ev.sub as u8).unwrap_or(SendMode::Standard);
         let (peer, tag, bytes, comm, req) = (ev.peer, ev.tag, ev.bytes, ev.comm, ev.req);
-        // `ev.kind` is a Kind code (the shim's K_*): matched raw, one jump table, on the same
-        // generated constants (kinds.rs), with the assertion above `kinds` for a new Kind.
-        match ev.kind {
-            K_INIT => self.push(gap, dur, Op::Init { thread_level: ev.sub as u8 }, &[]),
-            K_FINALIZE => self.push(gap, dur, Op::Finalize, &[]),
-            K_ABORT => self.push(gap, dur, Op::Abort { code: ev.code }, &[]),
-            K_SEND => self.push(gap, dur, Op::Send { mode: mode(), peer, tag, bytes, comm }, &[]),
-            K_ISEND => self.push(gap, dur, Op::Isend { mode: mode(), peer, tag, bytes, comm, req }, &[]),
-            K_SEND_INIT => self.push(gap, dur, Op::SendInit { mode: mode(), peer, tag, bytes, comm, req }, &[]),
-            K_RECV => self.push(gap, dur, Op::Recv { peer, tag, bytes, comm }, &[]),
-            K_IRECV => self.push(gap, dur, Op::Irecv { peer, tag, bytes, comm, req }, &[]),
-            K_RECV_INIT => self.push(gap, dur, Op::RecvInit { peer, tag, bytes, comm, req }, &[]),
-            K_SENDRECV => {
+        // `other` (sub: the function id): the shim sends no `step` (the expansion is made here),
+        // no `poll` (runs are folded here) and no unknown code, but any of them is kept as a
+        // call rather than dropped.
+        let other = |t: &mut Tracer| t.push(gap, dur, Op::Other { func: ev.sub }, &[]);
+        // `ev.kind` is a Kind code (the shim's K_*, generated from Kind into psins_ev.h), matched
+        // as the Kind itself with every variant named: a new Kind does not build until it has an
+        // arm here. The first arm's compare makes the rest one jump table on the code, as a match
+        // on the raw code was (below COUNT, `from_u32` is never None).
+        match Kind::from_u32(ev.kind) {
+            _ if ev.kind >= Kind::COUNT as u32 => other(self),
+            Some(Kind::Init) => self.push(gap, dur, Op::Init { thread_level: ev.sub as u8 }, &[]),
+            Some(Kind::Finalize) => self.push(gap, dur, Op::Finalize, &[]),
+            Some(Kind::Abort) => self.push(gap, dur, Op::Abort { code: ev.code }, &[]),
+            Some(Kind::Send) => self.push(gap, dur, Op::Send { mode: mode(), peer, tag, bytes, comm }, &[]),
+            Some(Kind::Isend) => self.push(gap, dur, Op::Isend { mode: mode(), peer, tag, bytes, comm, req }, &[]),
+            Some(Kind::SendInit) => {
+                self.push(gap, dur, Op::SendInit { mode: mode(), peer, tag, bytes, comm, req }, &[])
+            }
+            Some(Kind::Recv) => self.push(gap, dur, Op::Recv { peer, tag, bytes, comm }, &[]),
+            Some(Kind::Irecv) => self.push(gap, dur, Op::Irecv { peer, tag, bytes, comm, req }, &[]),
+            Some(Kind::RecvInit) => self.push(gap, dur, Op::RecvInit { peer, tag, bytes, comm, req }, &[]),
+            Some(Kind::Sendrecv) => {
                 let replace = ev.flags & EV_REPLACE != 0;
                 let (src, rtag, rbytes) = (ev.peer2, ev.tag2, ev.bytes2);
                 self.push(gap, dur, Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace }, &[])
             }
-            K_PROBE => {
+            Some(Kind::Probe) => {
                 if polls::may_be_poll(ev) && self.fold_poll(ev, timed, gap, dur) {
                     return;
                 }
                 self.push(gap, dur, Op::Probe { peer, tag, bytes, comm, flags: ev.sub as u8 }, &[])
             }
-            K_START => self.push(gap, dur, Op::Start { req }, &[]),
-            K_STARTALL => self.push(gap, dur, Op::Startall, list()),
-            K_REQUEST_FREE => self.push(gap, dur, Op::RequestFree { req }, &[]),
-            K_CANCEL => self.push(gap, dur, Op::Cancel { req }, &[]),
-            K_WAIT => {
+            Some(Kind::Start) => self.push(gap, dur, Op::Start { req }, &[]),
+            Some(Kind::Startall) => self.push(gap, dur, Op::Startall, list()),
+            Some(Kind::RequestFree) => self.push(gap, dur, Op::RequestFree { req }, &[]),
+            Some(Kind::Cancel) => self.push(gap, dur, Op::Cancel { req }, &[]),
+            Some(Kind::Wait) => {
                 if polls::may_be_poll(ev) && self.fold_poll(ev, timed, gap, dur) {
                     return;
                 }
                 let func = WaitFn::from_code(ev.sub as u8).unwrap_or(WaitFn::Wait);
                 self.push(gap, dur, Op::Wait { func, count: ev.count as u32 }, list())
             }
-            K_COLL => self.collective(gap, dur, ev, list()),
-            K_COMM_CREATE => {
+            Some(Kind::Coll) => self.collective(gap, dur, ev, list()),
+            Some(Kind::CommCreate) => {
                 let func = CommFn::from_code(ev.sub as u8).unwrap_or(CommFn::Other);
                 // `count` is an intercommunicator's remote group, listed after its local group
                 let split = if ev.count > 0 { (ev.list_len - ev.count) as u32 } else { 0 };
                 self.push(gap, dur, Op::CommCreate { func, parent: ev.parent, comm, split }, list())
             }
-            K_COMM_FREE => self.push(gap, dur, Op::CommFree { comm }, &[]),
+            Some(Kind::CommFree) => self.push(gap, dur, Op::CommFree { comm }, &[]),
             // one-sided: `comm` is the window
-            K_RMA => {
+            Some(Kind::Rma) => {
                 let func = RmaFn::from_code(ev.sub as u8).unwrap_or(RmaFn::Put);
                 let op = Op::Rma { func, target: peer, win: comm, bytes, rbytes: ev.bytes2, req };
                 self.push(gap, dur, op, &[])
             }
-            K_WIN_SYNC => {
+            Some(Kind::WinSync) => {
                 let func = WinSyncFn::from_code(ev.sub as u8).unwrap_or(WinSyncFn::Sync);
                 let flags = ev.flags as u8 & WinFlags::ALL;
                 self.push(gap, dur, Op::WinSync { func, win: comm, rank: peer, flags }, list())
             }
-            K_WIN_CREATE => {
+            Some(Kind::WinCreate) => {
                 let func = WinFn::from_code(ev.sub as u8).unwrap_or(WinFn::Create);
                 self.push(gap, dur, Op::WinCreate { func, comm: ev.parent, win: comm }, &[])
             }
-            K_WIN_FREE => self.push(gap, dur, Op::WinFree { win: comm }, &[]),
-            K_PCONTROL => self.push(gap, dur, Op::Pcontrol { level: ev.code }, &[]),
-            K_OTHER_REQ => self.push(gap, dur, Op::OtherReq { func: ev.sub, req, persistent: ev.code != 0 }, &[]),
-            // `other` (sub: the function id); the shim sends no `step` (the expansion is made
-            // here), no `poll` (runs are folded here) and no unknown code, but any of them is
-            // kept as a call rather than dropped
-            _ => self.push(gap, dur, Op::Other { func: ev.sub }, &[]),
+            Some(Kind::WinFree) => self.push(gap, dur, Op::WinFree { win: comm }, &[]),
+            Some(Kind::Pcontrol) => self.push(gap, dur, Op::Pcontrol { level: ev.code }, &[]),
+            Some(Kind::OtherReq) => {
+                self.push(gap, dur, Op::OtherReq { func: ev.sub, req, persistent: ev.code != 0 }, &[])
+            }
+            Some(Kind::Other | Kind::Step | Kind::Poll) | None => other(self),
         }
         if timed {
             // The tracer's own work after t1 (tens of ns) counts in the next gap: it is time

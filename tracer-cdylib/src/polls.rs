@@ -4,9 +4,8 @@
 //! keeps the open run in a [`psins_formats::PollRun`] and writes it as one record when a
 //! different record comes; this says which events are polls, from the event itself.
 
-use crate::core::kinds::{K_PROBE, K_WAIT};
 use crate::ffi::Ev;
-use psins_formats::{PollKey, ProbeFlags, WaitFn};
+use psins_formats::{Kind, PollKey, ProbeFlags, WaitFn};
 
 /// Whether a `wait` or `probe` event can be a poll at all, in one compare: a test (not a
 /// wait: MPI_Wait…Waitsome come first in WaitFn), a nonblocking probe (not a blocking one).
@@ -14,7 +13,7 @@ use psins_formats::{PollKey, ProbeFlags, WaitFn};
 #[inline(always)]
 pub fn may_be_poll(ev: &Ev) -> bool {
     const _: () = assert!(WaitFn::Test as u32 > WaitFn::Waitsome as u32 && WaitFn::Testsome as u32 == 7);
-    if ev.kind == K_WAIT {
+    if ev.kind == Kind::Wait as u32 {
         ev.sub >= WaitFn::Test as u32
     } else {
         ev.sub & ProbeFlags::BLOCKING as u32 == 0
@@ -39,9 +38,9 @@ fn probe_poll(ev: &Ev) -> Option<PollKey> {
 
 /// The poll `ev` is, if it is one (only `wait` and `probe` events can be).
 pub fn poll_of(ev: &Ev) -> Option<PollKey> {
-    match ev.kind {
-        K_WAIT => test_poll(ev),
-        K_PROBE => probe_poll(ev),
+    match Kind::from_u32(ev.kind) {
+        Some(Kind::Wait) => test_poll(ev),
+        Some(Kind::Probe) => probe_poll(ev),
         _ => None,
     }
 }
@@ -49,7 +48,6 @@ pub fn poll_of(ev: &Ev) -> Option<PollKey> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use psins_formats::Kind;
 
     fn test_ev(sub: WaitFn, count: u64, list_len: u64) -> Ev {
         Ev { sub: sub as u32, count, list_len, ..Ev::bare(0, 0, Kind::Wait, 0) }

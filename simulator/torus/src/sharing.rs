@@ -13,7 +13,21 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::maxmin::Share;
+/// A link's heap key: its share's bits above its id. Shares are finite or infinite, never
+/// negative or NaN, and the bits of such floats order as the floats do, so keys order as
+/// (share, link) did with `maxmin::Share`, for one integer compare instead of a float's
+/// total order and a tuple's.
+#[inline]
+fn key(share: f64, link: usize) -> u128 {
+    // -0.0 (never made, but its bits would sort last) is 0.
+    let bits = if share == 0.0 { 0 } else { share.to_bits() };
+    u128::from(bits) << 64 | link as u128
+}
+
+#[inline]
+fn unkey(key: u128) -> (f64, usize) {
+    (f64::from_bits((key >> 64) as u64), key as u64 as usize)
+}
 
 pub struct Sharing {
     cap: Vec<f64>,
@@ -39,7 +53,7 @@ pub struct Sharing {
     comp_links: Vec<u32>,
     comp_flows: Vec<u32>,
     /// The solve's links by share, kept for its memory.
-    heap: BinaryHeap<Reverse<(Share, usize)>>,
+    heap: BinaryHeap<Reverse<u128>>,
 }
 
 impl Sharing {
@@ -147,7 +161,7 @@ impl Sharing {
             self.unfixed[l] = self.on_link[l].len() as u32;
             self.unfixed_weight[l] = self.on_link[l].iter().map(|&f| self.weight[f as usize]).sum();
             if self.unfixed[l] > 0 {
-                heap.push(Reverse((Share(share(l, &self.left, &self.unfixed_weight)), l)));
+                heap.push(Reverse(key(share(l, &self.left, &self.unfixed_weight), l)));
             }
         }
         let mut new_rate = |f: u32, r: f64, rate: &mut [f64]| {
@@ -156,13 +170,14 @@ impl Sharing {
                 rate[f as usize] = r;
             }
         };
-        while let Some(Reverse((Share(s), k))) = heap.pop() {
+        while let Some(Reverse(top)) = heap.pop() {
+            let (s, k) = unkey(top);
             if self.unfixed[k] == 0 {
                 continue;
             }
             let now = share(k, &self.left, &self.unfixed_weight);
             if s != now {
-                heap.push(Reverse((Share(now), k)));
+                heap.push(Reverse(key(now, k)));
                 continue;
             }
             for &f in &self.on_link[k] {
@@ -181,7 +196,7 @@ impl Sharing {
                     if self.unfixed[j] > 0 && j != k {
                         let after = share(j, &self.left, &self.unfixed_weight);
                         if after < before {
-                            heap.push(Reverse((Share(after), j)));
+                            heap.push(Reverse(key(after, j)));
                         }
                     }
                 }

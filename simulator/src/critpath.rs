@@ -182,6 +182,8 @@ impl Offer {
 
 /// The tracker's state during a replay: one path per task, plus the chain a completed
 /// receive or collective offers the task (taken if it is what ends the task's current call).
+/// Its hooks are out of line: the replay's loop keeps a test and a call for each, so that
+/// its code stays within the instruction cache when the path is not tracked.
 pub struct Tracker {
     pub paths: Vec<Path>,
     offers: Vec<Offer>,
@@ -250,13 +252,13 @@ impl Tracker {
     }
 
     /// `t` computed for `d` from its path's end.
-    #[inline]
+    #[inline(never)]
     pub fn compute(&mut self, t: u32, d: Ps) {
         self.paths[t as usize].add(t, COMPUTE_FN, Cat::Compute, d);
     }
 
     /// `t` in `func` sent message `id` at `now`.
-    #[inline]
+    #[inline(never)]
     pub fn send(&mut self, id: u32, t: u32, func: u16, now: Ps) {
         let c = self.place();
         let p = &mut self.chains[c as usize];
@@ -274,7 +276,7 @@ impl Tracker {
     /// receive was posted at `posted`. A message that arrived before the receive was posted
     /// did not hold the receive up, so it ends no chain there.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(never)]
     pub fn received(&mut self, id: u32, src: u32, dst: u32, data_at: Ps, delivered: Ps, l0: Ps, done: Ps, posted: Ps) {
         let (c, func) = std::mem::replace(&mut self.msgs[id as usize], (NONE, 0));
         if c == NONE {
@@ -292,6 +294,7 @@ impl Tracker {
     }
 
     /// An analytic collective (`func`) whose last member `last` arrived at `at` ends at `end`.
+    #[inline(never)]
     pub fn collective(&mut self, last: u32, func: u16, at: Ps, end: Ps, members: impl Iterator<Item = u32>) {
         let c = self.place();
         let p = &mut self.chains[c as usize];
@@ -309,7 +312,7 @@ impl Tracker {
 
     /// `t`'s call in `func` ends at `end` after waiting `wait`: the chain offered to it if
     /// that chain is what ends the call, else its own.
-    #[inline]
+    #[inline(never)]
     pub fn finish(&mut self, t: u32, func: u16, end: Ps, wait: Ps) {
         let i = t as usize;
         let own = &mut self.paths[i];

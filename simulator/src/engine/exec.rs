@@ -27,28 +27,6 @@ impl<S: TraceSource> Sim<'_, S> {
             Op::Init { .. } | Op::Finalize | Op::Abort { .. } | Op::CommFree { .. } | Op::Step { .. } => {
                 Ok(Flow::Done(at))
             }
-            Op::Other { .. } => Ok(Flow::Done(at + self.scaled_dur(t))),
-            // A request the trace does not model (MPI-IO, generalized requests, Comm_idup,
-            // persistent collectives, partitioned p2p): the call keeps its traced duration, as
-            // `Other`, and the request is complete when it returns (a persistent one: at each
-            // start); a wait that completes it lasts at least its own traced duration
-            // (exec_wait). The I/O costs what the calls measured.
-            Op::OtherReq { req, persistent, .. } => {
-                let end = at + self.scaled_dur(t);
-                let kind = if persistent { ReqKind::MeasuredPersistent } else { ReqKind::Measured };
-                let task = &mut self.tasks[t as usize];
-                let h = task.create_req(req, kind).map_err(bad)?;
-                let r = task.req_mut(h).expect("just added");
-                (r.done_at, r.partner_at, r.active) = (end, end, !persistent);
-                Ok(Flow::Done(end))
-            }
-            Op::CommCreate { comm: COMM_NULL, .. } => Ok(Flow::Done(at)),
-            Op::CommCreate { comm, split, .. } => {
-                let tasks = self.tasks.len() as u32;
-                let def = CommDef::from_record(comm, split, &self.tasks[t as usize].rec.list, tasks).map_err(bad)?;
-                self.comms.insert(comm, &def.members, split);
-                Ok(Flow::Done(at))
-            }
             Op::Send { mode, peer, tag, bytes, comm } => {
                 let Some(dst) = self.peer(t, comm, peer).map_err(bad)? else { return Ok(Flow::Done(at)) };
                 let h = self.awaited_req(t, ReqKind::Send);
@@ -86,6 +64,43 @@ impl<S: TraceSource> Sim<'_, S> {
                     self.post_recv(t, Posted { src: from, tag: rtag, comm, coll: false, r: Ref::Req(h), at });
                 }
                 Ok(self.block_on(t, at))
+            }
+            Op::Wait { func, count } => self.exec_wait(t, func, count, at).map_err(bad),
+            Op::Coll { .. } => self.exec_coll(t, at),
+            _ => self.exec_rare(t, at),
+        }
+    }
+
+    /// [`Sim::exec`] for the calls a replay meets rarely: out of the task loop, so that the
+    /// loop's code stays small enough for the instruction cache.
+    #[inline(never)]
+    fn exec_rare(&mut self, t: u32, at: Ps) -> Result<Flow> {
+        let task = &self.tasks[t as usize];
+        let op = task.rec.op;
+        let index = task.index;
+        let bad = |m: Bad| SimError::bad_record(t, index, m);
+        match op {
+            Op::Other { .. } => Ok(Flow::Done(at + self.scaled_dur(t))),
+            // A request the trace does not model (MPI-IO, generalized requests, Comm_idup,
+            // persistent collectives, partitioned p2p): the call keeps its traced duration, as
+            // `Other`, and the request is complete when it returns (a persistent one: at each
+            // start); a wait that completes it lasts at least its own traced duration
+            // (exec_wait). The I/O costs what the calls measured.
+            Op::OtherReq { req, persistent, .. } => {
+                let end = at + self.scaled_dur(t);
+                let kind = if persistent { ReqKind::MeasuredPersistent } else { ReqKind::Measured };
+                let task = &mut self.tasks[t as usize];
+                let h = task.create_req(req, kind).map_err(bad)?;
+                let r = task.req_mut(h).expect("just added");
+                (r.done_at, r.partner_at, r.active) = (end, end, !persistent);
+                Ok(Flow::Done(end))
+            }
+            Op::CommCreate { comm: COMM_NULL, .. } => Ok(Flow::Done(at)),
+            Op::CommCreate { comm, split, .. } => {
+                let tasks = self.tasks.len() as u32;
+                let def = CommDef::from_record(comm, split, &self.tasks[t as usize].rec.list, tasks).map_err(bad)?;
+                self.comms.insert(comm, &def.members, split);
+                Ok(Flow::Done(at))
             }
             Op::SendInit { mode, peer, tag, bytes, comm, req } => {
                 self.persistent(t, req, Persistent { send: true, mode, peer, tag, bytes, comm }, at).map_err(bad)
@@ -132,9 +147,8 @@ impl<S: TraceSource> Sim<'_, S> {
                 self.enter_region(t, level);
                 Ok(Flow::Done(at))
             }
-            Op::Wait { func, count } => self.exec_wait(t, func, count, at).map_err(bad),
-            Op::Coll { .. } => self.exec_coll(t, at),
             Op::Rma { .. } | Op::WinSync { .. } | Op::WinCreate { .. } | Op::WinFree { .. } => self.exec_rma(t, at),
+            _ => unreachable!("exec handles {op:?}"),
         }
     }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/dumpi/: traces written by the real libdumpi (sst-dumpi)
-# of five test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
+# of six test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
 # app's name (fileprefix=APP, APP-NNNN.bin) so the fixtures do not carry a date.
 #
 #   scripts/make-dumpi-fixtures.sh SST_DUMPI_SRC [APP...]
@@ -64,3 +64,5 @@ trace stencil2d 4 2 8
 trace is 4 1 64
 # Persistent requests, probes and the completion calls (dumpi=1: only what the importer reads).
 trace requests 4 64 1
+# Row and column communicators from MPI_Comm_split of the world, used and freed.
+trace cg 4 2 64

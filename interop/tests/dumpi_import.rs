@@ -214,16 +214,16 @@ fn bad_input_is_one_error_naming_file_rank_and_offset() {
 
 #[test]
 fn a_function_psins_cannot_replay_names_its_record_and_offset() {
-    // Rank 0 of ring: the first MPI_Irecv's label (12) becomes MPI_Comm_split's (86). The
+    // Rank 0 of ring: the first MPI_Irecv's label (12) becomes MPI_Comm_create's (85). The
     // records start after the 16 bytes of magic and time offsets; Init's record is 2 + 1 + 2
     // (label, mask, thread) + 2 × 12 (CPU and wall times) + its arguments.
     let d = copy("ring", "unknown");
     let f = d.join("ring-0000.bin");
     let mut b = std::fs::read(&f).unwrap();
     let at = (16..b.len() - 1).find(|&i| b[i] == 0 && b[i + 1] == 12 && b[i + 2] & 0x0c == 0x0c).unwrap();
-    b[at + 1] = 86;
+    b[at + 1] = 85;
     std::fs::write(&f, &b).unwrap();
-    fails(&d, &["ring-0000.bin: rank 0, record 1", &format!("byte offset {at}"), "MPI_Comm_split cannot be imported"]);
+    fails(&d, &["ring-0000.bin: rank 0, record 1", &format!("byte offset {at}"), "MPI_Comm_create cannot be imported"]);
 }
 
 #[test]
@@ -260,4 +260,35 @@ fn persistent_requests_and_probes() {
         let miss = Op::Probe { peer: ANY_SOURCE, tag: 9, bytes: 0, comm: W, flags: 0 };
         assert!(probes.iter().filter(|o| matches!(o, Op::Probe { flags: 0, .. })).all(|o| **o == miss), "rank {r}");
     }
+}
+
+#[test]
+fn communicators_split_from_the_world() {
+    let (t, _) = imported("cg");
+    // `cg 2 64` at 4 ranks: a 2x2 grid, a row (ranks 0 1 | 2 3) and a column (0 2 | 1 3)
+    // communicator from MPI_Comm_split of the world (colour = row or column, key = the other),
+    // used by Sendrecv and Allreduce, freed at the end.
+    let mut ids = Vec::new();
+    for (r, recs) in t.iter().enumerate() {
+        let (row, col) = (r as i64 / 2, r as i64 % 2);
+        let made: Vec<(&Op, &[i64])> =
+            recs.iter().filter(|x| matches!(x.op, Op::CommCreate { .. })).map(|x| (&x.op, &x.list[..])).collect();
+        assert_eq!(made.len(), 2, "rank {r}");
+        let lists: Vec<&[i64]> = made.iter().map(|m| m.1).collect();
+        assert_eq!(lists, [&[2 * row, 2 * row + 1][..], &[col, col + 2][..]], "rank {r}");
+        for (op, _) in &made {
+            let Op::CommCreate { func, parent, comm, split } = **op else { unreachable!() };
+            assert_eq!((func, parent, split), (CommFn::Split, W, 0), "rank {r}");
+            ids.push(comm);
+        }
+        let freed = recs.iter().filter(|x| matches!(x.op, Op::CommFree { .. })).count();
+        assert_eq!(freed, 2, "rank {r}");
+        let on_subcomms =
+            recs.iter().filter(|x| matches!(x.op, Op::Coll { comm, .. } | Op::Sendrecv { comm, .. } if comm > 1));
+        assert!(on_subcomms.count() >= 6, "rank {r}: row and column Allreduces");
+    }
+    // Consolidation gave each of the four communicators one id on its two members.
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 4, "{ids:?}");
 }

@@ -12,12 +12,13 @@ use psins_formats::*;
 use std::path::{Path, PathBuf};
 
 /// The fixtures: app, ranks, arguments (as the script ran them).
-const RUNS: [(&str, u32, &[&str]); 5] = [
+const RUNS: [(&str, u32, &[&str]); 6] = [
     ("pingpong", 2, &["1"]),
     ("ring", 4, &["3", "4"]),
     ("stencil2d", 4, &["2", "8"]),
     ("is", 4, &["1", "64"]),
     ("requests", 4, &["64", "1"]),
+    ("cg", 4, &["2", "64"]),
 ];
 
 fn records(trace: &Path) -> Vec<Vec<Record>> {
@@ -32,10 +33,20 @@ struct Traffic {
     recvs: Vec<(i32, i32, u64)>,
     colls: Vec<(Coll, i32, u64, u64, u64, Vec<i64>)>,
     probes: Vec<(i32, i32, u64, u8)>,
+    /// Communicators made (constructor, members) and freed, in order.
+    comms: Vec<(CommFn, Vec<i64>)>,
+    freed: usize,
 }
 
 fn traffic(recs: &[Record]) -> Traffic {
-    let mut t = Traffic { sends: Vec::new(), recvs: Vec::new(), colls: Vec::new(), probes: Vec::new() };
+    let mut t = Traffic {
+        sends: Vec::new(),
+        recvs: Vec::new(),
+        colls: Vec::new(),
+        probes: Vec::new(),
+        comms: Vec::new(),
+        freed: 0,
+    };
     // Persistent sends by request id: each start sends one message.
     let mut persistent = std::collections::HashMap::new();
     for r in recs {
@@ -56,6 +67,8 @@ fn traffic(recs: &[Record]) -> Traffic {
             Op::RecvInit { req, .. } | Op::RequestFree { req } => {
                 persistent.remove(req);
             }
+            Op::CommCreate { func, .. } => t.comms.push((*func, r.list.clone())),
+            Op::CommFree { .. } => t.freed += 1,
             Op::Probe { peer, tag, bytes, flags, .. } if flags & ProbeFlags::FOUND != 0 => {
                 t.probes.push((*peer, *tag, *bytes, *flags))
             }
@@ -118,16 +131,25 @@ fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() 
             // Waitsome, one each of Testall, Testsome, the Test loop, Probe, Iprobe, Issend,
             // Ssend and Rsend.
             "requests" => 4 * 15,
+            // cg 2 iterations on a 2x2 grid: per iteration a row Sendrecv on every rank and
+            // a transpose Sendrecv on the two off-diagonal ones.
+            "cg" => 2 * (4 + 2),
             _ => 0,
         };
         assert_eq!(messages, want, "{app}: messages");
         let probes: usize = (0..n as usize).map(|r| traffic(&b[r]).probes.len()).sum();
         assert_eq!(probes, if app == "requests" { 4 * 2 } else { 0 }, "{app}: probes that found a message");
+        // cg: a row and a column communicator per rank (2x2 grid: two ranks each), freed.
+        let (made, freed): (usize, usize) =
+            (0..n as usize).map(|r| traffic(&b[r])).fold((0, 0), |(m, f), t| (m + t.comms.len(), f + t.freed));
+        let want = if app == "cg" { (8, 8) } else { (0, 0) };
+        assert_eq!((made, freed), want, "{app}: communicators made and freed");
         let colls: usize = (0..n as usize).map(|r| traffic(&b[r]).colls.len()).sum();
         let want = match app {
             "stencil2d" => 4 * 2, // an Allreduce per iteration
             "is" => 4 * 3,        // Alltoall, Alltoallv, Allreduce
             "requests" => 4,      // the Barrier before the ready sends
+            "cg" => 4 * 10,       // Allreduces: 1 before, 3 per iteration, 3 after
             _ => 0,
         };
         assert_eq!(colls, want, "{app}: collectives");

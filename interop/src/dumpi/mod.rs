@@ -22,6 +22,7 @@ pub struct DumpiRank {
     pub rank: u32,
     pub world: u32,
     folded: Folded,
+    splits: stream::Splits,
 }
 
 impl RankInput for DumpiRank {
@@ -37,7 +38,7 @@ impl RankInput for DumpiRank {
     fn open(&self) -> Result<DumpiStream, Error> {
         let buf = std::fs::read(&self.path).map_err(|e| Error::io(&self.path, "cannot read", e))?;
         let layout = file::Layout::read(&buf).map_err(|b| self.error(b, 0))?;
-        let dec = stream::Decoder::new(buf, layout, self.world);
+        let dec = stream::Decoder::new(buf, layout, self.world, Some(self.splits.clone()));
         Ok(DumpiStream { path: self.path.clone(), rank: self.rank, dec, folded: self.folded.clone() })
     }
 }
@@ -116,7 +117,11 @@ impl Trace {
                     format!("rank {r}'s file is missing ({} names {world} ranks)", meta.display()),
                 ));
             }
-            ranks.push(DumpiRank { path, rank: r, world, folded: folded.clone() });
+            ranks.push(DumpiRank { path, rank: r, world, folded: folded.clone(), splits: Default::default() });
+        }
+        let splits = world_splits(&ranks)?;
+        for r in &mut ranks {
+            r.splits = splits.clone();
         }
         Ok(Trace { meta, ranks, folded })
     }
@@ -133,6 +138,26 @@ impl Trace {
         }
         sum.into_iter().collect()
     }
+}
+
+/// The first pass: every rank's MPI_Comm_split calls on the world (colour and key), which a
+/// rank's communicator members depend on. Files without a split (the footer counts none) are
+/// not decoded.
+fn world_splits(ranks: &[DumpiRank]) -> Result<stream::Splits, Error> {
+    let mut all = Vec::with_capacity(ranks.len());
+    for r in ranks {
+        let buf = std::fs::read(&r.path).map_err(|e| Error::io(&r.path, "cannot read", e))?;
+        let layout = file::Layout::read(&buf).map_err(|b| r.error(b, 0))?;
+        if layout.calls.get(stream::COMM_SPLIT as usize).is_none_or(|&n| n == 0) {
+            all.push(Vec::new());
+            continue;
+        }
+        let mut dec = stream::Decoder::new(buf, layout, r.world, None);
+        let mut rec = Record::default();
+        while dec.next(&mut rec).map_err(|b| r.error(b, dec.records))? {}
+        all.push(dec.my_splits);
+    }
+    Ok(std::sync::Arc::new(all))
 }
 
 fn only_meta(dir: &Path) -> Result<PathBuf, Error> {

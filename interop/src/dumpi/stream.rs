@@ -10,7 +10,8 @@
 use super::calls::{self, Take};
 use super::file::{bad, Bad, Cursor, Layout, ALL_FUNCTIONS, END_OF_STREAM};
 use psins_formats::{
-    Coll, CollFlags, Op, ProbeFlags, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_WORLD, NO_RANK, NO_REQUEST,
+    Coll, CollFlags, CommFn, Op, ProbeFlags, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_WORLD, NO_RANK,
+    NO_REQUEST,
 };
 use std::collections::{HashMap, VecDeque};
 
@@ -20,6 +21,9 @@ const MASK_WALL: u8 = 0x08;
 const MASK_THREAD: u8 = 0x40;
 const MASK_PERF: u8 = 0x80;
 /// dumpi's MPI_COMM_WORLD, MPI_ANY_SOURCE / MPI_ANY_TAG, MPI_REQUEST_NULL.
+const DUMPI_COMM_NULL: u16 = 1;
+/// MPI_Comm_split's function label.
+pub const COMM_SPLIT: u16 = 86;
 const DUMPI_COMM_WORLD: u16 = 2;
 const DUMPI_ANY: i32 = -1;
 const DUMPI_REQUEST_NULL: i32 = 1;
@@ -44,6 +48,12 @@ struct Posted {
     bytes: u64,
 }
 
+/// Every rank's MPI_Comm_split calls on MPI_COMM_WORLD, in order: (colour, key), the
+/// colour `None` where the rank got MPI_COMM_NULL. A first pass over the files
+/// ([`Decoder::world_splits`]) finds them; the k-th split of one rank is the k-th of all (a
+/// collective over the world).
+pub type Splits = std::sync::Arc<Vec<Vec<(Option<i32>, i32)>>>;
+
 /// The decoder of one rank's call records (a whole file in memory).
 pub struct Decoder {
     buf: Vec<u8>,
@@ -63,6 +73,15 @@ pub struct Decoder {
     persistent: HashMap<i32, Posted>,
     next_req: u32,
     instance: u32,
+    /// Communicators by dumpi handle: (this rank's id, members as world ranks); the world's
+    /// is implicit. Ids count from 2, as the tracer's per-rank numbering (consolidation makes
+    /// them global).
+    comms: HashMap<u16, (u32, Vec<u32>)>,
+    next_comm: u32,
+    /// The world's splits of every rank ([`Splits`]); None in the first pass, which collects
+    /// this rank's into `my_splits`.
+    splits: Option<Splits>,
+    pub my_splits: Vec<(Option<i32>, i32)>,
     /// Calls folded into computation, by label.
     pub folded: Vec<u32>,
     pub records: u64,
@@ -70,7 +89,7 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    pub fn new(buf: Vec<u8>, layout: Layout, world: u32) -> Decoder {
+    pub fn new(buf: Vec<u8>, layout: Layout, world: u32, splits: Option<Splits>) -> Decoder {
         let n = ALL_FUNCTIONS as usize + 1;
         let pos = layout.body;
         Decoder {
@@ -84,6 +103,10 @@ impl Decoder {
             persistent: HashMap::new(),
             next_req: 0,
             instance: 0,
+            comms: HashMap::new(),
+            next_comm: 2,
+            splits,
+            my_splits: Vec::new(),
             folded: vec![0; n],
             records: 0,
             done: false,
@@ -186,7 +209,50 @@ impl Decoder {
         if comm == DUMPI_COMM_WORLD {
             return Ok(COMM_WORLD);
         }
-        Err(format!("communicator {comm} is not MPI_COMM_WORLD (other communicators are not imported yet)"))
+        match self.comms.get(&comm) {
+            Some(&(id, _)) => Ok(id),
+            None => Err(format!(
+                "communicator {comm} is neither MPI_COMM_WORLD nor one made by MPI_Comm_dup or MPI_Comm_split of the world (other communicators are not imported yet)"
+            )),
+        }
+    }
+
+    fn members(&self, comm: u16) -> Result<Vec<u32>, String> {
+        if comm == DUMPI_COMM_WORLD {
+            return Ok((0..self.world).collect());
+        }
+        self.comm(comm)?;
+        Ok(self.comms[&comm].1.clone())
+    }
+
+    /// A new communicator under dumpi handle `new` with `members`: its CommCreate record.
+    fn made(&mut self, func: CommFn, parent: u16, new: u16, members: Vec<u32>, rec: &mut Record) -> Result<Op, String> {
+        let parent = self.comm(parent)?;
+        if new <= DUMPI_COMM_WORLD + 1 || self.comms.contains_key(&new) {
+            return Err(format!("new communicator handle {new} is predefined or already in use"));
+        }
+        let comm = self.next_comm;
+        self.next_comm += 1;
+        rec.list.extend(members.iter().map(|&m| m as i64));
+        self.comms.insert(new, (comm, members));
+        Ok(Op::CommCreate { func, parent, comm, split: 0 })
+    }
+
+    /// The members of this rank's `k`-th split of the world: the ranks that gave its colour,
+    /// ordered by key, then by world rank (MPI's rule).
+    fn split_members(&self, k: usize, color: i32) -> Result<Vec<u32>, String> {
+        let all = self.splits.as_ref().expect("called in the second pass");
+        let mut m = Vec::new();
+        for (r, splits) in all.iter().enumerate() {
+            let &(c, key) = splits.get(k).ok_or_else(|| {
+                format!("rank {r} makes fewer MPI_Comm_split calls on MPI_COMM_WORLD ({})", splits.len())
+            })?;
+            if c == Some(color) {
+                m.push((key, r as u32));
+            }
+        }
+        m.sort();
+        Ok(m.into_iter().map(|(_, r)| r).collect())
     }
 
     fn peer(&self, p: i32, wildcard: bool) -> Result<i32, String> {
@@ -449,6 +515,45 @@ impl Decoder {
                 }
                 let func = if label == 20 { WaitFn::Waitsome } else { WaitFn::Testsome };
                 Op::Wait { func, count: reqs.len() as u32 }
+            }
+            // Comm_dup: oldcomm, newcomm.
+            84 => {
+                let (old, new) = (c.u16().map_err(e)?, c.u16().map_err(e)?);
+                let members = self.members(old)?;
+                self.made(CommFn::Dup, old, new, members, rec)?
+            }
+            // Comm_split: oldcomm, color, key, newcomm (MPI_COMM_NULL for MPI_UNDEFINED).
+            86 => {
+                let (old, color, key, new) =
+                    (c.u16().map_err(e)?, c.i32().map_err(e)?, c.i32().map_err(e)?, c.u16().map_err(e)?);
+                if old != DUMPI_COMM_WORLD {
+                    return Err(format!(
+                        "a split of communicator {old}, not of MPI_COMM_WORLD, cannot be imported yet"
+                    ));
+                }
+                let k = self.my_splits.len();
+                let color = (new != DUMPI_COMM_NULL).then_some(color);
+                self.my_splits.push((color, key));
+                match (color, self.splits.is_some()) {
+                    // A rank left out of every new communicator: no communicator, only time.
+                    (None, _) => return Ok(None),
+                    // The first pass only collects colours and keys.
+                    (Some(_), false) => self.made(CommFn::Split, old, new, Vec::new(), rec)?,
+                    (Some(color), true) => {
+                        let members = self.split_members(k, color)?;
+                        self.made(CommFn::Split, old, new, members, rec)?
+                    }
+                }
+            }
+            // Comm_free: comm.
+            87 => {
+                let h = c.u16().map_err(e)?;
+                let comm = self.comm(h)?;
+                if comm == COMM_WORLD {
+                    return Err("MPI_COMM_WORLD freed".into());
+                }
+                self.comms.remove(&h);
+                Op::CommFree { comm }
             }
             // Request_free: request. A persistent request's, or refused: a nonblocking
             // request freed while active completes without a record saying when.

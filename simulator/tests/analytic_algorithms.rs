@@ -2,7 +2,8 @@
 //! model, the analytic duration of every collective and algorithm (the cost of MPICH's
 //! algorithm, model/algorithm) agrees within 1 % with the replay of its point-to-point
 //! steps through the engine (`mpi.collectives = "expanded"`), at P = 2..64, on one node,
-//! one rank per node and mixed placements, eager and rendezvous, with and without overheads.
+//! one rank per node and mixed placements, eager and rendezvous, with and without overheads,
+//! with and without crossing costs.
 //! And the closed forms of the symmetric algorithms equal the step-by-step evaluator exactly.
 
 mod common;
@@ -52,10 +53,43 @@ recv_overhead = "0.4us"
 recv_rate = "8GB/s"
 "#;
 
+/// [`BANDS`] with crossing costs x(S) (docs/models.md "Crossing messages"): dear enough
+/// that a crossed exchange takes clearly longer, with a per-byte part above 4 KiB.
+const CROSSING_BANDS: &str = r#"
+[[SECTION.band]]
+upto = "4KiB"
+send_overhead = "0.3us"
+recv_overhead = "0.2us"
+cross_overhead = "0.9us"
+
+[[SECTION.band]]
+latency = "2us"
+bandwidth = "3GB/s"
+send_overhead = "0.7us"
+send_rate = "20GB/s"
+recv_overhead = "0.4us"
+recv_rate = "8GB/s"
+cross_overhead = "1.5us"
+cross_rate = "5GB/s"
+"#;
+
+/// Per-message costs of the test machines: none, the overheads of [`BANDS`], or those and
+/// crossing costs ([`CROSSING_BANDS`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Costs {
+    Plain,
+    Overheads,
+    Crossing,
+}
+
 /// 64 nodes of `cores` cores, L = 1us, B = 1 GB/s between nodes; 0.5us, 2 GB/s within;
-/// with `bands`, the [`BANDS`] on both paths.
-fn machine_with(cores: u32, eager: u64, handshake: bool, bands: bool, mode: &str) -> Machine {
-    let band = |section: &str| if bands { BANDS.replace("SECTION", section) } else { String::new() };
+/// with `costs`' bands on both paths.
+fn machine_with(cores: u32, eager: u64, handshake: bool, costs: Costs, mode: &str) -> Machine {
+    let band = |section: &str| match costs {
+        Costs::Plain => String::new(),
+        Costs::Overheads => BANDS.replace("SECTION", section),
+        Costs::Crossing => CROSSING_BANDS.replace("SECTION", section),
+    };
     let text = format!(
         "[machine]\nnodes = 64\ncores_per_node = {cores}\n\n[intra]\nlatency = \"0.5us\"\nbandwidth = \"2GB/s\"\n{}\n\
          [mpi]\neager_threshold = \"{eager}B\"\nrendezvous_handshake = {handshake}\ncollectives = \"{mode}\"\n\n\
@@ -67,7 +101,7 @@ fn machine_with(cores: u32, eager: u64, handshake: bool, bands: bool, mode: &str
 }
 
 fn machine(cores: u32, eager: u64, handshake: bool, mode: &str) -> Machine {
-    machine_with(cores, eager, handshake, false, mode)
+    machine_with(cores, eager, handshake, Costs::Plain, mode)
 }
 
 /// Deterministic pseudo-random numbers (SplitMix64).
@@ -146,7 +180,7 @@ fn predicted(tasks: &[Vec<Record>], m: &Machine) -> u64 {
 }
 
 /// Analytic and expanded replay of one call; returns (analytic, expanded) in picoseconds.
-fn both(ops: &[(Op, Vec<i64>)], cores: u32, eager: u64, handshake: bool, bands: bool) -> (u64, u64) {
+fn both(ops: &[(Op, Vec<i64>)], cores: u32, eager: u64, handshake: bool, bands: Costs) -> (u64, u64) {
     let tasks: Vec<Vec<Record>> =
         ops.iter().map(|(op, list)| vec![Record::new(0, 0, *op).with_list(list.clone()), common::fin()]).collect();
     let a = predicted(&tasks, &machine_with(cores, eager, handshake, bands, "analytic"));
@@ -192,14 +226,14 @@ proptest! {
         cores in prop_oneof![Just(1u32), Just(3), Just(64)],
         eager in prop_oneof![Just(0u64), Just(4096), Just(65536), Just(u64::MAX / 2)],
         handshake in any::<bool>(),
-        bands in any::<bool>(),
+        bands in prop_oneof![Just(Costs::Plain), Just(Costs::Overheads), Just(Costs::Crossing)],
     ) {
         let ops = call(coll, p, root, bytes, elem, flags, seed);
         let (a, x) = both(&ops, cores, eager, handshake, bands);
         let diff = a.abs_diff(x) as f64;
         prop_assert!(
             diff <= 0.01 * x as f64,
-            "{} ({}) P={p} bytes={bytes} cores per node={cores} eager={eager} handshake={handshake} bands={bands}: analytic {a} ps, expanded {x} ps",
+            "{} ({}) P={p} bytes={bytes} cores per node={cores} eager={eager} handshake={handshake} costs={bands:?}: analytic {a} ps, expanded {x} ps",
             coll.name(), algorithm(&ops)
         );
     }
@@ -212,7 +246,7 @@ proptest! {
 fn closed_forms_equal_the_step_by_step_evaluator() {
     let th = Thresholds::default();
     let plain = machine(1, 4096, true, "analytic");
-    let banded = machine_with(1, 4096, true, true, "analytic");
+    let banded = machine_with(1, 4096, true, Costs::Overheads, "analytic");
     let mut checked = std::collections::BTreeSet::new();
     for p in 2..=64u32 {
         for &bytes in &[0u64, 8, 200, 1000, 5000, 40_000, 100_000, 600_000 / p as u64] {
@@ -234,7 +268,7 @@ fn closed_forms_equal_the_step_by_step_evaluator() {
                 }
                 for (m, single) in [(&plain, false), (&plain, true), (&banded, false), (&banded, true)] {
                     let cost = PathCost::new(m, single);
-                    let exact = oracle::evaluate(&x, &|_, _| cost).unwrap();
+                    let exact = oracle::evaluate(&x, &|_, _| cost, false).unwrap();
                     assert_eq!(rounds(&steps, &cost), exact, "{name} P={p} bytes={b}");
                 }
                 checked.insert(name);
@@ -257,7 +291,7 @@ fn allreduce_recursive_doubling_by_hand() {
     for (p, want) in [(16u32, 4_032_000u64), (6, 3_024_000)] {
         let ops = call(Coll::Allreduce, p, 0, 8, 8, 0, 1);
         assert_eq!(algorithm(&ops), "allreduce_recursive_doubling");
-        let (a, x) = both(&ops, 1, 65536, true, false);
+        let (a, x) = both(&ops, 1, 65536, true, Costs::Plain);
         assert_eq!((a, x), (want, want), "P={p}");
     }
 }
@@ -271,8 +305,8 @@ fn allreduce_recursive_doubling_by_hand() {
 fn barrier_with_overheads_by_hand() {
     let ops = call(Coll::Barrier, 4, 0, 0, 1, 0, 1);
     assert_eq!(algorithm(&ops), "barrier_dissemination");
-    assert_eq!(both(&ops, 1, 65536, true, true), (3 * US, 3 * US));
-    assert_eq!(both(&ops, 1, 65536, true, false), (2 * US, 2 * US));
+    assert_eq!(both(&ops, 1, 65536, true, Costs::Overheads), (3 * US, 3 * US));
+    assert_eq!(both(&ops, 1, 65536, true, Costs::Plain), (2 * US, 2 * US));
 }
 
 /// Hand-computed, rendezvous: a 100,000-byte bcast over 4 ranks (fewer than 8: binomial) on
@@ -283,7 +317,7 @@ fn barrier_with_overheads_by_hand() {
 fn rendezvous_bcast_by_hand() {
     let ops = call(Coll::Bcast, 4, 0, 100_000, 1, 0, 1);
     assert_eq!(algorithm(&ops), "bcast_binomial");
-    assert_eq!(both(&ops, 1, 65536, true, false), (206 * US, 206 * US));
+    assert_eq!(both(&ops, 1, 65536, true, Costs::Plain), (206 * US, 206 * US));
 }
 
 /// Hand-computed, batches: a 1000-B alltoall (above Bruck's 256 B, below 32 KiB: scattered)
@@ -296,13 +330,14 @@ fn batched_alltoall_by_hand() {
     for (p, want) in [(4u32, 2 * US), (40, 4 * US)] {
         let ops = call(Coll::Alltoall, p, 0, 1000, 1, 0, 1);
         assert_eq!(algorithm(&ops), "alltoall_scattered");
-        assert_eq!(both(&ops, 1, 65536, true, false), (want, want), "P={p}");
+        assert_eq!(both(&ops, 1, 65536, true, Costs::Plain), (want, want), "P={p}");
     }
 }
 
 /// Every collective at P = 2..20 and around the powers of two and the throttle up to 64,
 /// with sizes on each side of MPICH's thresholds (so that every algorithm is reached: the
-/// test counts them), rooted ones at a middle root, with overheads, on one rank per node:
+/// test counts them), rooted ones at a middle root, with overheads and with crossing costs
+/// too, on one rank per node:
 /// analytic = expanded within 1 %.
 #[test]
 fn every_algorithm_at_every_size_2_to_64() {
@@ -320,13 +355,15 @@ fn every_algorithm_at_every_size_2_to_64() {
                         continue;
                     }
                     let ops = call(coll, p, p / 2, bytes, 8, flags, p as u64);
-                    let (a, x) = both(&ops, 1, 65536, true, true);
                     let name = algorithm(&ops);
-                    assert!(
-                        a.abs_diff(x) as f64 <= 0.01 * x as f64,
-                        "{} ({name}) P={p} bytes={bytes}: analytic {a} ps, expanded {x} ps",
-                        coll.name()
-                    );
+                    for costs in [Costs::Overheads, Costs::Crossing] {
+                        let (a, x) = both(&ops, 1, 65536, true, costs);
+                        assert!(
+                            a.abs_diff(x) as f64 <= 0.01 * x as f64,
+                            "{} ({name}) P={p} bytes={bytes} costs={costs:?}: analytic {a} ps, expanded {x} ps",
+                            coll.name()
+                        );
+                    }
                     reached.insert(name);
                 }
             }
@@ -351,4 +388,46 @@ fn bad_arguments_and_neighbourhood_fallback() {
     let op = coll_op(Coll::NeighborAlltoall, 0, 1000, 1000, 0, 0);
     let tasks: Vec<Vec<Record>> = (0..4).map(|_| vec![Record::new(0, 0, op), common::fin()]).collect();
     assert_eq!(predicted(&tasks, &machine(1, 65536, true, "analytic")), 2 * US);
+}
+
+/// Hand-computed, crossing messages (docs/models.md): a 2-rank alltoall on 2 nodes is one
+/// exchange. Both ranks post at 0, rank 0 first, so rank 1's message crosses rank 0's (on
+/// its way until its delivery) and its sender pays x(S) more; rank 0 then waits for it.
+///
+/// Eager, 8 B (scattered: one batch): o_s = 0.3us, L + S/B = 1.008us, o_r = 0.2us,
+/// x = 0.9us. Rank 0's message leaves at 0.3, rank 1's at 0.3 + 0.9 = 1.2, arriving at
+/// 2.208; rank 0 completes at 2.408us (1.508us without crossing costs).
+///
+/// Rendezvous, 96,000 B (pairwise: one blocking sendrecv), threshold 4 KiB, with the
+/// handshake: o_s = 0.7 + 96,000 B / 20 GB/s = 5.5us, L0 = 1us (the link's control
+/// latency), L + S/B = 2 + 32 = 34us, o_r = 0.4 + 12 = 12.4us, x = 1.5 + 19.2 = 20.7us.
+/// Rank 0's request leaves at 5.5, its data at 5.5 + 1 + 1 = 7.5 and arrives at 41.5, so
+/// rank 0's message is on its way until 41.5 and rank 1's (posted at 0) crosses it: its
+/// request leaves at 5.5 + 20.7 = 26.2, its data at 28.2, arriving at 62.2; rank 0
+/// receives at 62.2 + 12.4 = 74.6us (53.9us without crossing costs).
+///
+/// The closed form used beyond the step-by-step budget charges each exchange its x: for one
+/// exchange that is these same times.
+#[test]
+fn crossing_exchange_by_hand() {
+    let eager = call(Coll::Alltoall, 2, 0, 8, 1, 0, 1);
+    assert_eq!(algorithm(&eager), "alltoall_scattered");
+    assert_eq!(both(&eager, 1, 4096, true, Costs::Crossing), (2_408_000, 2_408_000));
+    assert_eq!(both(&eager, 1, 4096, true, Costs::Overheads), (1_508_000, 1_508_000));
+    let rendezvous = call(Coll::Alltoall, 2, 0, 96_000, 1, 0, 1);
+    assert_eq!(algorithm(&rendezvous), "alltoall_pairwise");
+    assert_eq!(both(&rendezvous, 1, 4096, true, Costs::Crossing), (74_600_000, 74_600_000));
+    assert_eq!(both(&rendezvous, 1, 4096, true, Costs::Overheads), (53_900_000, 53_900_000));
+
+    let cost = PathCost::new(&machine_with(1, 4096, true, Costs::Crossing, "analytic"), false);
+    for (bytes, want) in [(8u64, 2_408_000u64), (96_000, 74_600_000)] {
+        let mut steps = Vec::new();
+        expand(
+            &CollArgs { send_bytes: bytes, recv_bytes: bytes, ..CollArgs::new(Coll::Alltoall, 2, 0) },
+            &Thresholds::default(),
+            &mut steps,
+        )
+        .unwrap();
+        assert_eq!(rounds(&steps, &cost), want, "{bytes} B");
+    }
 }

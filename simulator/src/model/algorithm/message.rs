@@ -29,7 +29,7 @@ impl PathCost {
 
     /// Expansion steps are standard sends: eager up to the threshold, else rendezvous.
     #[inline]
-    fn eager(&self, bytes: u64) -> bool {
+    pub(super) fn eager(&self, bytes: u64) -> bool {
         bytes <= self.eager_threshold
     }
 
@@ -70,10 +70,13 @@ impl PathCost {
 
     /// One half of a round that every rank posts at the same instant (a round of a symmetric
     /// algorithm), matched by a peer posting at that instant: how long until the send
-    /// (`send`) or the receive of `bytes` completes.
+    /// (`send`) or the receive of `bytes` completes. `crossed`: the message crosses the
+    /// reverse one (docs/models.md "Crossing messages"), its sender busy x(S) longer, so it
+    /// leaves, arrives and completes x(S) later.
     #[inline]
-    pub fn half(&self, send: bool, bytes: u64) -> Ps {
-        if send {
+    pub fn half(&self, send: bool, bytes: u64, crossed: bool) -> Ps {
+        let x = if crossed { self.link.cross_overhead(bytes) } else { 0 };
+        x + if send {
             self.send_done(bytes, 0, Some(0)).expect("receive time given")
         } else {
             self.recv_done(bytes, 0, 0)

@@ -8,8 +8,9 @@
 //! description of MPICH's algorithms that the tracer links too.
 //!
 //! Speed: a symmetric algorithm (every rank does the same rounds with the same sizes at the
-//! same time; [`lockstep`]) costs the sum of its rounds, read off one rank's steps. Any other
-//! is replayed step by step for every rank ([`oracle::evaluate`]). Both are memoised per
+//! same time; [`lockstep`]) costs the sum of its rounds, read off one rank's steps, unless a
+//! link charges crossing messages (which the ranks pay in turn, so they drift apart). Any
+//! other is replayed step by step for every rank ([`oracle::evaluate`]). Both are memoised per
 //! (collective, P, path, arguments), so a loop of identical collectives pays once.
 
 mod message;
@@ -180,13 +181,33 @@ pub fn lockstep(name: &str, a: &CollArgs) -> bool {
 
 /// The sum of the rounds of `steps` (one rank's), as [`lockstep`] algorithms run: each round
 /// (a blocking step, or a batch up to its `WaitAll`) lasts until its slowest message half.
+/// Exact where no link charges crossing messages. Where one does, the messages of an
+/// exchange (a round that sends to and receives from one peer) cross: one of each pair pays
+/// x(S), and the two ranks then stay one x apart, so every exchange is charged its x (an
+/// approximation, used only beyond the step-by-step replay's budget; docs/models.md).
 pub fn rounds(steps: &[Step], cost: &PathCost) -> Ps {
+    let crossing = cost.link.has_crossing();
+    let mut peers: Vec<u32> = Vec::new();
     let mut total = 0;
     let mut rest = steps;
     while !rest.is_empty() {
         let n = oracle::round_len(rest);
-        let halves = rest[..n].iter().flat_map(|s| [s.send().map(|x| (true, x.1)), s.recv().map(|x| (false, x.1))]);
-        total += halves.flatten().map(|(send, b)| cost.half(send, b)).max().unwrap_or(0);
+        let round = &rest[..n];
+        if crossing {
+            peers.clear();
+            peers.extend(round.iter().filter_map(|s| s.send().map(|(to, _)| to)));
+            peers.sort_unstable();
+        }
+        let exchange = |peer: u32| crossing && peers.binary_search(&peer).is_ok();
+        let halves = round.iter().flat_map(|s| {
+            let recv = s.recv().map(|(from, b)| (false, b, exchange(from)));
+            // this rank's send crosses too when the peer's message comes back in the round
+            let send = s
+                .send()
+                .map(|(to, b)| (true, b, crossing && round.iter().any(|r| r.recv().is_some_and(|(f, _)| f == to))));
+            [send, recv]
+        });
+        total += halves.flatten().map(|(send, b, crossed)| cost.half(send, b, crossed)).max().unwrap_or(0);
         rest = &rest[n..];
     }
     total
@@ -264,8 +285,11 @@ impl AlgorithmCost {
         let symmetric =
             members.uniform() && members.root.is_none() && lockstep(name, &members.get(0).args(coll, size, 0));
         let mixed = matches!(placement, Placement::Mixed { .. });
+        // Crossing messages make ranks of a symmetric algorithm drift apart: only the
+        // step-by-step replay is exact then.
+        let crossing = intra.link.has_crossing() || inter.link.has_crossing();
         let total = steps.len() as u64 * size as u64;
-        let t = if (symmetric && !mixed) || total > ORACLE_STEPS {
+        let t = if (symmetric && !mixed && !crossing) || total > ORACLE_STEPS {
             // Beyond the oracle's budget any algorithm is timed by its rank 0's rounds.
             rounds(&steps, &uniform_path)
         } else {
@@ -275,7 +299,7 @@ impl AlgorithmCost {
                 x.steps.extend_from_slice(&steps);
                 x.offsets.push(x.steps.len());
             }
-            oracle::evaluate(&x, &path).map_err(|e| format!("{} over {size} ranks: {e}", coll.name()))?
+            oracle::evaluate(&x, &path, crossing).map_err(|e| format!("{} over {size} ranks: {e}", coll.name()))?
         };
         self.scratch = steps;
         Ok(Some(t))

@@ -1,48 +1,29 @@
-//! The general evaluator: every rank's expansion replayed round by round on a contention-free
-//! network, each message on the path between its two ranks' nodes, with the engine's matching (first-come first-matched per sender and receiver, as
-//! in one message context with one tag) and [`PathCost`]'s protocols. Exact for any
-//! algorithm, at the price of holding every rank's steps: the closed forms are checked
-//! against it, and it times what they do not cover.
+//! The general evaluator: every rank's expansion replayed on a contention-free network, each
+//! message on the path between its two ranks' nodes, with [`PathCost`]'s protocols and the
+//! engine's matching (first-come first-matched per sender and receiver, as in one message
+//! context with one tag). Exact for any algorithm, at the price of holding every rank's
+//! steps: the closed forms are checked against it, and it times what they do not cover.
 //!
 //! A round is what the engine posts at one instant and then waits for (engine/coll.rs): the
 //! `ISend`/`IRecv` steps of a batch up to and including the next waiting step (its
 //! `WaitAll`, or a blocking step, whose wait covers the batch too). A blocking step alone is
 //! a round of its one or two messages.
+//!
+//! It is a small discrete-event replay in the engine's own order, because crossing messages
+//! (docs/models.md) make the answer depend on it: a send posted while the reverse message is
+//! on its way costs x(S) more, so of two reverse sends posted at one instant the one posted
+//! second pays. Events run by (time, sequence number), ties in the order they were filed, and
+//! are filed where the engine files its own (engine/queue.rs, p2p.rs, coll.rs): every rank
+//! starts in rank order; a rank posts its next round at once when the last one is already
+//! complete then, else at an event filed when its last completion became known (the engine's
+//! `Resume`); a message whose data leaves after its posting (eager, o_s + x > 0) or whose
+//! handshake ends (rendezvous) is an event then (the engine's `Inject`).
 
 use super::message::PathCost;
 use crate::units::Ps;
 use psins_collectives::Step;
-use std::collections::HashMap;
-
-/// Posting times on one (sender, receiver) pair: the k-th send matches the k-th receive.
-#[derive(Default)]
-struct Chan {
-    sends: Vec<(Ps, u64)>,
-    recvs: Vec<Ps>,
-}
-
-/// One message half of the round in progress: its channel, its index there, and its
-/// completion once known.
-#[derive(Clone, Copy)]
-struct Half {
-    send: bool,
-    chan: (u32, u32),
-    index: usize,
-    bytes: u64,
-    done: Option<Ps>,
-}
-
-/// Where one rank is in its steps.
-#[derive(Default)]
-struct Cursor {
-    /// First step of the next round.
-    pos: usize,
-    /// When the round in progress was posted (= when the previous one completed).
-    t: Ps,
-    /// The round in progress (empty: none posted).
-    halves: Vec<Half>,
-    done: bool,
-}
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 /// Every rank's steps, flattened: rank r's are `steps[offsets[r]..offsets[r + 1]]`.
 pub struct Expansions {
@@ -56,75 +37,247 @@ pub fn round_len(steps: &[Step]) -> usize {
     steps.iter().position(|s| s.waits()).map_or(steps.len(), |i| i + 1)
 }
 
-/// The time from a common start (every rank posting its first round at 0) until the last
-/// rank completes its last round; an error if the expansions do not match up (a rank waits
-/// for a message no one sends).
-/// `path(a, b)` is the path between ranks a and b.
-pub fn evaluate(x: &Expansions, path: &dyn Fn(u32, u32) -> PathCost) -> Result<Ps, String> {
+/// One message from `src` to `dst`: its data or request-to-send ready at `ready`, matched by
+/// a receive posted at `tr`, its last byte delivered at `delivered`; with its path's costs
+/// for its size (not the [`PathCost`], whose bands are large to hold per message).
+struct Msg {
+    src: u32,
+    dst: u32,
+    eager: bool,
+    handshake: bool,
+    /// L0, the path's control latency.
+    l0: Ps,
+    /// L(S) + S/B(S).
+    delay: Ps,
+    o_r: Ps,
+    ready: Ps,
+    tr: Option<Ps>,
+    delivered: Option<Ps>,
+}
+
+/// The unmatched halves of one (sender, receiver) pair: messages sent (ids) and receives
+/// posted (times), each matched first-come first-matched.
+#[derive(Default)]
+struct Chan {
+    sent: VecDeque<u32>,
+    posted: VecDeque<Ps>,
+}
+
+/// Where one rank is in its steps.
+#[derive(Default)]
+struct Rank {
+    /// First step of the next round.
+    pos: usize,
+    /// Halves of the round in progress not yet complete.
+    open: u32,
+    /// The latest completion of the round in progress known so far (its posting time first).
+    until: Ps,
+    /// Waiting for `open` halves (the engine's blocked task).
+    blocked: bool,
+    done: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// The rank posts its next round (the engine's `Exec` at the start, then `Resume`).
+    Post(u32),
+    /// The message's data enters the network.
+    Inject(u32),
+}
+
+struct Replay<'a> {
+    x: &'a Expansions,
+    path: &'a dyn Fn(u32, u32) -> PathCost,
+    ranks: Vec<Rank>,
+    msgs: Vec<Msg>,
+    chans: HashMap<(u32, u32), Chan>,
+    /// (sender, receiver) → when its latest message's uncontended delivery is (the engine's
+    /// `crossing` map); None when no link charges crossing messages.
+    crossing: Option<HashMap<(u32, u32), Ps>>,
+    queue: BinaryHeap<Reverse<(Ps, u64, Ev)>>,
+    seq: u64,
+    now: Ps,
+    end: Ps,
+    finished: usize,
+}
+
+/// The time from a common start (every rank posting its first round at 0, in rank order)
+/// until the last rank completes its last round; an error if the expansions do not match
+/// up (a rank waits for a message no one sends). `path(a, b)` is the path from rank a to
+/// rank b; `crossing`: some link charges crossing messages (then the engine's rule applies).
+pub fn evaluate(x: &Expansions, path: &dyn Fn(u32, u32) -> PathCost, crossing: bool) -> Result<Ps, String> {
     let p = x.offsets.len() - 1;
-    let mut chans: HashMap<(u32, u32), Chan> = HashMap::new();
-    let mut cur: Vec<Cursor> = (0..p).map(|_| Cursor::default()).collect();
-    let mut work: Vec<u32> = (0..p as u32).rev().collect();
-    let (mut done, mut end) = (0usize, 0);
-    while let Some(r) = work.pop() {
-        let ru = r as usize;
-        let steps = &x.steps[x.offsets[ru]..x.offsets[ru + 1]];
-        let c = &mut cur[ru];
-        loop {
-            if c.done {
-                break;
-            }
-            if c.halves.is_empty() {
-                if c.pos == steps.len() {
-                    c.done = true;
-                    done += 1;
-                    end = end.max(c.t);
-                    break;
-                }
-                let n = round_len(&steps[c.pos..]);
-                for step in &steps[c.pos..c.pos + n] {
-                    if let Some((to, bytes)) = step.send() {
-                        let ch = chans.entry((r, to)).or_default();
-                        ch.sends.push((c.t, bytes));
-                        work.push(to); // it may wait for this message
-                        let index = ch.sends.len() - 1;
-                        c.halves.push(Half { send: true, chan: (r, to), index, bytes, done: None });
-                    }
-                    if let Some((from, _)) = step.recv() {
-                        let ch = chans.entry((from, r)).or_default();
-                        ch.recvs.push(c.t);
-                        work.push(from); // a rendezvous send may wait for this receive
-                        let index = ch.recvs.len() - 1;
-                        c.halves.push(Half { send: false, chan: (from, r), index, bytes: 0, done: None });
-                    }
-                }
-                c.pos += n;
-                if c.halves.is_empty() {
-                    continue; // a WaitAll with nothing posted
-                }
-            }
-            let mut ready = true;
-            for h in c.halves.iter_mut().filter(|h| h.done.is_none()) {
-                let ch = &chans[&h.chan];
-                let cost = path(h.chan.0, h.chan.1);
-                h.done = if h.send {
-                    cost.send_done(h.bytes, c.t, ch.recvs.get(h.index).copied())
-                } else {
-                    // The message's size is the sender's (the receive's is only its capacity).
-                    ch.sends.get(h.index).map(|&(ts, bytes)| cost.recv_done(bytes, ts, c.t))
-                };
-                ready &= h.done.is_some();
-            }
-            if !ready {
-                break; // woken again when a peer posts
-            }
-            c.t = c.halves.iter().filter_map(|h| h.done).fold(c.t, Ps::max);
-            c.halves.clear();
+    let mut r = Replay {
+        x,
+        path,
+        ranks: (0..p).map(|_| Rank::default()).collect(),
+        msgs: Vec::with_capacity(x.steps.len() / 2),
+        chans: HashMap::new(),
+        crossing: crossing.then(HashMap::new),
+        queue: BinaryHeap::new(),
+        seq: 0,
+        now: 0,
+        end: 0,
+        finished: 0,
+    };
+    for rank in 0..p as u32 {
+        r.push(0, Ev::Post(rank));
+    }
+    while let Some(Reverse((at, _, ev))) = r.queue.pop() {
+        r.now = at;
+        match ev {
+            Ev::Post(rank) => r.post(rank),
+            Ev::Inject(id) => r.inject(id),
         }
     }
-    if done < p {
-        let stuck = cur.iter().position(|c| !c.done).unwrap_or(0);
-        return Err(format!("the expansion does not match up: rank {stuck} waits before step {}", cur[stuck].pos + 1));
+    if r.finished < p {
+        let stuck = r.ranks.iter().position(|c| !c.done).unwrap_or(0);
+        return Err(format!(
+            "the expansion does not match up: rank {stuck} waits before step {}",
+            r.ranks[stuck].pos + 1
+        ));
     }
-    Ok(end)
+    Ok(r.end)
+}
+
+impl Replay<'_> {
+    fn push(&mut self, at: Ps, ev: Ev) {
+        self.seq += 1;
+        self.queue.push(Reverse((at, self.seq, ev)));
+    }
+
+    /// Rank `rank` posts its rounds from now until one must wait (engine: `coll_continue`).
+    fn post(&mut self, rank: u32) {
+        let now = self.now;
+        let (a, b) = (self.x.offsets[rank as usize], self.x.offsets[rank as usize + 1]);
+        loop {
+            let pos = self.ranks[rank as usize].pos;
+            if pos == b - a {
+                let c = &mut self.ranks[rank as usize];
+                c.done = true;
+                self.finished += 1;
+                self.end = self.end.max(now);
+                return;
+            }
+            let n = round_len(&self.x.steps[a + pos..b]);
+            {
+                let c = &mut self.ranks[rank as usize];
+                c.pos += n;
+                c.until = now;
+            }
+            for i in a + pos..a + pos + n {
+                let step = self.x.steps[i];
+                if let Some((to, bytes)) = step.send() {
+                    self.ranks[rank as usize].open += 1;
+                    self.send(rank, to, bytes);
+                }
+                if let Some((from, _)) = step.recv() {
+                    self.ranks[rank as usize].open += 1;
+                    self.recv(rank, from);
+                }
+            }
+            let c = &mut self.ranks[rank as usize];
+            if c.open > 0 {
+                c.blocked = true;
+                return;
+            }
+            if c.until > now {
+                // complete later, all completions known: continue from there, in time order
+                let at = c.until;
+                self.push(at, Ev::Post(rank));
+                return;
+            }
+        }
+    }
+
+    /// Engine: `post_send` (a standard send).
+    fn send(&mut self, src: u32, dst: u32, bytes: u64) {
+        let now = self.now;
+        let cost = (self.path)(src, dst);
+        let eager = cost.eager(bytes);
+        let mut ready = now + cost.link.send_overhead(bytes);
+        if let Some(pairs) = &mut self.crossing {
+            if pairs.get(&(dst, src)).is_some_and(|&until| until > now) {
+                ready += cost.link.cross_overhead(bytes);
+            }
+            let handshake = if !eager && cost.handshake { 2 * cost.link.latency } else { 0 };
+            let until = ready + handshake + cost.link.delay(bytes);
+            let e = pairs.entry((src, dst)).or_insert(0);
+            *e = (*e).max(until);
+        }
+        let id = self.msgs.len() as u32;
+        let (handshake, l0, delay, o_r) =
+            (cost.handshake, cost.link.latency, cost.link.delay(bytes), cost.link.recv_overhead(bytes));
+        self.msgs.push(Msg { src, dst, eager, handshake, l0, delay, o_r, ready, tr: None, delivered: None });
+        if eager {
+            if ready == now {
+                self.inject(id);
+            } else {
+                self.push(ready, Ev::Inject(id));
+            }
+            self.complete(src, ready);
+        }
+        let ch = self.chans.entry((src, dst)).or_default();
+        match ch.posted.pop_front() {
+            Some(tr) => self.matched(id, tr),
+            None => ch.sent.push_back(id),
+        }
+    }
+
+    /// Engine: `post_recv` (from a named source).
+    fn recv(&mut self, dst: u32, src: u32) {
+        let now = self.now;
+        let ch = self.chans.entry((src, dst)).or_default();
+        match ch.sent.pop_front() {
+            Some(id) => self.matched(id, now),
+            None => ch.posted.push_back(now),
+        }
+    }
+
+    /// Engine: `on_match`.
+    fn matched(&mut self, id: u32, tr: Ps) {
+        let m = &mut self.msgs[id as usize];
+        m.tr = Some(tr);
+        if !m.eager {
+            let l0 = m.l0;
+            let start = if m.handshake { (m.ready + l0).max(tr) + l0 } else { m.ready.max(tr) };
+            self.push(start, Ev::Inject(id));
+        } else if m.delivered.is_some() {
+            self.settle(id);
+        }
+    }
+
+    /// Engine: `inject` and `on_delivered` (contention-free: delivery one delay later).
+    fn inject(&mut self, id: u32) {
+        let m = &mut self.msgs[id as usize];
+        m.delivered = Some(self.now + m.delay);
+        if m.tr.is_some() {
+            self.settle(id);
+        }
+    }
+
+    /// Engine: `settle`: the receive completes, and a rendezvous send.
+    fn settle(&mut self, id: u32) {
+        let m = &self.msgs[id as usize];
+        let (td, tr) = (m.delivered.expect("delivered"), m.tr.expect("matched"));
+        let (src, dst, eager) = (m.src, m.dst, m.eager);
+        let recv_done = td.max(tr) + m.o_r;
+        self.complete(dst, recv_done);
+        if !eager {
+            self.complete(src, td);
+        }
+    }
+
+    /// Engine: `complete`: one half of `rank`'s round completes at `at`; the last one of a
+    /// waiting rank files its next round.
+    fn complete(&mut self, rank: u32, at: Ps) {
+        let c = &mut self.ranks[rank as usize];
+        c.open -= 1;
+        c.until = c.until.max(at);
+        if c.blocked && c.open == 0 {
+            c.blocked = false;
+            let when = c.until.max(self.now);
+            self.push(when, Ev::Post(rank));
+        }
+    }
 }

@@ -29,6 +29,9 @@ fn unkey(key: u128) -> (f64, usize) {
     (f64::from_bits((key >> 64) as u64), key as u64 as usize)
 }
 
+/// A link outside the component being solved.
+const NONE: u32 = u32::MAX;
+
 pub struct Sharing {
     cap: Vec<f64>,
     /// The live flows on each link.
@@ -41,14 +44,17 @@ pub struct Sharing {
     free: Vec<u32>,
     /// Links of flows added or removed since the last solve: where the components to re-solve are.
     seeds: Vec<u32>,
-    // Scratch of a solve, indexed by link or flow; `seen` holds the solve's stamp.
+    // Scratch of a solve. Per flow: `flow_seen` holds the solve's stamp. Per link only its
+    // place in the component (`NONE` outside one, between solves always): the figures of a
+    // solve are kept per place, so a network of millions of links costs 4 bytes a link here
+    // (a million-rank fat-tree has 7.3 M links) rather than 24.
     stamp: u32,
-    link_seen: Vec<u32>,
+    slot: Vec<u32>,
     flow_seen: Vec<u32>,
     fixed: Vec<bool>,
+    /// Per place in the component: capacity left, unfixed flows, their summed weight.
     left: Vec<f64>,
     unfixed: Vec<u32>,
-    /// Sum of the unfixed flows' weights per link.
     unfixed_weight: Vec<f64>,
     comp_links: Vec<u32>,
     comp_flows: Vec<u32>,
@@ -70,12 +76,12 @@ impl Sharing {
             free: Vec::new(),
             seeds: Vec::new(),
             stamp: 0,
-            link_seen: vec![0; n],
+            slot: vec![NONE; n],
             flow_seen: Vec::new(),
             fixed: Vec::new(),
-            left: vec![0.0; n],
-            unfixed: vec![0; n],
-            unfixed_weight: vec![0.0; n],
+            left: Vec::new(),
+            unfixed: Vec::new(),
+            unfixed_weight: Vec::new(),
             comp_links: Vec::new(),
             comp_flows: Vec::new(),
             heap: BinaryHeap::new(),
@@ -152,16 +158,21 @@ impl Sharing {
         // flow and link. Rounding can lower a share by an ulp; then the link is pushed at
         // once, so that every link always has an entry at or below its share and links are
         // fixed in exactly the order of an entry per change: least (share, link) first.
-        let share = |l: usize, left: &[f64], unfixed: &[f64]| (left[l] / unfixed[l]).max(0.0);
+        let share = |p: usize, left: &[f64], unfixed: &[f64]| (left[p] / unfixed[p]).max(0.0);
         let mut heap = std::mem::take(&mut self.heap);
         heap.clear();
+        self.left.clear();
+        self.unfixed.clear();
+        self.unfixed_weight.clear();
         for &l in &self.comp_links {
-            let l = l as usize;
-            self.left[l] = self.cap[l];
-            self.unfixed[l] = self.on_link[l].len() as u32;
-            self.unfixed_weight[l] = self.on_link[l].iter().map(|&f| self.weight[f as usize]).sum();
-            if self.unfixed[l] > 0 {
-                heap.push(Reverse(key(share(l, &self.left, &self.unfixed_weight), l)));
+            let on = &self.on_link[l as usize];
+            self.left.push(self.cap[l as usize]);
+            self.unfixed.push(on.len() as u32);
+            self.unfixed_weight.push(on.iter().map(|&f| self.weight[f as usize]).sum());
+        }
+        for (p, &l) in self.comp_links.iter().enumerate() {
+            if self.unfixed[p] > 0 {
+                heap.push(Reverse(key(share(p, &self.left, &self.unfixed_weight), l as usize)));
             }
         }
         let mut new_rate = |f: u32, r: f64, rate: &mut [f64]| {
@@ -172,10 +183,11 @@ impl Sharing {
         };
         while let Some(Reverse(top)) = heap.pop() {
             let (s, k) = unkey(top);
-            if self.unfixed[k] == 0 {
+            let pk = self.slot[k] as usize;
+            if self.unfixed[pk] == 0 {
                 continue;
             }
-            let now = share(k, &self.left, &self.unfixed_weight);
+            let now = share(pk, &self.left, &self.unfixed_weight);
             if s != now {
                 heap.push(Reverse(key(now, k)));
                 continue;
@@ -188,21 +200,24 @@ impl Sharing {
                 let w = self.weight[f as usize];
                 new_rate(f, s * w, &mut self.rate);
                 for &l in &self.links[f as usize] {
-                    let j = l as usize;
+                    let j = self.slot[l as usize] as usize;
                     let before = share(j, &self.left, &self.unfixed_weight);
                     self.left[j] -= s * w;
                     self.unfixed[j] -= 1;
                     self.unfixed_weight[j] -= w;
-                    if self.unfixed[j] > 0 && j != k {
+                    if self.unfixed[j] > 0 && j != pk {
                         let after = share(j, &self.left, &self.unfixed_weight);
                         if after < before {
-                            heap.push(Reverse(key(after, j)));
+                            heap.push(Reverse(key(after, l as usize)));
                         }
                     }
                 }
             }
         }
         self.heap = heap;
+        for &l in &self.comp_links {
+            self.slot[l as usize] = NONE;
+        }
         for &f in &self.comp_flows {
             if !std::mem::replace(&mut self.fixed[f as usize], false) {
                 new_rate(f, f64::INFINITY, &mut self.rate);
@@ -215,7 +230,6 @@ impl Sharing {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             // Wrapped: old marks could pass for new ones.
-            self.link_seen.fill(0);
             self.flow_seen.fill(0);
             self.stamp = 1;
         }
@@ -223,8 +237,8 @@ impl Sharing {
         self.comp_links.clear();
         self.comp_flows.clear();
         for &l in &self.seeds {
-            if self.link_seen[l as usize] != stamp {
-                self.link_seen[l as usize] = stamp;
+            if self.slot[l as usize] == NONE {
+                self.slot[l as usize] = self.comp_links.len() as u32;
                 self.comp_links.push(l);
             }
         }
@@ -240,8 +254,8 @@ impl Sharing {
                 self.flow_seen[f as usize] = stamp;
                 self.comp_flows.push(f);
                 for &m in &self.links[f as usize] {
-                    if self.link_seen[m as usize] != stamp {
-                        self.link_seen[m as usize] = stamp;
+                    if self.slot[m as usize] == NONE {
+                        self.slot[m as usize] = self.comp_links.len() as u32;
                         self.comp_links.push(m);
                     }
                 }

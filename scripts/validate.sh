@@ -27,7 +27,7 @@ set -euo pipefail
 # mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
 # which can make this script's own later writes to the same terminal or pipe fail (O_NONBLOCK).
 cd "$(dirname "$0")/.."
-BIN=target/release
+BIN=$PWD/target/release  # absolute: the real apps run from their own directories
 # app:arguments — runs of 0.3–1 s where the app takes a count (shorter ones vary by tens of
 # percent between identical runs); the fixed-size apps last milliseconds and are listed for
 # completeness.
@@ -126,7 +126,7 @@ validate() {
   mkdir -p "$dir"
   DIFFERED=0
   settle shm || DIFFERED=1
-  (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$OLDPWD/$BIN/libpsinstrace.so" timeout 600 mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr")
+  (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$BIN/libpsinstrace.so" timeout 600 mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr")
   "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
   local cells=() net ms
   for net in $NETS; do

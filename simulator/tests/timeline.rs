@@ -182,7 +182,7 @@ fn a_deadlock_leaves_whole_arrows_only() {
 /// The bus model's counter track: busy buses. Two 1000-byte messages at t = 0 on disjoint
 /// pairs (r0→r1, r2→r3). One bus: the first holds it [0, 1us), the second [1us, 2us) → 1 at
 /// 0, still 1 at 1us (one ends as the other begins), 0 at 2us. Two buses: both [0, 1us) → 2
-/// at 0, 0 at 1us. The simple model has no such track.
+/// at 0, 0 at 1us. The simple model has no such track; the flow model has its busy links.
 #[test]
 fn the_bus_model_has_a_busy_buses_counter() {
     let tasks = vec![
@@ -192,7 +192,7 @@ fn the_bus_model_has_a_busy_buses_counter() {
         vec![recv(0, 2, 1000), fin()],
     ];
     let trace = write("bus.psins", &tasks, vec![]);
-    let busy = |sets: &[&str]| -> Vec<(f64, u64)> {
+    let busy = |track: &str, sets: &[&str]| -> Vec<(f64, u64)> {
         let out = tmp("bus-tl.json");
         let tl = Timeline::create(&out, None, None).unwrap();
         let opts = Options { timeline: Some(tl), ..Default::default() };
@@ -200,11 +200,14 @@ fn the_bus_model_has_a_busy_buses_counter() {
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).expect("the file parses");
         let ev = v["traceEvents"].as_array().unwrap().clone();
         ev.iter()
-            .filter(|e| e["ph"] == "C" && e["name"] == "busy buses")
+            .filter(|e| e["ph"] == "C" && e["name"] == track)
             .map(|e| (e["ts"].as_f64().unwrap(), e["args"]["busy"].as_u64().unwrap()))
             .collect()
     };
-    assert_eq!(busy(&["network.model=bus", "network.buses=1"]), [(0.0, 1), (1.0, 1), (2.0, 0)]);
-    assert_eq!(busy(&["network.model=bus", "network.buses=2"]), [(0.0, 2), (1.0, 0)]);
-    assert!(busy(&[]).is_empty());
+    assert_eq!(busy("busy buses", &["network.model=bus", "network.buses=1"]), [(0.0, 1), (1.0, 1), (2.0, 0)]);
+    assert_eq!(busy("busy buses", &["network.model=bus", "network.buses=2"]), [(0.0, 2), (1.0, 0)]);
+    assert!(busy("busy buses", &[]).is_empty());
+    // The flow model over the flat cluster: each message a flow over its sender's outgoing
+    // and its receiver's incoming link, both 1 GB/s: four links busy for the 1,000 bytes' 1 us.
+    assert_eq!(busy("links carrying a flow", &["network.model=flow"]), [(0.0, 4), (1.0, 0)]);
 }

@@ -26,6 +26,10 @@ struct FlowModel<G: FlowGraph> {
     done: Vec<(u64, f64)>,
     /// Bytes added to every message's flow (`[network.flow] envelope`).
     envelope: u64,
+    /// With a timeline: (time, change) of the links carrying a flow, and the count last
+    /// handed on.
+    usage: Option<Vec<(Ps, i64)>>,
+    busy: i64,
 }
 
 pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
@@ -90,7 +94,17 @@ fn model<G: FlowGraph + 'static>(graph: G, m: &Machine, design: String) -> Box<d
     let net = FluidNetwork::new(graph)
         .latency_first(m.flow.is_some_and(|f| f.latency_first))
         .latency_weighted(m.flow.is_some_and(|f| f.latency_weighted));
-    Box::new(FlowModel { net, hz, machine: m.clone(), design, armed: None, done: Vec::new(), envelope })
+    Box::new(FlowModel {
+        net,
+        hz,
+        machine: m.clone(),
+        design,
+        armed: None,
+        done: Vec::new(),
+        envelope,
+        usage: None,
+        busy: 0,
+    })
 }
 
 impl<G: FlowGraph> FlowModel<G> {
@@ -109,6 +123,18 @@ impl<G: FlowGraph> FlowModel<G> {
             ctx.deliver(id as MsgId, t);
         }
         self.done.clear();
+    }
+
+    /// Notes a change of the busy links since the last look (at every model event and send,
+    /// so at the instants flows start and end), when a timeline asked for them.
+    fn note_usage(&mut self, now: Ps) {
+        if let Some(u) = &mut self.usage {
+            let b = self.net.busy_links() as i64;
+            if b != self.busy {
+                u.push((now, b - self.busy));
+                self.busy = b;
+            }
+        }
     }
 
     /// Makes sure a model event comes at the network's next end, or now if arrivals wait for
@@ -148,6 +174,7 @@ impl<G: FlowGraph> NetworkModel for FlowModel<G> {
             return None;
         }
         self.report(ctx);
+        self.note_usage(ctx.now);
         self.arm(ctx);
         None
     }
@@ -161,7 +188,19 @@ impl<G: FlowGraph> NetworkModel for FlowModel<G> {
         // Solves first if sends of this instant wait for it.
         self.net.advance_to(cycle, &mut self.done);
         self.report(ctx);
+        self.note_usage(ctx.now);
         self.arm(ctx);
+    }
+
+    fn track_usage(&mut self) -> Option<&'static str> {
+        self.usage = Some(Vec::new());
+        Some("links carrying a flow")
+    }
+
+    fn take_usage(&mut self, out: &mut dyn FnMut(Ps, i64)) {
+        for (at, d) in self.usage.iter_mut().flat_map(|u| u.drain(..)) {
+            out(at, d);
+        }
     }
 
     fn collective(&mut self, c: &CollCall) -> Ps {

@@ -117,6 +117,11 @@ impl<G: FlowGraph> FluidNetwork<G> {
         (self.flows_done, self.bytes_done)
     }
 
+    /// Links carrying at least one flow now.
+    pub fn busy_links(&self) -> usize {
+        self.sharing.busy_links()
+    }
+
     /// Max-min solves so far: one per instant at which flows arrived or left.
     pub fn solves(&self) -> u64 {
         self.solves

@@ -36,6 +36,8 @@ pub struct Sharing {
     cap: Vec<f64>,
     /// The live flows on each link.
     on_link: Vec<Vec<u32>>,
+    /// Links with at least one live flow (the timeline's utilisation track).
+    busy: usize,
     /// Each flow slot's links (empty once freed) and rate.
     links: Vec<Vec<u32>>,
     rate: Vec<f64>,
@@ -69,6 +71,7 @@ impl Sharing {
         Sharing {
             cap: capacity,
             on_link: vec![Vec::new(); n],
+            busy: 0,
             links: Vec::new(),
             rate: Vec::new(),
             weight: Vec::new(),
@@ -110,7 +113,9 @@ impl Sharing {
             }
         };
         for &l in links {
-            self.on_link[l as usize].push(f);
+            let on = &mut self.on_link[l as usize];
+            self.busy += on.is_empty() as usize;
+            on.push(f);
         }
         self.seeds.extend_from_slice(links);
         let i = f as usize;
@@ -126,6 +131,7 @@ impl Sharing {
             let on = &mut self.on_link[l as usize];
             let at = on.iter().position(|&g| g == f).expect("a flow is on each of its links");
             on.swap_remove(at);
+            self.busy -= on.is_empty() as usize;
         }
         self.seeds.extend_from_slice(links);
         links.clear();
@@ -136,6 +142,11 @@ impl Sharing {
     /// Flows were added or removed since the last [`Sharing::solve`].
     pub fn unsolved(&self) -> bool {
         !self.seeds.is_empty()
+    }
+
+    /// Links carrying at least one live flow.
+    pub fn busy_links(&self) -> usize {
+        self.busy
     }
 
     pub fn is_live(&self, f: u32) -> bool {

@@ -59,12 +59,12 @@ impl Profile {
         let r = &mut self.ranks[t];
         r.span_ns = r.span_ns.saturating_add(gap.saturating_add(dur));
         // Init and Finalize are outside the span (mpiP's window): not profiled.
-        if matches!(rec.op, Op::Init { .. } | Op::Finalize) {
+        // Nor are records that are no call of their own (expansion steps, an idup's comm_create).
+        if matches!(rec.op, Op::Init { .. } | Op::Finalize) || !rec.op.is_call() {
             return;
         }
         let name = match (functions::of_op(&rec.op), rec.op) {
             (Some(id), _) => functions::name_of(id).unwrap_or("?").to_string(),
-            (None, Op::Step { .. }) => return,
             (None, Op::Other { func } | Op::OtherReq { func, .. }) => format!("MPI_other_{func}"),
             (None, _) => "MPI_Comm_other".to_string(),
         };

@@ -442,6 +442,14 @@ impl Kind {
 }
 
 impl Op {
+    /// Whether the record is an MPI call of its own, as every view counts and draws calls:
+    /// not an expansion step (MPICH's message inside its collective, which the collective's
+    /// call shows) nor the `comm_create` an `MPI_Comm_idup` writes after its `other_req`
+    /// record (the call itself; docs/format.md).
+    pub fn is_call(&self) -> bool {
+        !matches!(self, Op::Step { .. } | Op::CommCreate { func: CommFn::Idup, .. })
+    }
+
     pub fn kind(&self) -> Kind {
         match self {
             Op::Init { .. } => Kind::Init,

@@ -32,10 +32,11 @@ pub const STEP_FN: u16 = u16::MAX;
 /// ([`functions::of_op`]), else [`OTHER_FN`], `COMM_OTHER` or [`STEP_FN`].
 #[inline(always)]
 pub fn fn_id(op: &Op) -> u16 {
+    if !op.is_call() {
+        return STEP_FN;
+    }
     match (functions::of_op(op), op) {
-        (_, Op::CommCreate { func: CommFn::Idup, .. }) => STEP_FN,
         (Some(id), _) => id as u16,
-        (None, Op::Step { .. }) => STEP_FN,
         (None, Op::CommCreate { .. }) => COMM_OTHER,
         (None, _) => OTHER_FN,
     }

@@ -171,4 +171,18 @@ fn comm_idup_registers_its_communicator_at_the_call() {
     let got: std::collections::BTreeMap<&str, u64> = want.keys().map(|&f| (f, count(f))).collect();
     assert_eq!(got, want, "{}", v["functions"]);
     assert_eq!(count("MPI_Comm_other"), 0);
+
+    // The measured profile counts them alike (Op::is_call: every view's one rule).
+    let out = std::process::Command::new(root().join("target/release/psins-dump"))
+        .args(["--profile".as_ref(), "--json".as_ref(), trace.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let calls = |f: &str| p["functions"][f]["count"].as_u64().unwrap_or(0);
+    for (f, n) in &want {
+        if f.starts_with("MPI_Comm_idup") {
+            assert_eq!(calls(f), *n, "{f} in the profile: {}", p["functions"]);
+        }
+    }
 }

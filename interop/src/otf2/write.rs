@@ -274,8 +274,10 @@ impl RankWriter {
     }
 
     fn record(&mut self, rec: &Record, regions: &mut Regions) -> Result<(), Bad> {
-        if let Op::Step { .. } = rec.op {
-            // MPICH's messages inside a collective: the collective's region shows them.
+        if !rec.op.is_call() {
+            // MPICH's messages inside a collective (the collective's region shows them), or
+            // an MPI_Comm_idup's comm_create (its region is the other_req record's; the
+            // communicator is in the definitions).
             return Ok(());
         }
         // The measured run's one layout (docs/format.md): a poll record's region spans its

@@ -40,7 +40,8 @@ impl<'a> Walk<'a> {
         // MPI_Init's return is time 0; MPI_Finalize's entry ends the span.
         // An expansion step is MPICH's own message inside its collective, which the
         // collective's interval shows: not an application message.
-        if let Op::Init { .. } | Op::Finalize | Op::Step { .. } = rec.op {
+        // An MPI_Comm_idup's comm_create is no call either: its call is the record before.
+        if matches!(rec.op, Op::Init { .. } | Op::Finalize) || !rec.op.is_call() {
             return Ok(placed);
         }
         let (ty, value) = states::event(&rec.op, functions::of_op(&rec.op));

@@ -1,13 +1,15 @@
 //! The `torus` model through the engine: real app traces on every design, exact zero-load
 //! timing of lone messages, the watchdog as an exit-code-2 error, and a 32×32×32 network.
 
+mod binary;
 mod common;
+use binary::apps;
 use common::*;
 use psins_formats::{Op, Record, SendMode, COMM_WORLD};
 use psins_sim::source::compact::CompactTrace;
 use psins_sim::source::synth::{SynthSource, Workload};
 use psins_sim::{simulate, Machine, Options, Report, SimError};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// 8×8 torus with the crate's defaults (R = 1, W = 32, P = 64, B = 4, 1 GHz), rank r on
 /// node r, network latency L0 = 1 us for the rendezvous handshake.
@@ -40,17 +42,6 @@ fn replay_file(path: &Path, m: &Machine) -> Result<Report, SimError> {
 
 fn net_stat(r: &Report, key: &str) -> serde_json::Value {
     r.network.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {key}"))
-}
-
-fn apps() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "psins"))
-        .collect();
-    v.sort();
-    v
 }
 
 const DESIGNS: [(&str, &str); 3] = [("1", "dor"), ("3", "dor"), ("3", "adaptive")];

@@ -1,4 +1,4 @@
-//! Helpers for the tests that run `psins-sim` as a user does (fattree.rs, dragonfly.rs,
+//! Helpers for the tests that run `psins-sim` as a user does (fattree.rs, dragonfly.rs, torus.rs,
 //! flow.rs): the binary with its exit code and output, a bundled machine file, the test
 //! apps' traces, the predicted time of a report.
 #![allow(dead_code)]

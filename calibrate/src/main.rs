@@ -39,6 +39,11 @@ struct Args {
     /// Trials of every measurement (medians and spreads are over these).
     #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(3..=100))]
     trials: u32,
+    /// Separate launches of the worker; each figure's trials are pooled over them, so a slower
+    /// spell of the host that lasts one launch spoils some of the trials, which the median
+    /// drops, not the whole figure (docs/calibrate.md).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    launches: u32,
     /// Seconds each trial of one figure lasts (more: steadier, slower).
     #[arg(long, default_value_t = 0.05)]
     seconds_per_trial: f64,
@@ -120,9 +125,12 @@ fn run(a: &Args) -> Result<(), Error> {
     let launcher =
         if a.launcher.is_empty() { vec!["mpirun".into(), "-n".into(), "2".into()] } else { a.launcher.clone() };
     let load = busy();
-    let text = launch(&launcher, &worker, a, a.quick.then_some("-q").as_slice())?;
-    let samples = samples::Samples::parse(&text)?;
-    placement(&samples)?;
+    let mut samples = samples::Samples::default();
+    for _ in 0..a.launches {
+        let one = samples::Samples::parse(&launch(&launcher, &worker, a, a.quick.then_some("-q").as_slice())?)?;
+        placement(&one)?;
+        samples.absorb(one);
+    }
     let opts = fit::FitOptions { buffers: &a.buffers, max_spread: a.max_spread / 100.0, allow_noisy: a.allow_noisy };
     let mut cal = fit::calibrate(&samples, &opts)?;
     if cal.noisy.is_none() {
@@ -144,6 +152,7 @@ fn run(a: &Args) -> Result<(), Error> {
         launcher: &launcher.join(" "),
         buffers: &a.buffers,
         trials: a.trials,
+        launches: a.launches,
         name: &a.name,
         curves: &curves_name,
     };

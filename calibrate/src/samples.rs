@@ -97,6 +97,33 @@ impl Samples {
     }
 }
 
+impl Samples {
+    /// Adds another launch's measurements: its trials join this one's, figure by figure.
+    /// Where the host is, which MPI, the clock's cost and the eager probe stay the first
+    /// launch's: they describe the host, not a trial (an eager probe of each launch could
+    /// disagree at the threshold's edge and would read as a noisy host).
+    pub fn absorb(&mut self, other: Samples) {
+        if !self.done {
+            *self = other;
+            return;
+        }
+        self.memcpy.extend(other.memcpy);
+        for (mine, theirs) in [
+            (&mut self.pingpong, other.pingpong),
+            (&mut self.send_overhead, other.send_overhead),
+            (&mut self.recv_overhead, other.recv_overhead),
+            (&mut self.exchange, other.exchange),
+        ] {
+            for (k, v) in theirs {
+                mine.entry(k).or_default().extend(v);
+            }
+        }
+        for (k, v) in other.collectives {
+            self.collectives.entry(k).or_default().extend(v);
+        }
+    }
+}
+
 fn push<K: Ord>(m: &mut BTreeMap<K, Trials>, k: K, v: f64) {
     m.entry(k).or_default().push(v);
 }
@@ -155,6 +182,28 @@ mod tests {
         assert_eq!(s.pingpong[&("cold".into(), 8)], vec![2e-7, 3e-7]);
         assert_eq!(s.eager, vec![(256, false)]);
         assert_eq!(s.exchange[&("cold".into(), 8)], vec![4e-7]);
+    }
+
+    #[test]
+    fn launches_pool_their_trials_and_keep_the_first_hosts_facts() {
+        let one = |host: &str, t: &str, blocked: u8| {
+            Samples::parse(&format!(
+                "rank r=0 host={host} cpu=0 cpus_allowed=2 cpus_online=2\n\
+                 timer overhead_ns=20\n\
+                 pingpong buffers=warm bytes=8 trial=0 half_rtt={t}\n\
+                 collective name=barrier ranks=2 bytes=0 trial=0 seconds={t}\n\
+                 eager bytes=256 blocked={blocked}\n\
+                 done\n"
+            ))
+            .unwrap()
+        };
+        let mut s = Samples::default();
+        s.absorb(one("a", "2e-7", 0));
+        s.absorb(one("b", "3e-7", 1));
+        assert_eq!(s.pingpong[&("warm".into(), 8)], vec![2e-7, 3e-7]);
+        assert_eq!(s.collectives[&("barrier".into(), 2, 0)], vec![2e-7, 3e-7]);
+        assert_eq!((s.ranks.len(), s.ranks[0].host.as_str()), (1, "a"));
+        assert_eq!(s.eager, vec![(256, false)]);
     }
 
     #[test]

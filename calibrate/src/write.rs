@@ -12,9 +12,19 @@ pub struct Provenance<'a> {
     pub launcher: &'a str,
     pub buffers: &'a str,
     pub trials: u32,
+    /// Worker launches the trials were pooled over (each ran `trials`).
+    pub launches: u32,
     pub name: &'a str,
     /// File name of the curves, relative to the machine file.
     pub curves: &'a str,
+}
+
+/// "21 trials (3 launches of 7)", or "7 trials" for one launch.
+fn pooled(p: &Provenance) -> String {
+    match p.launches {
+        1 => format!("{} trials", p.trials),
+        n => format!("{} trials ({n} launches of {})", n * p.trials, p.trials),
+    }
 }
 
 fn us(s: f64) -> String {
@@ -30,8 +40,7 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     let ranks = s.ranks.len().max(2) as u32;
     let nodes = hosts.len().max(1) as u32;
     let _ = writeln!(o, "# Written by psins-calibrate {}: measured, not edited.", env!("CARGO_PKG_VERSION"));
-    let _ =
-        writeln!(o, "# Half round trips (median of {} trials, interquartile spread), {} buffers:", p.trials, p.buffers);
+    let _ = writeln!(o, "# Half round trips (median of {}, interquartile spread), {} buffers:", pooled(p), p.buffers);
     for (b, f) in &c.pingpong {
         let _ = writeln!(o, "#   {b:>8} B  {:>10.3} us  ±{:.1} %", f.median * 1e6, f.spread * 100.0);
     }
@@ -58,7 +67,7 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     let _ = writeln!(o, "\n[calibrated]\nby = \"psins-calibrate {}\"", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(o, "at = {:?}\nhost = {:?}", p.at, hosts.iter().copied().collect::<Vec<_>>().join(","));
     let _ = writeln!(o, "launcher = {:?}\nmpi_library = {:?}", p.launcher, s.mpi_library);
-    let _ = writeln!(o, "buffers = {:?}\ntrials = {}", p.buffers, p.trials);
+    let _ = writeln!(o, "buffers = {:?}\ntrials = {}\nlaunches = {}", p.buffers, p.trials, p.launches);
     if let Some(why) = &c.noisy {
         let _ = writeln!(o, "noisy = {why:?}");
     }
@@ -119,7 +128,7 @@ fn band(o: &mut String, sec: &str, b: &BandFit) {
 pub fn curves(s: &Samples, p: &Provenance) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "# Collective curves written by psins-calibrate {} at {}", env!("CARGO_PKG_VERSION"), p.at);
-    let _ = writeln!(o, "# bytes: per-rank size (allgather: each rank's part; alltoall: per peer); seconds: median of {} trials of the mean call time, slowest rank", p.trials);
+    let _ = writeln!(o, "# bytes: per-rank size (allgather: each rank's part; alltoall: per peer); seconds: median of {} of the mean call time, slowest rank", pooled(p));
     let names: BTreeSet<(&str, u32)> = s.collectives.keys().map(|(n, r, _)| (n.as_str(), *r)).collect();
     for (name, ranks) in names {
         let pts: Vec<(u64, f64)> = s

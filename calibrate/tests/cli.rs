@@ -24,13 +24,19 @@ fn stderr(o: &Output) -> String {
 #[test]
 fn writes_a_machine_file_psins_sim_loads() {
     let out = tmp("base.toml");
-    let o = calibrate(&["--quick", "--trials", "3", "--allow-noisy", "-o", out.to_str().unwrap()]);
+    let o = calibrate(&["--quick", "--trials", "3", "--launches", "2", "--allow-noisy", "-o", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("median of 6 trials (2 launches of 3)"), "the trials of both launches pooled:\n{text}");
     let m = psins_sim::Machine::load(&out, &[]).unwrap_or_else(|e| panic!("{e}"));
     let c = m.calibrated.as_ref().expect("[calibrated] written");
     assert_eq!(c.launcher.as_deref(), Some("mpirun -n 2"));
     assert!(c.mpi_library.as_deref().unwrap_or("").contains("MPICH"), "{c:?}");
-    assert_eq!((c.buffers.as_deref(), c.trials), (Some("warm"), Some(3)), "warm buffers by default");
+    assert_eq!(
+        (c.buffers.as_deref(), c.trials, c.launches),
+        (Some("warm"), Some(3), Some(2)),
+        "warm buffers by default"
+    );
     let check: Vec<u64> = c.check.as_ref().expect("reference points for --check").iter().map(|p| p.bytes).collect();
     assert_eq!(check, vec![0, 512, 32768, 2 << 20], "--quick's sizes nearest 0, 1 KiB, 64 KiB and the largest");
     assert_eq!((m.nodes, m.cores_per_node), (1, 2), "two ranks on this host");

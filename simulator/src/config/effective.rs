@@ -398,8 +398,10 @@ pub fn print(m: &Machine) -> String {
                 let _ = writeln!(s, "{k} = {v:?}");
             }
         }
-        if let Some(n) = c.trials {
-            let _ = writeln!(s, "trials = {n}");
+        for (k, v) in [("trials", c.trials), ("launches", c.launches)] {
+            if let Some(n) = v {
+                let _ = writeln!(s, "{k} = {n}");
+            }
         }
         if let Some(points) = &c.check {
             let items: Vec<String> = points

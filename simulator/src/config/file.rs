@@ -29,6 +29,8 @@ pub struct CalibratedSection {
     pub mpi_library: Option<String>,
     pub buffers: Option<String>,
     pub trials: Option<u32>,
+    /// Worker launches the trials were pooled over (psins-calibrate --launches).
+    pub launches: Option<u32>,
     pub noisy: Option<String>,
     /// Warm half round trips `psins-calibrate --check` measures again to tell whether the
     /// host still matches this file; the models do not use them.

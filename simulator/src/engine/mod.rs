@@ -112,6 +112,12 @@ pub struct Sim<'m, S: TraceSource> {
     regions: BTreeMap<u32, regions::RegionMark>,
     /// The critical path, when asked for (hooks: crate::critpath).
     crit: Option<Box<crate::critpath::Tracker>>,
+    /// A timeline, critical path or predicted trace is on. The per-record path tests this
+    /// one flag and calls the observers out of line (the `observe_*` functions), so that a
+    /// plain replay runs none of their code: inlined, their checks and calls spread the
+    /// code run per record past the 32 KiB instruction cache (docs/performance.md, "Where
+    /// the time went"). Do not inline them back.
+    observed: bool,
 }
 
 /// The longest any one cost of a message (wire time, o_s, o_r) may be: a quarter of the
@@ -190,6 +196,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 tl.usage_track(name);
             }
         }
+        let observed = opts.critical_path || timeline.is_some() || opts.predicted.is_some();
         let max_msg_bytes = model.max_message_bytes().min(m.inter.max_bytes_within(MAX_MSG_TIME));
         let max_intra_bytes = m.intra.max_bytes_within(MAX_MSG_TIME);
         Ok(Sim {
@@ -224,6 +231,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             lean: n >= LEAN_TASKS,
             regions: BTreeMap::new(),
             crit: opts.critical_path.then(|| Box::new(crate::critpath::Tracker::new(n))),
+            observed,
         })
     }
 
@@ -422,6 +430,18 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         };
         let task = &mut self.tasks[t as usize];
         task.compute += burst;
+        let start = now + burst;
+        task.call_start = start;
+        if self.observed {
+            self.observe_burst(t, now, burst);
+        }
+        start + self.m.call_overhead
+    }
+
+    /// [`Sim::burst`]'s observers (see `Sim::observed` for why out of line).
+    #[cold]
+    #[inline(never)]
+    fn observe_burst(&mut self, t: u32, now: Ps, burst: Ps) {
         if burst > 0 {
             if let Some(c) = &mut self.crit {
                 c.compute(t, burst);
@@ -430,12 +450,9 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 tl.slice(t, "compute", now, now + burst);
             }
         }
-        let start = now + burst;
-        task.call_start = start;
         if let Some(p) = &mut self.predicted {
-            p.start(t, task.index, start);
+            p.start(t, self.tasks[t as usize].index, now + burst);
         }
-        start + self.m.call_overhead
     }
 
     /// Closes the current call at `end` (stats, timeline) and says where the task goes next.
@@ -453,23 +470,36 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             Op::Poll { calls, .. } => (None, calls),
             _ => (None, 1),
         };
+        if task.call_fn != STEP_FN {
+            self.stats.call(t, task.call_fn, other, calls, time, wait);
+        }
+        let deferred = std::mem::take(&mut task.deferred);
+        if self.observed {
+            self.observe_call(t, start, end, wait);
+        }
+        if deferred {
+            Phase::Burst(end)
+        } else {
+            Phase::Read(end)
+        }
+    }
+
+    /// [`Sim::finish_call`]'s observers (see `Sim::observed` for why out of line).
+    #[cold]
+    #[inline(never)]
+    fn observe_call(&mut self, t: u32, start: Ps, end: Ps, wait: Ps) {
+        let task = &self.tasks[t as usize];
         if let Some(c) = &mut self.crit {
             c.finish(t, task.call_fn, end, wait);
         }
         if let Some(p) = &mut self.predicted {
             p.finish(t, end);
         }
-        if task.call_fn != STEP_FN {
-            self.stats.call(t, task.call_fn, other, calls, time, wait);
-            if let Some(tl) = &mut self.timeline {
+        if let Some(tl) = &mut self.timeline {
+            if task.call_fn != STEP_FN {
                 let args = crate::timeline::CallArgs::of(&task.rec.op, task.index);
                 tl.call(t, task.call_fn, start, end, wait, args);
             }
-        }
-        if std::mem::take(&mut task.deferred) {
-            Phase::Burst(end)
-        } else {
-            Phase::Read(end)
         }
     }
 
@@ -500,8 +530,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     /// Hands the network model's scheduled events and deliveries to the engine, and its
     /// resource-use changes to the timeline.
     fn drain_net(&mut self) {
-        if let Some(tl) = &mut self.timeline {
-            self.model.take_usage(&mut |at, d| tl.usage(at, d));
+        if self.observed {
+            self.observe_usage();
         }
         for (at, token) in self.net_events.drain(..) {
             self.q.push(at, Ev::Model(token));
@@ -512,6 +542,15 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         }
         self.net_delivered = delivered;
         self.net_delivered.clear();
+    }
+
+    /// The model's resource-use changes to the timeline (see `Sim::observed`).
+    #[cold]
+    #[inline(never)]
+    fn observe_usage(&mut self) {
+        if let Some(tl) = &mut self.timeline {
+            self.model.take_usage(&mut |at, d| tl.usage(at, d));
+        }
     }
 
     fn model_event(&mut self, token: u32, at: Ps) {

@@ -130,16 +130,8 @@ impl<S: TraceSource> Sim<'_, S> {
             _ if small => Proto::Eager,
             _ => Proto::Rendezvous,
         };
-        if let Some(pairs) = &mut self.crossing {
-            // A message from the destination back to us still on its way: this one crosses it.
-            if pairs.get(&(a.dst, t)).is_some_and(|&until| until > now) {
-                ready += link.cross_overhead(a.bytes);
-            }
-            // On its way until its uncontended delivery (a rendezvous may also shake hands).
-            let handshake = if proto == Proto::Rendezvous && self.m.rendezvous_handshake { 2 * l0 } else { 0 };
-            let until = ready + handshake + link.delay(a.bytes);
-            let e = pairs.entry((t, a.dst)).or_insert(0);
-            *e = (*e).max(until);
+        if self.crossing.is_some() {
+            ready = self.cross(t, &a, intra, proto == Proto::Rendezvous, now, ready);
         }
         let msg = Msg {
             src: t,
@@ -160,11 +152,8 @@ impl<S: TraceSource> Sim<'_, S> {
             delivered_at: UNKNOWN,
         };
         let id = self.msgs.alloc(msg);
-        if let Some(tl) = &mut self.timeline {
-            tl.send(id, t, a.dst, a.bytes, now);
-        }
-        if let Some(c) = &mut self.crit {
-            c.send(id, t, self.tasks[t as usize].call_fn, now);
+        if self.observed {
+            self.observe_send(id, t, a.dst, a.bytes, now);
         }
         if proto != Proto::Rendezvous {
             if ready == now {
@@ -186,10 +175,46 @@ impl<S: TraceSource> Sim<'_, S> {
             }
             None => {
                 dst.unexpected.push_back(id);
-                self.probe_wake(a.dst, id, now);
+                if dst.probe.is_some() {
+                    self.probe_wake(a.dst, id, now);
+                }
             }
         }
         Ok(ready)
+    }
+
+    /// The send `a` from `t`, ready to leave at `ready`, on a machine that charges crossing
+    /// messages: when it leaves (later by x if it crosses one from its destination), and
+    /// the pair's message is on its way until its uncontended delivery. Out of line, as
+    /// are the rare parts of [`Sim::post_send`], so that the code run per send stays small
+    /// (see `Sim::observed`).
+    #[inline(never)]
+    fn cross(&mut self, t: u32, a: &SendArgs, intra: bool, rendezvous: bool, now: Ps, ready: Ps) -> Ps {
+        let link = if intra { &self.m.intra } else { &self.m.inter };
+        let pairs = self.crossing.as_mut().expect("crossing tracked");
+        let mut ready = ready;
+        // A message from the destination back to us still on its way: this one crosses it.
+        if pairs.get(&(a.dst, t)).is_some_and(|&until| until > now) {
+            ready += link.cross_overhead(a.bytes);
+        }
+        // On its way until its uncontended delivery (a rendezvous may also shake hands).
+        let handshake = if rendezvous && self.m.rendezvous_handshake { 2 * link.latency } else { 0 };
+        let until = ready + handshake + link.delay(a.bytes);
+        let e = pairs.entry((t, a.dst)).or_insert(0);
+        *e = (*e).max(until);
+        ready
+    }
+
+    /// [`Sim::post_send`]'s observers (see `Sim::observed`).
+    #[cold]
+    #[inline(never)]
+    fn observe_send(&mut self, id: MsgId, t: u32, dst: u32, bytes: u64, now: Ps) {
+        if let Some(tl) = &mut self.timeline {
+            tl.send(id, t, dst, bytes, now);
+        }
+        if let Some(c) = &mut self.crit {
+            c.send(id, t, self.tasks[t as usize].call_fn, now);
+        }
     }
 
     /// A message from `t` to world rank `dst` of `bytes`, over a size limit (see
@@ -266,8 +291,8 @@ impl<S: TraceSource> Sim<'_, S> {
         let (bytes, data_at, intra) = (m.bytes, m.data_at, self.node[m.src as usize] == self.node[m.dst as usize]);
         let matched = m.matched_at != UNKNOWN;
         self.stats.message(bytes, data_at, at, intra);
-        if let Some(tl) = &mut self.timeline {
-            tl.delivered(at, bytes);
+        if self.observed {
+            self.observe_delivered(at, bytes);
         }
         if matched {
             self.settle(id);
@@ -279,11 +304,8 @@ impl<S: TraceSource> Sim<'_, S> {
         let m = *self.msgs.get(id);
         let (td, tr) = (m.delivered_at, m.matched_at);
         let recv_done = td.max(tr) + m.o_r;
-        if let Some(tl) = &mut self.timeline {
-            tl.received(id, m.dst);
-        }
-        if let Some(c) = &mut self.crit {
-            c.received(id, m.src, m.dst, m.data_at, td, m.l0, recv_done, tr);
+        if self.observed {
+            self.observe_settle(id, &m, recv_done);
         }
         self.complete(m.dst, m.recv_ref, recv_done, m.sent_at);
         match m.proto {
@@ -292,6 +314,28 @@ impl<S: TraceSource> Sim<'_, S> {
             Proto::Rendezvous => self.complete(m.src, m.send_ref, td, tr),
         }
         self.msgs.release(id);
+    }
+
+    /// [`Sim::on_delivered`]'s observer (see `Sim::observed`).
+    #[cold]
+    #[inline(never)]
+    fn observe_delivered(&mut self, at: Ps, bytes: u64) {
+        if let Some(tl) = &mut self.timeline {
+            tl.delivered(at, bytes);
+        }
+    }
+
+    /// [`Sim::settle`]'s observers (see `Sim::observed`): message `id` (`m`) is received,
+    /// its receive complete at `recv_done`.
+    #[cold]
+    #[inline(never)]
+    fn observe_settle(&mut self, id: MsgId, m: &Msg, recv_done: Ps) {
+        if let Some(tl) = &mut self.timeline {
+            tl.received(id, m.dst);
+        }
+        if let Some(c) = &mut self.crit {
+            c.received(id, m.src, m.dst, m.data_at, m.delivered_at, m.l0, recv_done, m.matched_at);
+        }
     }
 
     /// Request `r` of task `t` completes at `at`; `partner` is when the other side posted.
@@ -338,6 +382,8 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// A message joined `t`'s unexpected queue: wake `t` if it is blocked probing for it.
+    /// Out of line: few tasks ever probe (see `Sim::observed` for why that matters).
+    #[inline(never)]
     fn probe_wake(&mut self, t: u32, id: MsgId, now: Ps) {
         let Some((src, tag, comm)) = self.tasks[t as usize].probe else { return };
         let p = Posted { src, tag, comm, coll: false, r: Ref::None, at: now };

@@ -175,8 +175,11 @@ impl Task {
         }
     }
 
-    /// Adds a request; handles grow, so `reqs` stays sorted by handle.
-    #[inline]
+    /// Adds a request; handles grow, so `reqs` stays sorted by handle. Out of line: one copy
+    /// for its callers on the replay's path (nonblocking sends and receives, collectives),
+    /// not one inlined into each (the per-record code must stay within the instruction
+    /// cache; docs/performance.md, "Where the time went").
+    #[inline(never)]
     pub fn add_req(&mut self, id: u32, kind: ReqKind) -> u32 {
         let handle = self.next_handle;
         self.next_handle = self.next_handle.wrapping_add(1).max(1);

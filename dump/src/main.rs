@@ -40,7 +40,7 @@ struct Args {
     /// psins-sim --timeline's tracks (one per rank, computation and call slices with their
     /// args, a flow arrow per message) so that measured and predicted open side by side in
     /// Perfetto. Times are the recorded gaps and durations; every rank's MPI_Init returns at
-    /// the same time.
+    /// the same time. No counter tracks (in flight, busy links): the trace has no network.
     #[arg(long, value_name = "OUT", conflicts_with_all = ["stats", "task", "profile", "json"])]
     timeline: Option<PathBuf>,
     /// Ranks in the timeline, e.g. 0-15,64.

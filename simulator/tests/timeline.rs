@@ -7,7 +7,7 @@ use psins_formats::*;
 use psins_sim::source::compact::CompactTrace;
 use psins_sim::source::synth::{write_trace, Workload};
 use psins_sim::timeline::Timeline;
-use psins_sim::{simulate, Options};
+use psins_sim::{simulate, Machine, Options};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -210,4 +210,79 @@ fn the_bus_model_has_a_busy_buses_counter() {
     // The flow model over the flat cluster: each message a flow over its sender's outgoing
     // and its receiver's incoming link, both 1 GB/s: four links busy for the 1,000 bytes' 1 us.
     assert_eq!(busy("links carrying a flow", &["network.model=flow"]), [(0.0, 4), (1.0, 0)]);
+}
+
+/// The counter track `name`'s events as (ts in us, value): each must be a number.
+fn counter(ev: &[Value], name: &str) -> Vec<(f64, f64)> {
+    ev.iter()
+        .filter(|e| e["ph"] == "C" && e["name"] == name)
+        .map(|e| (e["ts"].as_f64().unwrap(), e["args"]["busy"].as_f64().expect("a number")))
+        .collect()
+}
+
+/// The packet models' track, replaying `trace` on `m` with a timeline: its events and the
+/// report, and the timeline file's bytes.
+fn links_busy(trace: &Path, m: &Machine) -> (Vec<(f64, f64)>, psins_sim::Report, String) {
+    let out = tmp("links-tl.json");
+    let tl = Timeline::create(&out, None, None).unwrap();
+    let opts = Options { timeline: Some(tl), ..Default::default() };
+    let report = simulate(CompactTrace::open(trace).unwrap(), m, opts).unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let v: Value = serde_json::from_str(&text).expect("the file parses");
+    (counter(v["traceEvents"].as_array().unwrap(), "busy links (mean over 1 us)"), report, text)
+}
+
+/// The packet models' counter: busy links, a mean over windows of 1 us (1,000 cycles at
+/// 1 GHz). On a ring of 8 torus routers (64-byte packets, 32-bit links: 16 cycles a packet;
+/// router delay 1), rank 0 sends 8,000 bytes to rank 2 at t = 0: 125 packets over 2 hops.
+/// Packet k holds link 0→1 over [1 + 16k, 17 + 16k) and link 1→2 over [3 + 16k, 19 + 16k)
+/// (a cycle on the wire, a router delay), back to back: 0→1 busy over [1, 2001), 1→2 over
+/// [3, 2003). Windows: [0, 1000) 999 + 997 = 1,996 link-cycles → 1.996 links; [1000, 2000)
+/// both → 2; [2000, 3000) 1 + 3 → 0.004; then 0. The integral, 4,000 link-cycles, is
+/// 125 packets × 2 hops × 16 cycles.
+#[test]
+fn the_packet_models_have_a_busy_links_counter() {
+    let tasks = vec![vec![send(0, 2, 8000), fin()], vec![fin()], vec![recv(0, 0, 8000), fin()]];
+    let trace = write("ring.psins", &tasks, vec![]);
+    let ring = machine(&["network.model=torus", "network.torus.dims=[8]"]);
+    let (busy, report, text) = links_busy(&trace, &ring);
+    let ms = |c: f64| c / 1000.0;
+    assert_eq!(busy, [(0.0, ms(1996.0)), (1.0, ms(2000.0)), (2.0, ms(4.0)), (3.0, 0.0)]);
+    assert_eq!(report.network.iter().find(|(k, _)| k == "packet_hops").unwrap().1, 250);
+    // Deterministic, and the prediction is the same without a timeline.
+    assert_eq!(links_busy(&trace, &ring).2, text);
+    let plain = simulate(CompactTrace::open(&trace).unwrap(), &ring, Options::default()).unwrap();
+    assert_eq!((plain.predicted, &plain.network), (report.predicted, &report.network));
+}
+
+/// One adapter gives the three packet models their counter. On each repository machine,
+/// rank 0 sends 6,400 bytes (100 full packets) to rank 5, computes 20 us, and sends them
+/// again: the counter's integral is the report's packet hops × 16 link cycles (64-byte
+/// packets, 32-bit links, 1 GHz: 1 us = 1,000 cycles), its events come in time order, one
+/// per time, the idle stretch between the messages is a 0, and it ends at 0.
+#[test]
+fn every_packet_model_integrates_to_its_link_cycles() {
+    let tasks = vec![
+        vec![send(0, 5, 6400), send(20, 5, 6400), fin()],
+        vec![fin()],
+        vec![fin()],
+        vec![fin()],
+        vec![fin()],
+        vec![recv(0, 0, 6400), recv(0, 0, 6400), fin()],
+    ];
+    let trace = write("two.psins", &tasks, vec![]);
+    for config in ["torus-4x4.toml", "fattree-16.toml", "dragonfly-72.toml"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(config);
+        let m = Machine::load(&path, &[]).unwrap();
+        let (busy, report, _) = links_busy(&trace, &m);
+        let hops = report.network.iter().find(|(k, _)| k == "packet_hops").unwrap().1.as_u64().unwrap();
+        assert!(hops >= 2 * 100, "{config}: {hops} hops");
+        let area: f64 = busy.windows(2).map(|w| w[0].1 * (w[1].0 - w[0].0)).sum();
+        assert!((area * 1000.0 - (hops * 16) as f64).abs() < 1e-6, "{config}: {area} link-us, {hops} hops: {busy:?}");
+        assert!(busy.windows(2).all(|w| w[0].0 < w[1].0), "{config}: time order, one event a time: {busy:?}");
+        assert_eq!(busy.last().unwrap().1, 0.0, "{config}");
+        let first_zero = busy.iter().position(|b| b.1 == 0.0).unwrap();
+        assert!(first_zero < busy.len() - 1, "{config}: idle between the messages: {busy:?}");
+        assert!(busy[first_zero + 1].0 - busy[first_zero].0 > 10.0, "{config}: one event for the idle stretch");
+    }
 }

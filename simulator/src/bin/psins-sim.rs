@@ -114,8 +114,10 @@ struct RunArgs {
     /// Write a Chrome trace-event timeline (open it in Perfetto; `-`: stdout): a track per
     /// rank with computation and call slices (args: record, peer, bytes, tag, communicator,
     /// wait), a nested `wait` slice for waiting on a partner, a flow arrow per message, a
-    /// messages/bytes-in-flight counter and, with the bus, inlink and outlink models, a
-    /// busy-servers counter. `psins-dump --timeline` writes the measured run alike.
+    /// messages/bytes-in-flight counter and the network's busy resources where the model
+    /// counts them: busy servers (bus, inlink, outlink), links carrying a flow (flow), busy
+    /// links as a mean over 1 us (torus, fattree, dragonfly). `psins-dump --timeline`
+    /// writes the measured run alike (no network counter: the trace has none).
     #[arg(long, value_name = "FILE")]
     timeline: Option<PathBuf>,
     /// Ranks in the timeline, e.g. 0-15,64 (arrows only between shown ranks).

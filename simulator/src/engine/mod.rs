@@ -192,8 +192,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             (opts.progress && src.total_records() > 0).then(|| crate::report::progress_bar(src.total_records()));
         let (mut model, mut timeline) = (model, opts.timeline);
         if let Some(tl) = &mut timeline {
-            if let Some(name) = model.track_usage() {
-                tl.usage_track(name);
+            if let Some(track) = model.track_usage() {
+                tl.usage_track(track);
             }
         }
         let observed = opts.critical_path || timeline.is_some() || opts.predicted.is_some();
@@ -293,7 +293,10 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 self.stats.open_request_ranks += (open > 0) as u64;
             }
         }
-        if let Some(tl) = self.timeline.take() {
+        if let Some(mut tl) = self.timeline.take() {
+            // A sampling model's last window is closed only now that no traffic can follow.
+            self.model.close_usage();
+            self.model.take_usage(&mut |at, d| tl.usage(at, d));
             tl.finish()?;
         }
         // A deadlocked replay has no predicted run to write (its timeline says how far it got).

@@ -9,7 +9,7 @@
 //! Messages arrive in non-decreasing `ready` order, so first-free list scheduling is the
 //! earliest-start schedule.
 
-use super::{analytic_collective, CollCall, NetCtx, NetMsg, NetworkModel};
+use super::{analytic_collective, CollCall, NetCtx, NetMsg, NetworkModel, UsageTrack};
 use crate::config::{Link, Machine};
 use crate::units::Ps;
 
@@ -109,13 +109,13 @@ impl NetworkModel for Contention {
         analytic_collective(&self.machine, c)
     }
 
-    fn track_usage(&mut self) -> Option<&'static str> {
+    fn track_usage(&mut self) -> Option<UsageTrack> {
         self.usage = Some(Vec::new());
-        Some(match self.kind {
+        Some(UsageTrack::count(match self.kind {
             Resource::Bus => "busy buses",
             Resource::InLink => "busy incoming links",
             Resource::OutLink => "busy outgoing links",
-        })
+        }))
     }
 
     fn take_usage(&mut self, out: &mut dyn FnMut(Ps, i64)) {

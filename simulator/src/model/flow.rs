@@ -6,7 +6,7 @@
 //! flows in progress; delivered the route's latency after its last byte leaves
 //! (docs/models.md). For runs too large for packets.
 
-use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel};
+use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel, UsageTrack};
 use crate::config::{CollMode, FlowTopology, Machine};
 use crate::units::Ps;
 use psins_torus::{
@@ -192,9 +192,9 @@ impl<G: FlowGraph> NetworkModel for FlowModel<G> {
         self.arm(ctx);
     }
 
-    fn track_usage(&mut self) -> Option<&'static str> {
+    fn track_usage(&mut self) -> Option<UsageTrack> {
         self.usage = Some(Vec::new());
-        Some("links carrying a flow")
+        Some(UsageTrack::count("links carrying a flow"))
     }
 
     fn take_usage(&mut self, out: &mut dyn FnMut(Ps, i64)) {

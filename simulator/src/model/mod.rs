@@ -12,6 +12,7 @@ mod contention;
 mod dragonfly;
 mod fattree;
 mod flow;
+mod links_busy;
 mod packet;
 mod pmac;
 mod simple;
@@ -22,6 +23,23 @@ pub use analytic::analytic_collective;
 use crate::config::{CollMode, Machine};
 use crate::units::Ps;
 use psins_formats::Coll;
+
+/// A model's resource-use counter track ([`NetworkModel::track_usage`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UsageTrack {
+    /// The track's name (e.g. "busy buses").
+    pub name: &'static str,
+    /// The changes' unit is 1/`per` of the value shown: 1 for a count (busy buses), the
+    /// window's length in cycles for a mean over a window (busy link-cycles → mean links).
+    pub per: u64,
+}
+
+impl UsageTrack {
+    /// A count of busy resources.
+    pub fn count(name: &'static str) -> UsageTrack {
+        UsageTrack { name, per: 1 }
+    }
+}
 
 /// Engine-wide message handle, echoed back in [`NetCtx::deliver`].
 pub type MsgId = u32;
@@ -113,15 +131,20 @@ pub trait NetworkModel {
     fn refuse_message(&self, bytes: u64) -> String {
         format!("a message of {bytes} bytes is more than the model's limit of {}", self.max_message_bytes())
     }
-    /// The model's resource-use counter for the timeline (`--timeline`): its track name
-    /// (e.g. "busy buses"); from this call on the model keeps the counter's changes for
+    /// The model's resource-use counter for the timeline (`--timeline`), e.g. busy buses;
+    /// from this call on the model keeps the counter's changes for
     /// [`NetworkModel::take_usage`]. None (the default): the model has no such counter.
-    fn track_usage(&mut self) -> Option<&'static str> {
+    fn track_usage(&mut self) -> Option<UsageTrack> {
         None
     }
-    /// Hands over the changes kept since the last call, as `out(time, delta)` with times at
-    /// or after the call's (the model schedules its resources ahead).
+    /// Hands over the changes kept since the last call, as `out(time, delta)`. A model that
+    /// schedules its resources ahead hands over times at or after the call's; one that
+    /// samples (the packet models) hands over a window's value once it has simulated past
+    /// it. Either way no change comes before one already handed over.
     fn take_usage(&mut self, _out: &mut dyn FnMut(Ps, i64)) {}
+    /// The replay is over: what the counter still holds back (a window not yet closed)
+    /// goes out with the next [`NetworkModel::take_usage`].
+    fn close_usage(&mut self) {}
     /// Model-specific statistics for the reports, as (name, value) pairs.
     fn stats(&self) -> Vec<(String, serde_json::Value)> {
         Vec::new()

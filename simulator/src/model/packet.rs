@@ -14,8 +14,12 @@
 //! A message whose data is ready at the very instant of a cycle the network has already
 //! simulated (typically a reply sent the moment a delivery completes, when the delivery's
 //! event ran first) enters the network one cycle later: the network never goes back.
+//!
+//! With a timeline, the three models' counter track is their busy links (links_busy.rs);
+//! without one, `on_event` costs one test more.
 
-use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel};
+use super::links_busy::{self, LinksBusy};
+use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel, UsageTrack};
 use crate::config::{CollMode, Machine};
 use crate::units::Ps;
 use psins_torus::{Fabric, Network, NetworkStats, RouterConfig};
@@ -35,6 +39,8 @@ pub struct PacketModel<F: Fabric> {
     /// nothing to do.
     armed: Option<u64>,
     done: Vec<(u64, u64)>,
+    /// With a timeline: the busy links' windows.
+    usage: Option<LinksBusy>,
 }
 
 impl<F: Fabric> PacketModel<F> {
@@ -48,7 +54,16 @@ impl<F: Fabric> PacketModel<F> {
     where
         F: 'static,
     {
-        Box::new(PacketModel { name, net, design, classes, machine: m.clone(), armed: None, done: Vec::new() })
+        Box::new(PacketModel {
+            name,
+            net,
+            design,
+            classes,
+            machine: m.clone(),
+            armed: None,
+            done: Vec::new(),
+            usage: None,
+        })
     }
 
     fn cfg(&self) -> &RouterConfig {
@@ -97,7 +112,10 @@ impl<F: Fabric> NetworkModel for PacketModel<F> {
         if self.armed == Some(cycle) {
             self.armed = None;
         }
-        let result = self.net.advance_to(cycle, &mut self.done);
+        let result = match &mut self.usage {
+            None => self.net.advance_to(cycle, &mut self.done),
+            Some(u) => u.advance(&mut self.net, cycle, &mut self.done),
+        };
         for &(id, at) in &self.done {
             ctx.deliver(id as MsgId, self.net.router_config().cycles_to_ps(at));
         }
@@ -105,6 +123,25 @@ impl<F: Fabric> NetworkModel for PacketModel<F> {
         match result {
             Ok(()) => self.arm(ctx),
             Err(d) => ctx.fail(d.to_string()),
+        }
+    }
+
+    fn track_usage(&mut self) -> Option<UsageTrack> {
+        let u = LinksBusy::new(self.cfg());
+        let track = UsageTrack { name: links_busy::TRACK, per: u.window };
+        self.usage = Some(u);
+        Some(track)
+    }
+
+    fn take_usage(&mut self, out: &mut dyn FnMut(Ps, i64)) {
+        for (at, d) in self.usage.iter_mut().flat_map(|u| u.changes.drain(..)) {
+            out(at, d);
+        }
+    }
+
+    fn close_usage(&mut self) {
+        if let Some(u) = &mut self.usage {
+            u.close(&self.net);
         }
     }
 

@@ -54,6 +54,7 @@ pub enum Args<'a> {
     Wait { partner_posted_us: Us },
     InFlight { messages: u64, bytes: u64 },
     Busy { busy: u64 },
+    Mean { busy: f64 }, // a mean over a window (the packet models' busy links)
 }
 
 impl Args<'_> {

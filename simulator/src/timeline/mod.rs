@@ -16,6 +16,7 @@ pub use event::CallArgs;
 use event::{Args, Event, Us};
 
 use crate::error::{Result, SimError};
+use crate::model::UsageTrack;
 use crate::source::synth::parse_rank_list;
 use crate::stats::{fn_names, OTHER_FN};
 use crate::units::{parse_time, Ps};
@@ -164,10 +165,10 @@ impl Timeline {
         }
     }
 
-    /// A counter track `name` of the network model's resource use (e.g. busy buses), fed by
+    /// A counter track of the network model's resource use (e.g. busy buses), fed by
     /// [`Timeline::usage`].
-    pub fn usage_track(&mut self, name: &'static str) {
-        self.usage = Some(usage::Usage::new(name));
+    pub fn usage_track(&mut self, track: UsageTrack) {
+        self.usage = Some(usage::Usage::new(track));
     }
 
     /// The model's resource use changes by `delta` at `at` (≥ the replay's time; written
@@ -181,12 +182,12 @@ impl Timeline {
     /// Writes the resource-use changes before `now`.
     fn drain_usage(&mut self, now: Ps) {
         let Some(mut u) = self.usage.take() else { return };
-        let name = u.name;
+        let UsageTrack { name, per } = u.track;
         u.drain(now, &mut |at, busy| {
             if at >= self.window.0 && at <= self.window.1 {
                 let mut e = Event::new(name, "C", 0);
                 e.ts = Some(Us(at));
-                e.args = Args::Busy { busy };
+                e.args = if per == 1 { Args::Busy { busy } } else { Args::Mean { busy: busy as f64 / per as f64 } };
                 self.write(&e);
             }
         });

@@ -5,22 +5,26 @@
 //! so its changes come as (time, +1 / −1) pairs in the future. As the in-flight counter's
 //! arrivals, they wait in a heap and are written once the replay passes them, the changes
 //! at one time summed into one event: the counter's events come in time order and each
-//! value is the count over [its time, the next event's).
+//! value is the count over [its time, the next event's). A sampling model (the packet
+//! models' mean over a window) hands a window's value over once it is known, behind the
+//! replay's time but after every change it handed over before: the order holds.
 
+use crate::model::UsageTrack;
 use crate::units::Ps;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 pub struct Usage {
-    /// The counter's track name, from the model.
-    pub name: &'static str,
+    /// The counter's track, from the model: its name, and the changes' unit (1/`per` of
+    /// the value shown).
+    pub track: UsageTrack,
     changes: BinaryHeap<Reverse<(Ps, i64)>>,
     value: i64,
 }
 
 impl Usage {
-    pub fn new(name: &'static str) -> Usage {
-        Usage { name, changes: BinaryHeap::new(), value: 0 }
+    pub fn new(track: UsageTrack) -> Usage {
+        Usage { track, changes: BinaryHeap::new(), value: 0 }
     }
 
     pub fn change(&mut self, at: Ps, delta: i64) {
@@ -54,7 +58,7 @@ mod tests {
     /// 1, 2, 1 (at 10 one ends as the other begins), 0.
     #[test]
     fn changes_at_one_time_are_one_event() {
-        let mut u = Usage::new("busy");
+        let mut u = Usage::new(UsageTrack::count("busy"));
         for (a, b) in [(0, 10), (10, 20), (5, 10)] {
             u.change(a, 1);
             u.change(b, -1);

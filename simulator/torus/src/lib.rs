@@ -50,7 +50,7 @@ pub use fluid::FluidNetwork;
 pub use graph::{Cluster, FabricGraph, FlowGraph};
 pub use network::{Hop, Network};
 pub use params::{RouterConfig, MAX_PACKET_PHITS};
-pub use stats::{Histogram, NetworkStats};
+pub use stats::{Histogram, LinkUse, NetworkStats};
 pub use torus::config::{Routing, TorusConfig, MAX_DIMS, MAX_NODES};
 pub use torus::topology::Topology;
 pub use torus::{Torus, TorusFabric};

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{cfg, drain, Lcg};
-use psins_torus::{Routing, Torus, TorusConfig};
+use psins_torus::{LinkUse, Routing, Torus, TorusConfig};
 
 #[test]
 fn bad_configs_are_refused_with_a_message() {
@@ -182,4 +182,25 @@ fn a_network_too_big_to_allocate_is_refused_not_aborted() {
     assert!(e.contains("MiB"), "{e}");
     let c = cfg(&[32, 32, 32], false, 3, Routing::Adaptive);
     assert!(c.state_bytes() < 64 << 20, "32³ with 3 VCs: {} bytes", c.state_bytes());
+}
+
+/// The links' use as a sampler sees it. One message of 640 bytes from node 0 to node 2 of
+/// the 8×8 torus: 10 packets of 16 link cycles (64 bytes at 32 bits a cycle), 2 hops
+/// along x. Packet k leaves the source at 1 + 16k (router delay 1, then back to back),
+/// holds link 0→1 over [1 + 16k, 17 + 16k) and, a cycle on the wire and a router delay
+/// later, link 1→2 over [3 + 16k, 19 + 16k); ejection (not a link) over [5 + 16k, ..).
+/// Before cycle 10: 9 cycles of 0→1 and 7 of 1→2, both busy at 10. At the end:
+/// 10 packets × 2 links × 16 cycles = 320, none busy.
+#[test]
+fn link_use_counts_link_cycles_before_now() {
+    let mut net = Torus::new(TorusConfig::default()).unwrap();
+    net.inject(0, 0, 2, 640, 0);
+    let mut done = Vec::new();
+    net.advance_to(9, &mut done).unwrap();
+    assert_eq!(net.now(), 10);
+    assert_eq!(net.link_use(), LinkUse { busy_cycles: 9 + 7, busy_links: 2 });
+    let done = drain(&mut net, 10_000).unwrap();
+    assert_eq!(done, [(0, 5 + 9 * 16 + 16)]);
+    assert_eq!(net.link_use(), LinkUse { busy_cycles: 320, busy_links: 0 });
+    assert_eq!(net.stats().packet_hops, 20);
 }

@@ -308,7 +308,8 @@ impl<S: TraceSource> Sim<'_, S> {
         check_completions(func, count, &list)?;
         let mut hint = 0;
         for q in list.chunks_exact(4) {
-            let id = q[0] as u32;
+            // Checked here, in the one pass over the list, rather than in check_completions.
+            let Ok(id) = u32::try_from(q[0]) else { return Err(id_out_of_range(func, q[0])) };
             let found = task.live_req_index(id, hint);
             hint = found.map_or(0, |i| i + 1);
             match found.map(|i| &mut task.reqs[i]) {
@@ -370,27 +371,39 @@ fn never_created(verb: &str, id: u32) -> Bad {
     format!("{verb} request {id}, which this rank never created (or which already completed or was freed)")
 }
 
-/// A completion list's shape: whole `[req, source, tag, bytes]` quadruples with request ids
-/// in range, no more completions than the call had requests, and at most one for the
-/// functions that complete one (`Wait`, `Waitany`, `Test`, `Testany`).
+/// A completion list's shape: whole `[req, source, tag, bytes]` quadruples, no more
+/// completions than the call had requests, and at most one for the functions that complete
+/// one (`Wait`, `Waitany`, `Test`, `Testany`). The request ids' range is checked as
+/// [`Sim::exec_wait`] reads them: one pass over the list on the replay's path, not two.
+#[inline]
 fn check_completions(func: WaitFn, count: u32, list: &[i64]) -> Result<(), Bad> {
-    let name = || format!("MPI_{}", func.name());
-    if !list.len().is_multiple_of(4) {
-        return Err(format!(
-            "{}'s completion list has {} values, not whole [request, source, tag, bytes] quadruples",
-            name(),
-            list.len()
-        ));
-    }
     let n = list.len() / 4;
-    if n > count as usize {
-        return Err(format!("{} lists {n} completions for a call over {count} requests", name()));
+    let single = matches!(func, WaitFn::Wait | WaitFn::Waitany | WaitFn::Test | WaitFn::Testany);
+    if !list.len().is_multiple_of(4) || n > count as usize || (n > 1 && single) {
+        return Err(bad_completions(func, count, list));
     }
-    if n > 1 && matches!(func, WaitFn::Wait | WaitFn::Waitany | WaitFn::Test | WaitFn::Testany) {
-        return Err(format!("{} lists {n} completions, but completes at most one request", name()));
+    Ok(())
+}
+
+/// What [`check_completions`] found wrong.
+#[cold]
+fn bad_completions(func: WaitFn, count: u32, list: &[i64]) -> Bad {
+    let name = format!("MPI_{}", func.name());
+    let n = list.len() / 4;
+    if !list.len().is_multiple_of(4) {
+        format!(
+            "{name}'s completion list has {} values, not whole [request, source, tag, bytes] quadruples",
+            list.len()
+        )
+    } else if n > count as usize {
+        format!("{name} lists {n} completions for a call over {count} requests")
+    } else {
+        format!("{name} lists {n} completions, but completes at most one request")
     }
-    match list.chunks_exact(4).find(|q| u32::try_from(q[0]).is_err()) {
-        Some(q) => Err(format!("{}'s completion names request id {}, out of range", name(), q[0])),
-        None => Ok(()),
-    }
+}
+
+/// A completion naming request id `id`, outside the trace's ids (u32).
+#[cold]
+fn id_out_of_range(func: WaitFn, id: i64) -> Bad {
+    format!("MPI_{}'s completion names request id {id}, out of range", func.name())
 }

@@ -12,7 +12,7 @@ pub(crate) fn expand_alltoall(a: &CollArgs, th: &Thresholds, out: &mut Vec<Step>
         return NOOP; // MPI_Alltoall returns before selecting
     }
     if a.in_place {
-        sendrecv_replace(p, r, out, |_| rb);
+        sendrecv_replace(p, out, |_| rb);
         return "alltoall_pairwise_sendrecv_replace";
     }
     let small_comm = p < th.alltoall_min_procs;
@@ -34,7 +34,7 @@ pub(crate) fn expand_alltoallv(a: &CollArgs, th: &Thresholds, out: &mut Vec<Step
     let (sends, recvs) = a.counts.split_at(a.size as usize);
     let w = a.coll == crate::Coll::Alltoallw;
     if a.in_place {
-        sendrecv_replace(p, r, out, |peer| recvs[peer as usize]);
+        sendrecv_replace(p, out, |peer| recvs[peer as usize]);
         return if w { "alltoallw_pairwise_sendrecv_replace" } else { "alltoallv_pairwise_sendrecv_replace" };
     }
     scattered(p, r, th.alltoall_throttle, out, true, |peer| sends[peer as usize], |peer| recvs[peer as usize]);
@@ -45,10 +45,12 @@ pub(crate) fn expand_alltoallv(a: &CollArgs, th: &Thresholds, out: &mut Vec<Step
     }
 }
 
-/// In place: every pair (i, j), i < j, swaps its blocks with one sendrecv_replace, pairs in
-/// lexicographic order, so rank r meets 0, 1, …, r−1, r+1, …, P−1.
-fn sendrecv_replace(p: u64, r: u64, out: &mut Vec<Step>, bytes: impl Fn(u64) -> u64) {
-    for peer in (0..p).filter(|&q| q != r) {
+/// In place: every pair (i, j), i ≤ j, swaps its blocks with one sendrecv_replace, pairs in
+/// lexicographic order, so rank r meets 0, 1, …, P−1 — itself too: the loop's pair (r, r)
+/// is a real `MPIC_Sendrecv_replace` with the calling rank, through the device. No block
+/// is skipped, empty ones included (the v/w loops test no count).
+fn sendrecv_replace(p: u64, out: &mut Vec<Step>, bytes: impl Fn(u64) -> u64) {
+    for peer in 0..p {
         sendrecv(out, peer, bytes(peer), peer, bytes(peer));
     }
 }
@@ -56,10 +58,12 @@ fn sendrecv_replace(p: u64, r: u64, out: &mut Vec<Step>, bytes: impl Fn(u64) -> 
 /// Scattered (`alltoall_intra_scattered.c` and its v/w twins): distances 0..P in batches of
 /// `throttle` (`MPIR_CVAR_ALLTOALL_THROTTLE`; 0 = one batch); each batch posts a receive
 /// from r+d for each of its distances, then a send to r−d for each, then waits for all.
-/// The block for itself (d = 0, in the first batch) never leaves the rank and is left out,
-/// so with P ≤ throttle the one batch has P−1 receives and P−1 sends, and with P = 40 and
-/// the default 32 the batches hold distances 1..=31 and 32..=39. `skip_empty`: the v/w
-/// variants post nothing for an empty block.
+/// The block for itself (d = 0, in the first batch) is a real message too: MPICH posts an
+/// `MPIC_Irecv` from and an `MPIC_Isend` to the calling rank, which go through the device
+/// (only a size-1 communicator takes ch4's self shortcut). So with P ≤ throttle the one
+/// batch has P receives and P sends, the first of each with itself, and with P = 40 and the
+/// default 32 the batches hold distances 0..=31 and 32..=39. `skip_empty`: the v/w
+/// variants post nothing for an empty block, their own included.
 fn scattered(
     p: u64,
     r: u64,
@@ -73,13 +77,13 @@ fn scattered(
     let mut first = 0;
     while first < p {
         let last = first.saturating_add(batch).min(p);
-        for d in (first..last).filter(|&d| d != 0) {
+        for d in first..last {
             let (from, rb) = ((r + d) % p, recv_bytes((r + d) % p));
             if !(skip_empty && rb == 0) {
                 irecv(out, from, rb);
             }
         }
-        for d in (first..last).filter(|&d| d != 0) {
+        for d in first..last {
             let (to, s) = ((r + p - d) % p, send_bytes((r + p - d) % p));
             if !(skip_empty && s == 0) {
                 isend(out, to, s);

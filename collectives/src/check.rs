@@ -10,6 +10,9 @@
 //!   `WaitAll`) posts all its messages at once and completes when all have — and reports a
 //!   deadlock if they stall, or a batch left open at the end of a list.
 //!
+//! Messages to the calling rank itself are checked like any other (matched, sized, run),
+//! and allowed only in the steps MPICH sends them with (see [`CheckError::SelfMessage`]).
+//!
 //! Both are linear in the number of steps (expected, with hashing).
 
 use std::collections::HashMap;
@@ -48,6 +51,10 @@ pub enum CheckError {
         step: usize,
         peer: u32,
     },
+    /// A message to the calling rank itself in a step that MPICH never uses for one: only a
+    /// posted `ISend`/`IRecv` (a batch's own block) or a `SendRecv` both of whose halves name
+    /// the rank (`MPIC_Sendrecv_replace` with itself) can; a blocking `Send` or `Recv` to
+    /// itself, or a `SendRecv` with one half to itself, would never complete on its own.
     SelfMessage {
         rank: u32,
         step: usize,
@@ -171,13 +178,22 @@ fn check_peers(lists: &[Vec<Step>]) -> Result<(), CheckError> {
                 if peer as u64 >= p {
                     return Err(CheckError::BadPeer { rank, step, peer });
                 }
-                if peer == rank {
-                    return Err(CheckError::SelfMessage { rank, step });
-                }
+            }
+            if names_itself_wrongly(st, rank) {
+                return Err(CheckError::SelfMessage { rank, step });
             }
         }
     }
     Ok(())
+}
+
+/// A step naming `rank` itself where MPICH never does (see [`CheckError::SelfMessage`]).
+fn names_itself_wrongly(st: &Step, rank: u32) -> bool {
+    match *st {
+        Step::ISend { .. } | Step::IRecv { .. } | Step::WaitAll => false,
+        Step::SendRecv { send_peer, recv_peer, .. } => (send_peer == rank) != (recv_peer == rank),
+        Step::Send { peer, .. } | Step::Recv { peer, .. } => peer == rank,
+    }
 }
 
 /// Static FIFO matching; see the module documentation.

@@ -7,7 +7,8 @@
 //! the blocking ones rewritten with one phase per `MPIC_Send`/`MPIC_Recv`/`MPIC_Sendrecv`
 //! (same peers, sizes and order), so the schedule here is the blocking expansion with each
 //! blocking step turned into a phase of its own, with two exceptions read from the sources:
-//! binomial ibcast posts the sends to all its children in one phase, and the selection
+//! binomial ibcast posts the sends to all its children in one phase, the in-place ialltoall
+//! (v/w) schedules leave out the exchange with the calling rank itself, and the selection
 //! table of the nonblocking collectives differs in three places (see [`expand_nonblocking`]).
 
 use crate::{expand, CollArgs, ExpandError, Step, Thresholds};
@@ -27,6 +28,12 @@ pub fn expand_nonblocking(args: &CollArgs, th: &Thresholds, out: &mut Vec<Step>)
     nb.bcast_short_msg_size = th.bcast_short_msg_size.saturating_sub(1);
     nb.bcast_long_msg_size = th.bcast_long_msg_size.saturating_sub(1);
     let name = expand(args, &nb, out)?;
+    if name.ends_with("_pairwise_sendrecv_replace") {
+        // The in-place schedules skip the pair (r, r) ("no need to sendrecv_replace for
+        // ourselves"), where the blocking loop exchanges with itself through the device.
+        let me = args.rank;
+        out.retain(|s| s.send().is_none_or(|(to, _)| to != me));
+    }
     to_phases(out, name == "bcast_binomial");
     Ok(name)
 }

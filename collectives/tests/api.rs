@@ -1,7 +1,7 @@
 //! The public surface: input validation, thresholds as data, step records, and the checker
 //! catching what it is meant to catch.
 
-use psins_collectives::check::{check_matching, run_rendezvous, verify, CheckError};
+use psins_collectives::check::{check_matching, run_rendezvous, verify, CheckError, Summary};
 use psins_collectives::{expand, Coll, CollArgs, ExpandError, Step, Thresholds, NOOP, THRESHOLD_TABLE};
 
 fn run(a: &CollArgs) -> Result<&'static str, ExpandError> {
@@ -152,8 +152,25 @@ fn checker_catches_errors() {
     let err = run_rendezvous(&stuck).unwrap_err();
     assert!(matches!(err, CheckError::Deadlock { total_blocked: 2, .. }), "{err}");
 
+    // Messages to itself: only in the steps MPICH uses for them (a batch's own block, a
+    // sendrecv_replace with itself), matched and sized like any other.
     let own = vec![vec![Step::SendRecv { send_peer: 0, send_bytes: 1, recv_peer: 0, recv_bytes: 1 }]];
-    assert!(matches!(verify(&own), Err(CheckError::SelfMessage { .. })));
+    assert_eq!(verify(&own), Ok(Summary { messages: 1, bytes: 1 }));
+    let batch = vec![vec![Step::IRecv { peer: 0, bytes: 4 }, Step::ISend { peer: 0, bytes: 4 }, Step::WaitAll]];
+    assert_eq!(verify(&batch), Ok(Summary { messages: 1, bytes: 4 }));
+    for wrong in [
+        Step::Send { peer: 0, bytes: 1 },
+        Step::Recv { peer: 0, bytes: 1 },
+        Step::SendRecv { send_peer: 0, send_bytes: 1, recv_peer: 1, recv_bytes: 1 },
+    ] {
+        let lists =
+            vec![vec![wrong], vec![Step::SendRecv { send_peer: 0, send_bytes: 1, recv_peer: 0, recv_bytes: 1 }]];
+        assert_eq!(verify(&lists), Err(CheckError::SelfMessage { rank: 0, step: 0 }), "{wrong:?}");
+    }
+    let sized = vec![vec![Step::IRecv { peer: 0, bytes: 4 }, Step::ISend { peer: 0, bytes: 5 }, Step::WaitAll]];
+    assert!(matches!(verify(&sized), Err(CheckError::SizeMismatch { from: 0, to: 0, .. })));
+    let unmatched = vec![vec![Step::ISend { peer: 0, bytes: 4 }, Step::WaitAll]];
+    assert!(matches!(verify(&unmatched), Err(CheckError::CountMismatch { from: 0, to: 0, .. })));
     let far = vec![vec![Step::Send { peer: 5, bytes: 1 }]];
     assert!(matches!(verify(&far), Err(CheckError::BadPeer { .. })));
 }

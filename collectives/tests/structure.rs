@@ -178,18 +178,20 @@ fn alltoall() {
             let popcounts: u64 = (1..q).map(|i| i.count_ones() as u64).sum();
             expect(Call::new(Coll::Alltoall, p).bytes(8), "alltoall_brucks", q * ceil_log2(q), q * popcounts * 8);
         }
-        expect(Call::new(Coll::Alltoall, p).bytes(1000), "alltoall_scattered", all, all * 1000);
+        // Scattered and in-place alltoall also send each rank's own block to itself.
+        let with_own = q * q;
+        expect(Call::new(Coll::Alltoall, p).bytes(1000), "alltoall_scattered", with_own, with_own * 1000);
         expect(Call::new(Coll::Alltoall, p).bytes(40_000), "alltoall_pairwise", all, all * 40_000);
         let mut c = Call::new(Coll::Alltoall, p).bytes(100);
         c.in_place = true;
-        expect(c, "alltoall_pairwise_sendrecv_replace", all, all * 100);
+        expect(c, "alltoall_pairwise_sendrecv_replace", with_own, with_own * 100);
     }
 }
 
 /// Scattered alltoall keeps MPICH's batches (`MPIR_CVAR_ALLTOALL_THROTTLE` = 32 peers,
-/// the rank itself included, so its own block takes a slot of the first batch): on 4 ranks
-/// rank 1 posts receives from 2, 3, 0, sends to 0, 3, 2, then waits; on 40 ranks the first
-/// batch holds distances 1..=31 and the second 32..=39.
+/// the rank itself included: its own block is a message to itself, first in the first
+/// batch): on 4 ranks rank 1 posts receives from 1, 2, 3, 0, sends to 1, 0, 3, 2, then
+/// waits; on 40 ranks the first batch holds distances 0..=31 and the second 32..=39.
 #[test]
 fn scattered_alltoall_batches() {
     let th = Thresholds::default();
@@ -201,11 +203,14 @@ fn scattered_alltoall_batches() {
         out
     };
     let (ir, is) = (|peer| Step::IRecv { peer, bytes: 1000 }, |peer| Step::ISend { peer, bytes: 1000 });
-    assert_eq!(steps(4, 1, &th), [ir(2), ir(3), ir(0), is(0), is(3), is(2), Step::WaitAll]);
+    assert_eq!(steps(4, 1, &th), [ir(1), ir(2), ir(3), ir(0), is(1), is(0), is(3), is(2), Step::WaitAll]);
     let s = steps(40, 5, &th);
-    assert_eq!(s.len(), 31 * 2 + 1 + 8 * 2 + 1);
-    assert_eq!((s[0], s[30], s[31], s[61], s[62]), (ir(6), ir(36), is(4), is(14), Step::WaitAll));
-    assert_eq!((s[63], s[70], s[71], s[78], s[79]), (ir(37), ir(4), is(13), is(6), Step::WaitAll));
+    assert_eq!(s.len(), 32 * 2 + 1 + 8 * 2 + 1);
+    assert_eq!(
+        (s[0], s[1], s[31], s[32], s[33], s[63], s[64]),
+        (ir(5), ir(6), ir(36), is(5), is(4), is(14), Step::WaitAll)
+    );
+    assert_eq!((s[65], s[72], s[73], s[80], s[81]), (ir(37), ir(4), is(13), is(6), Step::WaitAll));
     // Throttle 0 (MPICH: all peers at once) and 1 (one peer per batch).
     let mut one = th.clone();
     one.set("alltoall_throttle", 0).unwrap();
@@ -213,7 +218,20 @@ fn scattered_alltoall_batches() {
     one.set("alltoall_throttle", 1).unwrap();
     assert_eq!(
         steps(4, 1, &one),
-        [ir(2), is(0), Step::WaitAll, ir(3), is(3), Step::WaitAll, ir(0), is(2), Step::WaitAll]
+        [
+            ir(1),
+            is(1),
+            Step::WaitAll,
+            ir(2),
+            is(0),
+            Step::WaitAll,
+            ir(3),
+            is(3),
+            Step::WaitAll,
+            ir(0),
+            is(2),
+            Step::WaitAll
+        ]
     );
 }
 

@@ -91,7 +91,17 @@ pub fn check_with(call: &Call, th: &Thresholds) -> (&'static str, Vec<Vec<Step>>
         .unwrap_or_else(|e| panic!("{call:?}: nonblocking expansion failed: {e}"));
     let nb_summary = verify(&nb.steps).unwrap_or_else(|e| panic!("{call:?} (i{}): {e}", nb.algorithm));
     if nb.algorithm == exp.algorithm {
-        assert_eq!(nb_summary, summary, "{call:?}: schedule of i{}", nb.algorithm);
+        // The in-place schedules leave out the exchange with itself that the blocking loop makes.
+        let mut want = summary;
+        if exp.algorithm.ends_with("_pairwise_sendrecv_replace") {
+            for (r, list) in exp.steps.iter().enumerate() {
+                for (_, bytes) in list.iter().filter_map(|s| s.send()).filter(|&(to, _)| to as usize == r) {
+                    want.messages -= 1;
+                    want.bytes -= bytes;
+                }
+            }
+        }
+        assert_eq!(nb_summary, want, "{call:?}: schedule of i{}", nb.algorithm);
     }
     assert!(nb.steps.iter().flatten().all(|s| matches!(s, Step::ISend { .. } | Step::IRecv { .. } | Step::WaitAll)));
     (exp.algorithm, exp.steps, summary)

@@ -40,6 +40,10 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         Some(l) => link("intra", l.latency, l.bandwidth, &l.band)?,
         None => inter,
     };
+    let own = match &f.own {
+        Some(l) => link("self", l.latency, l.bandwidth, &l.band)?,
+        None => intra,
+    };
     let mut shapes = Vec::new();
     for (name, s) in &f.mpi.collective_shape {
         let c = Coll::ALL
@@ -69,6 +73,7 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         cpu,
         intra,
         inter,
+        own,
         eager_threshold: f.mpi.eager_threshold.map(|b| b.0).unwrap_or(DEFAULT_EAGER),
         collectives: f.mpi.collectives.unwrap_or(CollMode::Auto),
         call_overhead: f.mpi.call_overhead.map(|t| t.0).unwrap_or(0),
@@ -329,6 +334,13 @@ pub fn print(m: &Machine) -> String {
         fmt_bandwidth(m.intra.bandwidth)
     );
     print_bands(&mut s, "intra", &m.intra);
+    let _ = writeln!(
+        s,
+        "\n[self]\nlatency = \"{}\"\nbandwidth = \"{}\"",
+        fmt_time(m.own.latency),
+        fmt_bandwidth(m.own.bandwidth)
+    );
+    print_bands(&mut s, "self", &m.own);
     let mode = match m.collectives {
         CollMode::Analytic => "analytic",
         CollMode::Expanded => "expanded",

@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 pub struct MachineFile {
     pub machine: MachineSection,
     pub intra: Option<LinkSection>,
+    /// `[self]`: messages a rank sends to itself (default: the `[intra]` link).
+    #[serde(rename = "self")]
+    pub own: Option<LinkSection>,
     #[serde(default)]
     pub mpi: MpiSection,
     pub network: NetworkSection,
@@ -146,7 +149,7 @@ pub struct LinkSection {
     pub band: Vec<BandSection>,
 }
 
-/// `[[network.band]]` / `[[intra.band]]`: the costs of messages up to `upto` bytes (the last
+/// `[[network.band]]` / `[[intra.band]]` / `[[self.band]]`: the costs of messages up to `upto` bytes (the last
 /// band has no `upto`). A missing latency or bandwidth is the section's; missing overheads
 /// are 0. See `config/link.rs` for the formulas.
 #[derive(Debug, Deserialize, Clone)]

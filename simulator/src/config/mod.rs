@@ -174,6 +174,8 @@ pub struct Machine {
     pub cpu: CpuRatios,
     pub intra: Link,
     pub inter: Link,
+    /// `[self]`: a message from a rank to itself (the `[intra]` link unless given).
+    pub own: Link,
     pub eager_threshold: u64,
     pub collectives: CollMode,
     pub call_overhead: Ps,
@@ -196,7 +198,43 @@ pub struct Machine {
     pub calibrated: Option<file::CalibratedSection>,
 }
 
+/// The link a message takes. [`Route::of`] is the one rule for it, shared by the engine
+/// (engine/p2p.rs) and the analytic algorithm model (model/algorithm/), which must agree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// From a rank to itself: the `[self]` link (MPICH's device self path, e.g. UCX `self`).
+    Own,
+    /// Between two ranks of one node: the `[intra]` link, timed by the engine.
+    Intra,
+    /// Across the network: the `[network]` link, through the network model.
+    Inter,
+}
+
+impl Route {
+    /// The route from `src` to `dst` (ranks of one numbering), on nodes `src_node`, `dst_node`.
+    #[inline]
+    pub fn of(src: u32, dst: u32, src_node: u32, dst_node: u32) -> Route {
+        if src == dst {
+            Route::Own
+        } else if src_node == dst_node {
+            Route::Intra
+        } else {
+            Route::Inter
+        }
+    }
+}
+
 impl Machine {
+    /// The link of `route`.
+    #[inline]
+    pub fn link(&self, route: Route) -> &Link {
+        match route {
+            Route::Own => &self.own,
+            Route::Intra => &self.intra,
+            Route::Inter => &self.inter,
+        }
+    }
+
     /// Reads `path` (or the bundled machine of that name, config/bundled.rs), applies `--set`
     /// overrides, validates. Every error names the file and, for syntax, unknown keys and
     /// bad values, the line.

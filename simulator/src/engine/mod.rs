@@ -198,7 +198,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         }
         let observed = opts.critical_path || timeline.is_some() || opts.predicted.is_some();
         let max_msg_bytes = model.max_message_bytes().min(m.inter.max_bytes_within(MAX_MSG_TIME));
-        let max_intra_bytes = m.intra.max_bytes_within(MAX_MSG_TIME);
+        // Messages inside a node, to other ranks or to the sender itself.
+        let max_intra_bytes = m.intra.max_bytes_within(MAX_MSG_TIME).min(m.own.max_bytes_within(MAX_MSG_TIME));
         Ok(Sim {
             max_msg_bytes,
             max_intra_bytes,
@@ -207,7 +208,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             src,
             m,
             model,
-            crossing: (m.intra.has_crossing() || m.inter.has_crossing()).then(Default::default),
+            crossing: (m.intra.has_crossing() || m.inter.has_crossing() || m.own.has_crossing()).then(Default::default),
             node,
             q: Queue::default(),
             msgs: Msgs::default(),

@@ -4,6 +4,9 @@
 //! simulated time) or when a receive is posted, whichever is later; queues are scanned in
 //! order, so matching is FIFO and non-overtaking per (communicator, source, tag).
 //!
+//! The path is [`Route::of`]'s: the `[self]` link for a message to the sender itself, the
+//! `[intra]` link inside a node, else the network.
+//!
 //! Protocols, with L0 the path's control latency, o_s and o_r the path's sender and receiver
 //! overheads for the message's size (config/link.rs), t_s the send posted:
 //! - eager (standard/ready sends up to the threshold, buffered sends): data leaves at
@@ -19,6 +22,7 @@
 
 use super::task::{Posted, Ref, ANY, UNKNOWN};
 use super::{Ev, Sim};
+use crate::config::Route;
 use crate::error::{Result, SimError};
 use crate::model::{MsgId, NetCtx, NetMsg};
 use crate::source::TraceSource;
@@ -115,11 +119,11 @@ impl<S: TraceSource> Sim<'_, S> {
     /// An inter-node message larger than the network model can simulate is an error naming
     /// `t`'s current record.
     pub(super) fn post_send(&mut self, t: u32, a: SendArgs, now: Ps) -> Result<Ps> {
-        let intra = self.node[t as usize] == self.node[a.dst as usize];
-        if a.bytes > if intra { self.max_intra_bytes } else { self.max_msg_bytes } {
+        let route = Route::of(t, a.dst, self.node[t as usize], self.node[a.dst as usize]);
+        if a.bytes > if route != Route::Inter { self.max_intra_bytes } else { self.max_msg_bytes } {
             return Err(self.refuse_message(t, a.dst, a.bytes));
         }
-        let link = if intra { &self.m.intra } else { &self.m.inter };
+        let link = self.m.link(route);
         let (o_s, o_r) = link.overheads(a.bytes);
         let l0 = link.latency;
         let mut ready = now + o_s;
@@ -131,7 +135,7 @@ impl<S: TraceSource> Sim<'_, S> {
             _ => Proto::Rendezvous,
         };
         if self.crossing.is_some() {
-            ready = self.cross(t, &a, intra, proto == Proto::Rendezvous, now, ready);
+            ready = self.cross(t, &a, route, proto == Proto::Rendezvous, now, ready);
         }
         let msg = Msg {
             src: t,
@@ -189,8 +193,8 @@ impl<S: TraceSource> Sim<'_, S> {
     /// are the rare parts of [`Sim::post_send`], so that the code run per send stays small
     /// (see `Sim::observed`).
     #[inline(never)]
-    fn cross(&mut self, t: u32, a: &SendArgs, intra: bool, rendezvous: bool, now: Ps, ready: Ps) -> Ps {
-        let link = if intra { &self.m.intra } else { &self.m.inter };
+    fn cross(&mut self, t: u32, a: &SendArgs, route: Route, rendezvous: bool, now: Ps, ready: Ps) -> Ps {
+        let link = self.m.link(route);
         let pairs = self.crossing.as_mut().expect("crossing tracked");
         let mut ready = ready;
         // A message from the destination back to us still on its way: this one crosses it.
@@ -270,7 +274,8 @@ impl<S: TraceSource> Sim<'_, S> {
         let (src, dst, bytes) = (m.src, m.dst, m.bytes);
         let (sn, dn) = (self.node[src as usize], self.node[dst as usize]);
         if sn == dn {
-            self.on_delivered(id, now + self.m.intra.delay(bytes));
+            let link = self.m.link(Route::of(src, dst, sn, dn));
+            self.on_delivered(id, now + link.delay(bytes));
             return;
         }
         let msg = NetMsg { id, src_node: sn, dst_node: dn, bytes, ready: now };

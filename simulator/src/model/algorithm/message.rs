@@ -4,10 +4,10 @@
 //! size bands) is made here once, and the property test (tests/analytic_algorithms.rs) checks
 //! it against the engine itself.
 
-use crate::config::{Link, Machine};
+use crate::config::{Link, Machine, Route};
 use crate::units::Ps;
 
-/// One kind of path (intra- or inter-node) with the protocol settings.
+/// One kind of path (to itself, intra- or inter-node) with the protocol settings.
 #[derive(Clone, Copy, Debug)]
 pub struct PathCost {
     pub link: Link,
@@ -20,11 +20,12 @@ impl PathCost {
     /// share one node, else the inter-node link (a collective across nodes is timed as if
     /// every message crossed the network; docs/models.md).
     pub fn new(m: &Machine, single_node: bool) -> PathCost {
-        PathCost {
-            link: if single_node { m.intra } else { m.inter },
-            eager_threshold: m.eager_threshold,
-            handshake: m.rendezvous_handshake,
-        }
+        PathCost::of(m, if single_node { Route::Intra } else { Route::Inter })
+    }
+
+    /// The path of `route` ([`Route::of`], the engine's choice).
+    pub fn of(m: &Machine, route: Route) -> PathCost {
+        PathCost { link: *m.link(route), eager_threshold: m.eager_threshold, handshake: m.rendezvous_handshake }
     }
 
     /// Expansion steps are standard sends: eager up to the threshold, else rendezvous.

@@ -18,7 +18,7 @@ pub mod oracle;
 
 pub use message::PathCost;
 
-use crate::config::Machine;
+use crate::config::{Machine, Route};
 use crate::units::Ps;
 use psins_collectives::{expand, CollArgs, ExpandError, Step, Thresholds};
 use psins_formats::{Coll, CollFlags, Op};
@@ -179,14 +179,16 @@ pub fn lockstep(name: &str, a: &CollArgs) -> bool {
     }
 }
 
-/// The sum of the rounds of `steps` (one rank's), as [`lockstep`] algorithms run: each round
-/// (a blocking step, or a batch up to its `WaitAll`) lasts until its slowest message half.
+/// The sum of the rounds of `steps` (rank `me`'s), as [`lockstep`] algorithms run: each round
+/// (a blocking step, or a batch up to its `WaitAll`) lasts until its slowest message half,
+/// a message to `me` itself timed on `own` (the `[self]` link), the others on `cost`.
 /// Exact where no link charges crossing messages. Where one does, the messages of an
 /// exchange (a round that sends to and receives from one peer) cross: one of each pair pays
 /// x(S), and the two ranks then stay one x apart, so every exchange is charged its x (an
 /// approximation, used only beyond the step-by-step replay's budget; docs/models.md).
-pub fn rounds(steps: &[Step], cost: &PathCost) -> Ps {
-    let crossing = cost.link.has_crossing();
+pub fn rounds(steps: &[Step], me: u32, cost: &PathCost, own: &PathCost) -> Ps {
+    let crossing = cost.link.has_crossing() || own.link.has_crossing();
+    let on = |peer: u32| if peer == me { own } else { cost };
     let mut peers: Vec<u32> = Vec::new();
     let mut total = 0;
     let mut rest = steps;
@@ -200,14 +202,14 @@ pub fn rounds(steps: &[Step], cost: &PathCost) -> Ps {
         }
         let exchange = |peer: u32| crossing && peers.binary_search(&peer).is_ok();
         let halves = round.iter().flat_map(|s| {
-            let recv = s.recv().map(|(from, b)| (false, b, exchange(from)));
+            let recv = s.recv().map(|(from, b)| (from, false, b, exchange(from)));
             // this rank's send crosses too when the peer's message comes back in the round
             let send = s
                 .send()
-                .map(|(to, b)| (true, b, crossing && round.iter().any(|r| r.recv().is_some_and(|(f, _)| f == to))));
+                .map(|(to, b)| (to, true, b, crossing && round.iter().any(|r| r.recv().is_some_and(|(f, _)| f == to))));
             [send, recv]
         });
-        total += halves.flatten().map(|(send, b, crossed)| cost.half(send, b, crossed)).max().unwrap_or(0);
+        total += halves.flatten().map(|(peer, send, b, crossed)| on(peer).half(send, b, crossed)).max().unwrap_or(0);
         rest = &rest[n..];
     }
     total
@@ -263,12 +265,21 @@ impl AlgorithmCost {
         placement: &Placement,
         members: &Members,
     ) -> Result<Option<Ps>, String> {
-        let (intra, inter) = (PathCost::new(m, true), PathCost::new(m, false));
-        let path = |a: u32, b: u32| match placement {
-            Placement::OneNode => intra,
-            Placement::Spread => inter,
-            Placement::Mixed { nodes, .. } if nodes[a as usize] == nodes[b as usize] => intra,
-            Placement::Mixed { .. } => inter,
+        let (intra, inter, own) =
+            (PathCost::of(m, Route::Intra), PathCost::of(m, Route::Inter), PathCost::of(m, Route::Own));
+        // The engine's rule (Route::of) on communicator-local ranks and the placement's nodes
+        // (spread: a node per rank, so the rank stands for its node).
+        let path = |a: u32, b: u32| {
+            let route = match placement {
+                Placement::OneNode => Route::of(a, b, 0, 0),
+                Placement::Spread => Route::of(a, b, a, b),
+                Placement::Mixed { nodes, .. } => Route::of(a, b, nodes[a as usize], nodes[b as usize]),
+            };
+            match route {
+                Route::Own => own,
+                Route::Intra => intra,
+                Route::Inter => inter,
+            }
         };
         // The closed form's path; with a mixed placement, an approximation (the network's).
         let uniform_path = if matches!(placement, Placement::OneNode) { intra } else { inter };
@@ -287,11 +298,11 @@ impl AlgorithmCost {
         let mixed = matches!(placement, Placement::Mixed { .. });
         // Crossing messages make ranks of a symmetric algorithm drift apart: only the
         // step-by-step replay is exact then.
-        let crossing = intra.link.has_crossing() || inter.link.has_crossing();
+        let crossing = intra.link.has_crossing() || inter.link.has_crossing() || own.link.has_crossing();
         let total = steps.len() as u64 * size as u64;
         let t = if (symmetric && !mixed && !crossing) || total > ORACLE_STEPS {
             // Beyond the oracle's budget any algorithm is timed by its rank 0's rounds.
-            rounds(&steps, &uniform_path)
+            rounds(&steps, 0, &uniform_path, &own)
         } else {
             let mut x = oracle::Expansions { steps: Vec::with_capacity(total as usize), offsets: vec![0] };
             for r in 0..size {

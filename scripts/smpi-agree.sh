@@ -67,8 +67,12 @@ EOF
 }
 
 # The psins machine of a graph: the flow model on [network.$1] ($3 its design), $2 nodes.
+# A rank's messages to itself (scattered alltoall's own block) take the cluster's loopback
+# link in SimGrid (without one, they would cross the node's own cable and share it with the
+# node's other flows) and psins's [self] link: latency l + 16 B / B, bandwidth B, as flat.
 links_files() {
   hz=$(awk -v l="$lat_ns" 'BEGIN { printf "%.6g", 1e9 / l }')
+  self_ps=$(awk -v l="$lat_ns" -v b="$bw" 'BEGIN { printf "%.0f", l * 1000 + 16e12 / b }')
   w=$(awk -v l="$lat_ns" -v b="$bw" 'BEGIN { printf "%.0f", 8 * b * l / 1e9 }')
   cat > "$work/equal.toml" <<EOF
 [machine]
@@ -82,6 +86,10 @@ cpu_ratio = 1.0
 eager_threshold = "64KiB"
 collectives = "expanded"
 rendezvous_handshake = false
+
+[self]
+latency = "${self_ps}ps"
+bandwidth = "${bw}B/s"
 
 [network]
 model = "flow"
@@ -119,7 +127,7 @@ fattree_files() {
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
 <cluster id="ft" prefix="h" suffix="" radical="0-$((k * k - 1))" speed="1Gf" bw="${bw}Bps" lat="${lat_ns}ns"
-  sharing_policy="SPLITDUPLEX" topology="FAT_TREE" topo_parameters="2;$k,$k;1,$k;1,1"/>
+  sharing_policy="SPLITDUPLEX" loopback_bw="${bw}Bps" loopback_lat="${lat_ns}ns" topology="FAT_TREE" topo_parameters="2;$k,$k;1,$k;1,1"/>
 </platform>
 EOF
   links_files fattree "$((k * k))" "down = [$k, $k]
@@ -145,7 +153,7 @@ dragonfly_files() {
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
 <cluster id="df" prefix="h" suffix="" radical="0-$((g * g - 1))" speed="1Gf" bw="${bw}Bps" lat="${lat_ns}ns"
-  sharing_policy="SPLITDUPLEX" topology="DRAGONFLY" topo_parameters="$g,1;1,1;$g,1;1"/>
+  sharing_policy="SPLITDUPLEX" loopback_bw="${bw}Bps" loopback_lat="${lat_ns}ns" topology="DRAGONFLY" topo_parameters="$g,1;1,1;$g,1;1"/>
 </platform>
 EOF
   links_files "dragonfly" "$((g * (g - 1)))" "p = 1

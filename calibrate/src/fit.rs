@@ -65,6 +65,12 @@ pub struct Calibration {
     pub capped: Vec<u64>,
     /// (size, median exchange time, the crossing cost fitted from it), for the file's comments.
     pub exchange: Vec<(u64, f64, f64)>,
+    /// (size, median time of a rank's message to itself), for the file's comments; empty
+    /// when the worker did not measure it (then no `[self]` is written).
+    pub self_path: Vec<(u64, f64)>,
+    /// The `[[self.band]]` fits: the whole measured cost in the sender's overhead (the wire
+    /// free), so that it keeps the rank's CPU as the measured Irecv + Isend + Waitall did.
+    pub own: Vec<BandFit>,
 }
 
 pub struct FitOptions<'a> {
@@ -189,6 +195,11 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     if let Some(last) = bands.last_mut() {
         last.upto = None;
     }
+    let self_path: Vec<(u64, f64)> = series(&s.self_path, o.buffers).into_iter().map(|(b, f)| (b, f.median)).collect();
+    if noisy.is_none() {
+        self_contradiction(&self_path, &pp)?;
+    }
+    let own = self_bands(&self_path, &bands);
     let pingpong_other = series(&s.pingpong, other);
     Ok(Calibration {
         latency: l0,
@@ -200,7 +211,63 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         noisy,
         capped,
         exchange: crossing,
+        self_path,
+        own,
     })
+}
+
+/// The `[self]` link's wire: free (its bandwidth, in bytes per second, only has to be
+/// positive; 1 PB/s adds 4 ns to a 4 MiB message). The cost is all the sender's overhead.
+pub const SELF_WIRE: f64 = 1e15;
+
+/// A message to itself slower than this many half round trips (plus [`SELF_SLACK`]) at its
+/// size contradicts the rest: the device copies the data once, where a round trip moves it
+/// twice between processes.
+const SELF_BOUND: f64 = 5.0;
+const SELF_SLACK: f64 = 5e-6;
+
+fn self_contradiction(self_path: &[(u64, f64)], pp: &[(u64, Figure)]) -> Result<(), Error> {
+    for &(b, t) in self_path {
+        let Some(one_way) = pp.iter().find(|p| p.0 == b).map(|p| p.1.median) else { continue };
+        if t > SELF_BOUND * one_way + SELF_SLACK {
+            return Err(Error::Contradiction(format!(
+                "a rank's message to itself at {b} bytes takes {:.3} us, more than {SELF_BOUND} times the half round trip ({:.3} us) plus {:.0} us",
+                t * 1e6,
+                one_way * 1e6,
+                SELF_SLACK * 1e6
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `[[self.band]]`s over the same size bands as the point-to-point fit: per band, the self
+/// time's constant and per-byte rate as the sender's overhead, no latency, a free wire.
+fn self_bands(self_path: &[(u64, f64)], bands: &[BandFit]) -> Vec<BandFit> {
+    let mut out: Vec<BandFit> = Vec::new();
+    let mut lo = None;
+    for b in bands {
+        let inside = |s: u64| lo.is_none_or(|l| s > l) && b.upto.is_none_or(|u| s <= u);
+        let pts: Vec<(f64, f64)> = self_path.iter().filter(|p| inside(p.0)).map(|&(s, t)| (s as f64, t)).collect();
+        lo = b.upto;
+        let Some(top) = pts.last().map(|p| p.0) else { continue };
+        let (so, sr) = overhead(&pts, top);
+        out.push(BandFit {
+            upto: b.upto,
+            latency: 0.0,
+            bandwidth: SELF_WIRE,
+            send_overhead: so,
+            send_rate: sr,
+            recv_overhead: 0.0,
+            recv_rate: None,
+            cross_overhead: 0.0,
+            cross_rate: None,
+        });
+    }
+    if let Some(last) = out.last_mut() {
+        last.upto = None;
+    }
+    out
 }
 
 /// Below this margin over the one-way time, an exchange's excess is noise: no crossing cost.
@@ -423,6 +490,8 @@ mod recovery {
                 s.pingpong.insert(k.clone(), vec![os + wire + or; 5]);
                 // the directions are independent: an exchange costs a one-way time
                 s.exchange.insert(k.clone(), vec![os + wire + or; 5]);
+                // a message to itself: 0.5us + S / 5 GB/s
+                s.self_path.insert(k.clone(), vec![0.5e-6 + b as f64 / 5e9; 5]);
                 s.send_overhead.insert(k.clone(), vec![os; 5]);
                 // above the threshold the receive of an "arrived" message includes the data
                 s.recv_overhead.insert(k, vec![if b <= 8192 { or } else { wire }; 5]);
@@ -495,6 +564,32 @@ mod recovery {
         let b = &c.bands;
         assert!((b[0].cross_overhead - 2e-6).abs() < 1e-12 && b[0].cross_rate.is_none(), "{:?}", b[0]);
         assert!(b[1..].iter().all(|b| b.cross_overhead == 0.0), "{b:?}");
+    }
+
+    /// The self time (0.5us + S / 5 GB/s at every size) comes back in every band as the
+    /// sender's overhead, over a free wire; 20 half round trips at 64 bytes is refused.
+    #[test]
+    fn the_self_path_is_a_sender_overhead() {
+        let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false };
+        let c = calibrate(&samples(), &o).unwrap();
+        assert_eq!(
+            c.own.iter().map(|b| b.upto).collect::<Vec<_>>(),
+            c.bands.iter().map(|b| b.upto).collect::<Vec<_>>()
+        );
+        for b in &c.own {
+            assert!((b.send_overhead - 0.5e-6).abs() < 1e-12 && (b.send_rate.unwrap() - 5e9).abs() < 1.0, "{b:?}");
+            assert_eq!((b.latency, b.bandwidth, b.recv_overhead), (0.0, SELF_WIRE, 0.0));
+        }
+        assert_eq!(c.self_path.len(), c.pingpong.len());
+        let mut s = samples();
+        let one_way = s.pingpong[&("cold".into(), 64)][0];
+        s.self_path.insert(("cold".into(), 64), vec![20.0 * one_way + 5e-6; 5]);
+        let e = calibrate(&s, &o).unwrap_err().to_string();
+        assert!(e.contains("itself at 64 bytes"), "{e}");
+        // An older worker's output without the figure: no [self] bands.
+        let mut s = samples();
+        s.self_path.clear();
+        assert!(calibrate(&s, &o).unwrap().own.is_empty());
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub struct Samples {
     pub recv_overhead: BTreeMap<(String, u64), Trials>,
     /// (buffers, bytes) → seconds per exchange (both ranks send to each other at once).
     pub exchange: BTreeMap<(String, u64), Trials>,
+    /// (buffers, bytes) → seconds of a rank's message to itself (Irecv, Isend, Waitall).
+    pub self_path: BTreeMap<(String, u64), Trials>,
     /// (bytes, the send blocked until the receive was posted).
     pub eager: Vec<(u64, bool)>,
     /// (collective, ranks, bytes) → seconds per call.
@@ -85,6 +87,7 @@ impl Samples {
                 push(&mut self.recv_overhead, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?)
             }
             "exchange" => push(&mut self.exchange, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
+            "self" => push(&mut self.self_path, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
             "eager" => self.eager.push((f.num("bytes")?, f.num("blocked")? != 0)),
             "collective" => {
                 let key = (f.text("name")?.to_string(), f.num("ranks")? as u32, f.num("bytes")?);
@@ -113,6 +116,7 @@ impl Samples {
             (&mut self.send_overhead, other.send_overhead),
             (&mut self.recv_overhead, other.recv_overhead),
             (&mut self.exchange, other.exchange),
+            (&mut self.self_path, other.self_path),
         ] {
             for (k, v) in theirs {
                 mine.entry(k).or_default().extend(v);
@@ -173,6 +177,7 @@ mod tests {
                     send_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
                     recv_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
                     exchange buffers=cold bytes=8 trial=0 seconds=4e-7\n\
+                    self buffers=cold bytes=8 trial=0 seconds=3e-7\n\
                     eager bytes=256 blocked=0\n\
                     collective name=barrier ranks=2 bytes=0 trial=0 seconds=1e-6\n\
                     done\n";
@@ -182,6 +187,7 @@ mod tests {
         assert_eq!(s.pingpong[&("cold".into(), 8)], vec![2e-7, 3e-7]);
         assert_eq!(s.eager, vec![(256, false)]);
         assert_eq!(s.exchange[&("cold".into(), 8)], vec![4e-7]);
+        assert_eq!(s.self_path[&("cold".into(), 8)], vec![3e-7]);
     }
 
     #[test]

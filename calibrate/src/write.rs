@@ -1,5 +1,6 @@
 //! The calibration as psins-sim files: the machine file (`[[intra.band]]`/`[[network.band]]`,
-//! the eager threshold, `[calibrated]` provenance) and the pmac collective curves beside it.
+//! `[[self.band]]`, the eager threshold, `[calibrated]` provenance) and the pmac collective
+//! curves beside it.
 
 use crate::fit::{figure, BandFit, Calibration};
 use crate::samples::Samples;
@@ -60,6 +61,13 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
         }
         let _ = writeln!(o);
     }
+    if !c.self_path.is_empty() {
+        let _ = write!(o, "# a rank's message to itself, Irecv + Isend + Waitall (us):");
+        for (b, t) in &c.self_path {
+            let _ = write!(o, " {b}:{:.3}", t * 1e6);
+        }
+        let _ = writeln!(o);
+    }
     if !c.capped.is_empty() {
         let sizes: Vec<String> = c.capped.iter().map(u64::to_string).collect();
         let _ = writeln!(o, "# overheads scaled down to fit the round trip at: {} B", sizes.join(", "));
@@ -97,6 +105,14 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
         let _ = writeln!(o, "latency = {}\nbandwidth = {}", us(c.latency), gbps(nominal));
         for b in &c.bands {
             band(&mut o, sec, b);
+        }
+    }
+    // A message to itself (scattered alltoall's own block): its measured time as the
+    // sender's overhead over a free wire (fit.rs, `self_bands`).
+    if !c.own.is_empty() {
+        let _ = writeln!(o, "\n[self]\nlatency = {}\nbandwidth = {}", us(0.0), gbps(crate::fit::SELF_WIRE));
+        for b in &c.own {
+            band(&mut o, "self", b);
         }
     }
     o

@@ -41,6 +41,12 @@ fn writes_a_machine_file_psins_sim_loads() {
     assert_eq!(check, vec![0, 512, 32768, 2 << 20], "--quick's sizes nearest 0, 1 KiB, 64 KiB and the largest");
     assert_eq!((m.nodes, m.cores_per_node), (1, 2), "two ranks on this host");
     assert!(m.intra.bands().len() >= 2 && m.intra == m.inter, "{:?}", m.intra);
+    // A rank's message to itself, measured at every size: [self] bands as many as the
+    // point-to-point ones, the cost in the sender's overhead over a free wire.
+    assert!(text.contains("# a rank's message to itself") && text.contains("\n[self]\n"), "{text}");
+    assert_eq!(m.own.bands().len(), m.intra.bands().len(), "{:?}", m.own);
+    assert!(m.own.bands().iter().all(|b| b.latency == 0), "{:?}", m.own);
+    assert!(m.own.send_overhead(64) > 0 && m.own.delay(1 << 20) < 10_000, "{:?}", m.own);
     // A noisy host can leave the overheads no room in the round trip (they are scaled down,
     // to zero at worst, and the file says so); a quiet one measures a send's CPU cost.
     if c.noisy.is_none() {

@@ -17,6 +17,7 @@
  *   send_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (inside MPI_Isend)
  *   recv_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (MPI_Recv of an arrived message)
  *   exchange buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (both ranks send at once, per exchange)
+ *   self buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (a rank's message to itself)
  *   eager bytes=<n> blocked=0|1                              (threshold probe)
  *   collective name=<c> ranks=<P> bytes=<n> trial=<k> seconds=<x>
  *   done
@@ -168,6 +169,26 @@ static void exchange(int cold, int bytes, int reps, int k)
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, P);
     if (rank == 0)
         printf("exchange buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
+}
+
+/* A rank's message to itself: Irecv from itself, Isend to itself, Waitall, as MPICH's
+ * scattered alltoall does for the own block (it goes through the device: UCX's `self`
+ * transport on TCP, the shared-memory path otherwise). Both ranks at once, each with itself;
+ * the slower rank's figure. */
+static void self_path(int cold, int bytes, int reps, int k)
+{
+    MPI_Barrier(P);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < reps; i++) {
+        MPI_Request rq[2];
+        MPI_Irecv(buffer(cold, bytes), bytes, MPI_BYTE, rank, TAG, P, &rq[0]);
+        MPI_Isend(buffer(cold, bytes), bytes, MPI_BYTE, rank, TAG, P, &rq[1]);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    }
+    double t = (MPI_Wtime() - t0) / reps;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, P);
+    if (rank == 0)
+        printf("self buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
 }
 
 /* Does a send of `bytes` return before its receive is posted? Rank 1 posts EAGER_DELAY late;
@@ -369,6 +390,7 @@ int main(int argc, char **argv)
                     pingpong(cold, (int)b, reps[cold][i], k);
                     overheads(cold, (int)b, reps[cold][i], k);
                     exchange(cold, (int)b, reps[cold][i], k);
+                    self_path(cold, (int)b, reps[cold][i], k);
                 }
             }
         eager_threshold();

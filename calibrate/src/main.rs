@@ -41,8 +41,9 @@ struct Args {
     trials: u32,
     /// Separate launches of the worker; each figure's trials are pooled over them, so a slower
     /// spell of the host that lasts one launch spoils some of the trials, which the median
-    /// drops, not the whole figure (docs/calibrate.md).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    /// drops, not the whole figure (docs/calibrate.md: on the project VM 3 launches did not
+    /// make back-to-back calibrations agree better than 1).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
     launches: u32,
     /// Seconds each trial of one figure lasts (more: steadier, slower).
     #[arg(long, default_value_t = 0.05)]

@@ -253,6 +253,10 @@ impl<S: TraceSource> Sim<'_, S> {
     /// the next `WaitAll` waits for the whole batch (as does the end of the steps, should a
     /// trace's last batch lack its `WaitAll`).
     pub(super) fn coll_continue(&mut self, t: u32, now: Ps) -> Result<Flow> {
+        // Until when the CPU is busy with the round's sends: MPICH posts a batch's sends one
+        // MPIC_Isend after another, each keeping the CPU for its o_s (as an application's
+        // burst of isends does), so their overheads add up — the own block's too.
+        let mut cpu = now;
         loop {
             let step = match self.next_step(t)? {
                 Next::Step(s) => Some(s),
@@ -260,7 +264,7 @@ impl<S: TraceSource> Sim<'_, S> {
                 Next::Analytic => return self.coll_fallback(t, now),
             };
             if let Some(step) = step {
-                self.post_step(t, step, now)?;
+                cpu = self.post_step(t, step, now, cpu)?;
                 if step.is_posting() {
                     continue;
                 }
@@ -272,6 +276,7 @@ impl<S: TraceSource> Sim<'_, S> {
                     task.retire_awaited();
                     let c = task.coll.as_mut().expect("collective in progress");
                     c.partner = c.partner.max(partner);
+                    cpu = now;
                 }
                 Flow::Done(end) => {
                     // A step finishing later: continue from there, in time order.
@@ -291,23 +296,28 @@ impl<S: TraceSource> Sim<'_, S> {
         Ok(Flow::Done(now))
     }
 
-    /// Posts the step's send and receive halves as awaited requests of task `t`.
-    fn post_step(&mut self, t: u32, step: Step, now: Ps) -> Result<()> {
+    /// Posts the step's send and receive halves as awaited requests of task `t`, at `now`
+    /// or, while the CPU is busy with the round's earlier sends, at `cpu`; returns until when
+    /// the CPU is busy after them.
+    fn post_step(&mut self, t: u32, step: Step, now: Ps, cpu: Ps) -> Result<Ps> {
         let comm = self.tasks[t as usize].coll.as_ref().expect("collective in progress").comm;
+        let mut free = cpu;
         if let Some((peer, bytes)) = step.send() {
             let dst = self.step_peer(t, comm, peer)?;
             let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Send);
             self.mark_awaited(t, h);
-            let a = SendArgs { dst, comm, tag: STEP_TAG, coll: true, bytes, mode: SendMode::Standard, r: Ref::Req(h) };
-            self.post_send(t, a, now)?;
+            let r = Ref::Req(h);
+            let a = SendArgs { dst, comm, tag: STEP_TAG, coll: true, bytes, mode: SendMode::Standard, r, busy: cpu };
+            free = self.post_send(t, a, now)?;
         }
         if let Some((peer, _)) = step.recv() {
             let src = self.step_peer(t, comm, peer)?;
             let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Recv);
             self.mark_awaited(t, h);
-            self.post_recv(t, Posted { src: src as i32, tag: STEP_TAG, comm, coll: true, r: Ref::Req(h), at: now });
+            // A sendrecv's receive is posted before its send (MPIC_Sendrecv), at `cpu`.
+            self.post_recv(t, Posted { src: src as i32, tag: STEP_TAG, comm, coll: true, r: Ref::Req(h), at: cpu });
         }
-        Ok(())
+        Ok(free)
     }
 
     fn mark_awaited(&mut self, t: u32, h: u32) {

@@ -30,14 +30,17 @@ impl<S: TraceSource> Sim<'_, S> {
             Op::Send { mode, peer, tag, bytes, comm } => {
                 let Some(dst) = self.peer(t, comm, peer).map_err(bad)? else { return Ok(Flow::Done(at)) };
                 let h = self.awaited_req(t, ReqKind::Send);
-                self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h) }, at)?;
+                self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h), busy: 0 }, at)?;
                 Ok(self.block_on(t, at))
             }
             Op::Isend { mode, peer, tag, bytes, comm, req } => {
                 let Some(dst) = self.peer(t, comm, peer).map_err(bad)? else { return self.null_req(t, req, at) };
                 let h = self.tasks[t as usize].create_req(req, ReqKind::Send).map_err(bad)?;
-                let free =
-                    self.post_send(t, SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h) }, at)?;
+                let free = self.post_send(
+                    t,
+                    SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h), busy: 0 },
+                    at,
+                )?;
                 Ok(Flow::Done(free))
             }
             Op::Recv { peer, tag, comm, .. } => {
@@ -56,7 +59,16 @@ impl<S: TraceSource> Sim<'_, S> {
             Op::Sendrecv { peer, tag, bytes, src, rtag, comm, .. } => {
                 if let Some(dst) = self.peer(t, comm, peer).map_err(bad)? {
                     let h = self.awaited_req(t, ReqKind::Send);
-                    let a = SendArgs { dst, comm, tag, coll: false, bytes, mode: SendMode::Standard, r: Ref::Req(h) };
+                    let a = SendArgs {
+                        dst,
+                        comm,
+                        tag,
+                        coll: false,
+                        bytes,
+                        mode: SendMode::Standard,
+                        r: Ref::Req(h),
+                        busy: 0,
+                    };
                     self.post_send(t, a, at)?;
                 }
                 if let Some(from) = self.source(t, comm, src).map_err(bad)? {
@@ -261,6 +273,7 @@ impl<S: TraceSource> Sim<'_, S> {
                     bytes: p.bytes,
                     mode: p.mode,
                     r: Ref::Req(h),
+                    busy: 0,
                 };
                 return self.post_send(t, a, at);
             }

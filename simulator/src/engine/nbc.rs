@@ -130,7 +130,8 @@ impl<S: TraceSource> Sim<'_, S> {
             s.open += step.send().is_some() as u32 + step.recv().is_some() as u32;
             if let Some((peer, bytes)) = step.send() {
                 let dst = self.nbc_peer(t, comm, peer)?;
-                let a = SendArgs { dst, comm, tag, coll: true, bytes, mode: SendMode::Standard, r: Ref::Nbc(h) };
+                let a =
+                    SendArgs { dst, comm, tag, coll: true, bytes, mode: SendMode::Standard, r: Ref::Nbc(h), busy: 0 };
                 // Later phases run while the task is at a later record: name the collective's.
                 self.post_send(t, a, now).map_err(|e| match e {
                     SimError::BadRecord { task, msg, .. } => SimError::BadRecord { task, record: index, msg },

@@ -107,6 +107,10 @@ pub struct SendArgs {
     pub bytes: u64,
     pub mode: SendMode,
     pub r: Ref,
+    /// The sending CPU is busy until then with the sends posted before this one in a
+    /// collective's batch (MPICH posts them one `MPIC_Isend` after another, each taking its
+    /// o_s of CPU), so the send is posted then; 0 for every other send (posted now).
+    pub busy: Ps,
 }
 
 #[inline]
@@ -115,7 +119,8 @@ fn fits(p: &Posted, m: &Msg) -> bool {
 }
 
 impl<S: TraceSource> Sim<'_, S> {
-    /// Posts a send from `t` at `now`; returns when the sending CPU is free again (now + o_s).
+    /// Posts a send from `t` at `now` (or at `a.busy`, if later); returns when the sending
+    /// CPU is free again (the posting time + o_s).
     /// An inter-node message larger than the network model can simulate is an error naming
     /// `t`'s current record.
     pub(super) fn post_send(&mut self, t: u32, a: SendArgs, now: Ps) -> Result<Ps> {
@@ -126,7 +131,8 @@ impl<S: TraceSource> Sim<'_, S> {
         let link = self.m.link(route);
         let (o_s, o_r) = link.overheads(a.bytes);
         let l0 = link.latency;
-        let mut ready = now + o_s;
+        let posted = now.max(a.busy);
+        let mut ready = posted + o_s;
         let small = a.bytes <= self.m.eager_threshold;
         let proto = match a.mode {
             SendMode::Buffered => Proto::Eager,
@@ -135,7 +141,7 @@ impl<S: TraceSource> Sim<'_, S> {
             _ => Proto::Rendezvous,
         };
         if self.crossing.is_some() {
-            ready = self.cross(t, &a, route, proto == Proto::Rendezvous, now, ready);
+            ready = self.cross(t, &a, route, proto == Proto::Rendezvous, posted, ready);
         }
         let msg = Msg {
             src: t,
@@ -193,12 +199,12 @@ impl<S: TraceSource> Sim<'_, S> {
     /// are the rare parts of [`Sim::post_send`], so that the code run per send stays small
     /// (see `Sim::observed`).
     #[inline(never)]
-    fn cross(&mut self, t: u32, a: &SendArgs, route: Route, rendezvous: bool, now: Ps, ready: Ps) -> Ps {
+    fn cross(&mut self, t: u32, a: &SendArgs, route: Route, rendezvous: bool, posted: Ps, ready: Ps) -> Ps {
         let link = self.m.link(route);
         let pairs = self.crossing.as_mut().expect("crossing tracked");
         let mut ready = ready;
         // A message from the destination back to us still on its way: this one crosses it.
-        if pairs.get(&(a.dst, t)).is_some_and(|&until| until > now) {
+        if pairs.get(&(a.dst, t)).is_some_and(|&until| until > posted) {
             ready += link.cross_overhead(a.bytes);
         }
         // On its way until its uncontended delivery (a rendezvous may also shake hands).

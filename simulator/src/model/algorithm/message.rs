@@ -69,18 +69,18 @@ impl PathCost {
         leaves + self.link.delay(bytes)
     }
 
-    /// One half of a round that every rank posts at the same instant (a round of a symmetric
-    /// algorithm), matched by a peer posting at that instant: how long until the send
-    /// (`send`) or the receive of `bytes` completes. `crossed`: the message crosses the
-    /// reverse one (docs/models.md "Crossing messages"), its sender busy x(S) longer, so it
-    /// leaves, arrives and completes x(S) later.
+    /// One half of a round that every rank starts at the same instant (a round of a
+    /// symmetric algorithm): how long from the start until the send (`send`) or the receive
+    /// of `bytes` completes, its send posted at `ts` and its receive at `tr` from the start.
+    /// `crossed`: the message crosses the reverse one (docs/models.md "Crossing messages"),
+    /// its sender busy x(S) longer, so it leaves, arrives and completes x(S) later.
     #[inline]
-    pub fn half(&self, send: bool, bytes: u64, crossed: bool) -> Ps {
+    pub fn half(&self, send: bool, bytes: u64, crossed: bool, ts: Ps, tr: Ps) -> Ps {
         let x = if crossed { self.link.cross_overhead(bytes) } else { 0 };
         x + if send {
-            self.send_done(bytes, 0, Some(0)).expect("receive time given")
+            self.send_done(bytes, ts, Some(tr)).expect("receive time given")
         } else {
-            self.recv_done(bytes, 0, 0)
+            self.recv_done(bytes, ts, tr)
         }
     }
 }

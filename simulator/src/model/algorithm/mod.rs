@@ -182,6 +182,10 @@ pub fn lockstep(name: &str, a: &CollArgs) -> bool {
 /// The sum of the rounds of `steps` (rank `me`'s), as [`lockstep`] algorithms run: each round
 /// (a blocking step, or a batch up to its `WaitAll`) lasts until its slowest message half,
 /// a message to `me` itself timed on `own` (the `[self]` link), the others on `cost`.
+/// A round's sends are posted one after another, each keeping the CPU for its o_s (the
+/// engine's rule), a step's receive before its send; every partner posting the same round,
+/// the k-th receive of the round meets the partner's k-th send and the k-th send its k-th
+/// receive, posted as late in the partner's round as in this rank's.
 /// Exact where no link charges crossing messages. Where one does, the messages of an
 /// exchange (a round that sends to and receives from one peer) cross: one of each pair pays
 /// x(S), and the two ranks then stay one x apart, so every exchange is charged its x (an
@@ -190,6 +194,7 @@ pub fn rounds(steps: &[Step], me: u32, cost: &PathCost, own: &PathCost) -> Ps {
     let crossing = cost.link.has_crossing() || own.link.has_crossing();
     let on = |peer: u32| if peer == me { own } else { cost };
     let mut peers: Vec<u32> = Vec::new();
+    let (mut sends_at, mut recvs_at): (Vec<Ps>, Vec<Ps>) = (Vec::new(), Vec::new());
     let mut total = 0;
     let mut rest = steps;
     while !rest.is_empty() {
@@ -200,16 +205,37 @@ pub fn rounds(steps: &[Step], me: u32, cost: &PathCost, own: &PathCost) -> Ps {
             peers.extend(round.iter().filter_map(|s| s.send().map(|(to, _)| to)));
             peers.sort_unstable();
         }
-        let exchange = |peer: u32| crossing && peers.binary_search(&peer).is_ok();
-        let halves = round.iter().flat_map(|s| {
-            let recv = s.recv().map(|(from, b)| (from, false, b, exchange(from)));
-            // this rank's send crosses too when the peer's message comes back in the round
-            let send = s
-                .send()
-                .map(|(to, b)| (to, true, b, crossing && round.iter().any(|r| r.recv().is_some_and(|(f, _)| f == to))));
-            [send, recv]
-        });
-        total += halves.flatten().map(|(peer, send, b, crossed)| on(peer).half(send, b, crossed)).max().unwrap_or(0);
+        // A message to itself crosses nothing: its reverse is itself.
+        let exchange = |peer: u32| crossing && peer != me && peers.binary_search(&peer).is_ok();
+        // this rank's send crosses too when the peer's message comes back in the round
+        let crosses = |to: u32| crossing && to != me && round.iter().any(|r| r.recv().is_some_and(|(f, _)| f == to));
+        // When each send and receive is posted, from the round's start.
+        sends_at.clear();
+        recvs_at.clear();
+        let mut cpu = 0;
+        for s in round {
+            if s.recv().is_some() {
+                recvs_at.push(cpu);
+            }
+            if let Some((to, b)) = s.send() {
+                sends_at.push(cpu);
+                cpu += on(to).link.send_overhead(b) + if crosses(to) { on(to).link.cross_overhead(b) } else { 0 };
+            }
+        }
+        let (mut ks, mut kr, mut longest) = (0, 0, 0);
+        for s in round {
+            if let Some((from, b)) = s.recv() {
+                let ts = sends_at.get(kr).copied().unwrap_or(0);
+                longest = longest.max(on(from).half(false, b, exchange(from), ts, recvs_at[kr]));
+                kr += 1;
+            }
+            if let Some((to, b)) = s.send() {
+                let tr = recvs_at.get(ks).copied().unwrap_or(0);
+                longest = longest.max(on(to).half(true, b, crosses(to), sends_at[ks], tr));
+                ks += 1;
+            }
+        }
+        total += longest;
         rest = &rest[n..];
     }
     total

@@ -165,15 +165,19 @@ impl Replay<'_> {
                 c.pos += n;
                 c.until = now;
             }
+            // The round's sends one after another, each keeping the CPU for its o_s (engine:
+            // `coll_continue`'s `cpu`); a step's receive is posted before its send.
+            let mut cpu = now;
             for i in a + pos..a + pos + n {
                 let step = self.x.steps[i];
+                let posted = cpu;
                 if let Some((to, bytes)) = step.send() {
                     self.ranks[rank as usize].open += 1;
-                    self.send(rank, to, bytes);
+                    cpu = self.send(rank, to, bytes, posted);
                 }
                 if let Some((from, _)) = step.recv() {
                     self.ranks[rank as usize].open += 1;
-                    self.recv(rank, from);
+                    self.recv(rank, from, posted);
                 }
             }
             let c = &mut self.ranks[rank as usize];
@@ -190,14 +194,15 @@ impl Replay<'_> {
         }
     }
 
-    /// Engine: `post_send` (a standard send).
-    fn send(&mut self, src: u32, dst: u32, bytes: u64) {
+    /// Engine: `post_send` (a standard send) at `posted` (≥ now: after the round's earlier
+    /// sends); returns when the CPU is free again.
+    fn send(&mut self, src: u32, dst: u32, bytes: u64, posted: Ps) -> Ps {
         let now = self.now;
         let cost = (self.path)(src, dst);
         let eager = cost.eager(bytes);
-        let mut ready = now + cost.link.send_overhead(bytes);
+        let mut ready = posted + cost.link.send_overhead(bytes);
         if let Some(pairs) = &mut self.crossing {
-            if pairs.get(&(dst, src)).is_some_and(|&until| until > now) {
+            if pairs.get(&(dst, src)).is_some_and(|&until| until > posted) {
                 ready += cost.link.cross_overhead(bytes);
             }
             let handshake = if !eager && cost.handshake { 2 * cost.link.latency } else { 0 };
@@ -222,15 +227,15 @@ impl Replay<'_> {
             Some(tr) => self.matched(id, tr),
             None => ch.sent.push_back(id),
         }
+        ready
     }
 
-    /// Engine: `post_recv` (from a named source).
-    fn recv(&mut self, dst: u32, src: u32) {
-        let now = self.now;
+    /// Engine: `post_recv` (from a named source), posted at `at`.
+    fn recv(&mut self, dst: u32, src: u32, at: Ps) {
         let ch = self.chans.entry((src, dst)).or_default();
         match ch.sent.pop_front() {
-            Some(id) => self.matched(id, now),
-            None => ch.posted.push_back(now),
+            Some(id) => self.matched(id, at),
+            None => ch.posted.push_back(at),
         }
     }
 

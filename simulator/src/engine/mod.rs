@@ -114,9 +114,10 @@ pub struct Sim<'m, S: TraceSource> {
     crit: Option<Box<crate::critpath::Tracker>>,
     /// A timeline, critical path or predicted trace is on. The per-record path tests this
     /// one flag and calls the observers out of line (the `observe_*` functions), so that a
-    /// plain replay runs none of their code: inlined, their checks and calls spread the
-    /// code run per record past the 32 KiB instruction cache (docs/performance.md, "Where
-    /// the time went"). Do not inline them back.
+    /// plain replay runs none of their checks (fewer instructions a record). They are not
+    /// `#[cold]`: measured on the 1,024-rank stencil, that made the plain replay 0.86–0.87 s
+    /// against 0.83–0.85 s and the critical-path one 1.01–1.07 s against 1.00 s
+    /// (docs/performance.md, fifth session).
     observed: bool,
 }
 
@@ -443,7 +444,6 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     }
 
     /// [`Sim::burst`]'s observers (see `Sim::observed` for why out of line).
-    #[cold]
     #[inline(never)]
     fn observe_burst(&mut self, t: u32, now: Ps, burst: Ps) {
         if burst > 0 {
@@ -489,7 +489,6 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     }
 
     /// [`Sim::finish_call`]'s observers (see `Sim::observed` for why out of line).
-    #[cold]
     #[inline(never)]
     fn observe_call(&mut self, t: u32, start: Ps, end: Ps, wait: Ps) {
         let task = &self.tasks[t as usize];
@@ -558,7 +557,6 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     }
 
     /// The model's resource-use changes to the timeline (see `Sim::observed`).
-    #[cold]
     #[inline(never)]
     fn observe_usage(&mut self) {
         if let Some(tl) = &mut self.timeline {

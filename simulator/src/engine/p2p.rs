@@ -216,7 +216,6 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// [`Sim::post_send`]'s observers (see `Sim::observed`).
-    #[cold]
     #[inline(never)]
     fn observe_send(&mut self, id: MsgId, t: u32, dst: u32, bytes: u64, now: Ps) {
         if let Some(tl) = &mut self.timeline {
@@ -328,7 +327,6 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// [`Sim::on_delivered`]'s observer (see `Sim::observed`).
-    #[cold]
     #[inline(never)]
     fn observe_delivered(&mut self, at: Ps, bytes: u64) {
         if let Some(tl) = &mut self.timeline {
@@ -338,7 +336,6 @@ impl<S: TraceSource> Sim<'_, S> {
 
     /// [`Sim::settle`]'s observers (see `Sim::observed`): message `id` (`m`) is received,
     /// its receive complete at `recv_done`.
-    #[cold]
     #[inline(never)]
     fn observe_settle(&mut self, id: MsgId, m: &Msg, recv_done: Ps) {
         if let Some(tl) = &mut self.timeline {

@@ -182,8 +182,8 @@ impl Offer {
 
 /// The tracker's state during a replay: one path per task, plus the chain a completed
 /// receive or collective offers the task (taken if it is what ends the task's current call).
-/// Its hooks are out of line: the replay's loop keeps a test and a call for each, so that
-/// its code stays within the instruction cache when the path is not tracked.
+/// Its hooks are out of line: the replay's loop keeps a test and a call for each, so that a
+/// replay without it runs as few instructions as it can.
 pub struct Tracker {
     pub paths: Vec<Path>,
     offers: Vec<Offer>,

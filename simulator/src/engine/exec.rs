@@ -84,7 +84,7 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// [`Sim::exec`] for the calls a replay meets rarely: out of the task loop, so that the
-    /// loop's code stays small enough for the instruction cache.
+    /// loop's code stays small.
     #[inline(never)]
     fn exec_rare(&mut self, t: u32, at: Ps) -> Result<Flow> {
         let task = &self.tasks[t as usize];

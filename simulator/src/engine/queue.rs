@@ -76,9 +76,8 @@ fn bucket(last: Ps, at: Ps) -> usize {
 
 impl Queue {
     /// Files `ev` at time `at` (never before the last time popped). Out of line: one copy
-    /// for the engine's many callers on the replay's path, not one inlined into each (the
-    /// per-record code must stay within the instruction cache; docs/performance.md, "Where
-    /// the time went").
+    /// for the engine's many callers on the replay's path, not one inlined into each (less
+    /// code per record).
     #[inline(never)]
     pub fn push(&mut self, at: Ps, ev: Ev) {
         // One wrapping subtraction covers both at < last and at > MAX_TIME (as last ≤ MAX_TIME).

@@ -149,13 +149,10 @@ static void overheads(int cold, int bytes, int reps, int k)
     }
 }
 
-/* Both ranks send to each other at once (Irecv, Isend, Waitall), as a halo exchange does. On
- * some transports the two directions are not independent (TCP over loopback: each message's
- * kernel work runs on the same two CPUs, and the two sockets' locks meet), so an exchange
- * costs more than a one-way message: psins-calibrate fits that excess as the crossing cost. */
-static void exchange(int cold, int bytes, int reps, int k)
+/* Seconds per Irecv + Isend + Waitall with `peer`, both ranks at once, `reps` times: the
+ * slower rank's mean (the pair is done when both are). */
+static double irecv_isend_waitall(int cold, int bytes, int reps, int peer)
 {
-    int peer = 1 - rank;
     MPI_Barrier(P);
     double t0 = MPI_Wtime();
     for (int i = 0; i < reps; i++) {
@@ -165,8 +162,17 @@ static void exchange(int cold, int bytes, int reps, int k)
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
     }
     double t = (MPI_Wtime() - t0) / reps;
-    /* the slower rank's figure: an exchange is done when both are */
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, P);
+    return t;
+}
+
+/* Both ranks send to each other at once (Irecv, Isend, Waitall), as a halo exchange does. On
+ * some transports the two directions are not independent (TCP over loopback: each message's
+ * kernel work runs on the same two CPUs, and the two sockets' locks meet), so an exchange
+ * costs more than a one-way message: psins-calibrate fits that excess as the crossing cost. */
+static void exchange(int cold, int bytes, int reps, int k)
+{
+    double t = irecv_isend_waitall(cold, bytes, reps, 1 - rank);
     if (rank == 0)
         printf("exchange buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
 }
@@ -177,16 +183,7 @@ static void exchange(int cold, int bytes, int reps, int k)
  * the slower rank's figure. */
 static void self_path(int cold, int bytes, int reps, int k)
 {
-    MPI_Barrier(P);
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < reps; i++) {
-        MPI_Request rq[2];
-        MPI_Irecv(buffer(cold, bytes), bytes, MPI_BYTE, rank, TAG, P, &rq[0]);
-        MPI_Isend(buffer(cold, bytes), bytes, MPI_BYTE, rank, TAG, P, &rq[1]);
-        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-    }
-    double t = (MPI_Wtime() - t0) / reps;
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, P);
+    double t = irecv_isend_waitall(cold, bytes, reps, rank);
     if (rank == 0)
         printf("self buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
 }

@@ -9,23 +9,6 @@ use common::*;
 use psins_collectives::{expand, CollArgs, Step, Thresholds};
 use psins_formats::*;
 
-fn alltoall(block: u64) -> Record {
-    rec(
-        0,
-        Op::Coll {
-            coll: Coll::Alltoall,
-            comm: COMM_WORLD,
-            root: NO_RANK,
-            send_bytes: block,
-            recv_bytes: block,
-            count: 0,
-            flags: 0,
-            req: 0,
-            instance: 1,
-        },
-    )
-}
-
 fn expanded(p: u32, extra: &[&str]) -> Vec<String> {
     let mut sets = vec!["mpi.collectives=expanded".to_string(), format!("machine.nodes={p}")];
     sets.extend(extra.iter().map(|s| s.to_string()));

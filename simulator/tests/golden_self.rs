@@ -31,21 +31,6 @@ fn with_self(sets: &[&str]) -> Machine {
     Machine::from_str(Path::new("self.toml"), &format!("{BASE}{SELF}"), &sets).expect("valid machine")
 }
 
-fn alltoall(block: u64) -> Record {
-    let op = Op::Coll {
-        coll: Coll::Alltoall,
-        comm: COMM_WORLD,
-        root: NO_RANK,
-        send_bytes: block,
-        recv_bytes: block,
-        count: 0,
-        flags: 0,
-        req: 0,
-        instance: 1,
-    };
-    rec(0, op)
-}
-
 /// The predicted time of one alltoall of `block` bytes over `p` ranks, expanded and analytic.
 fn both_modes(p: u32, block: u64, m: impl Fn(&[&str]) -> Machine) -> (u64, u64) {
     let tasks: Vec<Vec<Record>> = (0..p).map(|_| vec![alltoall(block), fin()]).collect();

@@ -69,6 +69,22 @@ pub fn run(tasks: &[Vec<Record>], sets: &[&str]) -> Report {
 pub fn rec(gap_us: u64, op: Op) -> Record {
     Record::new(gap_us * 1000, 0, op)
 }
+
+/// The first MPI_Alltoall on MPI_COMM_WORLD, `block` bytes to and from each rank.
+pub fn alltoall(block: u64) -> Record {
+    let op = Op::Coll {
+        coll: Coll::Alltoall,
+        comm: COMM_WORLD,
+        root: NO_RANK,
+        send_bytes: block,
+        recv_bytes: block,
+        count: 0,
+        flags: 0,
+        req: 0,
+        instance: 1,
+    };
+    rec(0, op)
+}
 pub fn send(gap_us: u64, peer: i32, bytes: u64) -> Record {
     rec(gap_us, Op::Send { mode: SendMode::Standard, peer, tag: 7, bytes, comm: COMM_WORLD })
 }

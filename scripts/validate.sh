@@ -22,6 +22,10 @@
 # still matches the network's calibration (a VM can change speed state for minutes at a time,
 # docs/calibrate.md); while it does not, the script waits (CHECK_TRIES checks CHECK_WAIT s
 # apart), and a run made after that anyway is marked "(host differed)". CHECK_TRIES=0: no checks.
+# A calibration that comes out noisy (refused, or flagged with CALIBRATE_ARGS=--allow-noisy)
+# is made again, up to CALIBRATE_TRIES times (default 3, CALIBRATE_WAIT s apart): on the
+# project VM a speed-state change during the calibration spoils it, and predictions from a
+# noisy file missed by up to 12.6 % where a clean one's stayed within 4 % (docs/validation.md).
 # Run on a quiet host (load average below 1): psins-calibrate refuses a noisy one.
 set -euo pipefail
 # mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
@@ -35,6 +39,8 @@ APPS=${APPS:-"pingpong:500 ring:200000 stencil2d:20000 stencil3d:8000 cg:12000 i
 RUNS=${RUNS:-3}
 CHECK_TRIES=${CHECK_TRIES:-12}
 CHECK_WAIT=${CHECK_WAIT:-10}
+CALIBRATE_TRIES=${CALIBRATE_TRIES:-3}
+CALIBRATE_WAIT=${CALIBRATE_WAIT:-10}
 out=${OUT:-build/validation}
 rm -rf "$out" && mkdir -p "$out"
 # Absolute from here on: runs change directory, and LD_PRELOAD needs an absolute path.
@@ -65,12 +71,21 @@ split() {
 }
 
 # calibrate NET FILE NAME [ARGS]: psins-calibrate through the network's launcher (its
-# environment before the tool, the launcher after `--`).
+# environment before the tool, the launcher after `--`), again while the result is noisy
+# (refused, or its file flagged `noisy`), at most CALIBRATE_TRIES times; the last one stands.
 calibrate() {
-  local net=$1 file=$2 name=$3
+  local net=$1 file=$2 name=$3 i rc
   shift 3
   split "$net"
-  env "${L_ENV[@]}" "$BIN/psins-calibrate" -o "$file" --name "$name" ${CALIBRATE_ARGS:-} "$@" -- "${L_CMD[@]}"
+  for ((i = 1; i <= CALIBRATE_TRIES; i++)); do
+    ((i == 1)) || { echo "validate: $net calibration noisy, again in ${CALIBRATE_WAIT} s ($i of $CALIBRATE_TRIES)" >&2; sleep "$CALIBRATE_WAIT"; }
+    rc=0
+    env "${L_ENV[@]}" "$BIN/psins-calibrate" -o "$file" --name "$name" ${CALIBRATE_ARGS:-} "$@" -- "${L_CMD[@]}" || rc=$?
+    if ((rc == 0)) && ! grep -q '^noisy = ' "$file"; then
+      return 0
+    fi
+    ((i < CALIBRATE_TRIES)) || { ((rc == 0)) || return "$rc"; }
+  done
 }
 for net in $NETS; do
   calibrate $net "$out/$net.toml" "${NAME[$net]}"

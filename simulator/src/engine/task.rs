@@ -177,8 +177,7 @@ impl Task {
 
     /// Adds a request; handles grow, so `reqs` stays sorted by handle. Out of line: one copy
     /// for its callers on the replay's path (nonblocking sends and receives, collectives),
-    /// not one inlined into each (the per-record code must stay within the instruction
-    /// cache; docs/performance.md, "Where the time went").
+    /// not one inlined into each (less code per record).
     #[inline(never)]
     pub fn add_req(&mut self, id: u32, kind: ReqKind) -> u32 {
         let handle = self.next_handle;

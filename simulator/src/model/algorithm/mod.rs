@@ -221,7 +221,9 @@ pub fn rounds(steps: &[Step], me: u32, cost: &PathCost, own: &PathCost) -> Ps {
             peers.extend(round.iter().filter_map(|s| s.send().map(|(to, _)| to)));
             peers.sort_unstable();
         }
-        // A message to itself crosses nothing: its reverse is itself.
+        // A message to itself is not charged a crossing here: a round holds at most one, and
+        // its reverse is itself (the engine charges one only if an earlier message of the
+        // rank to itself is still on its way, which a lockstep round never leaves).
         let exchange = |peer: u32| crossing && peer != me && peers.binary_search(&peer).is_ok();
         // this rank's send crosses too when the peer's message comes back in the round
         let crosses = |to: u32| crossing && to != me && round.iter().any(|r| r.recv().is_some_and(|(f, _)| f == to));

@@ -171,3 +171,50 @@ fn otf2_print_reads_every_event_worked_out_by_hand() {
     assert!(find("MPI_IRECV", 1).contains("Sender: 0") && find("MPI_IRECV", 1).contains("Length: 100"));
     assert!(find("MPI_COLLECTIVE_END", 0).contains("BARRIER"));
 }
+
+/// An output libotf2 cannot write is one error naming it, exit code 3 — not libotf2's own
+/// chain of messages on stderr (a dozen lines for one failure), and never a signal. Made to
+/// fail twice: a DIR nothing can be created in (/proc/self), and libotf2 running out of file
+/// descriptors mid-archive (`ulimit -n`, from the smallest limit the program loads with up to
+/// the first that succeeds).
+#[test]
+fn an_output_libotf2_cannot_write_is_one_error() {
+    if !ready() {
+        return;
+    }
+    let dir = scratch("unwritable");
+    let trace = write(&dir, &two_ranks(), vec![]);
+    let one_error = |o: &std::process::Output, names: &str| {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "exit status {:?} (None: a signal): {err}", o.status);
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        assert!(err.starts_with("psins-export: ") && err.contains(names), "names {names}: {err}");
+        err.to_string()
+    };
+    one_error(&export(&trace, Path::new("/proc/self")), "/proc/self/.psins-otf2-");
+    let bin = env!("CARGO_BIN_EXE_psins-export");
+    let (mut failed_in_libotf2, mut done) = (0, false);
+    for limit in 4..=32 {
+        let out = dir.join(format!("fds{limit}"));
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -n {limit} && exec \"$0\" --to otf2 -q \"$1\" -o \"$2\""))
+            .arg(bin)
+            .arg(&trace)
+            .arg(&out)
+            .output()
+            .unwrap();
+        if o.status.success() {
+            done = true;
+            break;
+        }
+        if String::from_utf8_lossy(&o.stderr).contains("error while loading shared libraries") {
+            continue; // too few descriptors to start at all
+        }
+        let err = one_error(&o, &out.display().to_string());
+        assert!(err.contains("Too many opened files"), "libotf2's root cause kept: {err}");
+        failed_in_libotf2 += 1;
+    }
+    assert!(done, "no limit up to 32 descriptors let the export succeed");
+    assert!(failed_in_libotf2 > 0, "no descriptor limit made libotf2 fail: the error path went untested");
+}

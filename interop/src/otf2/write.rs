@@ -81,11 +81,14 @@ pub fn coll_of(op: u8) -> Option<Coll> {
 /// An OTF2 call that failed, for the message.
 struct Failed(String);
 
+/// A failed call's message carries libotf2's first error since the last failure: the root
+/// cause (a full disk, a file that cannot be opened, with its path), where the failing call's
+/// own code often names only a consequence ("the structural integrity is not given").
 fn check(what: &str, code: sys::ErrorCode) -> Result<(), Failed> {
     if code == sys::SUCCESS {
         Ok(())
     } else {
-        Err(Failed(format!("libotf2: {what}: {}", sys::describe(code))))
+        Err(Failed(super::last_error(&format!("{what}: {}", sys::describe(code)))))
     }
 }
 
@@ -113,10 +116,17 @@ impl Regions {
 /// written in a temporary directory beside and moved in when complete.
 pub fn export(trace: &Path, dir: &Path) -> Result<Otf2Summary, ExportError> {
     let reader = TraceReader::open(trace).map_err(ExportError::Input)?;
+    // libotf2 prints every error of a failure's chain on stderr (a dozen lines for a full
+    // disk); kept instead for the one message (docs/exit-codes.md), any earlier one dropped.
+    super::quiet_errors();
+    let _ = super::last_error("");
     let out_err = |m: String| ExportError::Output(Error::new(dir, m));
     std::fs::create_dir_all(dir).map_err(|e| ExportError::Output(Error::io(dir, "cannot create", e)))?;
     let tmp = dir.join(format!(".psins-otf2-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
+    // Made here rather than by libotf2 (which writes into an existing directory): a DIR that
+    // cannot be written is one error naming it before any work.
+    std::fs::create_dir(&tmp).map_err(|e| ExportError::Output(Error::io(&tmp, "cannot create", e)))?;
     let c = |s: &str| CString::new(s).expect("no NUL in paths we make");
     let tmp_c = CString::new(tmp.as_os_str().as_encoded_bytes()).map_err(|_| out_err("path holds a NUL".into()))?;
     // SAFETY: valid C strings; the archive handle is checked and closed on every path below.
@@ -132,7 +142,8 @@ pub fn export(trace: &Path, dir: &Path) -> Result<Otf2Summary, ExportError> {
         )
     };
     if archive.is_null() {
-        return Err(out_err(format!("libotf2 cannot create an archive in {}", tmp.display())));
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(out_err(super::last_error(&format!("cannot create an archive in {}", tmp.display()))));
     }
     let result = write_archive(archive, &reader, trace);
     // SAFETY: opened above, closed once.

@@ -218,3 +218,58 @@ fn an_output_libotf2_cannot_write_is_one_error() {
     assert!(done, "no limit up to 32 descriptors let the export succeed");
     assert!(failed_in_libotf2 > 0, "no descriptor limit made libotf2 fail: the error path went untested");
 }
+
+/// An archive in DIR the exporting user cannot replace (its traces/ is not theirs): exit 3
+/// naming it, the old archive left whole — not its anchor and definitions replaced and its
+/// events not — and no temporary directory left behind. Root may move anything, so as root
+/// the export runs as nobody (util-linux's setpriv), in a DIR nobody owns.
+#[test]
+fn an_archive_that_cannot_be_replaced_is_left_whole() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if !ready() {
+        return;
+    }
+    let dir = scratch("replace");
+    let out = dir.join("o");
+    assert!(export(&write(&dir, &two_ranks(), vec![]), &out).status.success());
+    let newer = dir.join("newer");
+    std::fs::create_dir(&newer).unwrap();
+    let mut tasks = two_ranks();
+    tasks[0][1].gap_ns += 1000;
+    let trace = write(&newer, &tasks, vec![]);
+    let as_root = std::fs::metadata(&trace).unwrap().uid() == 0;
+    let events = out.join("traces");
+    let mut cmd = if as_root {
+        if Command::new("setpriv").arg("--help").output().is_err() {
+            eprintln!("skipped: running as root and setpriv (util-linux) not found");
+            return;
+        }
+        std::os::unix::fs::chown(&out, Some(65534), Some(65534)).unwrap();
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_psins-export")]);
+        c
+    } else {
+        std::fs::set_permissions(&events, std::fs::Permissions::from_mode(0o555)).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_psins-export"))
+    };
+    let before: Vec<Vec<u8>> =
+        ["traces.otf2", "traces.def"].iter().map(|f| std::fs::read(out.join(f)).unwrap()).collect();
+    let o = cmd.args(["--to", "otf2", "-q"]).arg(&trace).arg("-o").arg(&out).output().unwrap();
+    if !as_root {
+        std::fs::set_permissions(&events, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "exit status {:?} (None: a signal): {err}", o.status);
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(&events.display().to_string()), "names {}: {err}", events.display());
+    let after: Vec<Vec<u8>> =
+        ["traces.otf2", "traces.def"].iter().map(|f| std::fs::read(out.join(f)).unwrap()).collect();
+    assert!(before == after, "the old archive's anchor and definitions were replaced");
+    let left: Vec<String> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    assert!(!left.iter().any(|n| n.starts_with(".psins-otf2-")), "temporary directory left behind: {left:?}");
+    // The trace exported here, not by nobody, does replace it.
+    assert!(export(&trace, &out).status.success());
+    let replaced = std::fs::read(out.join("traces.def")).unwrap();
+    assert!(replaced != before[1], "the newer trace's definitions differ");
+}

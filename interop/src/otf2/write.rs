@@ -162,15 +162,64 @@ pub fn export(trace: &Path, dir: &Path) -> Result<Otf2Summary, ExportError> {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(out_err(m));
     }
-    for name in [format!("{ARCHIVE}.otf2"), format!("{ARCHIVE}.def"), ARCHIVE.to_string()] {
-        let to = dir.join(&name);
-        let _ = std::fs::remove_dir_all(&to);
-        let _ = std::fs::remove_file(&to);
-        std::fs::rename(tmp.join(&name), &to)
-            .map_err(|e| ExportError::Output(Error::io(&to, "cannot move into place", e)))?;
+    match put_in_place(dir, &tmp) {
+        Ok(()) => {
+            // The new archive is in place; `tmp` holds the old one.
+            let _ = std::fs::remove_dir_all(&tmp);
+            Ok(summary)
+        }
+        Err((e, restored)) => {
+            if restored {
+                let _ = std::fs::remove_dir_all(&tmp);
+            }
+            Err(ExportError::Output(e))
+        }
     }
-    let _ = std::fs::remove_dir_all(&tmp);
-    Ok(summary)
+}
+
+/// Moves the new archive's three parts from `tmp` into `dir`. An old archive's parts are moved
+/// aside into `tmp/old` first and put back if a move fails: `dir` then holds the old archive
+/// whole, not its anchor and definitions replaced and its events not. On failure, whether
+/// everything was put back (if not, the message says where the old parts are).
+fn put_in_place(dir: &Path, tmp: &Path) -> Result<(), (Error, bool)> {
+    let names = [format!("{ARCHIVE}.otf2"), format!("{ARCHIVE}.def"), ARCHIVE.to_string()];
+    let old = tmp.join("old");
+    std::fs::create_dir(&old).map_err(|e| (Error::io(&old, "cannot create", e), true))?;
+    let (mut aside, mut placed) = (Vec::new(), Vec::new());
+    let mut failed = None;
+    for name in &names {
+        let at = dir.join(name);
+        if at.symlink_metadata().is_ok() {
+            if let Err(e) = std::fs::rename(&at, old.join(name)) {
+                failed = Some(Error::io(&at, "cannot replace the archive there (moving it aside)", e));
+                break;
+            }
+            aside.push(name);
+        }
+    }
+    if failed.is_none() {
+        for name in &names {
+            let to = dir.join(name);
+            if let Err(e) = std::fs::rename(tmp.join(name), &to) {
+                failed = Some(Error::io(&to, "cannot move into place", e));
+                break;
+            }
+            placed.push(name);
+        }
+    }
+    let Some(e) = failed else { return Ok(()) };
+    let mut restored = true;
+    for name in placed {
+        restored &= std::fs::rename(dir.join(name), tmp.join(name)).is_ok();
+    }
+    for name in aside {
+        restored &= std::fs::rename(old.join(name), dir.join(name)).is_ok();
+    }
+    if !restored {
+        let msg = format!("{e}; the old archive's parts not put back are in {}", old.display());
+        return Err((Error::new(dir, msg), false));
+    }
+    Err((e, true))
 }
 
 enum Err2 {

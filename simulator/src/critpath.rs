@@ -150,42 +150,64 @@ const NONE: u32 = u32::MAX;
 
 /// A chain offered to a task: a collective's, or a message's — the sender's chain at the
 /// send plus the message's own leg. The chain itself is kept once in [`Tracker::chains`]
-/// (a collective's once for all its members); the leg is added only when the task takes
-/// the offer: most offers are not taken (of a wait's messages, only the one that ended it).
+/// (a collective's once for all its members, a sender's once for the messages it sent while
+/// its path stayed the same); the sender's time in its call up to the send and the leg are
+/// added only when the task takes the offer: most offers are not taken (of a wait's
+/// messages, only the one that ended it).
 #[derive(Clone, Copy, Debug)]
 struct Offer {
     /// Where the offered chain ends, its message leg added (the leg ends at `done`).
     end: Ps,
     /// The chain in [`Tracker::chains`] ([`NONE`]: none offered yet).
     chain: u32,
-    /// The message's sender and sending function, its time in the network beyond the
-    /// latency, and when it completed the receive (0: no message leg).
+    /// The message's sender and sending function, when it was sent, its time in the network
+    /// beyond the latency, and when it completed the receive (0: no message leg).
     src: u32,
     func: u16,
+    sent: Ps,
     transfer: Ps,
     done: Ps,
 }
 
 impl Offer {
-    const NONE: Offer = Offer { end: 0, chain: NONE, src: 0, func: 0, transfer: 0, done: 0 };
+    const NONE: Offer = Offer { end: 0, chain: NONE, src: 0, func: 0, sent: 0, transfer: 0, done: 0 };
 
-    /// Adds the message's leg to `p` (the offered chain): its latency (from the send to the
-    /// data entering the network, the path's latency, the receiver's overhead) first, then
-    /// its transfer, up to `done`.
+    /// Adds the message's leg to `p` (the offered chain): the sender's time in its call up
+    /// to the send, the message's latency (from the send to the data entering the network,
+    /// the path's latency, the receiver's overhead), then its transfer, up to `done`.
     #[inline]
     fn leg(&self, p: &mut Path) {
+        p.local(self.src, self.func, self.sent, 0);
         let latency = self.done.saturating_sub(p.end).saturating_sub(self.transfer);
         p.add(self.src, self.func, Cat::Latency, latency);
         p.add(self.src, self.func, Cat::Transfer, self.done.saturating_sub(p.end));
     }
 }
 
+/// A received message's times.
+pub struct Arrival {
+    /// When it was sent.
+    pub sent: Ps,
+    /// When its data entered the network, and when it arrived over a path of latency `l0`.
+    pub data_at: Ps,
+    pub delivered: Ps,
+    pub l0: Ps,
+    /// When it completed the receive, and when the receive was posted.
+    pub done: Ps,
+    pub posted: Ps,
+}
+
 /// The tracker's state during a replay: one path per task, plus the chain a completed
 /// receive or collective offers the task (taken if it is what ends the task's current call).
-/// Its hooks are out of line: the replay's loop keeps a test and a call for each, so that a
-/// replay without it runs as few instructions as it can.
+/// Its hooks run inside the replay's observer functions, which are out of line: the
+/// replay's loop keeps a test and a call for each, so that a replay without it runs as few
+/// instructions as it can.
 pub struct Tracker {
     pub paths: Vec<Path>,
+    /// Per task, a chain in `chains` equal to its path ([`NONE`]: none), shared by the
+    /// messages it sent since its path last changed: most calls change nothing (no burst,
+    /// no cost), so a run of sends copies the path once.
+    snaps: Vec<u32>,
     offers: Vec<Offer>,
     /// Chains sent or offered and still wanted: a message's from its send until its receive
     /// (then its receiver's offer holds it, or nobody), a collective's while an offer holds
@@ -201,6 +223,7 @@ impl Tracker {
     pub fn new(tasks: u32) -> Tracker {
         Tracker {
             paths: vec![Path::default(); tasks as usize],
+            snaps: vec![NONE; tasks as usize],
             offers: vec![Offer::NONE; tasks as usize],
             chains: Vec::new(),
             refs: Vec::new(),
@@ -251,19 +274,40 @@ impl Tracker {
         true
     }
 
-    /// `t` computed for `d` from its path's end.
-    #[inline(never)]
-    pub fn compute(&mut self, t: u32, d: Ps) {
-        self.paths[t as usize].add(t, COMPUTE_FN, Cat::Compute, d);
+    /// `t`'s path changed: the messages sent before keep the chain they shared.
+    #[inline(always)]
+    fn changed(&mut self, t: u32) {
+        let s = std::mem::replace(&mut self.snaps[t as usize], NONE);
+        self.release(s);
     }
 
-    /// `t` in `func` sent message `id` at `now`.
-    #[inline(never)]
-    pub fn send(&mut self, id: u32, t: u32, func: u16, now: Ps) {
-        let c = self.place();
-        let p = &mut self.chains[c as usize];
-        *p = self.paths[t as usize];
-        p.local(t, func, now, 0);
+    /// `t` computed for `d` from its path's end.
+    #[inline(always)]
+    pub fn compute(&mut self, t: u32, d: Ps) {
+        if d != 0 {
+            self.paths[t as usize].add(t, COMPUTE_FN, Cat::Compute, d);
+            self.changed(t);
+        }
+    }
+
+    /// `t` in `func` sent message `id` (the time of the send is the receiver's to add, in
+    /// [`Offer::leg`]).
+    #[inline(always)]
+    pub fn send(&mut self, id: u32, t: u32, func: u16) {
+        let c = match self.snaps[t as usize] {
+            NONE => {
+                // Held by `snaps` and by the message.
+                let c = self.place();
+                self.refs[c as usize] = 2;
+                self.chains[c as usize] = self.paths[t as usize];
+                self.snaps[t as usize] = c;
+                c
+            }
+            c => {
+                self.refs[c as usize] += 1;
+                c
+            }
+        };
         let i = id as usize;
         if self.msgs.len() <= i {
             self.msgs.resize(i + 1, (NONE, 0));
@@ -271,13 +315,12 @@ impl Tracker {
         self.msgs[i] = (c, func);
     }
 
-    /// Message `id` from `src` completes `dst`'s receive at `done`: its data entered the
-    /// network at `data_at` and arrived at `delivered` over a path of latency `l0`; the
-    /// receive was posted at `posted`. A message that arrived before the receive was posted
-    /// did not hold the receive up, so it ends no chain there.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    pub fn received(&mut self, id: u32, src: u32, dst: u32, data_at: Ps, delivered: Ps, l0: Ps, done: Ps, posted: Ps) {
+    /// Message `id` from `src` completes `dst`'s receive ([`Arrival`]). A message that
+    /// arrived before the receive was posted did not hold the receive up, so it ends no
+    /// chain there.
+    #[inline(always)]
+    pub fn received(&mut self, id: u32, src: u32, dst: u32, a: Arrival) {
+        let Arrival { sent, data_at, delivered, l0, done, posted } = a;
         let (c, func) = std::mem::replace(&mut self.msgs[id as usize], (NONE, 0));
         if c == NONE {
             return;
@@ -286,7 +329,7 @@ impl Tracker {
             // With its leg, the message's chain ends at `done`, or where the sender's did.
             let end = self.chains[c as usize].end.max(done);
             let transfer = delivered.saturating_sub(data_at).saturating_sub(l0);
-            if self.offer(dst, Offer { end, chain: c, src, func, transfer, done }) {
+            if self.offer(dst, Offer { end, chain: c, src, func, sent, transfer, done }) {
                 return;
             }
         }
@@ -312,17 +355,21 @@ impl Tracker {
 
     /// `t`'s call in `func` ends at `end` after waiting `wait`: the chain offered to it if
     /// that chain is what ends the call, else its own.
-    #[inline(never)]
+    #[inline(always)]
     pub fn finish(&mut self, t: u32, func: u16, end: Ps, wait: Ps) {
         let i = t as usize;
         let own = &mut self.paths[i];
-        let o = &self.offers[i];
-        // (`end > own.end` also rules out taking an offer twice, and the empty one.)
-        if o.end == end && end > own.end {
-            *own = self.chains[o.chain as usize];
-            o.leg(own);
-        } else {
-            own.local(t, func, end, wait);
+        // A call that ends no later than the path adds nothing to it. (`end > own.end` also
+        // rules out taking an offer twice, and the empty one.)
+        if end > own.end {
+            let o = &self.offers[i];
+            if o.end == end {
+                *own = self.chains[o.chain as usize];
+                o.leg(own);
+            } else {
+                own.local(t, func, end, wait);
+            }
+            self.changed(t);
         }
     }
 }
@@ -463,7 +510,7 @@ mod tests {
     #[test]
     fn path_is_small() {
         assert_eq!(std::mem::size_of::<super::Path>(), 208);
-        assert_eq!(std::mem::size_of::<super::Offer>(), 40);
+        assert_eq!(std::mem::size_of::<super::Offer>(), 48);
     }
 
     /// A message ends its receive's chain only if it arrived after the receive was posted:
@@ -475,8 +522,9 @@ mod tests {
         let run = |posted| {
             let mut t = Tracker::new(2);
             t.compute(0, 100);
-            t.send(0, 0, 1, 100);
-            t.received(0, 0, 1, 100, 150, 10, 210, posted);
+            t.send(0, 0, 1);
+            let a = super::Arrival { sent: 100, data_at: 100, delivered: 150, l0: 10, done: 210, posted };
+            t.received(0, 0, 1, a);
             t.finish(1, 2, 210, 0);
             t.paths[1]
         };

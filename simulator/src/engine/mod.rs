@@ -119,6 +119,10 @@ pub struct Sim<'m, S: TraceSource> {
     /// against 0.83–0.85 s and the critical-path one 1.01–1.07 s against 1.00 s
     /// (docs/performance.md, fifth session).
     observed: bool,
+    /// A timeline or predicted trace is on. The observers run the critical path's hooks
+    /// inline and these two behind this flag, out of line again: a critical-path replay then
+    /// runs small observer functions (docs/performance.md, sixth session).
+    recording: bool,
 }
 
 /// The longest any one cost of a message (wire time, o_s, o_r) may be: a quarter of the
@@ -197,7 +201,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 tl.usage_track(track);
             }
         }
-        let observed = opts.critical_path || timeline.is_some() || opts.predicted.is_some();
+        let recording = timeline.is_some() || opts.predicted.is_some();
+        let observed = opts.critical_path || recording;
         let max_msg_bytes = model.max_message_bytes().min(m.inter.max_bytes_within(MAX_MSG_TIME));
         // Messages inside a node, to other ranks or to the sender itself.
         let max_intra_bytes = m.intra.max_bytes_within(MAX_MSG_TIME).min(m.own.max_bytes_within(MAX_MSG_TIME));
@@ -234,6 +239,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             regions: BTreeMap::new(),
             crit: opts.critical_path.then(|| Box::new(crate::critpath::Tracker::new(n))),
             observed,
+            recording,
         })
     }
 
@@ -437,7 +443,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         task.compute += burst;
         let start = now + burst;
         task.call_start = start;
-        if self.observed {
+        // The critical path has nothing to add for an empty burst (most of them).
+        if self.observed && (burst > 0 || self.recording) {
             self.observe_burst(t, now, burst);
         }
         start + self.m.call_overhead
@@ -446,11 +453,19 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     /// [`Sim::burst`]'s observers (see `Sim::observed` for why out of line).
     #[inline(never)]
     fn observe_burst(&mut self, t: u32, now: Ps, burst: Ps) {
-        if burst > 0 {
-            if let Some(c) = &mut self.crit {
-                c.compute(t, burst);
-            }
-            if let Some(tl) = &mut self.timeline {
+        if let Some(c) = &mut self.crit {
+            c.compute(t, burst);
+        }
+        if self.recording {
+            self.record_burst(t, now, burst);
+        }
+    }
+
+    /// The burst to the timeline and the predicted trace (see `Sim::recording`).
+    #[inline(never)]
+    fn record_burst(&mut self, t: u32, now: Ps, burst: Ps) {
+        if let Some(tl) = &mut self.timeline {
+            if burst > 0 {
                 tl.slice(t, "compute", now, now + burst);
             }
         }
@@ -491,10 +506,18 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     /// [`Sim::finish_call`]'s observers (see `Sim::observed` for why out of line).
     #[inline(never)]
     fn observe_call(&mut self, t: u32, start: Ps, end: Ps, wait: Ps) {
-        let task = &self.tasks[t as usize];
         if let Some(c) = &mut self.crit {
-            c.finish(t, task.call_fn, end, wait);
+            c.finish(t, self.tasks[t as usize].call_fn, end, wait);
         }
+        if self.recording {
+            self.record_call(t, start, end, wait);
+        }
+    }
+
+    /// The call to the timeline and the predicted trace (see `Sim::recording`).
+    #[inline(never)]
+    fn record_call(&mut self, t: u32, start: Ps, end: Ps, wait: Ps) {
+        let task = &self.tasks[t as usize];
         if let Some(p) = &mut self.predicted {
             p.finish(t, end);
         }
@@ -535,14 +558,14 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     /// that answers with the delivery time at once): then only this test runs.
     #[inline]
     fn drain_net(&mut self) {
-        if self.observed || !self.net_events.is_empty() || !self.net_delivered.is_empty() {
+        if self.recording || !self.net_events.is_empty() || !self.net_delivered.is_empty() {
             self.drain_net_all();
         }
     }
 
     #[inline(never)]
     fn drain_net_all(&mut self) {
-        if self.observed {
+        if self.recording {
             self.observe_usage();
         }
         for (at, token) in self.net_events.drain(..) {

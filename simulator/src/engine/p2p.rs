@@ -218,11 +218,19 @@ impl<S: TraceSource> Sim<'_, S> {
     /// [`Sim::post_send`]'s observers (see `Sim::observed`).
     #[inline(never)]
     fn observe_send(&mut self, id: MsgId, t: u32, dst: u32, bytes: u64, now: Ps) {
+        if let Some(c) = &mut self.crit {
+            c.send(id, t, self.tasks[t as usize].call_fn);
+        }
+        if self.recording {
+            self.record_send(id, t, dst, bytes, now);
+        }
+    }
+
+    /// The send to the timeline (see `Sim::recording`).
+    #[inline(never)]
+    fn record_send(&mut self, id: MsgId, t: u32, dst: u32, bytes: u64, now: Ps) {
         if let Some(tl) = &mut self.timeline {
             tl.send(id, t, dst, bytes, now);
-        }
-        if let Some(c) = &mut self.crit {
-            c.send(id, t, self.tasks[t as usize].call_fn, now);
         }
     }
 
@@ -301,7 +309,7 @@ impl<S: TraceSource> Sim<'_, S> {
         let (bytes, data_at, intra) = (m.bytes, m.data_at, self.node[m.src as usize] == self.node[m.dst as usize]);
         let matched = m.matched_at != UNKNOWN;
         self.stats.message(bytes, data_at, at, intra);
-        if self.observed {
+        if self.recording {
             self.observe_delivered(at, bytes);
         }
         if matched {
@@ -338,11 +346,19 @@ impl<S: TraceSource> Sim<'_, S> {
     /// its receive complete at `recv_done`.
     #[inline(never)]
     fn observe_settle(&mut self, id: MsgId, m: &Msg, recv_done: Ps) {
+        if let Some(c) = &mut self.crit {
+            let a = crate::critpath::Arrival {
+                sent: m.sent_at,
+                data_at: m.data_at,
+                delivered: m.delivered_at,
+                l0: m.l0,
+                done: recv_done,
+                posted: m.matched_at,
+            };
+            c.received(id, m.src, m.dst, a);
+        }
         if let Some(tl) = &mut self.timeline {
             tl.received(id, m.dst);
-        }
-        if let Some(c) = &mut self.crit {
-            c.received(id, m.src, m.dst, m.data_at, m.delivered_at, m.l0, recv_done, m.matched_at);
         }
     }
 

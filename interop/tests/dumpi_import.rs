@@ -193,6 +193,16 @@ fn bad_input_is_one_error_naming_file_rank_and_offset() {
     let d = copy("ring", "missing");
     std::fs::remove_file(d.join("ring-0002.bin")).unwrap();
     fails(&d, &["ring-0002.bin", "rank 2's file is missing"]);
+    // A numprocs far beyond the files (a damaged .meta): the first missing file, not an
+    // allocation for 4e9 ranks that aborts the process (exit status None).
+    let d = copy("ring", "numprocs");
+    let meta = std::fs::read_to_string(d.join("ring.meta")).unwrap();
+    let lines: Vec<String> = meta
+        .lines()
+        .map(|l| if l.starts_with("numprocs=") { "numprocs=4000000000".into() } else { l.to_string() })
+        .collect();
+    std::fs::write(d.join("ring.meta"), lines.join("\n") + "\n").unwrap();
+    fails(&d, &["ring-0004.bin", "rank 4's file is missing", "names 4000000000 ranks"]);
     // No .meta, or two.
     let d = scratch("nometa");
     fails(&d, &["no .meta file"]);

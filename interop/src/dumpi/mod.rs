@@ -108,7 +108,10 @@ impl Trace {
         }
         let dir = meta.parent().unwrap_or(Path::new("."));
         let folded = Folded::default();
-        let mut ranks = Vec::with_capacity(world as usize);
+        // Grown as the rank files are found, not sized by numprocs: a damaged .meta's
+        // numprocs=4000000000 asked for 192 GB up front and the failed allocation aborted the
+        // process, where the first missing rank file is the error.
+        let mut ranks = Vec::new();
         for r in 0..world {
             let path = dir.join(format!("{prefix}-{r:04}.bin"));
             if !path.is_file() {

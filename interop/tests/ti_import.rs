@@ -153,6 +153,23 @@ fn what_cannot_be_imported_is_one_error_naming_file_rank_record_and_line() {
         e.contains("peer.ti: rank 0, record 1") && e.contains("partner 3 is not a rank of this 2-rank trace"),
         "{e}"
     );
+    // A shared file whose rank numbers skip some (a damaged 4000000000): the first rank
+    // without lines, not 4e9 ranks allocated (the allocation aborted: exit status None).
+    for (name, text, what) in [
+        (
+            "huge.ti",
+            "0 init\n4000000000 init\n0 finalize\n",
+            "rank 1: has no actions, though line 2 names rank 4000000000",
+        ),
+        ("gap.ti", "0 init\n3 init\n1 init\n0 finalize\n", "rank 2: has no actions, though line 2 names rank 3"),
+    ] {
+        std::fs::write(dir.join(name), text).unwrap();
+        let o = import(&dir.join(name), &dir.join("gap.psins"), &[]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "exit status {:?} (None: a signal): {e}", o.status);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(&format!("{name}: {what}")), "{e}");
+    }
     // A list naming a missing file; an empty input.
     std::fs::write(dir.join("l.txt"), "nothere0.ti\nnothere1.ti\n").unwrap();
     let o = import(&dir.join("l.txt"), &dir.join("l.psins"), &[]);

@@ -8,7 +8,7 @@
 
 use psins_consolidate::{RankInput, RecordStream};
 use psins_formats::{Coll, CollFlags, Error, Op, Record, SendMode, WaitFn, COMM_WORLD, NO_RANK, NO_REQUEST};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -463,14 +463,30 @@ pub fn ranks(input: &Path, host_speed: f64) -> Result<Vec<TiRank>, Error> {
         // One file holds every rank (SMPI reads a one-line list as a shared trace too).
         let f = &files[0];
         let t = std::fs::read_to_string(f).map_err(|e| Error::io(f, "cannot read", e))?;
-        let mut n = 0u32;
+        // Every rank up to the largest named must have lines (SMPI's own shared traces give
+        // each rank at least its init): a damaged rank number (4000000000) otherwise made as
+        // many ranks, allocated up front (the allocation aborted the process) or consolidated
+        // one by one for hours, each a rank without MPI_Init.
+        let (mut seen, mut largest) = (HashSet::new(), None::<(u32, usize)>);
         for (i, l) in t.lines().enumerate() {
             let Some(w) = l.split_whitespace().next().filter(|w| !w.starts_with('#')) else { continue };
             let r: u32 = w.parse().map_err(|_| Error::new(f, format!("line {}: {w:?} is not a rank", i + 1)))?;
-            n = n.max(r.checked_add(1).ok_or_else(|| Error::new(f, format!("line {}: rank {r} too large", i + 1)))?);
+            if r == u32::MAX {
+                return Err(Error::new(f, format!("line {}: rank {r} too large", i + 1)));
+            }
+            seen.insert(r);
+            if largest.is_none_or(|(m, _)| r > m) {
+                largest = Some((r, i + 1));
+            }
         }
-        if n == 0 {
-            return Err(Error::new(f, "holds no actions"));
+        let Some((last, line)) = largest else { return Err(Error::new(f, "holds no actions")) };
+        let n = last + 1;
+        if seen.len() != n as usize {
+            let missing = (0..n).find(|r| !seen.contains(r)).expect("fewer ranks seen than numbered");
+            let msg = format!(
+                "has no actions, though line {line} names rank {last} (a shared file has lines for every rank)"
+            );
+            return Err(Error::new(f, msg).task(missing));
         }
         return Ok((0..n).map(|rank| TiRank { path: f.clone(), rank, shared: true, world: n, host_speed }).collect());
     }

@@ -27,7 +27,11 @@
 # project VM a speed-state change during the calibration spoils it, and predictions from a
 # noisy file missed by up to 12.6 % where a clean one's stayed within 4 % (docs/validation.md).
 # Run on a quiet host (load average below 1): psins-calibrate refuses a noisy one.
-set -euo pipefail
+set -Eeuo pipefail
+# A run that stops says where and why (the fifth session's third run ended after tealeaf
+# without a word): a failing command names its line, a signal its name.
+trap 'echo "validate: stopped: line $LINENO: $BASH_COMMAND failed (exit $?)" >&2' ERR
+for sig in HUP INT TERM; do trap "echo 'validate: stopped by SIG$sig' >&2; exit 1" "$sig"; done
 # mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,
 # which can make this script's own later writes to the same terminal or pipe fail (O_NONBLOCK).
 cd "$(dirname "$0")/.."
@@ -145,7 +149,7 @@ validate() {
   "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
   local cells=() net ms
   for net in $NETS; do
-    "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json" 2> /dev/null
+    "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json" 2> "$dir/$net.sim.log"
     local traced=$DIFFERED cell b
     split "$net"
     # In a subshell DIFFERED would be lost: the spans go through a file.
@@ -155,7 +159,7 @@ validate() {
     cell=$(row "$ms" "$(predicted "$dir/$net.json")")
     if [ "$(cat "$dir/$net.differed")" = 1 ] || [ "$traced" = 1 ]; then cell+=" (host differed)"; fi
     for b in $ALSO; do
-      "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net-$b.toml" -q --no-progress --json "$dir/$net-$b.json" 2> /dev/null
+      "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net-$b.toml" -q --no-progress --json "$dir/$net-$b.json" 2> "$dir/$net-$b.sim.log"
       cell+=" | $(error "$ms" "$(predicted "$dir/$net-$b.json")")"
     done
     cells+=("$cell")

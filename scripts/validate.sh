@@ -114,18 +114,24 @@ predicted() {
   tr -d ' \n' < "$1" | grep -o '"tasks":\[[^]]*\]' | grep -o '"end_s":[0-9.e+-]*' | cut -d: -f2 | sort -g | tail -1
 }
 
-# Median over RUNS untraced runs of the slowest rank's span: measure NET ENV... -- APP ARGS.
-# A run the host did not settle for sets DIFFERED.
+# Median over RUNS untraced runs of the slowest rank's span: measure NET LOG ENV... APP ARGS
+# (each run's standard error, where the span lines are, goes to LOG). A run the host did not
+# settle for sets DIFFERED.
 measure() {
-  local spans=() i net=$1
-  shift
+  local spans=() i net=$1 log=$2 rc
+  shift 2
   for ((i = 0; i < RUNS; i++)); do
     settle "$net" || DIFFERED=1
-    spans+=("$("$@" 2>&1 > /dev/null < /dev/null | sed -n 's/^PSINS_SPAN rank=[0-9]* seconds=//p' | sort -g | tail -1)")
-  done
-  for s in "${spans[@]}"; do
-    # No span line: the preload did not load or the app failed; a 0 would read as +inf %.
-    [ -n "$s" ] || { echo "validate: no PSINS_SPAN line from: $*" >&2; kill -TERM $$; exit 1; }
+    rc=0
+    "$@" > /dev/null 2> "$log" < /dev/null || rc=$?
+    # A failed run, or one without a span line (the preload did not load), measured nothing:
+    # stop and say so (a missing span would read as +inf %).
+    if ((rc != 0)) || ! grep -q '^PSINS_SPAN' "$log"; then
+      echo "validate: a measured run on $net failed (exit $rc$( ((rc != 0)) || echo ', no PSINS_SPAN line')): $*; its messages: $log" >&2
+      kill -TERM $$
+      exit 1
+    fi
+    spans+=("$(sed -n 's/^PSINS_SPAN rank=[0-9]* seconds=//p' "$log" | sort -g | tail -1)")
   done
   printf '%s\n' "${spans[@]}" | sort -g | sed -n "$(((RUNS + 1) / 2))p"
 }
@@ -145,7 +151,8 @@ validate() {
   mkdir -p "$dir"
   DIFFERED=0
   settle shm || DIFFERED=1
-  (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$BIN/libpsinstrace.so" timeout 600 mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr")
+  (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$BIN/libpsinstrace.so" timeout 600 mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr") ||
+    { echo "validate: the traced run of $app failed (exit $?): $*; its messages: $dir/stderr" >&2; exit 1; }
   "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
   local cells=() net ms
   for net in $NETS; do
@@ -153,7 +160,7 @@ validate() {
     local traced=$DIFFERED cell b
     split "$net"
     # In a subshell DIFFERED would be lost: the spans go through a file.
-    (cd "$wd" && DIFFERED=0 && measure "$net" env LD_PRELOAD="$SPAN" "${L_ENV[@]}" timeout 600 "${L_CMD[@]}" "$@" > "$dir/$net.span"
+    (cd "$wd" && DIFFERED=0 && measure "$net" "$dir/$net.run.log" env LD_PRELOAD="$SPAN" "${L_ENV[@]}" timeout 600 "${L_CMD[@]}" "$@" > "$dir/$net.span"
       echo "$DIFFERED" > "$dir/$net.differed")
     ms=$(cat "$dir/$net.span")
     cell=$(row "$ms" "$(predicted "$dir/$net.json")")

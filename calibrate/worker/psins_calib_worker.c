@@ -24,7 +24,11 @@
  *
  * Point-to-point runs between ranks 0 and 1; the others wait. "cold" buffers: every
  * repetition uses the next slice of a 64 MiB pool on both sides, so the data is not in any
- * cache, as in an application that computes between messages; "warm": one buffer, reused.
+ * cache, as in an application that computes between messages; "warm": one buffer, reused
+ * within a trial. Each trial takes its warm buffer from another place of a second 64 MiB:
+ * how well a buffer of about the cache's size (2 MiB) stays cached depends on the physical
+ * pages under it, so one place for a whole run made a run's figure differ from the next
+ * run's by up to 21 % (docs/calibrate.md, "Repeatability"); over 7 places the median does not.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -45,6 +49,7 @@ static int rank, size, trials = 7, quick;
 static MPI_Comm P; /* ranks 0 and 1: every point-to-point measurement */
 static double budget = 0.02;
 static char *pool;
+static char *warm; /* this trial's warm buffer */
 static size_t slot;
 static const char *probe; /* -p: the sizes to probe, comma-separated */
 
@@ -52,7 +57,7 @@ static const char *probe; /* -p: the sizes to probe, comma-separated */
 static char *buffer(int cold, size_t bytes)
 {
     if (!cold)
-        return pool;
+        return warm;
     size_t stride = (bytes + 4095) & ~(size_t)4095;
     if (stride == 0)
         stride = 4096;
@@ -68,6 +73,12 @@ static void spin(double seconds)
     double t0 = MPI_Wtime();
     while (MPI_Wtime() - t0 < seconds)
         ;
+}
+
+/* Trial k's warm buffer: one of 8 places 8 MiB apart past the cold pool. */
+static void warm_for(int k)
+{
+    warm = pool + POOL + (size_t)(k % 8) * (8u << 20);
 }
 
 /* Rank 0 picks a repetition count from one timed call of `one` and tells the others of `c`. */
@@ -322,9 +333,11 @@ static void probe_sizes(void)
     if (rank < 2) {
         for (int i = 0; i < n; i++)
             reps[i] = pingpong_reps(0, bytes[i]);
-        for (int k = 0; k < trials; k++)
+        for (int k = 0; k < trials; k++) {
+            warm_for(k);
             for (int i = 0; i < n; i++)
                 pingpong(0, bytes[i], reps[i], k);
+        }
     }
     MPI_Barrier(W);
     if (rank == 0)
@@ -360,6 +373,7 @@ int main(int argc, char **argv)
     MPI_Comm_split(W, rank < 2 ? 0 : MPI_UNDEFINED, rank, &P);
     pool = malloc(2 * (size_t)POOL);
     memset(pool, 1, 2 * (size_t)POOL); /* fault every page in before timing anything */
+    warm_for(0);
     identify();
     if (probe) {
         probe_sizes();
@@ -382,6 +396,7 @@ int main(int argc, char **argv)
         }
         for (int k = 0; k < trials; k++)
             for (int cold = 0; cold < 2; cold++) {
+                warm_for(k);
                 int i = 0;
                 for (long b = 0; b <= MAX_BYTES; b = b ? b * step : 1, i++) {
                     pingpong(cold, (int)b, reps[cold][i], k);

@@ -28,7 +28,7 @@
  * within a trial. Each trial takes its warm buffer from another place of a second 64 MiB:
  * how well a buffer of about the cache's size (2 MiB) stays cached depends on the physical
  * pages under it, so one place for a whole run made a run's figure differ from the next
- * run's by up to 21 % (docs/calibrate.md, "Repeatability"); over 7 places the median does not.
+ * run's by up to 21 % (docs/validation.md, sixth session); sampled over the trials it did not.
  */
 #define _GNU_SOURCE
 #include <mpi.h>

@@ -10,6 +10,7 @@
 mod check;
 mod error;
 mod fit;
+mod launch;
 mod samples;
 mod write;
 
@@ -17,7 +18,7 @@ use clap::Parser;
 use error::Error;
 use psins_formats::output::Output;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// Measures MPI point-to-point costs (per size band: latency, bandwidth, sender and receiver
 /// overheads; the eager threshold) and collective times through a real MPI launch, and
@@ -80,6 +81,11 @@ struct Args {
     /// --check: the largest change of a half round trip that still matches, in percent.
     #[arg(long, default_value_t = 20.0, requires = "check")]
     tolerance: f64,
+    /// Seconds a worker launch may take before it is stopped and the calibration (or check)
+    /// fails; one that has written every figure but hangs in MPI_Finalize is stopped after
+    /// 10 s and its figures used.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
     /// The launcher and its arguments, after `--` (default: mpirun -n 2). The worker's path
     /// and arguments are appended.
     #[arg(last = true)]
@@ -227,16 +233,8 @@ fn launch(launcher: &[String], worker: &Path, a: &Args, extra: &[&str]) -> Resul
     cmd.args(&launcher[1..]).arg(worker);
     cmd.args(["-r", &a.trials.to_string(), "-t", &a.seconds_per_trial.to_string()]);
     cmd.args(extra);
-    // mpiexec makes an inherited stdin non-blocking; give it none.
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let shown = format!("{} {}", launcher.join(" "), worker.display());
-    let out = cmd.output().map_err(|e| Error::Launcher(format!("cannot run `{}`: {e}", launcher[0])))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let tail: Vec<&str> = err.lines().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect();
-        return Err(Error::Launcher(format!("`{shown}` failed ({}):\n{}", out.status, tail.join("\n"))));
-    }
-    String::from_utf8(out.stdout).map_err(|_| Error::Worker("output is not UTF-8".into()))
+    launch::run(cmd, &shown, std::time::Duration::from_secs(a.timeout))
 }
 
 /// Ranks 0 and 1 must be able to run at once: two distinct CPUs.

@@ -167,3 +167,37 @@ fn check_says_whether_the_host_still_matches_the_file() {
     let o = calibrate(&["--check", f, "-o", "x.toml"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// A worker launch that hangs is stopped, never waited for without end: one that has written
+/// every figure and then does not exit (MPI_Finalize hanging, as MPICH over UCX's TCP did in
+/// the sixth session's validation) is stopped after 10 s and its figures used; one that
+/// writes nothing within --timeout is one error naming the launch. Both under real mpirun,
+/// the first with the real worker followed by a sleep in each rank.
+#[test]
+fn a_hanging_worker_is_stopped() {
+    let worker = String::from_utf8(calibrate(&["--print-worker"]).stdout).unwrap().trim().to_string();
+    let hang = tmp("hang-after-done.sh");
+    std::fs::write(&hang, format!("#!/bin/sh\n\"{worker}\" \"$@\"\nexec sleep 301\n")).unwrap();
+    let never = tmp("never-done.sh");
+    std::fs::write(&never, "#!/bin/sh\nexec sleep 302\n").unwrap();
+    for s in [&hang, &never] {
+        Command::new("chmod").arg("+x").arg(s).status().unwrap();
+    }
+    let file = tmp("hang.toml");
+    let refs = "check = [{ bytes = 0, half_rtt = \"1us\" }]";
+    std::fs::write(&file, format!("[calibrated]\nlauncher = \"mpirun -n 2\"\n{refs}\n")).unwrap();
+    let f = file.to_str().unwrap();
+    let common = ["--trials", "3", "--seconds-per-trial", "0.005", "--max-spread", "1e12", "--tolerance", "1e15"];
+    let t = std::time::Instant::now();
+    let o = calibrate(&[&common[..], &["--check", f, "--worker", hang.to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(0), "the figures were all written: {}", stderr(&o));
+    assert!(stderr(&o).contains("did not exit within 10 s") && stderr(&o).contains("stopped it"), "{}", stderr(&o));
+    assert!(t.elapsed().as_secs() < 60, "stopped, not waited for: {:?}", t.elapsed());
+    let o = calibrate(&[&common[..], &["--check", f, "--worker", never.to_str().unwrap(), "--timeout", "2"]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("did not finish within 2 s (--timeout)"), "{}", stderr(&o));
+    // Nothing of either launch is left running.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let left = Command::new("pgrep").args(["-f", "sleep 30[12]"]).output().unwrap();
+    assert!(left.stdout.is_empty(), "left running: {}", String::from_utf8_lossy(&left.stdout));
+}

@@ -541,6 +541,37 @@ mod tests {
         assert_eq!(slots, [(0, 1, 1, 70), (0, 1, 2, 40), (0, COMPUTE_FN, 0, 100)]);
     }
 
+    /// Sends from an unchanged path share one copy of it; each receiver still gets its own
+    /// message's send time. Rank 0 computes 100 ps and sends messages 0 and 1 at 100 and 105
+    /// in one call (function 1) that ends at 110, computes 50 more and sends message 2 at 160.
+    /// Rank 1 takes message 1: 100 of computation, 5 in the sending call before the send, the
+    /// leg's latency 200 - 105 - 35 = 60 and transfer 150 - 105 - 10 = 35. Rank 2 takes
+    /// message 2: 150 of computation and 10 of the first call, then latency 20 and transfer 10.
+    #[test]
+    fn sends_from_an_unchanged_path_share_it() {
+        use super::{Arrival, Tracker};
+        let mut t = Tracker::new(4);
+        t.compute(0, 100);
+        t.send(0, 0, 1);
+        t.send(1, 0, 1);
+        assert_eq!(t.msgs[0].0, t.msgs[1].0, "one copy for both");
+        t.finish(0, 1, 110, 0);
+        t.compute(0, 50);
+        t.send(2, 0, 1);
+        assert_ne!(t.msgs[2].0, t.msgs[1].0, "the path changed: a new copy");
+        t.received(1, 0, 1, Arrival { sent: 105, data_at: 105, delivered: 150, l0: 10, done: 200, posted: 120 });
+        t.finish(1, 2, 200, 0);
+        assert_eq!(t.paths[1].cats, [100, 65, 35, 0]);
+        t.received(2, 0, 2, Arrival { sent: 160, data_at: 160, delivered: 180, l0: 10, done: 190, posted: 170 });
+        t.finish(2, 2, 190, 0);
+        assert_eq!(t.paths[2].cats, [150, 30, 10, 0]);
+        // Message 0 arrived before its receive was posted: not taken; rank 3 keeps its own.
+        t.received(0, 0, 3, Arrival { sent: 100, data_at: 100, delivered: 150, l0: 10, done: 210, posted: 200 });
+        t.finish(3, 2, 210, 0);
+        assert_eq!(t.paths[3].cats, [0, 210, 0, 0]);
+        assert_eq!(t.paths[0].cats, [150, 10, 0, 0], "the sender's own path");
+    }
+
     /// A full summary folds the smallest contribution into `other`; the totals stay exact.
     #[test]
     fn full_summary_folds_the_smallest() {

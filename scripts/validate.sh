@@ -28,8 +28,9 @@
 # noisy file missed by up to 12.6 % where a clean one's stayed within 4 % (docs/validation.md).
 # Run on a quiet host (load average below 1): psins-calibrate refuses a noisy one.
 set -Eeuo pipefail
-# A run that stops says where and why (the fifth session's third run ended after tealeaf
-# without a word): a failing command names its line, a signal its name.
+# A run that stops says where and why (the fifth session's third run ended without a word:
+# an app hung in MPI_Finalize, `timeout` ended it, and set -e the script, docs/validation.md):
+# a failing command names its line, a signal its name.
 trap 'echo "validate: stopped: line $LINENO: $BASH_COMMAND failed (exit $?)" >&2' ERR
 for sig in HUP INT TERM; do trap "echo 'validate: stopped by SIG$sig' >&2; exit 1" "$sig"; done
 # mpirun gets /dev/null as stdin: MPICH's mpiexec makes the stdin it inherits non-blocking,

@@ -25,7 +25,8 @@ pub fn run(mut cmd: Command, shown: &str, limit: Duration) -> Result<String, Err
     // mpiexec makes an inherited stdin non-blocking; give it none. Its own process group, so
     // that stopping it reaches what it started in that group.
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-    let mut child = cmd.spawn().map_err(|e| Error::Launcher(format!("cannot run `{shown}`: {e}")))?;
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd.spawn().map_err(|e| Error::Launcher(format!("cannot run `{program}`: {e}")))?;
     let (lines_tx, lines) = mpsc::channel::<String>();
     let out = child.stdout.take().expect("piped");
     let reader = std::thread::spawn(move || {
@@ -43,14 +44,16 @@ pub fn run(mut cmd: Command, shown: &str, limit: Duration) -> Result<String, Err
         v
     });
     let start = Instant::now();
-    let (mut stdout, mut done_at) = (String::new(), None);
+    // The output up to its `done` line, and when that came.
+    let (mut stdout, mut done_at, mut done_len) = (String::new(), None, 0);
     let status = loop {
         while let Ok(line) = lines.try_recv() {
-            if line == "done" {
-                done_at = Some(Instant::now());
-            }
             stdout.push_str(&line);
             stdout.push('\n');
+            if line == "done" {
+                done_at = Some(Instant::now());
+                done_len = stdout.len();
+            }
         }
         if let Some(s) = child.try_wait().map_err(|e| Error::Launcher(format!("waiting for `{shown}`: {e}")))? {
             break Some(s);
@@ -74,16 +77,10 @@ pub fn run(mut cmd: Command, shown: &str, limit: Duration) -> Result<String, Err
         std::thread::sleep(Duration::from_millis(20));
     };
     let Some(status) = status else {
-        // Stopped: a rank outside the launcher's group could still hold the pipes, so the
-        // readers are not waited for; what they have read by now is all there is.
-        let t = Instant::now();
-        while let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) {
-            stdout.push_str(&line);
-            stdout.push('\n');
-            if t.elapsed() > Duration::from_secs(1) {
-                break;
-            }
-        }
+        // Stopped after `done`: the figures are what came before it (after it, mpiexec may
+        // print its notice of the job's killing). A rank outside the launcher's group could
+        // still hold the pipes, so the readers are not waited for.
+        stdout.truncate(done_len);
         return Ok(stdout);
     };
     let _ = reader.join();

@@ -138,15 +138,14 @@ fn run(a: &Args) -> Result<(), Error> {
         placement(&one)?;
         samples.absorb(one);
     }
-    let opts = fit::FitOptions { buffers: &a.buffers, max_spread: a.max_spread / 100.0, allow_noisy: a.allow_noisy };
-    let mut cal = fit::calibrate(&samples, &opts)?;
-    if cal.noisy.is_none() {
-        if let Some((others, cpus)) = load.filter(|&(others, cpus)| others + 2.0 > cpus as f64) {
-            cal.noisy = Some(format!(
-                "{others:.0} other processes wanted a CPU before the run (median of {BUSY_SAMPLES} looks), on {cpus} CPUs with 2 ranks to place"
-            ));
-        }
-    }
+    let loaded = load.filter(|&(others, cpus)| others + 2.0 > cpus as f64).map(|(others, cpus)| {
+        format!(
+            "{others:.0} other processes wanted a CPU before the run (median of {BUSY_SAMPLES} looks), on {cpus} CPUs with 2 ranks to place"
+        )
+    });
+    let opts =
+        fit::FitOptions { buffers: &a.buffers, max_spread: a.max_spread / 100.0, allow_noisy: a.allow_noisy, loaded };
+    let cal = fit::calibrate(&samples, &opts)?;
     if let Some(why) = &cal.noisy {
         if !a.allow_noisy {
             return Err(Error::Noisy(why.clone()));

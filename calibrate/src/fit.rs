@@ -616,8 +616,9 @@ mod recovery {
     }
 
     /// A host busy before the run is noisy even when the figures look steady, and an eager
-    /// probe that contradicts itself there is named with the load, not refused as a
-    /// contradiction (a refused loaded host said "contradictory figures", not "too noisy").
+    /// probe that contradicts itself there is named with the load: before, the load was
+    /// looked at after the fit, so such a probe refused a loaded host as "contradictory
+    /// figures" and failed an `--allow-noisy` run.
     #[test]
     fn a_loaded_host_is_noisy_and_its_contradictions_are_the_loads() {
         let mut s = samples();

@@ -222,6 +222,28 @@ fn bad_input_is_one_error_naming_file_rank_and_offset() {
     fails(&d, &["ring-0003.bin: rank 3", "not a DUMPI trace file"]);
 }
 
+/// Peers are ranks of the call's communicator: a send to rank 3 on a two-rank split of a
+/// four-rank world passed the world's bound and entered the trace as it was.
+#[test]
+fn a_peer_outside_its_communicator_is_one_error() {
+    // Rank 0 of cg: its first MPI_Sendrecv (label 33), on its row communicator {0, 1} (dumpi
+    // handle 4), sends to rank 1; made rank 3. The fields follow the label, the mask, the
+    // thread id and the CPU and wall times.
+    let d = copy("cg", "subcomm-peer");
+    let f = d.join("cg-0000.bin");
+    let mut b = std::fs::read(&f).unwrap();
+    let be = |b: &[u8], at: usize| i32::from_be_bytes(b[at..at + 4].try_into().unwrap());
+    let (at, dest) = (16..b.len() - 40)
+        .filter(|&i| b[i] == 0 && b[i + 1] == 33 && b[i + 2] == 0x4f)
+        .map(|i| (i, i + 3 + 2 + 12 + 12 + 6))
+        .find(|&(_, dest)| be(&b, dest) == 1 && b[dest + 22..dest + 24] == [0, 4])
+        .expect("a Sendrecv to rank 1 on communicator 4");
+    b[dest..dest + 4].copy_from_slice(&3i32.to_be_bytes());
+    std::fs::write(&f, &b).unwrap();
+    let offset = format!("byte offset {at}");
+    fails(&d, &["cg-0000.bin: rank 0, record", &offset, "MPI_Sendrecv: peer 3 is outside communicator 4 (2 ranks)"]);
+}
+
 #[test]
 fn a_function_psins_cannot_replay_names_its_record_and_offset() {
     // Rank 0 of ring: the first MPI_Irecv's label (12) becomes MPI_Comm_create's (85). The

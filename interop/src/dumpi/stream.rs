@@ -46,6 +46,17 @@ struct Posted {
     peer: i32,
     tag: i32,
     bytes: u64,
+    /// Its communicator, which bounds the source its status gives.
+    on: Ranks,
+}
+
+/// A communicator (its dumpi handle) and how many ranks it has: its peers and roots are
+/// ranks below that. None in the first pass, which does not know a split's members yet (the
+/// world bounds them there; the second pass checks).
+#[derive(Clone, Copy)]
+struct Ranks {
+    comm: u16,
+    n: Option<u32>,
 }
 
 /// Every rank's MPI_Comm_split calls on MPI_COMM_WORLD, in order: (colour, key), the
@@ -225,6 +236,17 @@ impl Decoder {
         Ok(self.comms[&comm].1.clone())
     }
 
+    /// Communicator `comm` with its number of ranks ([`Ranks`]).
+    fn ranks(&self, comm: u16) -> Result<Ranks, String> {
+        let n = if comm == DUMPI_COMM_WORLD {
+            Some(self.world)
+        } else {
+            self.comm(comm)?;
+            self.splits.as_ref().map(|_| self.comms[&comm].1.len() as u32)
+        };
+        Ok(Ranks { comm, n })
+    }
+
     /// A new communicator under dumpi handle `new` with `members`: its CommCreate record.
     fn made(&mut self, func: CommFn, parent: u16, new: u16, members: Vec<u32>, rec: &mut Record) -> Result<Op, String> {
         let parent = self.comm(parent)?;
@@ -255,12 +277,25 @@ impl Decoder {
         Ok(m.into_iter().map(|(_, r)| r).collect())
     }
 
-    fn peer(&self, p: i32, wildcard: bool) -> Result<i32, String> {
+    /// A peer of communicator `on` (its communicator-local rank, as MPI gives it).
+    fn peer(&self, p: i32, wildcard: bool, on: Ranks) -> Result<i32, String> {
         if wildcard && p == DUMPI_ANY {
             return Ok(ANY_SOURCE);
         }
-        if p < 0 || p as u32 >= self.world {
-            return Err(format!("peer {p} is not a rank of this {}-rank trace", self.world));
+        self.rank("peer", p, on)
+    }
+
+    /// `p` checked to be a rank of `on`: one beyond it (a send to rank 3 of a two-rank split
+    /// of a 4-rank world) would otherwise enter the trace as it is.
+    fn rank(&self, what: &str, p: i32, on: Ranks) -> Result<i32, String> {
+        let n = on.n.unwrap_or(self.world);
+        if p < 0 || p as u32 >= n {
+            return Err(match on.n {
+                Some(n) if on.comm != DUMPI_COMM_WORLD => {
+                    format!("{what} {p} is outside communicator {} ({n} ranks)", on.comm)
+                }
+                _ => format!("{what} {p} is not a rank of this {}-rank trace", self.world),
+            });
         }
         Ok(p)
     }
@@ -293,18 +328,18 @@ impl Decoder {
         Ok(v)
     }
 
-    fn post(&mut self, handle: i32, recv: bool, peer: i32, tag: i32, bytes: u64) -> Result<u32, String> {
+    fn post(&mut self, handle: i32, recv: bool, peer: i32, tag: i32, bytes: u64, on: Ranks) -> Result<u32, String> {
         self.next_req = self.next_req.checked_add(1).ok_or("more than 2^32 requests")?;
         let id = self.next_req;
-        self.posted.entry(handle).or_default().push_back(Posted { id, recv, peer, tag, bytes });
+        self.posted.entry(handle).or_default().push_back(Posted { id, recv, peer, tag, bytes, on });
         Ok(id)
     }
 
     /// A persistent request created (inactive) under `handle`.
-    fn create(&mut self, handle: i32, recv: bool, peer: i32, tag: i32, bytes: u64) -> Result<u32, String> {
+    fn create(&mut self, handle: i32, recv: bool, peer: i32, tag: i32, bytes: u64, on: Ranks) -> Result<u32, String> {
         self.next_req = self.next_req.checked_add(1).ok_or("more than 2^32 requests")?;
         let id = self.next_req;
-        if self.persistent.insert(handle, Posted { id, recv, peer, tag, bytes }).is_some() {
+        if self.persistent.insert(handle, Posted { id, recv, peer, tag, bytes, on }).is_some() {
             return Err(format!("request {handle} created again before MPI_Request_free freed it"));
         }
         Ok(id)
@@ -326,18 +361,19 @@ impl Decoder {
         &self,
         src: i32,
         tag: i32,
-        comm: u32,
+        on: Ranks,
         found: bool,
         status: Option<&Status>,
         blocking: bool,
     ) -> Result<Op, String> {
-        let (peer, tag) = (self.peer(src, true)?, Self::tag(tag, true)?);
+        let comm = self.comm(on.comm)?;
+        let (peer, tag) = (self.peer(src, true, on)?, Self::tag(tag, true)?);
         let flags = if blocking { ProbeFlags::BLOCKING } else { 0 };
         if !found {
             return Ok(Op::Probe { peer, tag, bytes: 0, comm, flags });
         }
         let s = status.ok_or("a probe that found a message without its status (trace with statuses on)")?;
-        let (peer, tag) = (self.peer(s.source, false)?, Self::tag(s.tag, false)?);
+        let (peer, tag) = (self.peer(s.source, false, on)?, Self::tag(s.tag, false)?);
         Ok(Op::Probe { peer, tag, bytes: s.bytes, comm, flags: flags | ProbeFlags::FOUND })
     }
 
@@ -351,7 +387,7 @@ impl Decoder {
             return Ok([p.id as i64, NO_RANK as i64, p.tag as i64, p.bytes as i64]);
         }
         let (source, tag, bytes) = match status {
-            Some(s) => (self.peer(s.source, false)?, Self::tag(s.tag, false)?, s.bytes),
+            Some(s) => (self.peer(s.source, false, p.on)?, Self::tag(s.tag, false)?, s.bytes),
             None if p.peer == ANY_SOURCE || p.tag == ANY_TAG => {
                 return Err(format!(
                     "request {handle}: a wildcard receive completed without its status (trace with statuses on)"
@@ -372,9 +408,10 @@ impl Decoder {
         count: u64,
         flags: u8,
     ) -> Result<Op, String> {
+        let on = self.ranks(comm)?;
         let comm = self.comm(comm)?;
-        if root != NO_RANK && (root < 0 || root as u32 >= self.world) {
-            return Err(format!("root {root} is not a rank of this {}-rank trace", self.world));
+        if root != NO_RANK {
+            self.rank("root", root, on)?;
         }
         self.instance += 1;
         let (req, instance) = (NO_REQUEST, self.instance);
@@ -412,13 +449,14 @@ impl Decoder {
                     c.i32().map_err(e)?,
                     c.u16().map_err(e)?,
                 );
+                let on = self.ranks(comm)?;
                 let (bytes, peer, tag, comm) =
-                    (self.bytes(n, dt)?, self.peer(dest, false)?, Self::tag(tag, false)?, self.comm(comm)?);
+                    (self.bytes(n, dt)?, self.peer(dest, false, on)?, Self::tag(tag, false)?, self.comm(comm)?);
                 if label <= 5 {
                     Op::Send { mode: mode(label), peer, tag, bytes, comm }
                 } else {
                     let h = c.i32().map_err(e)?;
-                    let req = self.post(h, false, peer, tag, bytes)?;
+                    let req = self.post(h, false, peer, tag, bytes, on)?;
                     Op::Isend { mode: mode(label), peer, tag, bytes, comm, req }
                 }
             }
@@ -431,17 +469,18 @@ impl Decoder {
                     c.i32().map_err(e)?,
                     c.u16().map_err(e)?,
                 );
+                let on = self.ranks(comm)?;
                 let (bytes, peer, tag, comm) =
-                    (self.bytes(n, dt)?, self.peer(src, true)?, Self::tag(tag, true)?, self.comm(comm)?);
+                    (self.bytes(n, dt)?, self.peer(src, true, on)?, Self::tag(tag, true)?, self.comm(comm)?);
                 if label == 12 {
                     let h = c.i32().map_err(e)?;
-                    let req = self.post(h, true, peer, tag, bytes)?;
+                    let req = self.post(h, true, peer, tag, bytes, on)?;
                     Op::Irecv { peer, tag, bytes, comm, req }
                 } else {
                     let s = Self::statuses(c, st, tagged).map_err(e)?;
                     match s.first() {
                         Some(s) => Op::Recv {
-                            peer: self.peer(s.source, false)?,
+                            peer: self.peer(s.source, false, on)?,
                             tag: Self::tag(s.tag, false)?,
                             bytes: s.bytes,
                             comm,
@@ -570,7 +609,7 @@ impl Decoder {
                 let (src, tag, comm) = (c.i32().map_err(e)?, c.i32().map_err(e)?, c.u16().map_err(e)?);
                 let found = if label == 22 { c.i32().map_err(e)? != 0 } else { true };
                 let s = Self::statuses(c, st, tagged).map_err(e)?;
-                self.probe(src, tag, self.comm(comm)?, found, s.first(), label == 23)?
+                self.probe(src, tag, self.ranks(comm)?, found, s.first(), label == 23)?
             }
             // Send_init, Bsend_init, Ssend_init, Rsend_init, Recv_init: count, type, peer,
             // tag, comm, request.
@@ -583,9 +622,10 @@ impl Decoder {
                     c.u16().map_err(e)?,
                     c.i32().map_err(e)?,
                 );
-                let (recv, bytes, comm) = (label == 30, self.bytes(n, dt)?, self.comm(comm)?);
-                let (peer, tag) = (self.peer(peer, recv)?, Self::tag(tag, recv)?);
-                let req = self.create(h, recv, peer, tag, bytes)?;
+                let (recv, bytes, on) = (label == 30, self.bytes(n, dt)?, self.ranks(comm)?);
+                let comm = self.comm(comm)?;
+                let (peer, tag) = (self.peer(peer, recv, on)?, Self::tag(tag, recv)?);
+                let req = self.create(h, recv, peer, tag, bytes, on)?;
                 match label {
                     30 => Op::RecvInit { peer, tag, bytes, comm, req },
                     _ => Op::SendInit { mode: mode(label), peer, tag, bytes, comm, req },
@@ -614,13 +654,14 @@ impl Decoder {
                     c.u16().map_err(e)?,
                 );
                 let s = Self::statuses(c, st, tagged).map_err(e)?;
-                let (bytes, peer, tag) = (self.bytes(sn, sdt)?, self.peer(dest, false)?, Self::tag(stag, false)?);
+                let on = self.ranks(comm)?;
+                let (bytes, peer, tag) = (self.bytes(sn, sdt)?, self.peer(dest, false, on)?, Self::tag(stag, false)?);
                 let (src, rtag, rbytes) = match s.first() {
-                    Some(s) => (self.peer(s.source, false)?, Self::tag(s.tag, false)?, s.bytes),
+                    Some(s) => (self.peer(s.source, false, on)?, Self::tag(s.tag, false)?, s.bytes),
                     None if src == DUMPI_ANY || rtag == DUMPI_ANY => {
                         return Err("a wildcard receive without its status (trace with statuses on)".into())
                     }
-                    None => (self.peer(src, false)?, Self::tag(rtag, false)?, self.bytes(rn, rdt)?),
+                    None => (self.peer(src, false, on)?, Self::tag(rtag, false)?, self.bytes(rn, rdt)?),
                 };
                 Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm: self.comm(comm)?, replace: false }
             }
@@ -667,7 +708,7 @@ impl Decoder {
                 );
                 let counts = if cr == root { (c.i32s().map_err(e)?, c.i32s().map_err(e)?).0 } else { Vec::new() };
                 let rdt = c.u16().map_err(e)?;
-                let rb = self.per_rank(&counts, rdt, rec)?;
+                let rb = self.per_rank(&counts, rdt, self.ranks(comm)?, rec)?;
                 let sb = self.bytes(n, dt)?;
                 self.coll(Coll::Gatherv, comm, root, sb, rb, 0, 0)?
             }
@@ -684,7 +725,7 @@ impl Decoder {
                     c.u16().map_err(e)?,
                 );
                 let counts = if cr == root { (c.i32s().map_err(e)?, c.i32s().map_err(e)?).0 } else { Vec::new() };
-                let sb = self.per_rank(&counts, sdt, rec)?;
+                let sb = self.per_rank(&counts, sdt, self.ranks(comm)?, rec)?;
                 let rb = self.bytes(n, rdt)?;
                 self.coll(Coll::Scatterv, comm, root, sb, rb, 0, 0)?
             }
@@ -706,7 +747,7 @@ impl Decoder {
                 let (_, n, dt) = (c.i32().map_err(e)?, c.i32().map_err(e)?, c.u16().map_err(e)?);
                 let (counts, _) = (c.i32s().map_err(e)?, c.i32s().map_err(e)?);
                 let (rdt, comm) = (c.u16().map_err(e)?, c.u16().map_err(e)?);
-                let rb = self.per_rank(&counts, rdt, rec)?;
+                let rb = self.per_rank(&counts, rdt, self.ranks(comm)?, rec)?;
                 let sb = self.bytes(n, dt)?;
                 self.coll(Coll::Allgatherv, comm, NO_RANK, sb, rb, 0, 0)?
             }
@@ -717,8 +758,9 @@ impl Decoder {
                 let (sc, _, sdt) = (c.i32s().map_err(e)?, c.i32s().map_err(e)?, c.u16().map_err(e)?);
                 let (rc, _, rdt, comm) =
                     (c.i32s().map_err(e)?, c.i32s().map_err(e)?, c.u16().map_err(e)?, c.u16().map_err(e)?);
-                let sb = self.per_rank(&sc, sdt, rec)?;
-                let rb = self.per_rank(&rc, rdt, rec)?;
+                let on = self.ranks(comm)?;
+                let sb = self.per_rank(&sc, sdt, on, rec)?;
+                let rb = self.per_rank(&rc, rdt, on, rec)?;
                 self.coll(Coll::Alltoallv, comm, NO_RANK, sb, rb, 0, 0)?
             }
             // Reduce: count, type, op, root, comm. Allreduce, Scan: count, type, op, comm.
@@ -773,10 +815,14 @@ impl Decoder {
         Ok(Some(op))
     }
 
-    /// The list of a v-collective: bytes per rank (appended to the record's list); their sum.
-    fn per_rank(&self, counts: &[i32], dt: u16, rec: &mut Record) -> Result<u64, String> {
-        if !counts.is_empty() && counts.len() != self.world as usize {
-            return Err(format!("{} counts in a {}-rank trace", counts.len(), self.world));
+    /// The list of a v-collective on `on`: bytes per rank of it (appended to the record's
+    /// list); their sum.
+    fn per_rank(&self, counts: &[i32], dt: u16, on: Ranks, rec: &mut Record) -> Result<u64, String> {
+        match on.n {
+            Some(n) if !counts.is_empty() && counts.len() != n as usize => {
+                return Err(format!("{} counts for the {n} ranks of its communicator", counts.len()))
+            }
+            _ => {}
         }
         let mut sum = 0u64;
         for &n in counts {

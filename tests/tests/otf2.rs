@@ -11,21 +11,57 @@ use std::path::Path;
 use std::process::Command;
 
 fn have_otf2() -> bool {
-    let ok = Command::new("otf2-print").arg("--help").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: otf2-print not found (Debian's otf2-tools; scripts/setup.sh installs it)");
-        return false;
+    match Command::new("otf2-print").arg("--help").output() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("skipped: otf2-print not found (Debian's otf2-tools; scripts/setup.sh installs it)");
+            return false;
+        }
+        Err(e) => panic!("otf2-print: {e}"),
+        Ok(o) => assert!(o.status.success(), "otf2-print --help: {}: {}", o.status, String::from_utf8_lossy(&o.stderr)),
     }
-    // A build without libotf2 says so.
     let o = Command::new(tool("psins-export"))
         .args(["--to", "otf2", "/nonexistent.psins", "-o", "/nonexistent"])
         .output()
         .unwrap();
-    if String::from_utf8_lossy(&o.stderr).contains("built without libotf2") {
-        eprintln!("skipped: {}", String::from_utf8_lossy(&o.stderr).trim());
-        return false;
+    let err = String::from_utf8_lossy(&o.stderr);
+    match built_with_otf2(o.status, &err) {
+        Ok(true) => true,
+        Ok(false) => {
+            eprintln!("skipped: {}", err.trim());
+            false
+        }
+        Err(m) => panic!("{m}"),
     }
-    true
+}
+
+/// What psins-export's answer to an export of a missing trace says of the build: exit 1
+/// naming the trace (it has libotf2), exit 3 saying "built without libotf2" (it has not,
+/// docs/interop-otf2.md). Anything else, a signal above all, is a failure: it must not pass
+/// for a build without libotf2 and skip the test.
+fn built_with_otf2(status: std::process::ExitStatus, stderr: &str) -> Result<bool, String> {
+    match status.code() {
+        Some(3) if stderr.contains("built without libotf2") => Ok(false),
+        Some(1) if stderr.contains("/nonexistent.psins") => Ok(true),
+        _ => Err(format!(
+            "psins-export --to otf2 of a missing trace: {status}, not exit 1 (no such trace) or 3 (built without libotf2): {stderr}"
+        )),
+    }
+}
+
+#[test]
+fn only_psins_exports_own_answers_say_whether_it_has_libotf2() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+    let (exit, signal) = (|c: i32| ExitStatus::from_raw(c << 8), ExitStatus::from_raw);
+    let without = "psins-export: /nonexistent: built without libotf2 (otf2-config not found)";
+    assert_eq!(built_with_otf2(exit(3), without), Ok(false));
+    let missing = "psins-export: /nonexistent.psins: cannot open: No such file or directory (os error 2)";
+    assert_eq!(built_with_otf2(exit(1), missing), Ok(true));
+    // A crash is no answer, whatever was printed before it.
+    assert!(built_with_otf2(signal(11), without).is_err());
+    assert!(built_with_otf2(signal(6), "").is_err());
+    assert!(built_with_otf2(exit(101), "thread 'main' panicked").is_err());
+    assert!(built_with_otf2(exit(1), "").is_err());
 }
 
 fn os(s: &str) -> &std::ffi::OsStr {

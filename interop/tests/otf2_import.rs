@@ -1,11 +1,13 @@
 //! psins-import --from otf2: an archive written by libotf2 itself (a small C writer compiled
 //! here against the library) imported record by record as worked out by hand; our own export
 //! re-imported; damaged event files (truncated, bits flipped) refused with one error naming
-//! the file and rank, never a panic. Skipped, saying so, in a build without libotf2.
+//! the file and rank, never a panic; small archives (tests/otf2/cases.c) with a rank outside
+//! its communicator, or ranks without events. Skipped, saying so, in a build without libotf2.
 
 use psins_formats::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 #[path = "otf2_export.rs"]
 #[allow(dead_code)]
@@ -163,4 +165,90 @@ fn damaged_event_files_are_refused_with_one_error() {
         }
     }
     assert!(refused > 0, "no damage was noticed ({read} read)");
+}
+
+/// tests/otf2/cases.c, compiled once.
+fn cases_writer() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let exe = scratch("cases-writer").join("cases");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otf2/cases.c");
+        let cc = Command::new("cc").arg(&src).arg("-o").arg(&exe).arg("-lotf2").output().unwrap();
+        assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+        exe
+    })
+}
+
+/// The archive of `case` (cases.c) naming rank `peer`: its anchor file.
+fn case(name: &str, peer: u32) -> PathBuf {
+    let dir = scratch(&format!("{name}-{peer}"));
+    let w = Command::new(cases_writer()).arg(dir.join("a")).arg(name).arg(peer.to_string()).output().unwrap();
+    assert!(w.status.success(), "cases {name} {peer}: {}", String::from_utf8_lossy(&w.stderr));
+    dir.join("a/c.otf2")
+}
+
+/// Exit 1 with one line holding every one of `want`.
+fn refused(anchor: &Path, want: &[&str]) {
+    let out = anchor.with_file_name("x.psins");
+    let o = import(anchor, &out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    for w in want {
+        assert!(err.contains(w), "{w:?} not in {err}");
+    }
+    assert!(!out.exists(), "no trace written");
+}
+
+/// A receiver, sender or root that is no rank of the event's communicator was written into
+/// the trace as it was (a send to rank 7 of a one-rank run); now one error naming the event
+/// file, the rank, and the event by index, kind and tick. The same archives naming rank 0
+/// import.
+#[test]
+fn a_rank_outside_its_communicator_is_one_error_naming_the_event() {
+    if !ready() {
+        return;
+    }
+    for (name, peer, event, what) in [
+        ("send", 7, 3, "MpiSend at tick 30: receiver 7 is outside communicator 0 (1 rank)"),
+        ("recv", 7, 3, "MpiRecv at tick 40: sender 7 is outside communicator 0 (1 rank)"),
+        ("isend", 7, 3, "MpiIsend at tick 30: receiver 7 is outside communicator 0 (1 rank)"),
+        ("irecv", 7, 6, "MpiIrecv at tick 60: sender 7 is outside communicator 0 (1 rank)"),
+        ("root", 7, 4, "MpiCollectiveEnd at tick 40: root 7 is outside communicator 0 (1 rank)"),
+        // Rank 1 is in the world of two, not in communicator 2 = {0}.
+        ("subsend", 1, 3, "MpiSend at tick 30: receiver 1 is outside communicator 2 (1 rank)"),
+    ] {
+        let anchor = case(name, peer);
+        let evt = anchor.with_extension("").join("0.evt");
+        refused(&anchor, &[&format!("{}: rank 0: event {event}: {what}", evt.display())]);
+        let good = case(name, 0);
+        let o = import(&good, &good.with_file_name("x.psins"));
+        assert!(o.status.success(), "{name} with rank 0: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+#[test]
+fn a_communicator_defined_with_a_rank_beyond_the_archive_is_refused() {
+    if !ready() {
+        return;
+    }
+    let anchor = case("member", 7);
+    let want = format!("{}: the definitions' communicator 2 lists rank 7; the archive has 1 rank", anchor.display());
+    refused(&anchor, &[&want]);
+}
+
+/// Score-P's OpenMP thread teams are communicators of another paradigm, whose members are
+/// threads: left out, where they were taken for MPI communicators of ranks 0 to 3.
+#[test]
+fn another_paradigms_communicators_are_left_out() {
+    if !ready() {
+        return;
+    }
+    let anchor = case("team", 0);
+    let out = anchor.with_file_name("x.psins");
+    let o = import(&anchor, &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r0 = vec![Record::new(0, 0, Op::Init { thread_level: 0 }), Record::new(80, 10, Op::Finalize)];
+    assert_eq!(records(&out), vec![r0]);
+    assert_eq!(TraceReader::open(&out).unwrap().header.comms.len(), 1, "the world only");
 }

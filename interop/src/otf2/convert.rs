@@ -21,6 +21,8 @@ pub struct Model {
     pub regions: HashMap<u32, (String, bool)>,
     /// OTF2 communicator → (members as world ranks, parent).
     pub comms: HashMap<u32, (Vec<u32>, Option<u32>)>,
+    /// Ranks of the archive (the MPI locations).
+    pub world: u32,
     pub world_comm: Option<u32>,
     pub self_comm: Option<u32>,
     pub resolution: u64,
@@ -39,6 +41,19 @@ impl Model {
             COMM_SELF
         } else {
             c.saturating_add(2)
+        }
+    }
+
+    /// How many ranks OTF2 communicator `c` has (an event's peer or root is one of them): the
+    /// world for none (UNDEFINED), 1 for MPI_COMM_SELF (Score-P's group for it lists no
+    /// members); None for one not in the definitions (refused at its call).
+    fn size(&self, c: u32) -> Option<u32> {
+        if c == UNDEFINED {
+            Some(self.world)
+        } else if Some(c) == self.self_comm {
+            Some(1)
+        } else {
+            self.comms.get(&c).map(|m| m.0.len() as u32)
         }
     }
 
@@ -110,6 +125,32 @@ fn time(e: &Ev) -> u64 {
     }
 }
 
+/// The rank an event names, what it is, and the communicator it is a rank of.
+fn named_rank(e: &Ev) -> Option<(&'static str, u32, u32)> {
+    match *e {
+        Ev::Send(_, p, c, ..) | Ev::Isend(_, p, c, ..) => Some(("receiver", p, c)),
+        Ev::Recv(_, p, c, ..) | Ev::Irecv(_, p, c, ..) => Some(("sender", p, c)),
+        Ev::CollEnd(_, _, c, root, ..) if root != UNDEFINED => Some(("root", root, c)),
+        _ => None,
+    }
+}
+
+/// The event's record name in OTF2's documentation (otf2-print prints MpiSend as MPI_SEND).
+fn kind(e: &Ev) -> &'static str {
+    match e {
+        Ev::Enter(..) => "Enter",
+        Ev::Leave(..) => "Leave",
+        Ev::Send(..) => "MpiSend",
+        Ev::Recv(..) => "MpiRecv",
+        Ev::Isend(..) => "MpiIsend",
+        Ev::Irecv(..) => "MpiIrecv",
+        Ev::IsendComplete(..) => "MpiIsendComplete",
+        Ev::IrecvRequest(..) => "MpiIrecvRequest",
+        Ev::CollBegin(..) => "MpiCollectiveBegin",
+        Ev::CollEnd(..) => "MpiCollectiveEnd",
+    }
+}
+
 struct Conv<'a> {
     model: &'a Model,
     rank: u32,
@@ -131,6 +172,19 @@ struct Conv<'a> {
 impl Conv<'_> {
     fn event(&mut self, i: usize, ev: Ev) -> Result<(), Bad> {
         let mpi = |r: u32| self.model.regions.get(&r).is_some_and(|x| x.1);
+        if let Some((what, p, c)) = named_rank(&ev) {
+            // A rank outside the communicator would be written into the trace as it is: a
+            // message to no one, found only at replay (if at all).
+            if let Some(n) = self.model.size(c).filter(|&n| p >= n) {
+                let ranks = if n == 1 { "rank" } else { "ranks" };
+                let m = format!(
+                    "{} at tick {}: {what} {p} is outside communicator {c} ({n} {ranks})",
+                    kind(&ev),
+                    time(&ev)
+                );
+                return Err((m, i));
+            }
+        }
         match ev {
             Ev::Enter(t, r) if mpi(r) => {
                 if self.depth == 0 {

@@ -17,7 +17,8 @@ pub struct Defs {
     region_paradigm: HashMap<u32, u8>,
     /// Locations in definition order.
     pub locations: Vec<u64>,
-    groups: HashMap<u32, (u8, Vec<u64>)>,
+    /// Group → (type, paradigm, members).
+    groups: HashMap<u32, (u8, u8, Vec<u64>)>,
     /// Communicator → (group, parent).
     comms: Vec<(u32, u32, u32)>,
     attributes: HashMap<u32, u32>,
@@ -51,25 +52,38 @@ impl Defs {
     /// The locations in MPI rank order: the `COMM_LOCATIONS` group of the MPI paradigm, else
     /// every location in definition order.
     pub fn ranks(&self) -> Vec<u64> {
-        let mut g: Vec<_> = self.groups.iter().filter(|(_, (t, _))| *t == sys::GROUP_TYPE_COMM_LOCATIONS).collect();
+        let locations = |(t, p, _): &(u8, u8, Vec<u64>)| *t == sys::GROUP_TYPE_COMM_LOCATIONS && mpi(*p);
+        let mut g: Vec<_> = self.groups.iter().filter(|(_, g)| locations(g)).collect();
         g.sort_by_key(|(id, _)| **id);
         match g.first() {
-            Some((_, (_, m))) => m.clone(),
+            Some((_, (_, _, m))) => m.clone(),
             None => self.locations.clone(),
         }
     }
 
-    /// Every communicator by its OTF2 id.
+    /// Every MPI communicator by its OTF2 id.
     pub fn comms(&self) -> HashMap<u32, CommInfo> {
         let mut out = HashMap::new();
         for &(id, group, parent) in &self.comms {
-            let (ty, members) = self.groups.get(&group).cloned().unwrap_or((sys::GROUP_TYPE_COMM_GROUP, Vec::new()));
-            let members = members.into_iter().map(|m| m as u32).collect();
+            let none = (sys::GROUP_TYPE_COMM_GROUP, sys::PARADIGM_MPI, Vec::new());
+            let (ty, paradigm, members) = self.groups.get(&group).cloned().unwrap_or(none);
+            // Another paradigm's (Score-P's OpenMP thread teams): its members are that
+            // paradigm's locations, not MPI ranks.
+            if !mpi(paradigm) {
+                continue;
+            }
+            // A member past u32 (a damaged group) stays out of range rather than wrapping.
+            let members = members.into_iter().map(|m| u32::try_from(m).unwrap_or(u32::MAX)).collect();
             let parent = (parent != sys::UNDEFINED_U32).then_some(parent);
             out.insert(id, CommInfo { members, parent, is_self: ty == sys::GROUP_TYPE_COMM_SELF });
         }
         out
     }
+}
+
+/// Whether a group of `paradigm` can be MPI's (MPI, or a writer that does not say).
+fn mpi(paradigm: u8) -> bool {
+    paradigm == sys::PARADIGM_MPI || paradigm == sys::PARADIGM_UNKNOWN
 }
 
 fn defs<'a>(user: *mut c_void) -> &'a mut Defs {
@@ -112,7 +126,7 @@ extern "C" fn on_group(
     id: u32,
     _: u32,
     ty: u8,
-    _: u8,
+    paradigm: u8,
     _: u32,
     n: u32,
     members: *const u64,
@@ -123,7 +137,7 @@ extern "C" fn on_group(
         // SAFETY: libotf2 passes `n` members.
         unsafe { std::slice::from_raw_parts(members, n as usize) }.to_vec()
     };
-    defs(user).groups.insert(id, (ty, m));
+    defs(user).groups.insert(id, (ty, paradigm, m));
     sys::CALLBACK_SUCCESS
 }
 

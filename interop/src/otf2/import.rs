@@ -38,12 +38,22 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
     let world: Vec<u32> = (0..n).collect();
     let mut ids: Vec<u32> = comms.keys().copied().collect();
     ids.sort_unstable();
+    // Members are ranks (indices into the locations' group): one beyond them would reach the
+    // trace as a communicator of a rank that does not exist.
+    for &c in &ids {
+        if let Some(&m) = comms[&c].members.iter().find(|&&m| m >= n) {
+            let ranks = if n == 1 { "rank" } else { "ranks" };
+            let msg = format!("the definitions' communicator {c} lists rank {m}; the archive has {n} {ranks}");
+            return Err(Error::new(anchor, msg));
+        }
+    }
     let world_comm = ids.iter().copied().find(|c| !comms[c].is_self && comms[c].members == world);
     let self_comm = ids.iter().copied().find(|c| comms[c].is_self);
     let regions = d.region_ids().map(|r| (r, (d.region(r).0.to_string(), d.region(r).1))).collect();
     let model = Arc::new(Model {
         regions,
         comms: comms.into_iter().map(|(k, v)| (k, (v.members, v.parent))).collect(),
+        world: n,
         world_comm,
         self_comm,
         resolution: d.resolution,

@@ -25,6 +25,7 @@ pub const UNDEFINED_U64: u64 = u64::MAX;
 pub const REGION_ROLE_FUNCTION: u8 = 1;
 pub const REGION_ROLE_POINT2POINT: u8 = 28;
 pub const REGION_ROLE_COLL_ONE2ALL: u8 = 23;
+pub const PARADIGM_UNKNOWN: u8 = 0;
 pub const PARADIGM_USER: u8 = 1;
 pub const PARADIGM_MPI: u8 = 4;
 pub const LOCATION_TYPE_CPU_THREAD: u8 = 1;

@@ -252,3 +252,31 @@ fn another_paradigms_communicators_are_left_out() {
     assert_eq!(records(&out), vec![r0]);
     assert_eq!(TraceReader::open(&out).unwrap().header.comms.len(), 1, "the world only");
 }
+
+/// A location without events imported as a rank holding one made-up MPI_Finalize; now an
+/// empty rank, with a warning naming it, and an archive of empty ranks only is refused.
+#[test]
+fn ranks_without_events_are_empty_ranks_and_an_archive_of_them_is_refused() {
+    if !ready() {
+        return;
+    }
+    let anchor = case("half", 0);
+    let out = anchor.with_file_name("x.psins");
+    let o = import(&anchor, &out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let evt = anchor.with_extension("").join("1.evt");
+    let warning = format!(
+        "psins-import: warning: 1 of 2 ranks hold no MPI call, written as empty ranks (no records): 1 (rank 1: {})",
+        evt.display()
+    );
+    assert_eq!(err.trim_end(), warning);
+    // Rank 0: MPI_Init [10,20] ns, MPI_Finalize [100,110] ns.
+    let r0 = vec![Record::new(0, 0, Op::Init { thread_level: 0 }), Record::new(80, 10, Op::Finalize)];
+    assert_eq!(records(&out), vec![r0, vec![]]);
+    let anchor = case("empty", 0);
+    refused(
+        &anchor,
+        &[&format!("{}: no rank holds an MPI call (2 ranks, all empty): nothing to import", anchor.display())],
+    );
+}

@@ -32,6 +32,9 @@ use std::process::ExitCode;
 /// peers, tags and sizes; the time between MPI regions is computation. What is kept,
 /// approximated and refused: docs/interop-otf2.md. A build without libotf2 says so.
 ///
+/// A rank without any MPI call (an OTF2 location without MPI events) is written as an empty
+/// rank, with a warning naming it; a trace whose ranks are all empty is refused.
+///
 /// Exit status (docs/exit-codes.md): 0 trace written; 1 the input cannot be read or holds an
 /// action that cannot be imported (the message names the file, rank, record and line, or byte
 /// offset for dumpi); 2 bad
@@ -153,7 +156,26 @@ fn write<R: RankInput>(
     meta.push(("consolidated_by".to_string(), format!("psins-import {}", env!("CARGO_PKG_VERSION"))));
     let opts = run::Options { compress: args.compress, repeats: true, allow_partial: false, quiet: args.quiet };
     let written = run::consolidate(ranks, &meta, &opts, out.temp_path(), &ProgressBar::hidden())?;
+    // A rank without MPI calls (an OTF2 location without MPI events) is written as an empty
+    // rank, saying so; a trace of empty ranks only is refused (nothing to replay), not written.
+    let empty: Vec<u32> = (0..ranks.len() as u32).filter(|&r| written[r as usize].records == 0).collect();
+    if empty.len() == ranks.len() {
+        let n = ranks.len();
+        return Err(Failure::Input(format!(
+            "{}: no rank holds an MPI call ({n} ranks, all empty): nothing to import",
+            args.input.display()
+        )));
+    }
     out.commit().map_err(|e| Failure::Output(e.to_string()))?;
+    if let Some(&first) = empty.first() {
+        note!(
+            "psins-import: warning: {} of {} ranks hold no MPI call, written as empty ranks (no records): {} (rank {first}: {})",
+            empty.len(),
+            ranks.len(),
+            psins_consolidate::inputs::ranges(&empty),
+            ranks[first as usize].path().display()
+        );
+    }
     if !args.quiet {
         let records: u64 = written.iter().map(|w| w.records).sum();
         note!("psins-import: {} ranks, {records} records -> {}", ranks.len(), args.output.display());

@@ -106,6 +106,12 @@ pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<Vec<Record>, Bad>
     if c.depth > 0 {
         return Err(("the trace ends inside an MPI call (an Enter without its Leave)".into(), evs.len()));
     }
+    if c.out.is_empty() {
+        // No MPI call at all (no events, or only user regions): an empty rank, as a partial
+        // consolidation's killed ranks are (docs/format.md lets a task hold no records), not
+        // a made-up MPI_Finalize. psins-import says which ranks are empty.
+        return Ok(Vec::new());
+    }
     if !matches!(c.out.last().map(|r| &r.op), Some(Op::Finalize)) {
         // A trace without MPI_Finalize ends at its last event.
         let end = evs.iter().map(time).max().map_or(0, |t| model.ns(t));

@@ -30,9 +30,11 @@ pub fn run(mut cmd: Command, shown: &str, limit: Duration) -> Result<String, Err
     let (lines_tx, lines) = mpsc::channel::<String>();
     let out = child.stdout.take().expect("piped");
     let reader = std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
+        // Lossy: a line that is not UTF-8 reaches the parser, which names it, rather than
+        // ending the output there.
+        for line in BufReader::new(out).split(b'\n') {
             let Ok(line) = line else { break };
-            if lines_tx.send(line).is_err() {
+            if lines_tx.send(String::from_utf8_lossy(&line).into_owned()).is_err() {
                 break;
             }
         }
@@ -87,10 +89,9 @@ pub fn run(mut cmd: Command, shown: &str, limit: Duration) -> Result<String, Err
     stdout.extend(lines.try_iter().flat_map(|l| [l, "\n".into()]));
     let err = err_reader.join().unwrap_or_default();
     if !status.success() {
-        let s = status;
         let err = String::from_utf8_lossy(&err);
         let tail: Vec<&str> = err.lines().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect();
-        return Err(Error::Launcher(format!("`{shown}` failed ({s}):\n{}", tail.join("\n"))));
+        return Err(Error::Launcher(format!("`{shown}` failed ({status}):\n{}", tail.join("\n"))));
     }
     Ok(stdout)
 }

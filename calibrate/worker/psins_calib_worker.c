@@ -394,9 +394,9 @@ int main(int argc, char **argv)
             for (long b = 0; b <= MAX_BYTES; b = b ? b * step : 1)
                 reps[cold][n++] = pingpong_reps(cold, (int)b);
         }
-        for (int k = 0; k < trials; k++)
+        for (int k = 0; k < trials; k++) {
+            warm_for(k);
             for (int cold = 0; cold < 2; cold++) {
-                warm_for(k);
                 int i = 0;
                 for (long b = 0; b <= MAX_BYTES; b = b ? b * step : 1, i++) {
                     pingpong(cold, (int)b, reps[cold][i], k);
@@ -405,6 +405,7 @@ int main(int argc, char **argv)
                     self_path(cold, (int)b, reps[cold][i], k);
                 }
             }
+        }
         eager_threshold();
     }
     MPI_Barrier(W);

@@ -78,8 +78,10 @@ struct Args {
     /// environment (e.g. MPIR_CVAR_NOLOCAL) too.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["output", "curves", "buffers", "allow_noisy", "quick", "name"])]
     check: Option<PathBuf>,
-    /// --check: the largest change of a half round trip that still matches, in percent.
-    #[arg(long, default_value_t = 20.0, requires = "check")]
+    /// --check: the largest change of a half round trip that still matches, in percent; also
+    /// the change beyond which a calibration replacing an older file of its own says the host
+    /// has changed since.
+    #[arg(long, default_value_t = 20.0)]
     tolerance: f64,
     /// Seconds a worker launch may take before it is stopped and the calibration (or check)
     /// fails; one that has written every figure but hangs in MPI_Finalize is stopped after
@@ -125,6 +127,9 @@ fn run(a: &Args) -> Result<(), Error> {
     if let Some(file) = &a.check {
         return run_check(a, file, &worker);
     }
+    // The file this run replaces, if psins-calibrate wrote it: its check points are compared
+    // with the new figures below, so a recalibration says when the host has changed.
+    let previous = a.output.is_file().then(|| check::read(&a.output).ok()).flatten();
     // Both outputs are checked before the measurement starts, not after it.
     let curves = a.curves.clone().unwrap_or_else(|| a.output.with_extension("curves.toml"));
     let machine_out = Output::prepare(&a.output, &[])?;
@@ -152,6 +157,9 @@ fn run(a: &Args) -> Result<(), Error> {
         }
         eprintln!("psins-calibrate: warning: too noisy ({why}); the file says so");
     }
+    if let Some(prev) = &previous {
+        changed_since(&a.output, prev, &samples, a.tolerance / 100.0);
+    }
     let curves_name = relative_to(&curves, &a.output);
     let prov = write::Provenance {
         at: now_utc(),
@@ -173,6 +181,19 @@ fn run(a: &Args) -> Result<(), Error> {
         cal.eager_threshold.map_or("above every size measured".into(), |e| format!("{e} B"))
     );
     Ok(())
+}
+
+/// A recalibration of a host whose figures moved beyond the tolerance since the file it
+/// replaces was written says so, with the table: the VM's other speed state, a changed node
+/// (docs/calibrate.md). The new file is still written: it describes the host as it is now.
+fn changed_since(file: &Path, prev: &check::Calibrated, samples: &samples::Samples, tolerance: f64) {
+    if let Ok((table, check::Verdict::Changed(why))) = check::compare(&prev.references, samples, tolerance, f64::INFINITY) {
+        eprint!("{table}");
+        eprintln!(
+            "psins-calibrate: note: this host has changed since {} was last calibrated: {why}",
+            file.display()
+        );
+    }
 }
 
 /// The worker: --worker, $PSINS_CALIB_WORKER, beside this executable (or in
@@ -216,9 +237,23 @@ fn run_check(a: &Args, file: &Path, worker: &Path) -> Result<(), Error> {
     let probe = check::probe_arg(&cal.references);
     let samples = samples::Samples::parse(&launch(&launcher, worker, a, &["-p", &probe])?)?;
     placement(&samples)?;
-    let (table, verdict) = check::compare(file, &cal.references, &samples, a.tolerance / 100.0, a.max_spread / 100.0);
+    // The probe was asked for exactly these sizes: one missing is a broken worker.
+    if let Some(r) = cal.references.iter().find(|r| !samples.pingpong.contains_key(&("warm".to_string(), r.bytes))) {
+        return Err(Error::Worker(format!("the probe printed no warm ping-pong of {} bytes", r.bytes)));
+    }
+    let (table, verdict) = check::compare(&cal.references, &samples, a.tolerance / 100.0, a.max_spread / 100.0)?;
     psins_formats::output::print(&table)?;
-    verdict?;
+    match verdict {
+        check::Verdict::Matches => {}
+        check::Verdict::Noisy(why) => {
+            return Err(Error::Check(format!(
+                "too noisy to tell: {why} (rerun on an idle host or raise --max-spread)"
+            )))
+        }
+        check::Verdict::Changed(why) => {
+            return Err(Error::Changed(format!("this host no longer matches {}: {why}; recalibrate", file.display())))
+        }
+    }
     eprintln!(
         "psins-calibrate: this host still matches {} (every half round trip within {} %)",
         file.display(),

@@ -168,6 +168,37 @@ fn check_says_whether_the_host_still_matches_the_file() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
+/// Calibrating over a file psins-calibrate wrote compares the new figures with its check
+/// points: a host that has changed since (here: a file that claims a thousand times faster
+/// messages) gets a note with the table, and the file is replaced all the same; a host
+/// within the tolerance gets no note.
+#[test]
+fn a_recalibration_says_when_the_host_has_changed() {
+    let file = tmp("again.toml");
+    let f = file.to_str().unwrap();
+    let quick = ["--quick", "--trials", "3", "--seconds-per-trial", "0.005", "--allow-noisy", "-o", f];
+    let o = calibrate(&quick);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut parts = text.split("half_rtt = \"");
+    let mut faster = parts.next().unwrap().to_string();
+    for p in parts {
+        let (us, rest) = p.split_once("us\"").unwrap();
+        faster += &format!("half_rtt = \"{}us\"{rest}", us.parse::<f64>().unwrap() / 1000.0);
+    }
+    assert_ne!(faster, text);
+    std::fs::write(&file, &faster).unwrap();
+    let o = calibrate(&quick);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains(&format!("note: this host has changed since {f} was last calibrated: 0 B half round trip")), "{e}");
+    assert!(e.contains("calibrated") && e.contains(" %\n"), "the table: {e}");
+    assert_ne!(std::fs::read_to_string(&file).unwrap(), faster, "replaced all the same");
+    // Against itself, with any change allowed: no note.
+    let o = calibrate(&[&quick[..], &["--tolerance", "1e15"]].concat());
+    assert!(o.status.success() && !stderr(&o).contains("has changed since"), "{}", stderr(&o));
+}
+
 /// A worker launch that hangs is stopped, never waited for without end: one that has written
 /// every figure and then does not exit (MPI_Finalize hanging, as MPICH over UCX's TCP did in
 /// the sixth session's validation) is stopped after 10 s and its figures used; one that

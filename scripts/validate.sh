@@ -21,7 +21,9 @@
 # Before the traced run and every measured one, `psins-calibrate --check` asks whether the host
 # still matches the network's calibration (a VM can change speed state for minutes at a time,
 # docs/calibrate.md); while it does not, the script waits (CHECK_TRIES checks CHECK_WAIT s
-# apart), and a run made after that anyway is marked "(host differed)". CHECK_TRIES=0: no checks.
+# apart), and a run made after that anyway is marked "(host differed)". A check right after
+# each run tells whether the host changed during it: such a run is made again, at most
+# RUN_REDO times, then kept and marked. CHECK_TRIES=0: no checks.
 # A calibration that comes out noisy (refused, or flagged with CALIBRATE_ARGS=--allow-noisy)
 # is made again, up to CALIBRATE_TRIES times (default 3, CALIBRATE_WAIT s apart): on the
 # project VM a speed-state change during the calibration spoils it, and predictions from a
@@ -46,6 +48,7 @@ RUNS=${RUNS:-3}
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 CHECK_TRIES=${CHECK_TRIES:-12}
 CHECK_WAIT=${CHECK_WAIT:-10}
+RUN_REDO=${RUN_REDO:-3}
 CALIBRATE_TRIES=${CALIBRATE_TRIES:-3}
 CALIBRATE_WAIT=${CALIBRATE_WAIT:-10}
 out=${OUT:-build/validation}
@@ -99,17 +102,34 @@ for net in $NETS; do
   for b in $ALSO; do calibrate $net "$out/$net-$b.toml" "${NAME[$net]}, $b buffers" --buffers "$b"; done
 done
 
-# settle NET: 0 once the host matches NET's calibration (psins-calibrate --check, at most
-# CHECK_TRIES times, CHECK_WAIT s apart); 1 if it never did. Its reports go to check.log.
+# check NET: 0 when the host matches NET's calibration now (psins-calibrate --check, a second
+# or two); its report goes to check.log.
+check() {
+  split "$1"
+  env "${L_ENV[@]}" "$BIN/psins-calibrate" --check "$out/$1.toml" --trials 5 --seconds-per-trial 0.01 \
+    -- "${L_CMD[@]}" >> "$out/check.log" 2>&1 < /dev/null
+}
+
+# settle NET: 0 once the host matches NET's calibration (at most CHECK_TRIES checks,
+# CHECK_WAIT s apart); 1 if it never did.
 settle() {
   local i
-  split "$1"
   for ((i = 0; i < CHECK_TRIES; i++)); do
     ((i == 0)) || sleep "$CHECK_WAIT"
-    env "${L_ENV[@]}" "$BIN/psins-calibrate" --check "$out/$1.toml" --trials 5 --seconds-per-trial 0.01 \
-      -- "${L_CMD[@]}" >> "$out/check.log" 2>&1 < /dev/null && return 0
+    check "$1" && return 0
   done
   ((CHECK_TRIES == 0))
+}
+
+# changed NET TRY WHAT: after a run, 0 when the host no longer matches NET's calibration and
+# the run is to be made again (TRY < RUN_REDO); a last changed run sets DIFFERED and is kept.
+changed() {
+  ((CHECK_TRIES > 0)) && ! check "$1" || return 1
+  if (($2 >= RUN_REDO)); then
+    DIFFERED=1
+    return 1
+  fi
+  echo "validate: note: the host changed during $3 on $1; made again" | tee -a "$out/redo.log" >&2
 }
 
 # Slowest rank's predicted end from a JSON report.
@@ -121,25 +141,28 @@ predicted() {
 # (each run's standard error, where the span lines are, goes to LOG). A run the host did not
 # settle for sets DIFFERED.
 measure() {
-  local spans=() i net=$1 log=$2 rc
+  local spans=() i net=$1 log=$2 rc try
   shift 2
   for ((i = 0; i < RUNS; i++)); do
-    settle "$net" || DIFFERED=1
-    rc=0
-    "$@" > /dev/null 2> "$log" < /dev/null || rc=$?
-    # Stopped by the timeout after both ranks' spans: MPI_Finalize hung (MPICH over UCX can,
-    # docs/calibrate.md), after everything measured. Keep the run.
-    if ((rc == 124)) && (($(grep -c '^PSINS_SPAN' "$log") >= 2)); then
-      echo "validate: note: a run on $net hung in MPI_Finalize after its spans; stopped after $RUN_TIMEOUT s, spans kept" >&2
+    for ((try = 1; ; try++)); do
+      settle "$net" || DIFFERED=1
       rc=0
-    fi
-    # A failed run, or one without a span line (the preload did not load), measured nothing:
-    # stop and say so (a missing span would read as +inf %).
-    if ((rc != 0)) || ! grep -q '^PSINS_SPAN' "$log"; then
-      echo "validate: a measured run on $net failed (exit $rc$( ((rc != 0)) || echo ', no PSINS_SPAN line')): $*; its messages: $log" >&2
-      kill -TERM $$
-      exit 1
-    fi
+      "$@" > /dev/null 2> "$log" < /dev/null || rc=$?
+      # Stopped by the timeout after both ranks' spans: MPI_Finalize hung (MPICH over UCX can,
+      # docs/calibrate.md), after everything measured. Keep the run.
+      if ((rc == 124)) && (($(grep -c '^PSINS_SPAN' "$log") >= 2)); then
+        echo "validate: note: a run on $net hung in MPI_Finalize after its spans; stopped after $RUN_TIMEOUT s, spans kept" >&2
+        rc=0
+      fi
+      # A failed run, or one without a span line (the preload did not load), measured nothing:
+      # stop and say so (a missing span would read as +inf %).
+      if ((rc != 0)) || ! grep -q '^PSINS_SPAN' "$log"; then
+        echo "validate: a measured run on $net failed (exit $rc$( ((rc != 0)) || echo ', no PSINS_SPAN line')): $*; its messages: $log" >&2
+        kill -TERM $$
+        exit 1
+      fi
+      changed "$net" "$try" "a measured run" || break
+    done
     spans+=("$(sed -n 's/^PSINS_SPAN rank=[0-9]* seconds=//p' "$log" | sort -g | tail -1)")
   done
   printf '%s\n' "${spans[@]}" | sort -g | sed -n "$(((RUNS + 1) / 2))p"
@@ -159,9 +182,14 @@ validate() {
   shift 2
   mkdir -p "$dir"
   DIFFERED=0
-  settle shm || DIFFERED=1
-  (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$BIN/libpsinstrace.so" timeout "$RUN_TIMEOUT" mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr") ||
-    { echo "validate: the traced run of $app failed (exit $?): $*; its messages: $dir/stderr" >&2; exit 1; }
+  local try
+  for ((try = 1; ; try++)); do
+    settle shm || DIFFERED=1
+    rm -rf "$dir/logs"
+    (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$BIN/libpsinstrace.so" timeout "$RUN_TIMEOUT" mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr") ||
+      { echo "validate: the traced run of $app failed (exit $?): $*; its messages: $dir/stderr" >&2; exit 1; }
+    changed shm "$try" "the traced run of $app" || break
+  done
   "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
   local cells=() net ms
   for net in $NETS; do
@@ -209,3 +237,4 @@ echo
 echo "Calibrated by psins-calibrate ($(for net in $NETS; do printf '%s ' "$out/$net.toml"; done)); medians of $RUNS untraced runs;"
 echo "$(nproc) cores; $(date -u +%Y-%m-%d); load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "host checks (psins-calibrate --check, $out/check.log): $(grep -c 'still matches' "$out/check.log" || true) matched, $(grep -c 'no longer matches\|too noisy to tell' "$out/check.log" || true) did not"
+echo "runs made again because the host changed during them: $( (cat "$out/redo.log" 2> /dev/null || true) | wc -l)"

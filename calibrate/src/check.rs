@@ -252,6 +252,9 @@ mod tests {
         let (table, v) = verdict(compare(&refs, &part, 0.2, 0.25));
         assert!(matches!(v, Verdict::Matches) && table.lines().count() == 2, "{table}");
         let none = probe(&[(512, &[2e-7, 2e-7, 2e-7])]);
-        assert!(compare(&refs, &none, 0.2, 0.25).unwrap_err().to_string().contains("no warm ping-pong of any reference size (0,1048576 B)"));
+        assert!(compare(&refs, &none, 0.2, 0.25)
+            .unwrap_err()
+            .to_string()
+            .contains("no warm ping-pong of any reference size (0,1048576 B)"));
     }
 }

@@ -119,6 +119,10 @@ fn run(a: &Args) -> Result<(), Error> {
         eprintln!("psins-calibrate: --seconds-per-trial must be in (0, 10] and --max-spread positive");
         std::process::exit(2);
     }
+    if !(a.tolerance > 0.0) {
+        eprintln!("psins-calibrate: --tolerance must be positive");
+        std::process::exit(2);
+    }
     let worker = find_worker(a.worker.as_deref())?;
     if a.print_worker {
         psins_formats::output::print(&format!("{}\n", worker.display()))?;
@@ -187,12 +191,11 @@ fn run(a: &Args) -> Result<(), Error> {
 /// replaces was written says so, with the table: the VM's other speed state, a changed node
 /// (docs/calibrate.md). The new file is still written: it describes the host as it is now.
 fn changed_since(file: &Path, prev: &check::Calibrated, samples: &samples::Samples, tolerance: f64) {
-    if let Ok((table, check::Verdict::Changed(why))) = check::compare(&prev.references, samples, tolerance, f64::INFINITY) {
+    if let Ok((table, check::Verdict::Changed(why))) =
+        check::compare(&prev.references, samples, tolerance, f64::INFINITY)
+    {
         eprint!("{table}");
-        eprintln!(
-            "psins-calibrate: note: this host has changed since {} was last calibrated: {why}",
-            file.display()
-        );
+        eprintln!("psins-calibrate: note: this host has changed since {} was last calibrated: {why}", file.display());
     }
 }
 
@@ -224,10 +227,6 @@ fn find_worker(given: Option<&Path>) -> Result<PathBuf, Error> {
 
 /// `--check FILE`: the probe of check.rs through FILE's launcher (or the one given).
 fn run_check(a: &Args, file: &Path, worker: &Path) -> Result<(), Error> {
-    if !(a.tolerance > 0.0) {
-        eprintln!("psins-calibrate: --tolerance must be positive");
-        std::process::exit(2);
-    }
     let cal = check::read(file)?;
     let launcher: Vec<String> = if !a.launcher.is_empty() {
         a.launcher.clone()
@@ -246,9 +245,7 @@ fn run_check(a: &Args, file: &Path, worker: &Path) -> Result<(), Error> {
     match verdict {
         check::Verdict::Matches => {}
         check::Verdict::Noisy(why) => {
-            return Err(Error::Check(format!(
-                "too noisy to tell: {why} (rerun on an idle host or raise --max-spread)"
-            )))
+            return Err(Error::Check(format!("too noisy to tell: {why} (rerun on an idle host or raise --max-spread)")))
         }
         check::Verdict::Changed(why) => {
             return Err(Error::Changed(format!("this host no longer matches {}: {why}; recalibrate", file.display())))

@@ -191,7 +191,10 @@ fn a_recalibration_says_when_the_host_has_changed() {
     let o = calibrate(&quick);
     assert!(o.status.success(), "{}", stderr(&o));
     let e = stderr(&o);
-    assert!(e.contains(&format!("note: this host has changed since {f} was last calibrated: 0 B half round trip")), "{e}");
+    assert!(
+        e.contains(&format!("note: this host has changed since {f} was last calibrated: 0 B half round trip")),
+        "{e}"
+    );
     assert!(e.contains("calibrated") && e.contains(" %\n"), "the table: {e}");
     assert_ne!(std::fs::read_to_string(&file).unwrap(), faster, "replaced all the same");
     // Against itself, with any change allowed: no note.

@@ -280,3 +280,71 @@ fn ranks_without_events_are_empty_ranks_and_an_archive_of_them_is_refused() {
         &[&format!("{}: no rank holds an MPI call (2 ranks, all empty): nothing to import", anchor.display())],
     );
 }
+
+/// An empty rank that other ranks' events need (a member of a communicator they use, or
+/// their message's peer): the archive lacks its events. It was refused by consolidation's
+/// "communicator definitions disagree" (naming rank 0's file and creations the importer had
+/// made up), or, for a message to it on the world, imported and replayed with a send to no
+/// one; now one error naming the archive, both ranks, the communicator and the event. A
+/// message to a rank with calls, beside the empty rank, imports.
+#[test]
+fn an_empty_rank_other_ranks_need_is_one_error_naming_both() {
+    if !ready() {
+        return;
+    }
+    for (name, peer, tail) in [
+        (
+            "subcoll",
+            0,
+            "communicator 2, which rank 0 uses in MPI_Allreduce at event 4 of EVT (MpiCollectiveEnd at tick 40)",
+        ),
+        (
+            "tosub",
+            2,
+            "communicator 2, which rank 0 uses in MPI_Send at event 3 of EVT (MpiSend at tick 30, receiver 2)",
+        ),
+        // Rank 0 sends to rank 1 on communicator 2 = {0, 1, 2}: its creation needed rank 2.
+        (
+            "tosub",
+            1,
+            "communicator 2, which rank 0 uses in MPI_Send at event 3 of EVT (MpiSend at tick 30, receiver 1)",
+        ),
+        (
+            "toworld",
+            2,
+            "communicator 0, which rank 0 uses in MPI_Send at event 3 of EVT (MpiSend at tick 30, receiver 2)",
+        ),
+        (
+            "worldcoll",
+            0,
+            "communicator 0, which rank 0 uses in MPI_Allreduce at event 4 of EVT (MpiCollectiveEnd at tick 40)",
+        ),
+        ("subdef", 0, "communicator 2 with rank 0, which holds calls (a communicator's members create it together)"),
+    ] {
+        let anchor = case(name, peer);
+        let dir = anchor.with_extension("");
+        let tail = tail.replace("EVT", &dir.join("0.evt").display().to_string());
+        let want = format!(
+            "psins-import: {}: rank 2 holds no MPI call ({}) but is a member of {tail}: the archive is incomplete",
+            anchor.display(),
+            dir.join("2.evt").display()
+        );
+        let out = anchor.with_file_name("x.psins");
+        let o = import(&anchor, &out);
+        assert_eq!(o.status.code(), Some(1), "{name} {peer}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr).trim_end(), want, "{name} {peer}");
+        assert!(!out.exists(), "{name} {peer}: no trace written");
+    }
+    let anchor = case("toworld", 1);
+    let out = anchor.with_file_name("x.psins");
+    let o = import(&anchor, &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let send = Op::Send { mode: SendMode::Standard, peer: 1, tag: 1, bytes: 8, comm: COMM_WORLD };
+    let r0 = vec![
+        Record::new(0, 0, Op::Init { thread_level: 0 }),
+        Record::new(10, 10, send),
+        Record::new(60, 10, Op::Finalize),
+    ];
+    let r1 = vec![Record::new(0, 0, Op::Init { thread_level: 0 }), Record::new(80, 10, Op::Finalize)];
+    assert_eq!(records(&out), vec![r0, r1, vec![]]);
+}

@@ -33,7 +33,9 @@ use std::process::ExitCode;
 /// approximated and refused: docs/interop-otf2.md. A build without libotf2 says so.
 ///
 /// A rank without any MPI call (an OTF2 location without MPI events) is written as an empty
-/// rank, with a warning naming it; a trace whose ranks are all empty is refused.
+/// rank, with a warning naming it; a trace whose ranks are all empty is refused, and so is an
+/// archive in which other ranks need an empty rank (a member of a communicator they use, or
+/// the peer of their message): it is incomplete.
 ///
 /// Exit status (docs/exit-codes.md): 0 trace written; 1 the input cannot be read or holds an
 /// action that cannot be imported (the message names the file, rank, record and line, or byte
@@ -100,11 +102,11 @@ fn run(args: &Args) -> Result<(), Failure> {
         Format::Ti => {
             let ranks = ti::read::ranks(&args.input, args.host_speed).map_err(|e| Failure::Input(e.to_string()))?;
             let meta = vec![("host_speed".to_string(), args.host_speed.to_string())];
-            write(args, &ranks, "simgrid-ti", meta, &[])
+            write(args, &ranks, "simgrid-ti", meta, &[], &|| Ok(()))
         }
         Format::Dumpi => {
             let trace = dumpi::Trace::open(&args.input).map_err(|e| Failure::Input(e.to_string()))?;
-            write(args, &trace.ranks, "dumpi", Vec::new(), &[trace.meta.clone()])?;
+            write(args, &trace.ranks, "dumpi", Vec::new(), std::slice::from_ref(&trace.meta), &|| Ok(()))?;
             if !args.quiet {
                 let folded = trace.folded_calls();
                 if !folded.is_empty() {
@@ -125,7 +127,8 @@ fn run(args: &Args) -> Result<(), Failure> {
 #[cfg(has_otf2)]
 fn from_otf2(args: &Args) -> Result<(), Failure> {
     let ranks = otf2::import::ranks(&args.input).map_err(|e| Failure::Input(e.to_string()))?;
-    write(args, &ranks, "otf2", Vec::new(), &[])
+    let needed = || otf2::import::check_empty_ranks(&ranks).map_err(|e| e.to_string());
+    write(args, &ranks, "otf2", Vec::new(), &[], &needed)
 }
 
 #[cfg(not(has_otf2))]
@@ -135,13 +138,16 @@ fn from_otf2(args: &Args) -> Result<(), Failure> {
 }
 
 /// Consolidates `ranks` into the output, with the format's own metadata `extra` after the
-/// common keys.
+/// common keys. `complete` runs after consolidation, before the output is kept, whether it
+/// succeeded or refused the input: its error (an archive lacking a rank others need) is the
+/// cause of consolidation's, so it wins.
 fn write<R: RankInput>(
     args: &Args,
     ranks: &[R],
     format: &str,
     extra: Vec<(String, String)>,
     more_inputs: &[PathBuf],
+    complete: &dyn Fn() -> Result<(), String>,
 ) -> Result<(), Failure> {
     let mut inputs: Vec<PathBuf> = ranks.iter().map(|r| r.path().to_path_buf()).collect();
     inputs.push(args.input.clone());
@@ -155,7 +161,11 @@ fn write<R: RankInput>(
     meta.extend(extra);
     meta.push(("consolidated_by".to_string(), format!("psins-import {}", env!("CARGO_PKG_VERSION"))));
     let opts = run::Options { compress: args.compress, repeats: true, allow_partial: false, quiet: args.quiet };
-    let written = run::consolidate(ranks, &meta, &opts, out.temp_path(), &ProgressBar::hidden())?;
+    let written = run::consolidate(ranks, &meta, &opts, out.temp_path(), &ProgressBar::hidden());
+    if matches!(written, Ok(_) | Err(Failure::Input(_))) {
+        complete().map_err(Failure::Input)?;
+    }
+    let written = written?;
     // A rank without MPI calls (an OTF2 location without MPI events) is written as an empty
     // rank, saying so; a trace of empty ranks only is refused (nothing to replay), not written.
     let empty: Vec<u32> = (0..ranks.len() as u32).filter(|&r| written[r as usize].records == 0).collect();

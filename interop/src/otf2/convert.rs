@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 const CREATE_HANDLE: u8 = 17;
 const DESTROY_HANDLE: u8 = 18;
-const UNDEFINED: u32 = u32::MAX;
+pub(super) const UNDEFINED: u32 = u32::MAX;
 
 /// The trace-wide facts a rank's conversion needs.
 pub struct Model {
@@ -142,7 +142,7 @@ fn named_rank(e: &Ev) -> Option<(&'static str, u32, u32)> {
 }
 
 /// The event's record name in OTF2's documentation (otf2-print prints MpiSend as MPI_SEND).
-fn kind(e: &Ev) -> &'static str {
+pub(super) fn kind(e: &Ev) -> &'static str {
     match e {
         Ev::Enter(..) => "Enter",
         Ev::Leave(..) => "Leave",

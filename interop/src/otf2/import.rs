@@ -8,6 +8,7 @@ use psins_consolidate::{RankInput, RecordStream};
 use psins_formats::{Error, Record};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 /// One rank of an OTF2 archive: its location and its event file (which messages name).
@@ -19,6 +20,8 @@ pub struct Otf2Rank {
     rank: u32,
     location: u64,
     model: Arc<Model>,
+    /// What its events, once read, held: [`UNREAD`], [`CALLS`] or [`EMPTY`] (no MPI call).
+    found: AtomicU8,
 }
 
 /// The ranks of the archive whose anchor file is `anchor` (`NAME.otf2`), in MPI rank order.
@@ -71,6 +74,7 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
             rank: rank as u32,
             location,
             model: model.clone(),
+            found: AtomicU8::new(UNREAD),
         })
         .collect())
 }
@@ -79,7 +83,31 @@ impl Otf2Rank {
     pub fn anchor(&self) -> &Path {
         &self.anchor
     }
+    pub(super) fn anchor_c(&self) -> &CString {
+        &self.anchor_c
+    }
+    pub(super) fn location(&self) -> u64 {
+        self.location
+    }
+    pub(super) fn model(&self) -> &Model {
+        &self.model
+    }
 }
+
+/// After consolidation (whether it succeeded or not): the ranks read and found empty must be
+/// needed by no other rank's events, or the archive is incomplete ([`super::members`]). Its
+/// error is the cause of a consolidation failure such a rank brings (a communicator its
+/// members did not all create), so it is given instead.
+pub fn check_empty_ranks(ranks: &[Otf2Rank]) -> Result<(), Error> {
+    let found =
+        |f: u8| -> Vec<u32> { ranks.iter().filter(|r| r.found.load(Ordering::Relaxed) == f).map(|r| r.rank).collect() };
+    super::members::check(ranks, &found(EMPTY), &found(CALLS))
+}
+
+/// What a rank's events held, once read by consolidation (which may stop before the last).
+const UNREAD: u8 = 0;
+const CALLS: u8 = 1;
+const EMPTY: u8 = 2;
 
 impl RankInput for Otf2Rank {
     type Stream = Otf2Stream;
@@ -94,6 +122,7 @@ impl RankInput for Otf2Rank {
         let at = |m: String, event: usize| Error::new(&self.evt, format!("event {event}: {m}")).task(self.rank);
         let evs = events::read(&self.anchor_c, self.location, self.model.count_attr).map_err(|(m, n)| at(m, n))?;
         let records = convert::records(&self.model, self.rank, &evs).map_err(|(m, n)| at(m, n))?;
+        self.found.store(if records.is_empty() { EMPTY } else { CALLS }, Ordering::Relaxed);
         Ok(Otf2Stream { records: records.into_iter(), read: 0 })
     }
 }

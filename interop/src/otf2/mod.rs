@@ -15,6 +15,8 @@ mod events;
 #[cfg(has_otf2)]
 pub mod import;
 #[cfg(has_otf2)]
+mod members;
+#[cfg(has_otf2)]
 mod sys;
 #[cfg(has_otf2)]
 pub mod write;

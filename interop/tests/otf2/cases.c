@@ -13,7 +13,17 @@
  *           paradigm OpenMP, as Score-P writes them for hybrid runs)
  *   subsend 2 ranks; MPI_Send, MpiSend to PEER on communicator 2 = {0} (event 3)
  *   half    2 ranks; rank 1 has no events (its event file is opened and closed empty)
- *   empty   2 ranks, neither with events */
+ *   empty   2 ranks, neither with events
+ *   subcoll 4 ranks; communicator 2 = {0, 1, 2}; ranks 0 and 1 call MPI_Allreduce on it
+ *           (MpiCollectiveEnd, event 4); rank 2 has no events; rank 3 only MPI_Init and
+ *           MPI_Finalize. PEER unused
+ *   tosub   the same ranks and communicator; rank 0 calls MPI_Send, MpiSend to PEER on
+ *           communicator 2 (event 3), rank 1 only MPI_Init and MPI_Finalize
+ *   subdef  the same ranks and communicator, which no event uses
+ *   toworld 3 ranks; rank 0 calls MPI_Send, MpiSend to PEER on the world (event 3); rank 2
+ *           has no events
+ *   worldcoll 3 ranks; ranks 0 and 1 call MPI_Allreduce on the world (event 4); rank 2 has
+ *           no events */
 #include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +33,12 @@ static OTF2_FlushType pre(void* u, OTF2_FileType t, OTF2_LocationRef l, void* c,
 }
 static OTF2_FlushCallbacks flush = { pre, NULL };
 
-enum { INIT, SEND, RECV, ISEND, IRECV, WAIT, BCAST, FIN, NREGIONS };
+enum { INIT, SEND, RECV, ISEND, IRECV, WAIT, BCAST, FIN, ALLREDUCE, NREGIONS };
 
 static void call(OTF2_EvtWriter* w, const char* c, uint32_t peer) {
-    if (!strcmp(c, "send") || !strcmp(c, "subsend")) {
+    if (!strcmp(c, "send") || !strcmp(c, "subsend") || !strcmp(c, "tosub") || !strcmp(c, "toworld")) {
         OTF2_EvtWriter_Enter(w, NULL, 30, SEND);
-        OTF2_EvtWriter_MpiSend(w, NULL, 30, peer, strcmp(c, "send") ? 2 : 0, 1, 8);
+        OTF2_EvtWriter_MpiSend(w, NULL, 30, peer, strcmp(c, "send") && strcmp(c, "toworld") ? 2 : 0, 1, 8);
         OTF2_EvtWriter_Leave(w, NULL, 40, SEND);
     } else if (!strcmp(c, "recv")) {
         OTF2_EvtWriter_Enter(w, NULL, 30, RECV);
@@ -53,6 +63,12 @@ static void call(OTF2_EvtWriter* w, const char* c, uint32_t peer) {
         OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 30);
         OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 40, OTF2_COLLECTIVE_OP_BCAST, 0, peer, 8, 8);
         OTF2_EvtWriter_Leave(w, NULL, 40, BCAST);
+    } else if (!strcmp(c, "subcoll") || !strcmp(c, "worldcoll")) {
+        OTF2_EvtWriter_Enter(w, NULL, 30, ALLREDUCE);
+        OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 30);
+        OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 40, OTF2_COLLECTIVE_OP_ALLREDUCE, strcmp(c, "subcoll") ? 0 : 2,
+                                        OTF2_UNDEFINED_UINT32, 8, 8);
+        OTF2_EvtWriter_Leave(w, NULL, 40, ALLREDUCE);
     }
 }
 
@@ -61,7 +77,11 @@ int main(int argc, char** argv) {
     const char* c = argv[2];
     uint32_t peer = (uint32_t)strtoul(argv[3], NULL, 10);
     int two = !strcmp(c, "subsend") || !strcmp(c, "half") || !strcmp(c, "empty");
-    uint64_t n = two ? 2 : 1;
+    int sub = !strcmp(c, "subcoll") || !strcmp(c, "tosub") || !strcmp(c, "subdef");
+    uint64_t n = sub ? 4 : !strcmp(c, "toworld") || !strcmp(c, "worldcoll") ? 3 : two ? 2 : 1;
+    /* The rank without events, and the ranks making the case's call. */
+    uint64_t none = n > 2 ? 2 : 1;
+    int has_none = n > 2 || !strcmp(c, "half");
     OTF2_Archive* a = OTF2_Archive_Open(argv[1], "c", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a) return 1;
@@ -70,10 +90,10 @@ int main(int argc, char** argv) {
     OTF2_Archive_OpenEvtFiles(a);
     for (uint64_t r = 0; r < n; r++) {
         OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, r);
-        if (strcmp(c, "empty") && !(r == 1 && !strcmp(c, "half"))) {
+        if (strcmp(c, "empty") && !(has_none && r == none)) {
             OTF2_EvtWriter_Enter(w, NULL, 10, INIT);
             OTF2_EvtWriter_Leave(w, NULL, 20, INIT);
-            if (r == 0) call(w, c, peer);
+            if (r == 0 || (r == 1 && (!strcmp(c, "subcoll") || !strcmp(c, "worldcoll")))) call(w, c, peer);
             OTF2_EvtWriter_Enter(w, NULL, 100, FIN);
             OTF2_EvtWriter_Leave(w, NULL, 110, FIN);
         }
@@ -86,13 +106,16 @@ int main(int argc, char** argv) {
     OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(a);
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, 1000, OTF2_UNDEFINED_TIMESTAMP);
     const char* s[] = { "", "MPI_Init", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
-                        "MPI_Bcast", "MPI_Finalize", "node", "rank", "thread", "MPI_COMM_WORLD", "comm" };
-    for (int i = 0; i < 14; i++) OTF2_GlobalDefWriter_WriteString(g, i, s[i]);
-    for (int r = 0; r < NREGIONS; r++)
-        OTF2_GlobalDefWriter_WriteRegion(g, r, r + 1, r + 1, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI,
+                        "MPI_Bcast", "MPI_Finalize", "node", "rank", "thread", "MPI_COMM_WORLD", "comm",
+                        "MPI_Allreduce" };
+    for (int i = 0; i < 15; i++) OTF2_GlobalDefWriter_WriteString(g, i, s[i]);
+    for (int r = 0; r < NREGIONS; r++) {
+        uint32_t name = r == ALLREDUCE ? 14 : r + 1;
+        OTF2_GlobalDefWriter_WriteRegion(g, r, name, name, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI,
                                          OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    }
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 9, 9, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    uint64_t ranks[] = { 0, 1 };
+    uint64_t ranks[] = { 0, 1, 2, 3 };
     for (uint64_t r = 0; r < n; r++) {
         OTF2_GlobalDefWriter_WriteLocationGroup(g, r, 10, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                 OTF2_UNDEFINED_LOCATION_GROUP);
@@ -113,6 +136,10 @@ int main(int argc, char** argv) {
         OTF2_GlobalDefWriter_WriteGroup(g, 3, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE,
                                         4, threads);
         OTF2_GlobalDefWriter_WriteComm(g, 3, 13, 3, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    }
+    if (sub) {
+        OTF2_GlobalDefWriter_WriteGroup(g, 2, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 3, ranks);
+        OTF2_GlobalDefWriter_WriteComm(g, 2, 13, 2, 0, OTF2_COMM_FLAG_NONE);
     }
     return OTF2_Archive_Close(a) != OTF2_SUCCESS;
 }

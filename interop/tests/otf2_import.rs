@@ -319,6 +319,16 @@ fn an_empty_rank_other_ranks_need_is_one_error_naming_both() {
             0,
             "communicator 0, which rank 0 uses in MPI_Allreduce at event 4 of EVT (MpiCollectiveEnd at tick 40)",
         ),
+        (
+            "subcreate",
+            0,
+            "communicator 2, which rank 0 uses in MPI_Comm_split at event 4 of EVT (MpiCollectiveEnd at tick 40)",
+        ),
+        (
+            "fromworld",
+            2,
+            "communicator 0, which rank 0 uses in MPI_Recv at event 3 of EVT (MpiRecv at tick 40, sender 2)",
+        ),
         ("subdef", 0, "communicator 2 with rank 0, which holds calls (a communicator's members create it together)"),
     ] {
         let anchor = case(name, peer);

@@ -19,9 +19,13 @@
  *           MPI_Finalize. PEER unused
  *   tosub   the same ranks and communicator; rank 0 calls MPI_Send, MpiSend to PEER on
  *           communicator 2 (event 3), rank 1 only MPI_Init and MPI_Finalize
+ *   subcreate the same ranks and communicator; ranks 0 and 1 call MPI_Comm_split, a
+ *           CREATE_HANDLE MpiCollectiveEnd on it (event 4), as Score-P records a creation
  *   subdef  the same ranks and communicator, which no event uses
  *   toworld 3 ranks; rank 0 calls MPI_Send, MpiSend to PEER on the world (event 3); rank 2
  *           has no events
+ *   fromworld 3 ranks; rank 0 calls MPI_Recv, MpiRecv from PEER on the world (event 3); rank
+ *           2 has no events
  *   worldcoll 3 ranks; ranks 0 and 1 call MPI_Allreduce on the world (event 4); rank 2 has
  *           no events */
 #include <otf2/otf2.h>
@@ -33,14 +37,14 @@ static OTF2_FlushType pre(void* u, OTF2_FileType t, OTF2_LocationRef l, void* c,
 }
 static OTF2_FlushCallbacks flush = { pre, NULL };
 
-enum { INIT, SEND, RECV, ISEND, IRECV, WAIT, BCAST, FIN, ALLREDUCE, NREGIONS };
+enum { INIT, SEND, RECV, ISEND, IRECV, WAIT, BCAST, FIN, ALLREDUCE, SPLIT, NREGIONS };
 
 static void call(OTF2_EvtWriter* w, const char* c, uint32_t peer) {
     if (!strcmp(c, "send") || !strcmp(c, "subsend") || !strcmp(c, "tosub") || !strcmp(c, "toworld")) {
         OTF2_EvtWriter_Enter(w, NULL, 30, SEND);
         OTF2_EvtWriter_MpiSend(w, NULL, 30, peer, strcmp(c, "send") && strcmp(c, "toworld") ? 2 : 0, 1, 8);
         OTF2_EvtWriter_Leave(w, NULL, 40, SEND);
-    } else if (!strcmp(c, "recv")) {
+    } else if (!strcmp(c, "recv") || !strcmp(c, "fromworld")) {
         OTF2_EvtWriter_Enter(w, NULL, 30, RECV);
         OTF2_EvtWriter_MpiRecv(w, NULL, 40, peer, 0, 1, 8);
         OTF2_EvtWriter_Leave(w, NULL, 40, RECV);
@@ -63,6 +67,11 @@ static void call(OTF2_EvtWriter* w, const char* c, uint32_t peer) {
         OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 30);
         OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 40, OTF2_COLLECTIVE_OP_BCAST, 0, peer, 8, 8);
         OTF2_EvtWriter_Leave(w, NULL, 40, BCAST);
+    } else if (!strcmp(c, "subcreate")) {
+        OTF2_EvtWriter_Enter(w, NULL, 30, SPLIT);
+        OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 30);
+        OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 40, OTF2_COLLECTIVE_OP_CREATE_HANDLE, 2, OTF2_UNDEFINED_UINT32, 0, 0);
+        OTF2_EvtWriter_Leave(w, NULL, 40, SPLIT);
     } else if (!strcmp(c, "subcoll") || !strcmp(c, "worldcoll")) {
         OTF2_EvtWriter_Enter(w, NULL, 30, ALLREDUCE);
         OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 30);
@@ -77,8 +86,9 @@ int main(int argc, char** argv) {
     const char* c = argv[2];
     uint32_t peer = (uint32_t)strtoul(argv[3], NULL, 10);
     int two = !strcmp(c, "subsend") || !strcmp(c, "half") || !strcmp(c, "empty");
-    int sub = !strcmp(c, "subcoll") || !strcmp(c, "tosub") || !strcmp(c, "subdef");
-    uint64_t n = sub ? 4 : !strcmp(c, "toworld") || !strcmp(c, "worldcoll") ? 3 : two ? 2 : 1;
+    int sub = !strcmp(c, "subcoll") || !strcmp(c, "tosub") || !strcmp(c, "subdef") || !strcmp(c, "subcreate");
+    int three = !strcmp(c, "toworld") || !strcmp(c, "fromworld") || !strcmp(c, "worldcoll");
+    uint64_t n = sub ? 4 : three ? 3 : two ? 2 : 1;
     /* The rank without events, and the ranks making the case's call. */
     uint64_t none = n > 2 ? 2 : 1;
     int has_none = n > 2 || !strcmp(c, "half");
@@ -93,7 +103,8 @@ int main(int argc, char** argv) {
         if (strcmp(c, "empty") && !(has_none && r == none)) {
             OTF2_EvtWriter_Enter(w, NULL, 10, INIT);
             OTF2_EvtWriter_Leave(w, NULL, 20, INIT);
-            if (r == 0 || (r == 1 && (!strcmp(c, "subcoll") || !strcmp(c, "worldcoll")))) call(w, c, peer);
+            int both = !strcmp(c, "subcoll") || !strcmp(c, "worldcoll") || !strcmp(c, "subcreate");
+            if (r == 0 || (r == 1 && both)) call(w, c, peer);
             OTF2_EvtWriter_Enter(w, NULL, 100, FIN);
             OTF2_EvtWriter_Leave(w, NULL, 110, FIN);
         }
@@ -107,10 +118,10 @@ int main(int argc, char** argv) {
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, 1000, OTF2_UNDEFINED_TIMESTAMP);
     const char* s[] = { "", "MPI_Init", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
                         "MPI_Bcast", "MPI_Finalize", "node", "rank", "thread", "MPI_COMM_WORLD", "comm",
-                        "MPI_Allreduce" };
-    for (int i = 0; i < 15; i++) OTF2_GlobalDefWriter_WriteString(g, i, s[i]);
+                        "MPI_Allreduce", "MPI_Comm_split" };
+    for (int i = 0; i < 16; i++) OTF2_GlobalDefWriter_WriteString(g, i, s[i]);
     for (int r = 0; r < NREGIONS; r++) {
-        uint32_t name = r == ALLREDUCE ? 14 : r + 1;
+        uint32_t name = r == ALLREDUCE ? 14 : r == SPLIT ? 15 : r + 1;
         OTF2_GlobalDefWriter_WriteRegion(g, r, name, name, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI,
                                          OTF2_REGION_FLAG_NONE, 0, 0, 0);
     }

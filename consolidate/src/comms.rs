@@ -10,6 +10,7 @@
 //! two groups in opposite orders; its identity is the pair in a canonical order (the
 //! lexicographically smaller group first), which both sides compute alike.
 
+use psins_formats::comms::Reach;
 use psins_formats::{CommDef, COMM_SELF, COMM_WORLD, OUTSIDE_JOB};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
@@ -22,13 +23,22 @@ type Group = (Vec<u32>, u32);
 pub struct Comms {
     /// (group, occurrence) → global id and the ranks that created it.
     global: BTreeMap<(Group, u32), (u32, Vec<u32>)>,
-    /// Per rank: local id → global id.
-    local: Vec<HashMap<u32, u32>>,
+    /// Per rank: local id → global id, and the ranks the rank can name on it (what every
+    /// record's peers are checked against, at no cost beyond the lookup the id needs anyway).
+    local: Vec<HashMap<u32, Local>>,
     /// Per rank: how many comms with this group it has created so far.
     seen: Vec<HashMap<Group, u32>>,
     next: u32,
+    world: u32,
     /// Windows, which are named by their communicator (consolidate/src/windows.rs).
     pub wins: crate::windows::Windows,
+}
+
+/// A rank's communicator: its global id, and the ranks the rank's records name on it.
+#[derive(Clone, Copy)]
+pub struct Local {
+    pub global: u32,
+    pub reach: Reach,
 }
 
 /// The canonical form of a member list whose first `split` entries are the creating rank's
@@ -44,12 +54,16 @@ fn canonical(members: &[u32], split: u32) -> Group {
 
 impl Comms {
     pub fn new(world_size: u32) -> Comms {
-        let fixed = || HashMap::from_iter([(COMM_WORLD, COMM_WORLD), (COMM_SELF, COMM_SELF)]);
+        let fixed = || {
+            let own = |c, n| (c, Local { global: c, reach: Reach::intra(c, n) });
+            HashMap::from_iter([own(COMM_WORLD, world_size), own(COMM_SELF, 1)])
+        };
         Comms {
             global: BTreeMap::new(),
             local: (0..world_size).map(|_| fixed()).collect(),
             seen: (0..world_size).map(|_| HashMap::default()).collect(),
             next: 2,
+            world: world_size,
             wins: Default::default(),
         }
     }
@@ -77,7 +91,10 @@ impl Comms {
             entry.1.push(rank);
         }
         let id = entry.0;
-        if self.local[rank as usize].insert(local, id).is_some() {
+        // The ranks this rank names: all members, or on an intercommunicator its remote group.
+        let peers = members.len() as u32 - split;
+        let reach = Reach { comm: local, peers, inter: split != 0 };
+        if self.local[rank as usize].insert(local, Local { global: id, reach }).is_some() {
             return Err(format!("communicator id {local} created twice without being freed"));
         }
         Ok(id)
@@ -92,8 +109,15 @@ impl Comms {
 
     #[inline]
     pub fn to_global(&self, rank: u32, local: u32) -> Option<u32> {
+        self.resolve(rank, local).map(|l| l.global)
+    }
+
+    /// Rank `rank`'s communicator `local`: its global id and the ranks its records may name
+    /// (the message names `local`, the id in the rank's log). None if the rank never made it.
+    #[inline]
+    pub fn resolve(&self, rank: u32, local: u32) -> Option<Local> {
         if local == COMM_WORLD {
-            return Some(COMM_WORLD);
+            return Some(Local { global: COMM_WORLD, reach: Reach::intra(COMM_WORLD, self.world) });
         }
         self.local[rank as usize].get(&local).copied()
     }

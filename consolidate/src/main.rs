@@ -19,8 +19,10 @@ use std::time::Instant;
 /// one compact trace.
 ///
 /// The logs are checked first: every rank 0..N-1 exactly once, all from the same run, block
-/// checksums, communicator definitions that agree across ranks, and requests completed (one
-/// left open at MPI_Finalize is a warning with a count per rank). The trace is written to a temporary file and renamed only when complete; `-o -`
+/// checksums, communicator definitions that agree across ranks, every peer and root a rank of
+/// its record's communicator (docs/format.md §4), and requests completed (one left open at
+/// MPI_Finalize is a warning with a count per rank). The trace is written to a temporary file
+/// and renamed only when complete; `-o -`
 /// writes it to stdout, `-o` onto an input is refused, a symlink's target is written, a device
 /// written through (docs/exit-codes.md).
 ///

@@ -3,7 +3,8 @@
 
 use crate::comms::Comms;
 use crate::requests::Requests;
-use psins_formats::{CollFlags, CommDef, Op, Record, COMM_NULL, COMM_WORLD};
+use psins_formats::comms::Reach;
+use psins_formats::{CollFlags, CommDef, Op, Record, StepOp, ANY_SOURCE, COMM_NULL, COMM_WORLD, NO_RANK, PROC_NULL};
 
 pub struct RankState {
     pub rank: u32,
@@ -16,6 +17,9 @@ pub struct RankState {
     /// rank and world collective would make memory grow with the run (issue 17 item 8).
     pub sync_points: Vec<u64>,
     track_sync: bool,
+    /// The communicator of the last collective: its expansion steps (which follow it) name
+    /// ranks of it.
+    coll_reach: Option<Reach>,
 }
 
 impl RankState {
@@ -27,6 +31,7 @@ impl RankState {
             after_world_coll: false,
             sync_points: Vec::new(),
             track_sync,
+            coll_reach: None,
         }
     }
 
@@ -53,7 +58,7 @@ impl RankState {
         }
     }
 
-    fn normalise_comms(&self, comms: &mut Comms, rec: &mut Record) -> Result<(), String> {
+    fn normalise_comms(&mut self, comms: &mut Comms, rec: &mut Record) -> Result<(), String> {
         let rank = self.rank;
         let unknown = |c: u32| format!("uses communicator {c}, which this rank never created");
         if crate::windows::normalise(comms, rank, self.world_size, rec)? {
@@ -73,12 +78,52 @@ impl RankState {
                 *comm = comms.to_global(rank, local).ok_or_else(|| unknown(local))?;
                 comms.freed(rank, local);
             }
+            &mut Op::Step { op, peer, peer2, .. } => {
+                // A step with no collective before it is the replay's to refuse (record order).
+                if let Some(on) = self.coll_reach {
+                    let bad = |p: i32| !on.holds(p);
+                    if (op != StepOp::WaitAll && bad(peer)) || (op == StepOp::SendRecv && bad(peer2)) {
+                        return Err(on.outside("peer", if bad(peer) { peer } else { peer2 }));
+                    }
+                }
+            }
             op => {
                 if let Some(comm) = op.comm_mut() {
-                    *comm = comms.to_global(rank, *comm).ok_or_else(|| unknown(*comm))?;
+                    let c = comms.resolve(rank, *comm).ok_or_else(|| unknown(*comm))?;
+                    *comm = c.global;
+                    if let Some((what, p)) = bad_rank(op, c.reach) {
+                        return Err(c.reach.outside(what, p));
+                    }
+                    if let Op::Coll { .. } = op {
+                        self.coll_reach = Some(c.reach);
+                    }
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// The rank record `op` names on its communicator that is none of `on`'s, if any (`what`
+/// it is, and the rank): a peer out of range would otherwise reach the replay, whose message
+/// no longer names the log. MPI_PROC_NULL is a valid peer, MPI_ANY_SOURCE a valid source; a
+/// collective's root may be none (`NO_RANK`: no root, or MPI_ROOT in an intercommunicator's
+/// root group) or, in that group's other members, MPI_PROC_NULL.
+#[inline]
+fn bad_rank(op: &Op, on: Reach) -> Option<(&'static str, i32)> {
+    let dest = |p: i32| p != PROC_NULL && !on.holds(p);
+    let source = |p: i32| p != ANY_SOURCE && dest(p);
+    let peer = |p: i32, bad: bool| bad.then_some(("peer", p));
+    match *op {
+        Op::Send { peer: p, .. } | Op::Isend { peer: p, .. } | Op::SendInit { peer: p, .. } => peer(p, dest(p)),
+        Op::Recv { peer: p, .. }
+        | Op::Irecv { peer: p, .. }
+        | Op::RecvInit { peer: p, .. }
+        | Op::Probe { peer: p, .. }
+        | Op::Poll { peer: p, .. } => peer(p, source(p)),
+        Op::Sendrecv { peer: p, src, .. } => peer(p, dest(p)).or_else(|| peer(src, source(src))),
+        Op::Coll { root, .. } if root == NO_RANK || (on.inter && root == PROC_NULL) => None,
+        Op::Coll { root, .. } => (!on.holds(root)).then_some(("root", root)),
+        _ => None,
     }
 }

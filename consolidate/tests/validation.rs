@@ -339,3 +339,134 @@ fn requests_left_open_at_finalize_are_a_counted_warning() {
     let (_, tasks) = read_all(&out);
     assert_eq!(tasks[0].len(), 4);
 }
+
+/// `program(r)` with `edit` applied to rank 1's record `idx`: consolidation fails with exactly
+/// one line naming rank 1's log, the rank, the record and `what` is wrong; no trace written.
+fn refused(name: &str, idx: usize, edit: impl Fn(&mut Record), what: &str) {
+    let d = dir(name);
+    write_log(&d, &header(0, 2, 1), &program(0), true);
+    let mut r1 = program(1);
+    edit(&mut r1[idx]);
+    let p = write_log(&d, &header(1, 2, 1), &r1, true);
+    let (o, out) = run(&d, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stderr(&o), format!("psins-consolidate: {}: rank 1, record {idx}: {what}\n", p.display()));
+    assert!(!out.exists());
+}
+
+/// A peer or root outside the record's communicator (a damaged or hand-edited log) is refused
+/// at consolidation, naming the log; it used to pass and fail only at replay, naming the
+/// trace. Rank 1 numbers the split {0, 1} 17 in its log, and the message says 17.
+#[test]
+fn a_rank_outside_its_communicator_names_the_log_rank_and_record() {
+    let isend = |peer: i32| {
+        move |r: &mut Record| r.op = Op::Isend { mode: SendMode::Standard, peer, tag: 1, bytes: 64, comm: 17, req: 101 }
+    };
+    refused("peer", 3, isend(2), "peer 2 is outside communicator 17 (size 2)");
+    // MPI_ANY_SOURCE is a source, never a destination
+    refused("anysend", 3, isend(ANY_SOURCE), "peer -1 is outside communicator 17 (size 2)");
+    refused(
+        "irecv",
+        2,
+        |r| r.op = Op::Irecv { peer: 5, tag: 1, bytes: 64, comm: 17, req: 201 },
+        "peer 5 is outside communicator 17 (size 2)",
+    );
+    let root = |r: &mut Record| {
+        if let Op::Coll { coll, root, .. } = &mut r.op {
+            (*coll, *root) = (Coll::Reduce, 2);
+        }
+    };
+    refused("root", 5, root, "root 2 is outside communicator 0 (size 2)");
+    // an expansion step names ranks of its collective's communicator
+    let step = |r: &mut Record| {
+        if let Op::Step { peer2, .. } = &mut r.op {
+            *peer2 = 3;
+        }
+    };
+    refused("step", 6, step, "peer 3 is outside communicator 0 (size 2)");
+    refused(
+        "unknown",
+        2,
+        |r| r.op = Op::Irecv { peer: 0, tag: 1, bytes: 64, comm: 9, req: 201 },
+        "uses communicator 9, which this rank never created",
+    );
+}
+
+/// Sentinels stay valid: MPI_PROC_NULL peers and roots, MPI_ANY_SOURCE sources (posted, and a
+/// probe's), a root of none; an intercommunicator's peers and roots are ranks of its remote
+/// group (rank 0 sends to remote rank 0, which is world rank 1).
+#[test]
+fn wildcards_and_remote_ranks_consolidate() {
+    let d = dir("wild");
+    for r in 0..2u32 {
+        let other = 1 - r as i64;
+        let bcast_root = if r == 0 { NO_RANK } else { 0 }; // MPI_ROOT in group 0
+        let coll = |comm, coll, root, instance| Op::Coll {
+            coll,
+            comm,
+            root,
+            send_bytes: 8,
+            recv_bytes: 8,
+            count: 1,
+            flags: 0,
+            req: 0,
+            instance,
+        };
+        let mut recs = vec![
+            Record::new(0, 5, Op::Init { thread_level: 0 }),
+            Record::new(1, 2, Op::CommCreate { func: CommFn::Other, parent: COMM_WORLD, comm: 5, split: 1 })
+                .with_list(vec![r as i64, other]),
+            Record::new(1, 1, Op::Send { mode: SendMode::Standard, peer: PROC_NULL, tag: 3, bytes: 8, comm: 5 }),
+            Record::new(1, 1, Op::Recv { peer: PROC_NULL, tag: 3, bytes: 0, comm: COMM_WORLD }),
+            Record::new(1, 1, coll(5, Coll::Bcast, bcast_root, 1)),
+            Record::new(1, 1, coll(COMM_WORLD, Coll::Bcast, 0, 2)),
+        ];
+        if r == 0 {
+            recs.push(Record::new(1, 1, Op::Send { mode: SendMode::Standard, peer: 0, tag: 4, bytes: 8, comm: 5 }));
+        } else {
+            recs.push(Record::new(
+                1,
+                1,
+                Op::Probe {
+                    peer: ANY_SOURCE,
+                    tag: 4,
+                    bytes: 8,
+                    comm: COMM_WORLD,
+                    flags: ProbeFlags::BLOCKING | ProbeFlags::FOUND,
+                },
+            ));
+            recs.push(Record::new(1, 1, Op::Irecv { peer: ANY_SOURCE, tag: 4, bytes: 8, comm: 5, req: 1 }));
+            recs.push(Record::new(1, 1, Op::Wait { func: WaitFn::Wait, count: 1 }).with_list(vec![1, 0, 4, 8]));
+        }
+        recs.push(Record::new(1, 1, Op::CommFree { comm: 5 }));
+        recs.push(Record::new(1, 3, Op::Finalize));
+        write_log(&d, &header(r, 2, 1), &recs, true);
+    }
+    let (o, out) = run(&d, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 ranks, 20 records"), "{}", stderr(&o));
+    let (_, tasks) = read_all(&out);
+    assert!(tasks[1].iter().any(|r| matches!(r.op, Op::Irecv { peer: ANY_SOURCE, .. })));
+
+    // the same send to remote rank 1, which the one-rank remote group does not have
+    let p = d.join("rank-000000.bin");
+    let mut recs = Vec::new();
+    let mut rd = LogReader::open(&p).unwrap();
+    let mut rec = Record::default();
+    while rd.next(&mut rec).unwrap() {
+        recs.push(rec.clone());
+    }
+    if let Op::Send { peer, .. } = &mut recs[6].op {
+        *peer = 1;
+    }
+    write_log(&d, &header(0, 2, 1), &recs, true);
+    let (o, _) = run(&d, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "psins-consolidate: {}: rank 0, record 6: peer 1 is outside the remote group of intercommunicator 5 (size 1)\n",
+            p.display()
+        )
+    );
+}

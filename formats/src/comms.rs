@@ -1,6 +1,7 @@
 //! The trace's communicators as the exporters need them: a peer's world rank, a rank's
 //! place in a communicator. MPI_COMM_WORLD and MPI_COMM_SELF are in every trace without being
-//! listed in its table.
+//! listed in its table. [`Reach`] is the one bound on a named rank that both the exporters
+//! and psins-consolidate (on every log record) apply, with one message.
 
 use crate::{CommDef, TraceReader, COMM_SELF, COMM_WORLD, OUTSIDE_JOB, PROC_NULL};
 use std::collections::HashMap;
@@ -27,25 +28,18 @@ impl Comms {
         if peer == PROC_NULL {
             return Ok(None);
         }
-        let out = |size: usize| format!("peer {peer} is outside communicator {comm} (size {size})");
-        let p = usize::try_from(peer).map_err(|_| out(0))?;
         match comm {
-            COMM_WORLD if p < self.world as usize => return Ok(Some(p as u32)),
-            COMM_WORLD => return Err(out(self.world as usize)),
-            COMM_SELF if p == 0 => return Ok(Some(rank)),
-            COMM_SELF => return Err(out(1)),
+            COMM_WORLD => return Reach::intra(comm, self.world).check("peer", peer).map(|_| Some(peer as u32)),
+            COMM_SELF => return Reach::intra(comm, 1).check("peer", peer).map(|_| Some(rank)),
             _ => {}
         }
-        let group = self
-            .def(comm)?
-            .peer_group(rank)
-            .ok_or_else(|| format!("rank {rank} is not a member of communicator {comm}"))?;
-        match group.get(p) {
-            Some(&OUTSIDE_JOB) => {
-                Err(format!("peer {peer} of communicator {comm} is a process outside the traced job"))
-            }
-            Some(&w) => Ok(Some(w)),
-            None => Err(out(group.len())),
+        let def = self.def(comm)?;
+        let group =
+            def.peer_group(rank).ok_or_else(|| format!("rank {rank} is not a member of communicator {comm}"))?;
+        Reach { comm, peers: group.len() as u32, inter: def.is_inter() }.check("peer", peer)?;
+        match group[peer as usize] {
+            OUTSIDE_JOB => Err(format!("peer {peer} of communicator {comm} is a process outside the traced job")),
+            w => Ok(Some(w)),
         }
     }
 
@@ -69,5 +63,50 @@ impl Comms {
 
     fn def(&self, comm: u32) -> Result<&CommDef, Bad> {
         self.defs.get(&comm).ok_or_else(|| format!("communicator {comm} is not in the trace's table"))
+    }
+}
+
+/// The ranks a process can name on communicator `comm` (as its records number it): `0..peers`,
+/// its members, or on an intercommunicator (`inter`) its remote group's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reach {
+    pub comm: u32,
+    pub peers: u32,
+    pub inter: bool,
+}
+
+impl Reach {
+    pub fn intra(comm: u32, size: u32) -> Reach {
+        Reach { comm, peers: size, inter: false }
+    }
+
+    /// `p` (a `what`: peer, root) checked to be one of these ranks. Sentinels
+    /// (MPI_PROC_NULL, MPI_ANY_SOURCE, none) are the caller's to allow first: here they are
+    /// outside, like any negative rank.
+    #[inline]
+    pub fn check(self, what: &str, p: i32) -> Result<(), Bad> {
+        if self.holds(p) {
+            return Ok(());
+        }
+        Err(self.outside(what, p))
+    }
+
+    /// Whether `p` is one of these ranks (for a caller on a hot path, which builds the message
+    /// with [`Reach::outside`] only when it is not).
+    #[inline]
+    pub fn holds(self, p: i32) -> bool {
+        // one comparison: a negative rank is a huge u32
+        (p as u32) < self.peers
+    }
+
+    /// Why `p` (a `what`: peer, root) is not one of these ranks.
+    #[cold]
+    pub fn outside(self, what: &str, p: i32) -> Bad {
+        let (comm, n) = (self.comm, self.peers);
+        if self.inter {
+            format!("{what} {p} is outside the remote group of intercommunicator {comm} (size {n})")
+        } else {
+            format!("{what} {p} is outside communicator {comm} (size {n})")
+        }
     }
 }

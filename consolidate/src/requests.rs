@@ -54,6 +54,10 @@ impl Requests {
         self.next
     }
 
+    // Inlined by hand: left to itself, the compiler stopped inlining create and release into
+    // apply when the peer check grew RankState::apply (+8 M instructions of 1,288 M on the
+    // callgrind input of 1.44 M records, 0.6 %).
+    #[inline]
     fn create(&mut self, req: u32, persistent: bool) -> Result<u32, Misuse> {
         // The id `alloc` will hand out, taken only once the insert has succeeded: one lookup.
         let id = match self.free.peek() {
@@ -66,6 +70,7 @@ impl Requests {
         Ok(id)
     }
 
+    #[inline]
     fn release(&mut self, req: u32) -> Option<u32> {
         let l = self.live.remove(req)?;
         self.free.push(Reverse(l.id));

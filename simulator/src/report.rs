@@ -207,6 +207,7 @@ impl Report {
                 "open_requests": self.stats.open_requests,
                 "open_request_ranks": self.stats.open_request_ranks,
                 "unresolved_wildcards": self.stats.unresolved_wildcards,
+                "unreceived_messages": self.stats.unreceived,
             },
         });
         if let Some(d) = &self.deadlock {
@@ -237,6 +238,17 @@ impl Report {
         v["most_waiting"] =
             most_waiting(&self.tasks, 5).iter().map(|&(r, w)| json!({"rank": r, "wait_s": secs(w)})).collect();
         v
+    }
+
+    /// The messages sent and never received, when there are any: the receiving side of them
+    /// is missing from the prediction.
+    pub fn unreceived_warning(&self) -> Option<String> {
+        let st = &self.stats;
+        let first = st.first_unreceived.as_deref()?;
+        Some(format!(
+            "{} messages were sent and never received (the first: {first}); the trace may lack a rank's records, and the prediction has no receive for them",
+            st.unreceived
+        ))
     }
 
     pub fn table(&self) -> String {
@@ -288,6 +300,9 @@ impl Report {
                 "\nwarning: {} wildcard receives without a completion record (replayed as wildcards)",
                 st.unresolved_wildcards
             );
+        }
+        if let Some(w) = self.unreceived_warning() {
+            let _ = writeln!(s, "\nwarning: {w}");
         }
         s
     }

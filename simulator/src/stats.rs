@@ -115,6 +115,11 @@ pub struct Stats {
     pub open_request_ranks: u64,
     /// Wildcard receives whose completion record was not found (matched as wildcards).
     pub unresolved_wildcards: u64,
+    /// Messages sent and never received by the end of a complete replay (eager sends whose
+    /// receiver's records hold no matching receive: a trace missing a rank's records, or an
+    /// application that finalizes with messages pending), and the first of them described.
+    pub unreceived: u64,
+    pub first_unreceived: Option<String>,
     /// One-sided operations replayed (engine/rma.rs), and the data bytes they moved through
     /// the network model in both directions (a put's data, a get's data, both halves of the
     /// fetching kinds; not the control messages). Not counted in `messages`/`bytes`.
@@ -148,6 +153,8 @@ impl Stats {
             open_requests: 0,
             open_request_ranks: 0,
             unresolved_wildcards: 0,
+            unreceived: 0,
+            first_unreceived: None,
             rma_ops: 0,
             rma_bytes: 0,
             regions: BTreeMap::new(),

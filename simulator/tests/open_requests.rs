@@ -35,3 +35,32 @@ fn an_irecv_never_completed_still_matches_its_message() {
     assert!(end(&r, 0) > 0);
     assert_eq!((r.stats.open_requests, r.stats.open_request_ranks), (1, 1));
 }
+
+/// A message no receive ever takes (rank 1's records hold none: a trace missing a rank's
+/// records, as an incomplete OTF2 archive was): the replay completes, and the report counts
+/// and names it, in the table, the JSON and, with -q, on stderr, instead of a prediction
+/// silently without the receive.
+#[test]
+fn a_message_never_received_is_counted_and_named() {
+    let tasks = vec![vec![send(0, 1, 8), send(0, 1, 16), fin()], vec![fin()]];
+    let r = run(&tasks, &[]);
+    assert_eq!(r.stats.unreceived, 2);
+    let w = "warning: 2 messages were sent and never received (the first: 8 bytes from world rank 0 to world rank 1 with tag 7 on communicator 0); the trace may lack a rank's records, and the prediction has no receive for them";
+    assert!(r.table().contains(w), "{}", r.table());
+    assert_eq!(r.json()["warnings"]["unreceived_messages"], 2);
+    // Received: no warning.
+    let ok = run(&[tasks[0].clone(), vec![recv(0, 0, 8), recv(0, 0, 16), fin()]], &[]);
+    assert_eq!(ok.stats.unreceived, 0);
+    assert!(!ok.table().contains("never received"));
+    // The command line, quiet: the warning on stderr.
+    let trace = write("unreceived.psins", &tasks, vec![]);
+    let m = tmp("m.toml");
+    std::fs::write(&m, BASE).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_psins-sim"))
+        .args([trace.to_str().unwrap(), "-m", m.to_str().unwrap(), "-q", "--no-progress"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("psins-sim: {w}")), "{err}");
+}

@@ -330,6 +330,9 @@ fn output(a: &RunArgs, json: Option<Output>, plots: [Option<Output>; 2], what: &
     }
     if !a.quiet {
         print(&report.table()).map_err(SimError::OutputFile)?;
+    } else if let Some(w) = report.unreceived_warning() {
+        // The table carries it otherwise; quiet or not, a prediction missing receives says so.
+        note!("psins-sim: warning: {w}");
     }
     if a.perf {
         let cpu = cpu_seconds().unwrap_or(0.0);

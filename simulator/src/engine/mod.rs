@@ -300,6 +300,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 self.stats.open_requests += open;
                 self.stats.open_request_ranks += (open > 0) as u64;
             }
+            self.count_unreceived();
         }
         if let Some(mut tl) = self.timeline.take() {
             // A sampling model's last window is closed only now that no traffic can follow.

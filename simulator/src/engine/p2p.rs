@@ -405,6 +405,28 @@ impl<S: TraceSource> Sim<'_, S> {
         Some(self.envelope_at(id).max(now))
     }
 
+    /// Messages still in a receiver's unexpected queue at the end: sent, never received. The
+    /// prediction has no cost for them on the receiving side, so the report says how many and
+    /// names the first.
+    pub(super) fn count_unreceived(&mut self) {
+        for (d, task) in self.tasks.iter().enumerate() {
+            for &id in &task.unexpected {
+                let m = self.msgs.get(id);
+                self.stats.unreceived += 1;
+                if self.stats.first_unreceived.is_none() {
+                    self.stats.first_unreceived = Some(format!(
+                        "{} bytes from world rank {} to world rank {d} with tag {} on communicator {}{}",
+                        m.bytes,
+                        m.src,
+                        m.tag,
+                        m.comm,
+                        if m.coll { ", inside an expanded collective" } else { "" }
+                    ));
+                }
+            }
+        }
+    }
+
     /// A message joined `t`'s unexpected queue: wake `t` if it is blocked probing for it.
     /// Out of line: few tasks ever probe (see `Sim::observed` for why that matters).
     #[inline(never)]

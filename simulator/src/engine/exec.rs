@@ -8,6 +8,7 @@ use crate::error::{Result, SimError};
 use crate::source::TraceSource;
 use crate::stats::fn_id;
 use crate::units::{Ps, PS_PER_NS};
+use psins_formats::comms::Reach;
 use psins_formats::*;
 
 /// Why a record cannot be replayed.
@@ -183,10 +184,10 @@ impl<S: TraceSource> Sim<'_, S> {
                 Err(format!("peer {peer} of intercommunicator {comm} is a process outside the traced job (spawned?)"))
             }
             Some(w) => Ok(Some(w)),
+            // the message psins-consolidate gives for the same record in a log
             None => {
-                let what =
-                    if self.comms.is_inter(comm) { "the remote group of intercommunicator" } else { "communicator" };
-                Err(format!("peer {peer} is outside {what} {comm} (size {})", self.comms.peer_count(comm, t)))
+                let on = Reach { comm, peers: self.comms.peer_count(comm, t), inter: self.comms.is_inter(comm) };
+                Err(on.outside("peer", peer))
             }
         }
     }

@@ -141,7 +141,7 @@ settle() {
 # changed NET TRY WHAT: after a run, 0 when the host no longer matches NET's calibration and
 # the run is to be made again (TRY < RUN_REDO); a last changed run sets DIFFERED and is kept.
 changed() {
-  ((CHECK_TRIES > 0)) && ! check "$1" || return 1
+  if ((CHECK_TRIES == 0)) || check "$1"; then return 1; fi
   if (($2 >= RUN_REDO)); then
     DIFFERED=1
     return 1

@@ -178,10 +178,6 @@ pub fn compare(refs: &[Reference], s: &Samples, tolerance: f64, max_spread: f64)
 mod tests {
     use super::*;
 
-    fn verdict(r: Result<(String, Verdict), Error>) -> (String, Verdict) {
-        r.unwrap()
-    }
-
     fn f(median: f64) -> Figure {
         Figure { median, spread: 0.02 }
     }
@@ -234,10 +230,10 @@ mod tests {
             Reference { bytes: 1 << 20, half_rtt: 7.4e-5, spread: 0.03 },
         ];
         let same = probe(&[(0, &[1.31e-7, 1.32e-7, 1.30e-7]), (1 << 20, &[7.5e-5, 7.6e-5, 7.4e-5])]);
-        assert!(matches!(verdict(compare(&refs, &same, 0.2, 0.25)).1, Verdict::Matches));
+        assert!(matches!(compare(&refs, &same, 0.2, 0.25).unwrap().1, Verdict::Matches));
         // The other state of this VM: every size slower, the latency four times.
         let other = probe(&[(0, &[5.5e-7, 5.5e-7, 5.6e-7]), (1 << 20, &[1.3e-4, 1.3e-4, 1.3e-4])]);
-        let (table, v) = verdict(compare(&refs, &other, 0.2, 0.25));
+        let (table, v) = compare(&refs, &other, 0.2, 0.25).unwrap();
         assert!(table.contains("+323.1 %"), "{table}");
         let Verdict::Changed(why) = v else { panic!("not a change") };
         assert!(
@@ -245,11 +241,11 @@ mod tests {
             "{why}"
         );
         let noisy = probe(&[(0, &[1.3e-7, 5e-7, 9e-7, 1.3e-7]), (1 << 20, &[7.5e-5, 7.5e-5, 7.5e-5])]);
-        assert!(matches!(verdict(compare(&refs, &noisy, 0.2, 0.25)).1, Verdict::Noisy(_)));
+        assert!(matches!(compare(&refs, &noisy, 0.2, 0.25).unwrap().1, Verdict::Noisy(_)));
         // A probe of other sizes (a --quick calibration replacing a full one) compares what
         // it has, and says so when it has nothing.
         let part = probe(&[(0, &[1.31e-7, 1.3e-7, 1.3e-7]), (512, &[2e-7, 2e-7, 2e-7])]);
-        let (table, v) = verdict(compare(&refs, &part, 0.2, 0.25));
+        let (table, v) = compare(&refs, &part, 0.2, 0.25).unwrap();
         assert!(matches!(v, Verdict::Matches) && table.lines().count() == 2, "{table}");
         let none = probe(&[(512, &[2e-7, 2e-7, 2e-7])]);
         assert!(compare(&refs, &none, 0.2, 0.25)

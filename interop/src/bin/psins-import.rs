@@ -166,8 +166,9 @@ fn write<R: RankInput>(
         complete().map_err(Failure::Input)?;
     }
     let written = written?;
-    // A rank without MPI calls (an OTF2 location without MPI events) is written as an empty
-    // rank, saying so; a trace of empty ranks only is refused (nothing to replay), not written.
+    // A rank without MPI calls, from any of the formats (an OTF2 location without MPI events is
+    // the usual one), is written as an empty rank, saying so; a trace of empty ranks only is
+    // refused (nothing to replay), not written.
     let empty: Vec<u32> = (0..ranks.len() as u32).filter(|&r| written[r as usize].records == 0).collect();
     if empty.len() == ranks.len() {
         let n = ranks.len();

@@ -29,7 +29,6 @@ pub struct Comms {
     /// Per rank: how many comms with this group it has created so far.
     seen: Vec<HashMap<Group, u32>>,
     next: u32,
-    world: u32,
     /// Windows, which are named by their communicator (consolidate/src/windows.rs).
     pub wins: crate::windows::Windows,
 }
@@ -63,7 +62,6 @@ impl Comms {
             local: (0..world_size).map(|_| fixed()).collect(),
             seen: (0..world_size).map(|_| HashMap::default()).collect(),
             next: 2,
-            world: world_size,
             wins: Default::default(),
         }
     }
@@ -117,7 +115,8 @@ impl Comms {
     #[inline]
     pub fn resolve(&self, rank: u32, local: u32) -> Option<Local> {
         if local == COMM_WORLD {
-            return Some(Local { global: COMM_WORLD, reach: Reach::intra(COMM_WORLD, self.world) });
+            // Without a lookup: every rank of the job is one of the world's.
+            return Some(Local { global: COMM_WORLD, reach: Reach::intra(COMM_WORLD, self.local.len() as u32) });
         }
         self.local[rank as usize].get(&local).copied()
     }

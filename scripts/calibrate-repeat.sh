@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Repeatability of psins-calibrate (docs/validation.md): N back-to-back calibrations of this
-# host, then, per ping-pong size and for the fitted parameters, the spread of the N medians
+# host, then, per ping-pong size and per point of the collective curves, the spread of the N medians
 # ((max - min) / min). Run on a quiet host. Extra arguments go to psins-calibrate.
 #   bash scripts/calibrate-repeat.sh [N] [psins-calibrate options...]
 set -euo pipefail
@@ -14,6 +14,7 @@ rm -rf "$out" && mkdir -p "$out"
 for ((i = 1; i <= n; i++)); do
   target/release/psins-calibrate -o "$out/host.toml" "$@" 2> "$out/run$i.log" || { cat "$out/run$i.log" >&2; exit 1; }
   cp "$out/host.toml" "$out/run$i.toml"
+  cp "$out/host.curves.toml" "$out/run$i.curves.toml"
 done
 # The host's state per run (docs/calibrate.md, --check): two runs are in one state when their
 # `[calibrated] check` half round trips are each within 20 % of each other's, as `psins-calibrate
@@ -34,15 +35,25 @@ for ((r = 1; r <= n; r++)); do
 done
 states=""
 for ((i = 1; i <= n; i++)); do states+=$(same "$ref" "$i"); done
-# "#   <bytes> B  <us> us  ±<spread> %" comment lines: one per size and run; the last column
-# takes only the runs in the reference run's state.
-printf "| size (B) | half round trip medians (us) | spread of the medians | spread, runs in run %s's state |\n|---:|---|---:|---:|\n" "$ref"
-awk -v states="$states" '/^# +[0-9]+ B / { v[$2] = v[$2] " " $4 }
-     END { for (s in v) { n = split(v[s], a, " "); lo = hi = slo = shi = a[1]
-             for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i]
-               if (substr(states, i, 1) == "1") { if (a[i] < slo) slo = a[i]; if (a[i] > shi) shi = a[i] } }
-             printf "| %s | %s | %.1f %% | %.1f %% |\n", s, v[s], 100 * (hi - lo) / lo, 100 * (shi - slo) / slo } }' \
-  $(for ((i = 1; i <= n; i++)); do echo "$out/run$i.toml"; done) | sort -t'|' -k2 -n
+# One "<figure> <microseconds>" line per median of a run: the half round trips (the machine
+# file's "#   <bytes> B  <us> us  ±<spread> %" comments) and every point of the collective
+# curves beside it.
+medians() {
+  awk '/^# +[0-9]+ B / { print $2 " B ping-pong", $4 }' "$1"
+  awk -F' = ' '/^collective/ { c = $2; gsub(/"/, "", c) }
+    /^bytes/ { gsub(/[][]/, "", $2); nb = split($2, b, ", ") }
+    /^seconds/ { gsub(/[][]/, "", $2); split($2, t, ", "); for (i = 1; i <= nb; i++) printf "%s B %s %.3f\n", b[i], c, t[i] * 1e6 }' \
+    "${1%.toml}.curves.toml"
+}
+printf "| figure | medians (us), runs 1 to %s | spread of the medians | spread, runs in run %s's state |\n|---|---|---:|---:|\n" "$n" "$ref"
+for ((i = 1; i <= n; i++)); do medians "$out/run$i.toml" | sed "s/^/$i /"; done | awk -v states="$states" '
+  { run = $1; v = $NF; $1 = ""; $NF = ""; f = substr($0, 2, length($0) - 2)
+    if (!(f in all)) order[++nf] = f
+    all[f] = all[f] " " v
+    if (!(f in lo) || v < lo[f]) lo[f] = v; if (!(f in hi) || v > hi[f]) hi[f] = v
+    if (substr(states, run, 1) == "1") { if (!(f in slo) || v < slo[f]) slo[f] = v; if (!(f in shi) || v > shi[f]) shi[f] = v } }
+  END { for (k = 1; k <= nf; k++) { f = order[k]
+          printf "| %s | %s | %.1f %% | %.1f %% |\n", f, substr(all[f], 2), 100 * (hi[f] - lo[f]) / lo[f], 100 * (shi[f] - slo[f]) / slo[f] } }'
 echo
 echo "runs in run $ref's state (each --check reference within 20 %): $(for ((i = 1; i <= n; i++)); do [ "${states:i-1:1}" = 1 ] && printf '%s ' "$i"; done)"
 echo "runs that psins-calibrate found changed since the run before: $(for ((i = 2; i <= n; i++)); do grep -q 'has changed since' "$out/run$i.log" && printf '%s ' "$i"; done)"

@@ -79,8 +79,9 @@ pub struct FitOptions<'a> {
     pub max_spread: f64,
     /// Fit a noisy host's figures anyway (flagged) instead of refusing.
     pub allow_noisy: bool,
-    /// Why the host was busy before the run, if it was: noisy whatever the figures say.
-    pub loaded: Option<String>,
+    /// Why the host is noisy whatever the figures say, if it is: busy before the run, or
+    /// changing speed during it (states.rs).
+    pub unsteady: Option<String>,
 }
 
 /// A 0-byte half round trip above this on one host means the ranks waited for cores.
@@ -111,7 +112,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         return Err(Error::Worker("no memcpy measurement".into()));
     }
     let memcpy_bandwidth = s.memcpy_bytes as f64 / figure(&s.memcpy).median;
-    let mut noisy = o.loaded.clone().or_else(|| noise(s, &pp, o.max_spread));
+    let mut noisy = o.unsteady.clone().or_else(|| noise(s, &pp, o.max_spread));
     // On a noisy host an eager probe that contradicts itself is the noise's doing: named with
     // it, and no threshold is fitted.
     let eager_threshold = match (eager(&s.eager), &mut noisy) {
@@ -524,7 +525,7 @@ mod recovery {
     #[test]
     fn a_noise_free_model_is_recovered() {
         let c =
-            calibrate(&samples(), &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, loaded: None })
+            calibrate(&samples(), &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None })
                 .unwrap();
         assert_eq!(c.eager_threshold, Some(8192));
         assert!(c.noisy.is_none());
@@ -553,8 +554,8 @@ mod recovery {
             (0.1e-6 + b as f64 / 10e9, if b <= 8192 { 0.2e-6 } else { 0.6e-6 }, 0.05e-6)
         }
         let s = samples_of(shm);
-        let c =
-            calibrate(&s, &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, loaded: None }).unwrap();
+        let c = calibrate(&s, &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None })
+            .unwrap();
         for (size, f) in &c.pingpong {
             let b = c.bands.iter().find(|b| b.upto.is_none_or(|u| *size <= u)).unwrap();
             let x = *size as f64;
@@ -572,7 +573,7 @@ mod recovery {
 
     #[test]
     fn an_exchange_slower_than_one_way_gives_the_crossing_cost() {
-        let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, loaded: None };
+        let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None };
         let c = calibrate(&samples(), &o).unwrap();
         assert!(c.bands.iter().all(|b| b.cross_overhead == 0.0 && b.cross_rate.is_none()), "{:?}", c.bands);
         // Up to 1 KiB an exchange costs 2us more than a one-way message.
@@ -592,7 +593,7 @@ mod recovery {
     /// sender's overhead, over a free wire; 20 half round trips at 64 bytes is refused.
     #[test]
     fn the_self_path_is_a_sender_overhead() {
-        let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, loaded: None };
+        let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None };
         let c = calibrate(&samples(), &o).unwrap();
         assert_eq!(
             c.own.iter().map(|b| b.upto).collect::<Vec<_>>(),
@@ -618,7 +619,7 @@ mod recovery {
     fn noise_is_refused_or_flagged() {
         let mut s = samples();
         s.pingpong.insert(("cold".into(), 64), vec![1e-6, 1e-6, 2e-6, 3e-6, 3e-6]);
-        let o = |allow| FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: allow, loaded: None };
+        let o = |allow| FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: allow, unsteady: None };
         let e = calibrate(&s, &o(false)).unwrap_err().to_string();
         assert!(e.contains("64 bytes") && e.contains("spread"), "{e}");
         assert!(calibrate(&s, &o(true)).unwrap().noisy.unwrap().contains("64 bytes"));
@@ -632,13 +633,13 @@ mod recovery {
     fn a_loaded_host_is_noisy_and_its_contradictions_are_the_loads() {
         let mut s = samples();
         let loaded = Some("3 other processes wanted a CPU".to_string());
-        let o = |allow| FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: allow, loaded: loaded.clone() };
+        let o = |allow| FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: allow, unsteady: loaded.clone() };
         assert!(calibrate(&s, &o(false)).unwrap_err().to_string().contains("too noisy to calibrate: 3 other"));
         // The eager probe blocks at 1 KiB but not at 4 KiB.
         s.eager = vec![(256, false), (1024, true), (4096, false)];
         let why = calibrate(&s, &o(true)).unwrap().noisy.unwrap();
         assert!(why.starts_with("3 other processes") && why.contains("eager probe blocked"), "{why}");
-        let e = calibrate(&s, &FitOptions { loaded: None, ..o(false) }).unwrap_err().to_string();
+        let e = calibrate(&s, &FitOptions { unsteady: None, ..o(false) }).unwrap_err().to_string();
         assert!(e.contains("contradictory figures") && e.contains("eager probe"), "{e}");
     }
 
@@ -646,7 +647,7 @@ mod recovery {
     /// (the overheads leave no room there and scale to 0); a clear gap still is.
     #[test]
     fn a_size_within_noise_of_an_empty_message_is_no_contradiction() {
-        let opts = FitOptions { buffers: "warm", max_spread: 0.1, allow_noisy: false, loaded: None };
+        let opts = FitOptions { buffers: "warm", max_spread: 0.1, allow_noisy: false, unsteady: None };
         let mut s = samples();
         s.pingpong.insert(("warm".into(), 0), vec![0.116e-6; 5]);
         s.pingpong.insert(("warm".into(), 1), vec![0.115e-6; 5]);
@@ -669,12 +670,12 @@ mod recovery {
     fn contradictions_name_the_figure() {
         let mut s = samples();
         s.pingpong.insert(("cold".into(), 0), vec![9e-6; 5]);
-        let e = calibrate(&s, &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, loaded: None })
+        let e = calibrate(&s, &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None })
             .unwrap_err();
         assert!(e.to_string().contains("0-byte latency"), "{e}");
         let mut s = samples();
         s.memcpy_bytes = 1000; // 1 MB/s memory: every transfer is faster than memory
-        let e = calibrate(&s, &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, loaded: None })
+        let e = calibrate(&s, &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None })
             .unwrap_err();
         assert!(e.to_string().contains("memory copy bandwidth"), "{e}");
     }

@@ -12,6 +12,7 @@ mod error;
 mod fit;
 mod launch;
 mod samples;
+mod states;
 mod write;
 
 use clap::Parser;
@@ -78,9 +79,10 @@ struct Args {
     /// environment (e.g. MPIR_CVAR_NOLOCAL) too.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["output", "curves", "buffers", "allow_noisy", "quick", "name"])]
     check: Option<PathBuf>,
-    /// --check: the largest change of a half round trip that still matches, in percent; also
-    /// the change beyond which a calibration replacing an older file of its own says the host
-    /// has changed since.
+    /// --check: the largest change of a half round trip that still matches, in percent. Also
+    /// how far a trial's empty half round trip may be from the rest before its trial is left
+    /// out (the host changed speed during it), and the change beyond which a calibration
+    /// replacing an older file of its own says the host has changed since.
     #[arg(long, default_value_t = 20.0)]
     tolerance: f64,
     /// Seconds a worker launch may take before it is stopped and the calibration (or check)
@@ -152,8 +154,19 @@ fn run(a: &Args) -> Result<(), Error> {
             "{others:.0} other processes wanted a CPU before the run (median of {BUSY_SAMPLES} looks), on {cpus} CPUs with 2 ranks to place"
         )
     });
+    // Every figure from the trials of one speed state of the host (states.rs).
+    let selection = states::keep_one_state(&mut samples, a.tolerance / 100.0)?;
+    let changing = selection.as_ref().filter(|s| s.too_few).map(ToString::to_string);
+    let left_out = selection.as_ref().filter(|s| !s.too_few).map(ToString::to_string);
+    if let Some(note) = &left_out {
+        eprintln!("psins-calibrate: note: {note}");
+    }
+    let unsteady = match (loaded, changing) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    };
     let opts =
-        fit::FitOptions { buffers: &a.buffers, max_spread: a.max_spread / 100.0, allow_noisy: a.allow_noisy, loaded };
+        fit::FitOptions { buffers: &a.buffers, max_spread: a.max_spread / 100.0, allow_noisy: a.allow_noisy, unsteady };
     let cal = fit::calibrate(&samples, &opts)?;
     if let Some(why) = &cal.noisy {
         if !a.allow_noisy {
@@ -173,6 +186,7 @@ fn run(a: &Args) -> Result<(), Error> {
         launches: a.launches,
         name: &a.name,
         curves: &curves_name,
+        left_out: left_out.as_deref(),
     };
     save(curves_out, &write::curves(&samples, &prov))?;
     save(machine_out, &write::machine(&cal, &samples, &prov))?;

@@ -39,6 +39,11 @@ pub struct Samples {
     pub eager: Vec<(u64, bool)>,
     /// (collective, ranks, bytes) → seconds per call.
     pub collectives: BTreeMap<(String, u32, u64), Trials>,
+    /// Per trial, in order (launch after launch): the warm empty half round trip at its
+    /// beginning and at its end, the host's speed state then (states.rs).
+    pub states: Vec<[f64; 2]>,
+    /// A trial's beginning mark whose end has not been read yet.
+    begun: Option<f64>,
     pub done: bool,
 }
 
@@ -54,6 +59,9 @@ impl Samples {
         }
         if !s.done {
             return Err(Error::Worker("the output ends before its `done` line: the worker did not finish".into()));
+        }
+        if s.begun.is_some() {
+            return Err(Error::Worker("a trial's `begin` mark has no `end`".into()));
         }
         Ok(s)
     }
@@ -89,6 +97,14 @@ impl Samples {
             "exchange" => push(&mut self.exchange, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
             "self" => push(&mut self.self_path, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
             "eager" => self.eager.push((f.num("bytes")?, f.num("blocked")? != 0)),
+            "state" => {
+                let half = f.secs("half_rtt")?;
+                match (f.text("at")?, self.begun.take()) {
+                    ("begin", None) => self.begun = Some(half),
+                    ("end", Some(begin)) => self.states.push([begin, half]),
+                    (at, _) => return Err(format!("a trial's `{at}` mark out of order")),
+                }
+            }
             "collective" => {
                 let key = (f.text("name")?.to_string(), f.num("ranks")? as u32, f.num("bytes")?);
                 push(&mut self.collectives, key, f.secs("seconds")?)
@@ -125,6 +141,7 @@ impl Samples {
         for (k, v) in other.collectives {
             self.collectives.entry(k).or_default().extend(v);
         }
+        self.states.extend(other.states);
     }
 }
 
@@ -180,6 +197,8 @@ mod tests {
                     self buffers=cold bytes=8 trial=0 seconds=3e-7\n\
                     eager bytes=256 blocked=0\n\
                     collective name=barrier ranks=2 bytes=0 trial=0 seconds=1e-6\n\
+                    state trial=0 at=begin half_rtt=2e-7\n\
+                    state trial=0 at=end half_rtt=2.5e-7\n\
                     done\n";
         let s = Samples::parse(text).unwrap();
         assert_eq!(s.ranks[0].host, "a");
@@ -188,6 +207,7 @@ mod tests {
         assert_eq!(s.eager, vec![(256, false)]);
         assert_eq!(s.exchange[&("cold".into(), 8)], vec![4e-7]);
         assert_eq!(s.self_path[&("cold".into(), 8)], vec![3e-7]);
+        assert_eq!(s.states, vec![[2e-7, 2.5e-7]]);
     }
 
     #[test]
@@ -220,5 +240,9 @@ mod tests {
         assert!(e.contains("did not finish"), "{e}");
         let e = Samples::parse("memcpy trial=0 bytes=1 seconds=-1\ndone\n").unwrap_err().to_string();
         assert!(e.contains("not a time"), "{e}");
+        let e = Samples::parse("state trial=0 at=end half_rtt=1e-7\ndone\n").unwrap_err().to_string();
+        assert!(e.contains("line 1") && e.contains("`end` mark out of order"), "{e}");
+        let e = Samples::parse("state trial=0 at=begin half_rtt=1e-7\ndone\n").unwrap_err().to_string();
+        assert!(e.contains("has no `end`"), "{e}");
     }
 }

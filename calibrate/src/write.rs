@@ -18,13 +18,21 @@ pub struct Provenance<'a> {
     pub name: &'a str,
     /// File name of the curves, relative to the machine file.
     pub curves: &'a str,
+    /// Which trials were left out and why (states.rs), if any were.
+    pub left_out: Option<&'a str>,
 }
 
-/// "21 trials (3 launches of 7)", or "7 trials" for one launch.
+/// "21 trials (3 launches of 7)", or "7 trials" for one launch; "… less those left out" when
+/// some were.
 fn pooled(p: &Provenance) -> String {
-    match p.launches {
+    let all = match p.launches {
         1 => format!("{} trials", p.trials),
         n => format!("{} trials ({n} launches of {})", n * p.trials, p.trials),
+    };
+    if p.left_out.is_some() {
+        format!("{all} less those left out")
+    } else {
+        all
     }
 }
 
@@ -41,6 +49,9 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     let ranks = s.ranks.len().max(2) as u32;
     let nodes = hosts.len().max(1) as u32;
     let _ = writeln!(o, "# Written by psins-calibrate {}: measured, not edited.", env!("CARGO_PKG_VERSION"));
+    if let Some(why) = p.left_out {
+        let _ = writeln!(o, "# {why}");
+    }
     let _ = writeln!(o, "# Half round trips (median of {}, interquartile spread), {} buffers:", pooled(p), p.buffers);
     for (b, f) in &c.pingpong {
         let _ = writeln!(o, "#   {b:>8} B  {:>10.3} us  ±{:.1} %", f.median * 1e6, f.spread * 100.0);
@@ -145,6 +156,9 @@ pub fn curves(s: &Samples, p: &Provenance) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "# Collective curves written by psins-calibrate {} at {}", env!("CARGO_PKG_VERSION"), p.at);
     let _ = writeln!(o, "# bytes: per-rank size (allgather: each rank's part; alltoall: per peer); seconds: median of {} of the mean call time, slowest rank", pooled(p));
+    if let Some(why) = p.left_out {
+        let _ = writeln!(o, "# {why}");
+    }
     let names: BTreeSet<(&str, u32)> = s.collectives.keys().map(|(n, r, _)| (n.as_str(), *r)).collect();
     for (name, ranks) in names {
         let pts: Vec<(u64, f64)> = s

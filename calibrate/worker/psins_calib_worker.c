@@ -18,6 +18,7 @@
  *   recv_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (MPI_Recv of an arrived message)
  *   exchange buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (both ranks send at once, per exchange)
  *   self buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (a rank's message to itself)
+ *   state trial=<k> at=begin|end half_rtt=<seconds>         (warm 0-byte ping-pong bracketing trial k)
  *   eager bytes=<n> blocked=0|1                              (threshold probe)
  *   collective name=<c> ranks=<P> bytes=<n> trial=<k> seconds=<x>
  *   done
@@ -112,14 +113,30 @@ static int pingpong_reps(int cold, int bytes)
     return agree_reps(MPI_Wtime() - t0, P);
 }
 
-static void pingpong(int cold, int bytes, int reps, int k)
+static double half_rtt(int cold, int bytes, int reps)
 {
     double t0 = MPI_Wtime();
     for (int i = 0; i < reps; i++)
         round_trip(cold, bytes);
-    double half = (MPI_Wtime() - t0) / reps / 2;
+    return (MPI_Wtime() - t0) / reps / 2;
+}
+
+static void pingpong(int cold, int bytes, int reps, int k)
+{
+    double half = half_rtt(cold, bytes, reps);
     if (rank == 0)
         printf("pingpong buffers=%s bytes=%d trial=%d half_rtt=%.9e\n", cold ? "cold" : "warm", bytes, k, half);
+}
+
+/* The host's speed state at one end of trial k: a warm empty ping-pong. A VM can switch
+ * between speed states while it runs (docs/calibrate.md); psins-calibrate keeps the trials
+ * whose two ends agree with the state most of the run was in, so that every figure of the
+ * file, the collectives' included, describes one state. */
+static void state(int k, const char *at, int reps)
+{
+    double half = half_rtt(0, 0, reps);
+    if (rank == 0)
+        printf("state trial=%d at=%s half_rtt=%.9e\n", k, at, half);
 }
 
 /* o_s: time inside MPI_Isend while the receiver is already waiting; o_r: time inside an
@@ -274,8 +291,8 @@ static void run_collective(enum coll c, int bytes, char *s, char *r)
     }
 }
 
-/* Mean time of one call per trial, the slowest rank's. */
-static void collective(enum coll c, int bytes, char *s, char *r)
+/* The repetition count of one trial of a collective, from one timed call (the slowest rank's). */
+static int collective_reps(enum coll c, int bytes, char *s, char *r)
 {
     run_collective(c, bytes, s, r);
     MPI_Barrier(W);
@@ -283,17 +300,20 @@ static void collective(enum coll c, int bytes, char *s, char *r)
     run_collective(c, bytes, s, r);
     t = MPI_Wtime() - t0;
     MPI_Allreduce(&t, &one, 1, MPI_DOUBLE, MPI_MAX, W);
-    int reps = agree_reps(one, W);
-    for (int k = 0; k < trials; k++) {
-        MPI_Barrier(W);
-        t0 = MPI_Wtime();
-        for (int i = 0; i < reps; i++)
-            run_collective(c, bytes, s, r);
-        t = (MPI_Wtime() - t0) / reps;
-        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, W);
-        if (rank == 0)
-            printf("collective name=%s ranks=%d bytes=%d trial=%d seconds=%.9e\n", coll_name[c], size, bytes, k, t);
-    }
+    return agree_reps(one, W);
+}
+
+/* Trial k of a collective: the mean time of one call, the slowest rank's. */
+static void collective(enum coll c, int bytes, int reps, int k, char *s, char *r)
+{
+    MPI_Barrier(W);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < reps; i++)
+        run_collective(c, bytes, s, r);
+    double t = (MPI_Wtime() - t0) / reps;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, W);
+    if (rank == 0)
+        printf("collective name=%s ranks=%d bytes=%d trial=%d seconds=%.9e\n", coll_name[c], size, bytes, k, t);
 }
 
 static void identify(void)
@@ -382,20 +402,30 @@ int main(int argc, char **argv)
     }
     if (rank == 0)
         memcpy_rate();
-    /* sizes: 0, then powers of 2 (quick: powers of 8) up to 4 MiB */
-    int step = quick ? 8 : 2;
-    if (rank < 2) {
-        /* Trials outermost: each trial sweeps every size, so a host that slows down for a
-         * while (a neighbour on the physical machine) spoils one trial of every size, which
-         * the median drops, rather than every trial of a few sizes. */
-        int reps[2][32], n = 0;
+    /* sizes: 0, then powers of 2 (quick: powers of 8) up to 4 MiB; collectives: 8 B, then
+     * powers of 8 */
+    int step = quick ? 8 : 2, ncs = quick ? 3 : 7;
+    size_t biggest = (size_t)8 << (3 * (ncs - 1));
+    char *s = calloc(biggest * size, 1), *r = calloc(biggest * size, 1);
+    int reps[2][32], creps[NCOLL][7], n = 0;
+    if (rank < 2)
         for (int cold = 0; cold < 2; cold++) {
             n = 0;
             for (long b = 0; b <= MAX_BYTES; b = b ? b * step : 1)
                 reps[cold][n++] = pingpong_reps(cold, (int)b);
         }
-        for (int k = 0; k < trials; k++) {
+    MPI_Barrier(W);
+    for (int c = 0; c < NCOLL; c++)
+        for (int i = 0; i < (c == BARRIER ? 1 : ncs); i++)
+            creps[c][i] = collective_reps(c, c == BARRIER ? 0 : 8 << (3 * i), s, r);
+    /* Trials outermost: each trial sweeps every size and every collective, so a host that
+     * slows down for a while (a neighbour on the physical machine) spoils one trial of every
+     * figure, which the median drops, rather than every trial of a few figures; and the
+     * state marks at the trial's two ends date every figure in it. */
+    for (int k = 0; k < trials; k++) {
+        if (rank < 2) {
             warm_for(k);
+            state(k, "begin", reps[0][0]);
             for (int cold = 0; cold < 2; cold++) {
                 int i = 0;
                 for (long b = 0; b <= MAX_BYTES; b = b ? b * step : 1, i++) {
@@ -406,15 +436,16 @@ int main(int argc, char **argv)
                 }
             }
         }
-        eager_threshold();
+        MPI_Barrier(W);
+        for (int c = 0; c < NCOLL; c++)
+            for (int i = 0; i < (c == BARRIER ? 1 : ncs); i++)
+                collective(c, c == BARRIER ? 0 : 8 << (3 * i), creps[c][i], k, s, r);
+        if (rank < 2)
+            state(k, "end", reps[0][0]);
     }
+    if (rank < 2)
+        eager_threshold();
     MPI_Barrier(W);
-    int ncs = quick ? 3 : 7;
-    size_t biggest = (size_t)8 << (3 * (ncs - 1));
-    char *s = calloc(biggest * size, 1), *r = calloc(biggest * size, 1);
-    for (int c = 0; c < NCOLL; c++)
-        for (int i = 0; i < (c == BARRIER ? 1 : ncs); i++)
-            collective(c, c == BARRIER ? 0 : 8 << (3 * i), s, r);
     if (rank == 0)
         printf("done\n");
     fflush(stdout);

@@ -1,0 +1,224 @@
+//! Trials of one speed state. A virtual machine can switch between speed states while it runs
+//! (the project's VM: an empty shared-memory half round trip of 0.12 us or 0.55 us, TCP's
+//! 4.0 us or 5.6 us, sometimes for a few tens of seconds each). A calibration whose trials
+//! straddle a switch has figures of both states, each figure's median falling on whichever
+//! state most of its trials saw. A TCP file whose collective curves came from the fast state and
+//! its point-to-point bands from the slow one predicted our cg 12 % short (docs/validation.md,
+//! eighth session). So the worker marks both ends of every trial with an empty ping-pong, and
+//! only the trials of the state that holds the most of them are kept, in every figure.
+
+use crate::error::Error;
+use crate::samples::{Samples, Trials};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Fewer trials than this in one state: no figure's median and spread can be trusted.
+pub const MIN_KEPT: usize = 3;
+
+/// Which trials were kept.
+#[derive(Debug, PartialEq)]
+pub struct Selection {
+    pub total: usize,
+    /// Trials left out, numbered from 1 in the order the worker ran them.
+    pub left_out: Vec<usize>,
+    /// Median empty half round trip of the kept trials' marks, and of the marks outside the
+    /// kept state.
+    pub kept_half: f64,
+    pub other_half: f64,
+    /// No state held MIN_KEPT trials: nothing was left out, and the host is too noisy.
+    pub too_few: bool,
+}
+
+impl fmt::Display for Selection {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let (kept_us, other_us) = (self.kept_half * 1e6, self.other_half * 1e6);
+        if self.too_few {
+            return write!(
+                f,
+                "the host changed speed during the run: no {MIN_KEPT} of its {} trials were in one state (empty half round trips of {kept_us:.3} us and {other_us:.3} us)",
+                self.total
+            );
+        }
+        let list: Vec<String> = self.left_out.iter().map(usize::to_string).collect();
+        write!(
+            f,
+            "trial{} {} of {} left out: the host changed speed during {} (an empty half round trip of {other_us:.3} us, against {kept_us:.3} us in the {} kept)",
+            if list.len() == 1 { "" } else { "s" },
+            list.join(", "),
+            self.total,
+            if list.len() == 1 { "it" } else { "them" },
+            self.total - list.len()
+        )
+    }
+}
+
+/// Keeps, in every figure, the trials whose two marks are both within `tolerance` (a
+/// fraction) of one empty half round trip: the one that keeps the most trials. None: the
+/// worker marked no trials (a `--check` probe) or every trial was in one state.
+pub fn keep_one_state(s: &mut Samples, tolerance: f64) -> Result<Option<Selection>, Error> {
+    let n = s.states.len();
+    if n == 0 {
+        return Ok(None);
+    }
+    aligned(s, n)?;
+    let near = |m: f64, centre: f64| (m / centre - 1.0).abs() <= tolerance;
+    let keeps = |centre: f64| -> Vec<bool> { s.states.iter().map(|t| t.iter().all(|&m| near(m, centre))).collect() };
+    // Every mark is a candidate centre; the first of the best, in the order the trials ran.
+    let centre = s
+        .states
+        .iter()
+        .flatten()
+        .copied()
+        .fold((0, f64::NAN), |best, c| {
+            let k = keeps(c).iter().filter(|&&k| k).count();
+            if k > best.0 {
+                (k, c)
+            } else {
+                best
+            }
+        })
+        .1;
+    let kept = keeps(centre);
+    let count = kept.iter().filter(|&&k| k).count();
+    if count == n {
+        return Ok(None);
+    }
+    let (inside, outside): (Vec<f64>, Vec<f64>) = s.states.iter().flatten().partition(|&&m| near(m, centre));
+    let selection = Selection {
+        total: n,
+        left_out: (1..=n).filter(|&i| !kept[i - 1]).collect(),
+        kept_half: median(inside),
+        other_half: median(outside),
+        too_few: count < MIN_KEPT,
+    };
+    if !selection.too_few {
+        retain(s, &kept);
+    }
+    Ok(Some(selection))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Every figure measured in the trials has one value per marked trial, in the same order;
+/// otherwise which value belongs to which trial is unknown.
+fn aligned(s: &Samples, n: usize) -> Result<(), Error> {
+    let p2p = [
+        ("ping-pong", &s.pingpong),
+        ("send overhead", &s.send_overhead),
+        ("receive overhead", &s.recv_overhead),
+        ("exchange", &s.exchange),
+        ("self", &s.self_path),
+    ];
+    let wrong = |what: String, t: &Trials| {
+        (t.len() != n).then(|| Error::Worker(format!("{what} has {} trials but {n} were marked", t.len())))
+    };
+    for (what, m) in p2p {
+        if let Some(e) =
+            m.iter().find_map(|((b, size), t)| wrong(format!("the {what} with {b} buffers at {size} B"), t))
+        {
+            return Err(e);
+        }
+    }
+    match s.collectives.iter().find_map(|((c, p, b), t)| wrong(format!("{c} at {p} ranks and {b} B"), t)) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn retain(s: &mut Samples, kept: &[bool]) {
+    fn each<K>(m: &mut BTreeMap<K, Trials>, kept: &[bool]) {
+        for t in m.values_mut() {
+            let mut i = 0;
+            t.retain(|_| {
+                i += 1;
+                kept[i - 1]
+            });
+        }
+    }
+    for m in [&mut s.pingpong, &mut s.send_overhead, &mut s.recv_overhead, &mut s.exchange, &mut s.self_path] {
+        each(m, kept);
+    }
+    each(&mut s.collectives, kept);
+    let mut i = 0;
+    s.states.retain(|_| {
+        i += 1;
+        kept[i - 1]
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seven trials of a ping-pong and a collective, trial i's marks `marks[i]`; each figure's
+    /// value in a trial is its mark times a constant, as in a host whose every cost scales
+    /// with its state.
+    fn samples(marks: &[[f64; 2]]) -> Samples {
+        let mut s = Samples::default();
+        s.states = marks.to_vec();
+        s.pingpong.insert(("warm".into(), 8), marks.iter().map(|m| m[0] * 1.1).collect());
+        s.collectives.insert(("allreduce".into(), 2, 8), marks.iter().map(|m| m[1] * 1.4).collect());
+        s
+    }
+
+    #[test]
+    fn trials_of_another_state_are_left_out_of_every_figure() {
+        let (fast, slow) = (4.0e-6, 5.6e-6);
+        // Trial 3 switched at its end, trial 6 ran in the other state.
+        let mut s = samples(&[[slow; 2], [slow; 2], [slow, fast], [slow; 2], [slow; 2], [fast; 2], [slow; 2]]);
+        let sel = keep_one_state(&mut s, 0.2).unwrap().unwrap();
+        assert_eq!(sel.left_out, vec![3, 6]);
+        assert!(!sel.too_few);
+        assert_eq!((sel.kept_half, sel.other_half), (slow, fast));
+        assert_eq!(s.pingpong[&("warm".into(), 8)], vec![slow * 1.1; 5]);
+        assert_eq!(s.collectives[&("allreduce".into(), 2, 8)], vec![slow * 1.4; 5]);
+        assert_eq!(s.states.len(), 5);
+        let text = sel.to_string();
+        assert!(
+            text.starts_with("trials 3, 6 of 7 left out") && text.contains("4.000 us, against 5.600 us in the 5 kept"),
+            "{text}"
+        );
+    }
+
+    /// The kept state is the one that keeps the most trials, though the median of the marks
+    /// may fall in the other one or between the two.
+    #[test]
+    fn the_state_with_most_trials_is_kept() {
+        let (fast, slow) = (0.12e-6, 0.55e-6);
+        let mut s = samples(&[[fast; 2], [fast; 2], [fast; 2], [slow, fast], [slow; 2], [slow; 2], [slow, fast]]);
+        let sel = keep_one_state(&mut s, 0.2).unwrap().unwrap();
+        assert_eq!(sel.left_out, vec![4, 5, 6, 7]);
+        assert_eq!(s.pingpong[&("warm".into(), 8)], vec![fast * 1.1; 3]);
+    }
+
+    #[test]
+    fn one_state_throughout_or_no_marks_keeps_everything() {
+        let mut s = samples(&[[5.0e-6, 5.3e-6], [5.4e-6, 4.9e-6], [5.1e-6, 5.0e-6]]);
+        assert_eq!(keep_one_state(&mut s, 0.2).unwrap(), None);
+        assert_eq!(s.pingpong[&("warm".into(), 8)].len(), 3);
+        let mut s = Samples::default();
+        s.pingpong.insert(("warm".into(), 8), vec![1e-6; 3]);
+        assert_eq!(keep_one_state(&mut s, 0.2).unwrap(), None);
+    }
+
+    #[test]
+    fn fewer_than_three_trials_in_one_state_keeps_all_and_says_why() {
+        let (fast, slow) = (4.0e-6, 5.6e-6);
+        let mut s = samples(&[[fast, slow], [slow; 2], [fast; 2], [slow, fast], [fast; 2]]);
+        let sel = keep_one_state(&mut s, 0.2).unwrap().unwrap();
+        assert!(sel.too_few);
+        assert_eq!(s.pingpong[&("warm".into(), 8)].len(), 5);
+        assert!(sel.to_string().contains("no 3 of its 5 trials were in one state"), "{sel}");
+    }
+
+    #[test]
+    fn a_figure_without_a_value_per_trial_is_an_error() {
+        let mut s = samples(&[[1e-6; 2], [2e-6; 2], [1e-6; 2]]);
+        s.exchange.insert(("cold".into(), 64), vec![1e-6; 2]);
+        let e = keep_one_state(&mut s, 0.2).unwrap_err().to_string();
+        assert!(e.contains("the exchange with cold buffers at 64 B has 2 trials but 3 were marked"), "{e}");
+    }
+}

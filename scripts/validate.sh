@@ -26,6 +26,9 @@
 # apart), and a run made after that anyway is marked "(host differed)". A check right after
 # each run tells whether the host changed during it: such a run is made again, at most
 # RUN_REDO times, then kept and marked. CHECK_TRIES=0: no checks.
+# A traced run whose span is more than TRACE_SLACK % (10) from the median of the untraced runs
+# on shared memory is made again, at most RUN_REDO times; a last one is kept and its row
+# marked "(trace differed)".
 # A calibration that comes out noisy (refused, or flagged with CALIBRATE_ARGS=--allow-noisy)
 # is made again, up to CALIBRATE_TRIES times (default 3, CALIBRATE_WAIT s apart): on the
 # project VM a speed-state change during the calibration spoils it, and predictions from a
@@ -51,6 +54,7 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 CHECK_TRIES=${CHECK_TRIES:-12}
 CHECK_WAIT=${CHECK_WAIT:-10}
 RUN_REDO=${RUN_REDO:-3}
+TRACE_SLACK=${TRACE_SLACK:-10}
 CALIBRATE_TRIES=${CALIBRATE_TRIES:-3}
 CALIBRATE_WAIT=${CALIBRATE_WAIT:-10}
 out=${OUT:-build/validation}
@@ -193,13 +197,11 @@ error() { # measured predicted
   awk -v ms="$1" -v ps="$2" 'BEGIN { printf "%+.1f %%", 100 * (ps - ms) / ms }'
 }
 
-# One table row: validate NAME WORKDIR PROGRAM ARGS... (the program runs from WORKDIR).
-validate() {
-  local app=$1 wd=$2 dir="$out/$1"
-  shift 2
-  mkdir -p "$dir"
-  DIFFERED=0
-  local try
+# trace APP DIR WORKDIR PROGRAM ARGS...: the traced run on shared memory (made again when the
+# host changed during it, as a measured run is), consolidated into DIR/APP.psins.
+trace() {
+  local app=$1 dir=$2 wd=$3 try
+  shift 3
   for ((try = 1; ; try++)); do
     settle shm || DIFFERED=1
     rm -rf "$dir/logs"
@@ -208,16 +210,54 @@ validate() {
     changed shm "$try" "the traced run of $app" || break
   done
   "$BIN/psins-consolidate" -q "$dir"/logs/*/ -o "$dir/$app.psins"
-  local cells=() net ms
+}
+
+# The traced run's slowest-rank span, from psins-sim's JSON report (its "measured" object).
+traced_span() {
+  tr -d ' \n' < "$1" | grep -o '"measured":{[^}]*}' | grep -o '"span_s":[0-9.e+-]*' | cut -d: -f2
+}
+
+# One table row: validate NAME WORKDIR PROGRAM ARGS... (the program runs from WORKDIR).
+validate() {
+  local app=$1 wd=$2 dir="$out/$1"
+  shift 2
+  mkdir -p "$dir"
+  DIFFERED=0
+  trace "$app" "$dir" "$wd" "$@"
+  local traced=$DIFFERED net try span
   for net in $NETS; do
-    "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json" 2> "$dir/$net.sim.log"
-    local traced=$DIFFERED cell b
     split "$net"
     # In a subshell DIFFERED would be lost: the spans go through a file.
     (cd "$wd" && DIFFERED=0 && measure "$net" "$dir/$net.run.log" env LD_PRELOAD="$SPAN" "${L_ENV[@]}" timeout "$RUN_TIMEOUT" "${L_CMD[@]}" "$@" > "$dir/$net.span"
       echo "$DIFFERED" > "$dir/$net.differed")
+  done
+  # The trace is one run, and its computation is replayed as it was: a traced run made during
+  # a slower spell of the CPUs (which --check's ping-pongs do not see: stencil3d's traced run
+  # computed 25 % longer than usual, docs/validation.md, eighth session) predicts that spell.
+  # So a traced run whose span is more than TRACE_SLACK % from the untraced runs' median on
+  # shared memory is made again, at most RUN_REDO times; the last is kept and its row marked.
+  local slow=""
+  for ((try = 1; ; try++)); do
+    "$BIN/psins-sim" "$dir/$app.psins" -m "$out/shm.toml" -q --no-progress --json "$dir/shm.json" 2> "$dir/shm.sim.log"
+    span=$(traced_span "$dir/shm.json")
+    if awk -v t="$span" -v m="$(cat "$dir/shm.span")" -v s="$TRACE_SLACK" 'BEGIN { exit !(t > m * (1 + s / 100) || t < m * (1 - s / 100)) }'; then
+      if ((try >= RUN_REDO)); then
+        slow=" (trace differed)"
+        break
+      fi
+      echo "validate: note: the traced run of $app spanned $(error "$(cat "$dir/shm.span")" "$span") against its untraced runs; traced again" | tee -a "$out/redo.log" >&2
+      DIFFERED=0
+      trace "$app" "$dir" "$wd" "$@"
+      traced=$DIFFERED
+    else
+      break
+    fi
+  done
+  local cells=() ms cell b
+  for net in $NETS; do
+    "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json" 2> "$dir/$net.sim.log"
     ms=$(cat "$dir/$net.span")
-    cell=$(row "$ms" "$(predicted "$dir/$net.json")")
+    cell=$(row "$ms" "$(predicted "$dir/$net.json")")$slow
     if [ "$(cat "$dir/$net.differed")" = 1 ] || [ "$traced" = 1 ]; then cell+=" (host differed)"; fi
     for b in $ALSO; do
       "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net-$b.toml" -q --no-progress --json "$dir/$net-$b.json" 2> "$dir/$net-$b.sim.log"
@@ -254,4 +294,4 @@ echo
 echo "Calibrated by psins-calibrate ($(for net in $NETS; do printf '%s ' "$out/$net.toml"; done)); medians of $RUNS untraced runs;"
 echo "$(nproc) cores; $(date -u +%Y-%m-%d); load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "host checks (psins-calibrate --check, $out/check.log): $(grep -c 'still matches' "$out/check.log" || true) matched, $(grep -c 'no longer matches\|too noisy to tell' "$out/check.log" || true) did not"
-echo "runs made again because the host changed during them: $( (cat "$out/redo.log" 2> /dev/null || true) | wc -l)"
+echo "runs made again because the host changed during them: $( (cat "$out/redo.log" 2> /dev/null || true) | grep -c 'host changed during' || true); traced runs made again for a span unlike the untraced runs': $( (cat "$out/redo.log" 2> /dev/null || true) | grep -c 'traced again' || true)"

@@ -1,7 +1,8 @@
 //! The trace's communicators as the exporters need them: a peer's world rank, a rank's
 //! place in a communicator. MPI_COMM_WORLD and MPI_COMM_SELF are in every trace without being
-//! listed in its table. [`Reach`] is the one bound on a named rank that both the exporters
-//! and psins-consolidate (on every log record) apply, with one message.
+//! listed in its table. [`Reach`] is the one bound on a named rank, with one message: the
+//! exporters, psins-consolidate (on every log record), the DUMPI and OTF2 importers and
+//! psins-sim (peers and collective steps) all apply it.
 
 use crate::{CommDef, TraceReader, COMM_SELF, COMM_WORLD, OUTSIDE_JOB, PROC_NULL};
 use std::collections::HashMap;
@@ -82,10 +83,12 @@ impl Reach {
 
     /// `p` (a `what`: peer, root) checked to be one of these ranks. Sentinels
     /// (MPI_PROC_NULL, MPI_ANY_SOURCE, none) are the caller's to allow first: here they are
-    /// outside, like any negative rank.
+    /// outside, like any negative rank. A format's unsigned rank (OTF2's) is taken as it is,
+    /// so that the message prints the number the input holds.
     #[inline]
-    pub fn check(self, what: &str, p: i32) -> Result<(), Bad> {
-        if self.holds(p) {
+    pub fn check(self, what: &str, p: impl Into<i64>) -> Result<(), Bad> {
+        let p = p.into();
+        if (0..i64::from(self.peers)).contains(&p) {
             return Ok(());
         }
         Err(self.outside(what, p))
@@ -101,12 +104,33 @@ impl Reach {
 
     /// Why `p` (a `what`: peer, root) is not one of these ranks.
     #[cold]
-    pub fn outside(self, what: &str, p: i32) -> Bad {
-        let (comm, n) = (self.comm, self.peers);
+    pub fn outside(self, what: &str, p: impl Into<i64>) -> Bad {
+        let (p, comm, n) = (p.into(), self.comm, self.peers);
         if self.inter {
             format!("{what} {p} is outside the remote group of intercommunicator {comm} (size {n})")
         } else {
             format!("{what} {p} is outside communicator {comm} (size {n})")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Reach;
+
+    #[test]
+    fn bounds_and_words_a_rank() {
+        let on = Reach::intra(17, 2);
+        assert!(on.holds(0) && on.holds(1) && !on.holds(2) && !on.holds(-1));
+        assert_eq!(on.check("peer", 1), Ok(()));
+        assert_eq!(on.check("peer", 2).unwrap_err(), "peer 2 is outside communicator 17 (size 2)");
+        assert_eq!(on.check("peer", -2).unwrap_err(), "peer -2 is outside communicator 17 (size 2)");
+        // an unsigned rank beyond i32 is printed as the input holds it, not wrapped negative
+        assert_eq!(on.check("root", u32::MAX).unwrap_err(), "root 4294967295 is outside communicator 17 (size 2)");
+        let inter = Reach { comm: 5, peers: 1, inter: true };
+        assert_eq!(
+            inter.check("peer", 1).unwrap_err(),
+            "peer 1 is outside the remote group of intercommunicator 5 (size 1)"
+        );
     }
 }

@@ -241,7 +241,7 @@ fn a_peer_outside_its_communicator_is_one_error() {
     b[dest..dest + 4].copy_from_slice(&3i32.to_be_bytes());
     std::fs::write(&f, &b).unwrap();
     let offset = format!("byte offset {at}");
-    fails(&d, &["cg-0000.bin: rank 0, record", &offset, "MPI_Sendrecv: peer 3 is outside communicator 4 (2 ranks)"]);
+    fails(&d, &["cg-0000.bin: rank 0, record", &offset, "MPI_Sendrecv: peer 3 is outside communicator 4 (size 2)"]);
 }
 
 #[test]

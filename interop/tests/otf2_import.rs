@@ -210,13 +210,13 @@ fn a_rank_outside_its_communicator_is_one_error_naming_the_event() {
         return;
     }
     for (name, peer, event, what) in [
-        ("send", 7, 3, "MpiSend at tick 30: receiver 7 is outside communicator 0 (1 rank)"),
-        ("recv", 7, 3, "MpiRecv at tick 40: sender 7 is outside communicator 0 (1 rank)"),
-        ("isend", 7, 3, "MpiIsend at tick 30: receiver 7 is outside communicator 0 (1 rank)"),
-        ("irecv", 7, 6, "MpiIrecv at tick 60: sender 7 is outside communicator 0 (1 rank)"),
-        ("root", 7, 4, "MpiCollectiveEnd at tick 40: root 7 is outside communicator 0 (1 rank)"),
+        ("send", 7, 3, "MpiSend at tick 30: receiver 7 is outside communicator 0 (size 1)"),
+        ("recv", 7, 3, "MpiRecv at tick 40: sender 7 is outside communicator 0 (size 1)"),
+        ("isend", 7, 3, "MpiIsend at tick 30: receiver 7 is outside communicator 0 (size 1)"),
+        ("irecv", 7, 6, "MpiIrecv at tick 60: sender 7 is outside communicator 0 (size 1)"),
+        ("root", 7, 4, "MpiCollectiveEnd at tick 40: root 7 is outside communicator 0 (size 1)"),
         // Rank 1 is in the world of two, not in communicator 2 = {0}.
-        ("subsend", 1, 3, "MpiSend at tick 30: receiver 1 is outside communicator 2 (1 rank)"),
+        ("subsend", 1, 3, "MpiSend at tick 30: receiver 1 is outside communicator 2 (size 1)"),
     ] {
         let anchor = case(name, peer);
         let evt = anchor.with_extension("").join("0.evt");

@@ -9,6 +9,7 @@
 
 use super::calls::{self, Take};
 use super::file::{bad, Bad, Cursor, Layout, ALL_FUNCTIONS, END_OF_STREAM};
+use psins_formats::comms::Reach;
 use psins_formats::{
     Coll, CollFlags, CommFn, Op, ProbeFlags, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_WORLD, NO_RANK,
     NO_REQUEST,
@@ -288,14 +289,14 @@ impl Decoder {
     /// `p` checked to be a rank of `on`: one beyond it (a send to rank 3 of a two-rank split
     /// of a 4-rank world) would otherwise enter the trace as it is.
     fn rank(&self, what: &str, p: i32, on: Ranks) -> Result<i32, String> {
-        let n = on.n.unwrap_or(self.world);
-        if p < 0 || p as u32 >= n {
-            return Err(match on.n {
-                Some(n) if on.comm != DUMPI_COMM_WORLD => {
-                    format!("{what} {p} is outside communicator {} ({n} ranks)", on.comm)
-                }
-                _ => format!("{what} {p} is not a rank of this {}-rank trace", self.world),
-            });
+        match on.n {
+            // a split's or dup's bound, worded as psins-consolidate words it (the communicator
+            // is the dumpi handle the record gives)
+            Some(n) if on.comm != DUMPI_COMM_WORLD => Reach::intra(on.comm.into(), n).check(what, p)?,
+            _ if p < 0 || p as u32 >= self.world => {
+                return Err(format!("{what} {p} is not a rank of this {}-rank trace", self.world))
+            }
+            _ => {}
         }
         Ok(p)
     }

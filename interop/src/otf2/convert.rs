@@ -5,6 +5,7 @@
 use super::calls::{self, Call};
 use super::events::Ev;
 use super::write::coll_of;
+use psins_formats::comms::Reach;
 use psins_formats::{
     Coll, CommFn, Op, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF, COMM_WORLD, NO_RANK,
     PROC_NULL,
@@ -181,14 +182,11 @@ impl Conv<'_> {
         if let Some((what, p, c)) = named_rank(&ev) {
             // A rank outside the communicator would be written into the trace as it is: a
             // message to no one, found only at replay (if at all).
-            if let Some(n) = self.model.size(c).filter(|&n| p >= n) {
-                let ranks = if n == 1 { "rank" } else { "ranks" };
-                let m = format!(
-                    "{} at tick {}: {what} {p} is outside communicator {c} ({n} {ranks})",
-                    kind(&ev),
-                    time(&ev)
-                );
-                return Err((m, i));
+            if let Some(n) = self.model.size(c) {
+                // OTF2's communicators are intra-communicators (their groups), c its id
+                if let Err(m) = Reach::intra(c, n).check(what, p) {
+                    return Err((format!("{} at tick {}: {m}", kind(&ev), time(&ev)), i));
+                }
             }
         }
         match ev {

@@ -126,6 +126,16 @@ fn collective_instances_that_disagree() {
     assert_eq!(r.stats.messages, 2);
 }
 
+/// An expansion step naming a rank outside the collective's communicator: the message
+/// psins-consolidate gives for the same record in a log (`psins_formats::comms::Reach`).
+#[test]
+fn a_step_peer_outside_the_communicator() {
+    let m = machine(&["mpi.collectives=expanded"]);
+    let e = replay(&[vec![coll(1), step(1, StepOp::Send, 5), fin()], vec![coll(1), fin()]], &m).unwrap_err();
+    assert_eq!(e.exit_code(), psins_sim::error::exit::BAD_INPUT, "{e}");
+    assert_eq!(e.to_string(), "rank 0, record 1: peer 5 is outside communicator 0 (size 2)");
+}
+
 /// Members of one collective naming different roots (analytic replay took the first one's).
 #[test]
 fn collective_roots_that_disagree() {

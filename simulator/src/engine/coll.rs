@@ -14,7 +14,7 @@ use crate::model::CollCall;
 use crate::source::TraceSource;
 use crate::units::Ps;
 use psins_collectives::{CollArgs, ExpandError, Step};
-use psins_formats::{Coll, CollFlags, Op, SendMode, OUTSIDE_JOB};
+use psins_formats::{Coll, CollFlags, Op, SendMode};
 use std::collections::VecDeque;
 
 /// Tag of every expansion message (they have their own context, so any value works).
@@ -324,15 +324,10 @@ impl<S: TraceSource> Sim<'_, S> {
         self.tasks[t as usize].await_req(h);
     }
 
-    fn step_peer(&self, t: u32, comm: u32, peer: u32) -> Result<u32> {
-        let task = &self.tasks[t as usize];
-        self.comms.world_of(comm, t, peer as i32).filter(|&w| w != OUTSIDE_JOB).ok_or_else(|| {
-            SimError::bad_record(
-                t,
-                task.index,
-                format!("collective step names rank {peer}, outside communicator {comm}"),
-            )
-        })
+    /// World rank of a collective step's `peer` (blocking or nonblocking), refused as
+    /// psins-consolidate refuses it in a log.
+    pub(super) fn step_peer(&self, t: u32, comm: u32, peer: u32) -> Result<u32> {
+        self.world_peer(t, comm, peer as i32).map_err(|m| SimError::bad_record(t, self.tasks[t as usize].index, m))
     }
 
     /// The next step of the collective in progress, reading Step records as needed.

@@ -3,6 +3,7 @@
 //! An intercommunicator holds both its groups: a point-to-point peer is a rank of the group
 //! the caller is not in, and its collectives involve every member of both.
 
+use psins_formats::comms::Reach;
 use psins_formats::{CommDef, COMM_SELF, COMM_WORLD, OUTSIDE_JOB};
 use std::collections::BTreeMap;
 
@@ -103,6 +104,11 @@ impl Comms {
             COMM_SELF => 1,
             _ => self.map.get(&comm).map_or(0, |c| c.peers(caller).len() as u32),
         }
+    }
+
+    /// The ranks `caller` can name on `comm`, as psins-consolidate bounds them in a log.
+    pub fn reach(&self, comm: u32, caller: u32) -> Reach {
+        Reach { comm, peers: self.peer_count(comm, caller), inter: self.is_inter(comm) }
     }
 
     /// Local rank of world rank `world` in `comm`; on an intercommunicator, its position

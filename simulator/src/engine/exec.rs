@@ -8,7 +8,6 @@ use crate::error::{Result, SimError};
 use crate::source::TraceSource;
 use crate::stats::fn_id;
 use crate::units::{Ps, PS_PER_NS};
-use psins_formats::comms::Reach;
 use psins_formats::*;
 
 /// Why a record cannot be replayed.
@@ -179,16 +178,20 @@ impl<S: TraceSource> Sim<'_, S> {
         if !self.comms.known(comm) {
             return Err(format!("unknown communicator {comm}"));
         }
+        self.world_peer(t, comm, peer).map(Some)
+    }
+
+    /// World rank of rank `peer` of known communicator `comm` as task `t` names it: a
+    /// point-to-point peer, or a collective step's (`coll.rs`, `nbc.rs`).
+    #[inline]
+    pub(super) fn world_peer(&self, t: u32, comm: u32, peer: i32) -> Result<u32, Bad> {
         match self.comms.world_of(comm, t, peer) {
             Some(OUTSIDE_JOB) => {
                 Err(format!("peer {peer} of intercommunicator {comm} is a process outside the traced job (spawned?)"))
             }
-            Some(w) => Ok(Some(w)),
+            Some(w) => Ok(w),
             // the message psins-consolidate gives for the same record in a log
-            None => {
-                let on = Reach { comm, peers: self.comms.peer_count(comm, t), inter: self.comms.is_inter(comm) };
-                Err(on.outside("peer", peer))
-            }
+            None => Err(self.comms.reach(comm, t).outside("peer", peer)),
         }
     }
 

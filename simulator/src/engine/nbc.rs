@@ -26,7 +26,7 @@ use crate::model::algorithm::MemberArgs;
 use crate::source::TraceSource;
 use crate::units::Ps;
 use psins_collectives::{CollArgs, ExpandError, Step};
-use psins_formats::{Op, SendMode, OUTSIDE_JOB};
+use psins_formats::{Op, SendMode};
 
 /// One nonblocking collective running on a task (`Sim::nbc`, under (task, request handle)).
 pub struct Schedule {
@@ -129,7 +129,7 @@ impl<S: TraceSource> Sim<'_, S> {
             // Counted before posting: an eager send completes inside post_send.
             s.open += step.send().is_some() as u32 + step.recv().is_some() as u32;
             if let Some((peer, bytes)) = step.send() {
-                let dst = self.nbc_peer(t, comm, peer)?;
+                let dst = self.step_peer(t, comm, peer)?;
                 let a =
                     SendArgs { dst, comm, tag, coll: true, bytes, mode: SendMode::Standard, r: Ref::Nbc(h), busy: 0 };
                 // Later phases run while the task is at a later record: name the collective's.
@@ -139,7 +139,7 @@ impl<S: TraceSource> Sim<'_, S> {
                 })?;
             }
             if let Some((peer, _)) = step.recv() {
-                let src = self.nbc_peer(t, comm, peer)? as i32;
+                let src = self.step_peer(t, comm, peer)? as i32;
                 self.post_recv(t, Posted { src, tag, comm, coll: true, r: Ref::Nbc(h), at: now });
             }
             // A posting step never waits; a WaitAll (or a blocking step) waits for the phase.
@@ -173,12 +173,5 @@ impl<S: TraceSource> Sim<'_, S> {
             self.nbc_run(t, h, now)?;
         }
         Ok(())
-    }
-
-    fn nbc_peer(&self, t: u32, comm: u32, peer: u32) -> Result<u32> {
-        self.comms.world_of(comm, t, peer as i32).filter(|&w| w != OUTSIDE_JOB).ok_or_else(|| {
-            let index = self.tasks[t as usize].index;
-            SimError::bad_record(t, index, format!("collective step names rank {peer}, outside communicator {comm}"))
-        })
     }
 }

@@ -43,8 +43,9 @@ struct Args {
     trials: u32,
     /// Separate launches of the worker; each figure's trials are pooled over them, so a slower
     /// spell of the host that lasts one launch spoils some of the trials, which the median
-    /// drops, not the whole figure (docs/calibrate.md: on the project VM 3 launches did not
-    /// make back-to-back calibrations agree better than 1).
+    /// drops, not the whole figure. Steadier collective curves for a longer run: on the
+    /// project VM, back-to-back calibrations in one speed state agreed within 7.1 % on every
+    /// curve point with 3 launches, 40.6 % with 1 (docs/calibrate.md).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
     launches: u32,
     /// Seconds each trial of one figure lasts (more: steadier, slower).

@@ -236,13 +236,13 @@ validate() {
   # computed 25 % longer than usual, docs/validation.md, eighth session) predicts that spell.
   # So a traced run whose span is more than TRACE_SLACK % from the untraced runs' median on
   # shared memory is made again, at most RUN_REDO times; the last is kept and its row marked.
-  local slow=""
+  local mark=""
   for ((try = 1; ; try++)); do
     "$BIN/psins-sim" "$dir/$app.psins" -m "$out/shm.toml" -q --no-progress --json "$dir/shm.json" 2> "$dir/shm.sim.log"
     span=$(traced_span "$dir/shm.json")
     if awk -v t="$span" -v m="$(cat "$dir/shm.span")" -v s="$TRACE_SLACK" 'BEGIN { exit !(t > m * (1 + s / 100) || t < m * (1 - s / 100)) }'; then
       if ((try >= RUN_REDO)); then
-        slow=" (trace differed)"
+        mark=" (trace differed)"
         break
       fi
       echo "validate: note: the traced run of $app spanned $(error "$(cat "$dir/shm.span")" "$span") against its untraced runs; traced again" | tee -a "$out/redo.log" >&2
@@ -257,7 +257,7 @@ validate() {
   for net in $NETS; do
     "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net.toml" -q --no-progress --json "$dir/$net.json" 2> "$dir/$net.sim.log"
     ms=$(cat "$dir/$net.span")
-    cell=$(row "$ms" "$(predicted "$dir/$net.json")")$slow
+    cell=$(row "$ms" "$(predicted "$dir/$net.json")")$mark
     if [ "$(cat "$dir/$net.differed")" = 1 ] || [ "$traced" = 1 ]; then cell+=" (host differed)"; fi
     for b in $ALSO; do
       "$BIN/psins-sim" "$dir/$app.psins" -m "$out/$net-$b.toml" -q --no-progress --json "$dir/$net-$b.json" 2> "$dir/$net-$b.sim.log"

@@ -9,7 +9,6 @@
 
 use crate::error::Error;
 use crate::samples::{Samples, Trials};
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// Fewer trials than this in one state: no figure's median and spread can be trusted.
@@ -21,8 +20,8 @@ pub struct Selection {
     pub total: usize,
     /// Trials left out, numbered from 1 in the order the worker ran them.
     pub left_out: Vec<usize>,
-    /// Median empty half round trip of the kept trials' marks, and of the marks outside the
-    /// kept state.
+    /// Median empty half round trip of the marks within the kept state (a left-out trial's
+    /// other mark included), and of the marks outside it.
     pub kept_half: f64,
     pub other_half: f64,
     /// No state held MIN_KEPT trials: nothing was left out, and the host is too noisy.
@@ -129,24 +128,17 @@ fn aligned(s: &Samples, n: usize) -> Result<(), Error> {
 }
 
 fn retain(s: &mut Samples, kept: &[bool]) {
-    fn each<K>(m: &mut BTreeMap<K, Trials>, kept: &[bool]) {
-        for t in m.values_mut() {
-            let mut i = 0;
-            t.retain(|_| {
-                i += 1;
-                kept[i - 1]
-            });
-        }
-    }
     for m in [&mut s.pingpong, &mut s.send_overhead, &mut s.recv_overhead, &mut s.exchange, &mut s.self_path] {
-        each(m, kept);
+        m.values_mut().for_each(|t| keep(t, kept));
     }
-    each(&mut s.collectives, kept);
-    let mut i = 0;
-    s.states.retain(|_| {
-        i += 1;
-        kept[i - 1]
-    });
+    s.collectives.values_mut().for_each(|t| keep(t, kept));
+    keep(&mut s.states, kept);
+}
+
+/// The entries of `v` (one per trial) whose trial is kept.
+fn keep<T>(v: &mut Vec<T>, kept: &[bool]) {
+    let mut trial = kept.iter();
+    v.retain(|_| trial.next().copied().unwrap_or(false));
 }
 
 #[cfg(test)]

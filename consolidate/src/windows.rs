@@ -8,6 +8,7 @@
 //! pairs from 0 in order of first appearance.
 
 use crate::comms::Comms;
+use psins_formats::comms::WinReach;
 use psins_formats::{Op, Record, WinFlags, WinSyncFn, NO_RANK, PROC_NULL};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
@@ -76,8 +77,8 @@ pub fn normalise(comms: &mut Comms, rank: u32, world_size: u32, rec: &mut Record
         }
         Op::Rma { target, win, .. } => {
             let w = comms.wins.local.get(&(rank, *win)).ok_or_else(|| unknown(*win))?;
-            if *target != PROC_NULL && !(0..w.size as i64).contains(&(*target as i64)) {
-                return Err(format!("target {target} is outside window {win} (size {})", w.size));
+            if *target != PROC_NULL {
+                WinReach { win: *win, size: w.size }.check("target", *target)?;
             }
             *win = w.id;
         }
@@ -86,6 +87,9 @@ pub fn normalise(comms: &mut Comms, rank: u32, world_size: u32, rec: &mut Record
             let w = comms.wins.local.get_mut(&(rank, *win)).ok_or_else(|| unknown(*win))?;
             if let Some(&m) = rec.list.iter().find(|&&m| !(0..world_size as i64).contains(&m)) {
                 return Err(format!("group member {m} of a {} is not a rank of the job", snake(func)));
+            }
+            if has_target(func) {
+                WinReach { win: *win, size: w.size }.check(&format!("{} target", snake(func)), target)?;
             }
             w.sync(func, target, flags).map_err(|e| format!("window {win}: {e}"))?;
             *win = w.id;
@@ -105,6 +109,11 @@ fn snake(func: WinSyncFn) -> String {
         s.push(c.to_ascii_lowercase());
     }
     s
+}
+
+/// The synchronisation calls that name one target (the others carry NO_RANK).
+fn has_target(func: WinSyncFn) -> bool {
+    matches!(func, WinSyncFn::Lock | WinSyncFn::Unlock | WinSyncFn::Flush | WinSyncFn::FlushLocal)
 }
 
 fn unknown(win: u32) -> String {
@@ -129,11 +138,8 @@ impl Win {
     /// Applies one synchronisation call to the open epochs; Err says what is unbalanced.
     fn sync(&mut self, func: WinSyncFn, target: i32, flags: u8) -> Result<(), String> {
         use WinSyncFn::*;
-        let needs_target = matches!(func, Lock | Unlock | Flush | FlushLocal);
-        if needs_target && !(0..self.size as i64).contains(&(target as i64)) {
-            return Err(format!("{} of target {target}, outside the window (size {})", snake(func), self.size));
-        }
-        if !needs_target && target != NO_RANK {
+        // a target's bound is checked by the caller, which knows the window's id
+        if !has_target(func) && target != NO_RANK {
             return Err(format!("{} with a target ({target})", snake(func)));
         }
         match func {
@@ -218,7 +224,9 @@ mod tests {
         let mut c = Comms::new(4);
         run(&mut c, 0, Op::WinCreate { func: WinFn::Allocate, comm: COMM_WORLD, win: 0 }).unwrap();
         let e = run(&mut c, 0, Op::Rma { func: RmaFn::Get, target: 4, win: 0, bytes: 0, rbytes: 8, req: 0 });
-        assert!(e.unwrap_err().contains("target 4 is outside window 0 (size 4)"));
+        assert_eq!(e.unwrap_err(), "target 4 is outside window 0 (size 4)");
+        let e = run(&mut c, 0, sync(WinSyncFn::Lock, 4, 0)).unwrap_err();
+        assert_eq!(e, "lock target 4 is outside window 0 (size 4)");
         let e = run(&mut c, 0, sync(WinSyncFn::Unlock, 2, 0)).unwrap_err();
         assert!(e.contains("unlock of target 2, which is not locked"), "{e}");
         run(&mut c, 0, sync(WinSyncFn::Lock, 2, WinFlags::EXCLUSIVE)).unwrap();

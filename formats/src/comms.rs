@@ -2,7 +2,8 @@
 //! place in a communicator. MPI_COMM_WORLD and MPI_COMM_SELF are in every trace without being
 //! listed in its table. [`Reach`] is the one bound on a named rank, with one message: the
 //! exporters, psins-consolidate (on every log record), the DUMPI and OTF2 importers and
-//! psins-sim (peers and collective steps) all apply it.
+//! psins-sim (peers and collective steps) all apply it. [`WinReach`] is its one-sided
+//! counterpart, the bound on an RMA target, applied by psins-consolidate and psins-sim.
 
 use crate::{CommDef, TraceReader, COMM_SELF, COMM_WORLD, OUTSIDE_JOB, PROC_NULL};
 use std::collections::HashMap;
@@ -114,9 +115,35 @@ impl Reach {
     }
 }
 
+/// The ranks a one-sided call can target on window `win` (as the caller numbers it): `0..size`,
+/// the ranks of the communicator the window was created over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WinReach {
+    pub win: u32,
+    pub size: u32,
+}
+
+impl WinReach {
+    /// `p` (a `what`: target, lock target) checked to be one of these ranks. MPI_PROC_NULL is
+    /// the caller's to allow first.
+    pub fn check(self, what: &str, p: impl Into<i64>) -> Result<(), Bad> {
+        let p = p.into();
+        if (0..i64::from(self.size)).contains(&p) {
+            return Ok(());
+        }
+        Err(self.outside(what, p))
+    }
+
+    /// Why `p` (a `what`: target, lock target) is not one of these ranks.
+    #[cold]
+    pub fn outside(self, what: &str, p: impl Into<i64>) -> Bad {
+        format!("{what} {} is outside window {} (size {})", p.into(), self.win, self.size)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Reach;
+    use super::{Reach, WinReach};
 
     #[test]
     fn bounds_and_words_a_rank() {
@@ -132,5 +159,14 @@ mod tests {
             inter.check("peer", 1).unwrap_err(),
             "peer 1 is outside the remote group of intercommunicator 5 (size 1)"
         );
+    }
+
+    #[test]
+    fn bounds_and_words_a_target() {
+        let on = WinReach { win: 3, size: 2 };
+        assert_eq!(on.check("target", 0), Ok(()));
+        assert_eq!(on.check("target", 1), Ok(()));
+        assert_eq!(on.check("target", 2).unwrap_err(), "target 2 is outside window 3 (size 2)");
+        assert_eq!(on.check("lock target", -1).unwrap_err(), "lock target -1 is outside window 3 (size 2)");
     }
 }

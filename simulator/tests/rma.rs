@@ -151,5 +151,5 @@ fn target_outside_the_window_is_an_error() {
         vec![win_create(), fin()],
     ];
     let e = replay(&tasks, &machine(SETS)).unwrap_err().to_string();
-    assert!(e.contains("target 5 is outside window 0") && e.contains("rank 0, record 2"), "{e}");
+    assert_eq!(e, "rank 0, record 2: target 5 is outside window 0 (size 2)");
 }

@@ -33,6 +33,7 @@ use crate::model::algorithm::{MemberArgs, Members, Placement};
 use crate::model::{CollCall, MsgId};
 use crate::source::TraceSource;
 use crate::units::Ps;
+use psins_formats::comms::WinReach;
 use psins_formats::{Coll, Op, RmaFn, WinFlags, WinSyncFn, NO_RANK, NO_REQUEST, PROC_NULL};
 use std::collections::HashMap;
 use std::collections::VecDeque;
@@ -170,9 +171,11 @@ impl<S: TraceSource> Sim<'_, S> {
     /// World rank of `target`, a rank of window `win`'s communicator.
     fn target(&self, win: u32, target: i32) -> std::result::Result<u32, String> {
         let w = self.rma.wins.get(&win).ok_or_else(|| format!("operation on window {win}, which was never created"))?;
-        usize::try_from(target).ok().and_then(|i| w.members.get(i).copied()).ok_or_else(|| {
-            format!("target {target} is outside window {win} (communicator {}, size {})", w.comm, w.members.len())
-        })
+        let reach = WinReach { win, size: w.members.len() as u32 };
+        usize::try_from(target)
+            .ok()
+            .and_then(|i| w.members.get(i).copied())
+            .ok_or_else(|| reach.outside("target", target))
     }
 
     /// The link between two world ranks (the engine's one rule, `Route::of`).

@@ -136,6 +136,22 @@ fn a_step_peer_outside_the_communicator() {
     assert_eq!(e.to_string(), "rank 0, record 1: peer 5 is outside communicator 0 (size 2)");
 }
 
+/// The same in a nonblocking collective: its steps are read with its Coll record and posted
+/// by its schedule (engine/nbc.rs), a path of its own; the error names the Coll record.
+#[test]
+fn a_nonblocking_step_peer_outside_the_communicator() {
+    let m = machine(&["mpi.collectives=expanded"]);
+    let mut icoll = coll(1);
+    if let Op::Coll { flags, req, .. } = &mut icoll.op {
+        (*flags, *req) = (*flags | CollFlags::NONBLOCKING, 1);
+    }
+    let wait = waitall(0, &[(1, NO_RANK, 0)]);
+    let bad = vec![icoll.clone(), step(1, StepOp::Send, 5), wait.clone(), fin()];
+    let e = replay(&[bad, vec![icoll, wait, fin()]], &m).unwrap_err();
+    assert_eq!(e.exit_code(), psins_sim::error::exit::BAD_INPUT, "{e}");
+    assert_eq!(e.to_string(), "rank 0, record 0: peer 5 is outside communicator 0 (size 2)");
+}
+
 /// Members of one collective naming different roots (analytic replay took the first one's).
 #[test]
 fn collective_roots_that_disagree() {

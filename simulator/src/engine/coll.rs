@@ -303,7 +303,7 @@ impl<S: TraceSource> Sim<'_, S> {
         let comm = self.tasks[t as usize].coll.as_ref().expect("collective in progress").comm;
         let mut free = cpu;
         if let Some((peer, bytes)) = step.send() {
-            let dst = self.step_peer(t, comm, peer)?;
+            let dst = self.step_peer(t, self.tasks[t as usize].index, comm, peer)?;
             let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Send);
             self.mark_awaited(t, h);
             let r = Ref::Req(h);
@@ -311,7 +311,7 @@ impl<S: TraceSource> Sim<'_, S> {
             free = self.post_send(t, a, now)?;
         }
         if let Some((peer, _)) = step.recv() {
-            let src = self.step_peer(t, comm, peer)?;
+            let src = self.step_peer(t, self.tasks[t as usize].index, comm, peer)?;
             let h = self.tasks[t as usize].add_req(BLOCKING_REQ, ReqKind::Recv);
             self.mark_awaited(t, h);
             // A sendrecv's receive is posted before its send (MPIC_Sendrecv), at `cpu`.
@@ -325,9 +325,10 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// World rank of a collective step's `peer` (blocking or nonblocking), refused as
-    /// psins-consolidate refuses it in a log.
-    pub(super) fn step_peer(&self, t: u32, comm: u32, peer: u32) -> Result<u32> {
-        self.world_peer(t, comm, peer as i32).map_err(|m| SimError::bad_record(t, self.tasks[t as usize].index, m))
+    /// psins-consolidate refuses it in a log; the error names `record` (the step's own, or a
+    /// nonblocking collective's Coll record, since its steps are posted from later records).
+    pub(super) fn step_peer(&self, t: u32, record: u64, comm: u32, peer: u32) -> Result<u32> {
+        self.world_peer(t, comm, peer as i32).map_err(|m| SimError::bad_record(t, record, m))
     }
 
     /// The next step of the collective in progress, reading Step records as needed.

@@ -129,7 +129,7 @@ impl<S: TraceSource> Sim<'_, S> {
             // Counted before posting: an eager send completes inside post_send.
             s.open += step.send().is_some() as u32 + step.recv().is_some() as u32;
             if let Some((peer, bytes)) = step.send() {
-                let dst = self.step_peer(t, comm, peer)?;
+                let dst = self.step_peer(t, index, comm, peer)?;
                 let a =
                     SendArgs { dst, comm, tag, coll: true, bytes, mode: SendMode::Standard, r: Ref::Nbc(h), busy: 0 };
                 // Later phases run while the task is at a later record: name the collective's.
@@ -139,7 +139,7 @@ impl<S: TraceSource> Sim<'_, S> {
                 })?;
             }
             if let Some((peer, _)) = step.recv() {
-                let src = self.step_peer(t, comm, peer)? as i32;
+                let src = self.step_peer(t, index, comm, peer)? as i32;
                 self.post_recv(t, Posted { src, tag, comm, coll: true, r: Ref::Nbc(h), at: now });
             }
             // A posting step never waits; a WaitAll (or a blocking step) waits for the phase.

@@ -34,8 +34,13 @@ pub enum Misuse {
 impl std::fmt::Display for Misuse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            // tracer ids are reused once a request is gone, so "never started" and "already
+            // completed" are one case: no live request has this id
             Misuse::CompletedNeverStarted(r) => {
-                write!(f, "request {r} completed but never started")
+                write!(
+                    f,
+                    "completes request {r}, which this rank never started (or which already completed or was freed)"
+                )
             }
             Misuse::ReusedWhileLive(r) => {
                 write!(f, "request id {r} started again while still live")

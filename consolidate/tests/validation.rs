@@ -256,9 +256,21 @@ fn request_misuse_is_reported_per_rank() {
     assert!(
         e.contains(&p.display().to_string())
             && e.contains("record 3")
-            && e.contains("request 201 completed but never started"),
+            && e.contains("record 3: completes request 201, which this rank never started"),
         "{e}"
     );
+
+    // A Testany completing the irecv its Waitall already completed.
+    let d = dir("reqs3");
+    let mut r1 = program(1);
+    let again = Op::Wait { func: WaitFn::Testany, count: 1 };
+    r1.insert(5, Record::new(1, 1, again).with_list(vec![201, 0, 1, 64]));
+    write_log(&d, &header(0, 2, 1), &program(0), true);
+    let p = write_log(&d, &header(1, 2, 1), &r1, true);
+    let (o, _) = run(&d, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    let why = "completes request 201, which this rank never started (or which already completed or was freed)";
+    assert_eq!(stderr(&o), format!("psins-consolidate: {}: rank 1, record 5: {why}\n", p.display()));
 }
 
 #[test]

@@ -38,16 +38,17 @@ struct Args {
     /// Collective curves file to write (default: the output's name with .curves.toml).
     #[arg(long)]
     curves: Option<PathBuf>,
-    /// Trials of every measurement (medians and spreads are over these).
+    /// Trials of every measurement in each launch (medians and spreads are over the trials of
+    /// every launch).
     #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(3..=100))]
     trials: u32,
-    /// Separate launches of the worker; each figure's trials are pooled over them, so a slower
-    /// spell of the host that lasts one launch spoils some of the trials, which the median
-    /// drops, not the whole figure. Steadier collective curves for a longer run: on the
-    /// project VM, back-to-back calibrations in one speed state agreed within 7.1 % on every
-    /// curve point with 3 launches, 40.6 % with 1 (docs/calibrate.md).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
-    launches: u32,
+    /// Separate launches of the worker (default 3; 1 with --quick); each figure's trials are
+    /// pooled over them: a median of more trials, and what one launch draws (where MPI's and
+    /// the worker's memory lies, a slower spell of the host) moves only its share of them. On the
+    /// project VM, five back-to-back calibrations in one speed state agreed within 14.5 % on
+    /// every median with 1 launch and 8.4 % with 3 (docs/calibrate.md); 3 take about 50 s.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=20))]
+    launches: Option<u32>,
     /// Seconds each trial of one figure lasts (more: steadier, slower).
     #[arg(long, default_value_t = 0.05)]
     seconds_per_trial: f64,
@@ -145,7 +146,8 @@ fn run(a: &Args) -> Result<(), Error> {
         if a.launcher.is_empty() { vec!["mpirun".into(), "-n".into(), "2".into()] } else { a.launcher.clone() };
     let load = busy();
     let mut samples = samples::Samples::default();
-    for _ in 0..a.launches {
+    let launches = a.launches.unwrap_or(if a.quick { 1 } else { 3 });
+    for _ in 0..launches {
         let one = samples::Samples::parse(&launch(&launcher, &worker, a, a.quick.then_some("-q").as_slice())?)?;
         placement(&one)?;
         samples.absorb(one);
@@ -184,7 +186,7 @@ fn run(a: &Args) -> Result<(), Error> {
         launcher: &launcher.join(" "),
         buffers: &a.buffers,
         trials: a.trials,
-        launches: a.launches,
+        launches,
         name: &a.name,
         curves: &curves_name,
         left_out: left_out.as_deref(),

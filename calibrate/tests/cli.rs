@@ -180,6 +180,7 @@ fn a_recalibration_says_when_the_host_has_changed() {
     let o = calibrate(&quick);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("\nlaunches = 1\n"), "--quick launches the worker once by default:\n{text}");
     let mut parts = text.split("half_rtt = \"");
     let mut faster = parts.next().unwrap().to_string();
     for p in parts {

@@ -30,6 +30,7 @@
  * how well a buffer of about the cache's size (2 MiB) stays cached depends on the physical
  * pages under it, so one place for a whole run made a run's figure differ from the next
  * run's by up to 21 % (docs/validation.md, sixth session); sampled over the trials it did not.
+ * The collectives' send and receive buffers move between places over the trials alike.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -81,6 +82,30 @@ static void warm_for(int k)
 {
     warm = pool + POOL + (size_t)(k % 8) * (8u << 20);
 }
+
+/* The collectives' buffers move as the warm one does: trial k's send and receive buffers are
+ * the k-th of `cplaces` pairs. With one pair for a whole launch, the median of an alltoall of
+ * 256 KiB differed by 10.1 % between four calibrations of 3 launches each, and drifted from
+ * 29.0 to 21.2 us over five of 1 launch (docs/validation.md, eighth and ninth sessions). */
+static char *cpool;
+static size_t cspan; /* bytes of one buffer: the largest collective's, times the ranks */
+static int cplaces;
+
+static void collective_buffers(size_t span)
+{
+    cspan = span;
+    cplaces = (int)((256u << 20) / (2 * span)); /* at most 256 MiB per rank */
+    cplaces = cplaces < 1 ? 1 : cplaces > 8 ? 8 : cplaces;
+    cpool = malloc(2 * span * cplaces);
+    if (!cpool) {
+        fprintf(stderr, "psins-calib-worker: cannot allocate %zu bytes for the collectives\n", 2 * span * cplaces);
+        MPI_Abort(W, 1);
+    }
+    memset(cpool, 0, 2 * span * cplaces);
+}
+
+static char *csend(int k) { return cpool + (size_t)(k % cplaces) * 2 * cspan; }
+static char *crecv(int k) { return csend(k) + cspan; }
 
 /* Rank 0 picks a repetition count from one timed call of `one` and tells the others of `c`. */
 static int agree_reps(double one, MPI_Comm c)
@@ -303,9 +328,11 @@ static int collective_reps(enum coll c, int bytes, char *s, char *r)
     return agree_reps(one, W);
 }
 
-/* Trial k of a collective: the mean time of one call, the slowest rank's. */
+/* Trial k of a collective: the mean time of one call, the slowest rank's. One call first
+ * brings this trial's buffers into the caches, as the warm ping-pong's are. */
 static void collective(enum coll c, int bytes, int reps, int k, char *s, char *r)
 {
+    run_collective(c, bytes, s, r);
     MPI_Barrier(W);
     double t0 = MPI_Wtime();
     for (int i = 0; i < reps; i++)
@@ -406,7 +433,7 @@ int main(int argc, char **argv)
      * powers of 8 */
     int step = quick ? 8 : 2, ncs = quick ? 3 : 7;
     size_t biggest = (size_t)8 << (3 * (ncs - 1));
-    char *s = calloc(biggest * size, 1), *r = calloc(biggest * size, 1);
+    collective_buffers(biggest * size);
     int reps[2][32], creps[NCOLL][7], n = 0;
     if (rank < 2)
         for (int cold = 0; cold < 2; cold++) {
@@ -417,7 +444,7 @@ int main(int argc, char **argv)
     MPI_Barrier(W);
     for (int c = 0; c < NCOLL; c++)
         for (int i = 0; i < (c == BARRIER ? 1 : ncs); i++)
-            creps[c][i] = collective_reps(c, c == BARRIER ? 0 : 8 << (3 * i), s, r);
+            creps[c][i] = collective_reps(c, c == BARRIER ? 0 : 8 << (3 * i), csend(0), crecv(0));
     /* Trials outermost: each trial sweeps every size and every collective, so a host that
      * slows down for a while (a neighbour on the physical machine) spoils one trial of every
      * figure, which the median drops, rather than every trial of a few figures; and the
@@ -439,7 +466,7 @@ int main(int argc, char **argv)
         MPI_Barrier(W);
         for (int c = 0; c < NCOLL; c++)
             for (int i = 0; i < (c == BARRIER ? 1 : ncs); i++)
-                collective(c, c == BARRIER ? 0 : 8 << (3 * i), creps[c][i], k, s, r);
+                collective(c, c == BARRIER ? 0 : 8 << (3 * i), creps[c][i], k, csend(k), crecv(k));
         if (rank < 2)
             state(k, "end", reps[0][0]);
     }

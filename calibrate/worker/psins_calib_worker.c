@@ -83,10 +83,9 @@ static void warm_for(int k)
     warm = pool + POOL + (size_t)(k % 8) * (8u << 20);
 }
 
-/* The collectives' buffers move as the warm one does: trial k's send and receive buffers are
- * the k-th of `cplaces` pairs. With one pair for a whole launch, the median of an alltoall of
- * 256 KiB differed by 10.1 % between four calibrations of 3 launches each, and drifted from
- * 29.0 to 21.2 us over five of 1 launch (docs/validation.md, eighth and ninth sessions). */
+/* The collectives' buffers move as the warm one does, so that how well they stay cached is
+ * sampled over physical pages too: trial k's send and receive buffers are the k-th of
+ * `cplaces` pairs. */
 static char *cpool;
 static size_t cspan; /* bytes of one buffer: the largest collective's, times the ranks */
 static int cplaces;
@@ -101,7 +100,11 @@ static void collective_buffers(size_t span)
         fprintf(stderr, "psins-calib-worker: cannot allocate %zu bytes for the collectives\n", 2 * span * cplaces);
         MPI_Abort(W, 1);
     }
-    memset(cpool, 0, 2 * span * cplaces);
+    /* Written, as an application's buffers are. Calloc'd and never written, every page of a
+     * send buffer is the kernel's one zero page: an allgather of 256 KiB from such buffers took
+     * 52-69 us a call, against 30-37 us from written ones, and a bcast of 2 MiB 112-119 us
+     * against 139-166 (docs/validation.md, ninth session). */
+    memset(cpool, 1, 2 * span * cplaces);
 }
 
 static char *csend(int k) { return cpool + (size_t)(k % cplaces) * 2 * cspan; }

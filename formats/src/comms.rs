@@ -88,19 +88,14 @@ impl Reach {
     /// so that the message prints the number the input holds.
     #[inline]
     pub fn check(self, what: &str, p: impl Into<i64>) -> Result<(), Bad> {
-        let p = p.into();
-        if (0..i64::from(self.peers)).contains(&p) {
-            return Ok(());
-        }
-        Err(self.outside(what, p))
+        bounded(p.into(), self.peers, |p| self.outside(what, p))
     }
 
     /// Whether `p` is one of these ranks (for a caller on a hot path, which builds the message
     /// with [`Reach::outside`] only when it is not).
     #[inline]
     pub fn holds(self, p: i32) -> bool {
-        // one comparison: a negative rank is a huge u32
-        (p as u32) < self.peers
+        within(i64::from(p), self.peers)
     }
 
     /// Why `p` (a `what`: peer, root) is not one of these ranks.
@@ -127,17 +122,30 @@ impl WinReach {
     /// `p` (a `what`: target, lock target) checked to be one of these ranks. MPI_PROC_NULL is
     /// the caller's to allow first.
     pub fn check(self, what: &str, p: impl Into<i64>) -> Result<(), Bad> {
-        let p = p.into();
-        if (0..i64::from(self.size)).contains(&p) {
-            return Ok(());
-        }
-        Err(self.outside(what, p))
+        bounded(p.into(), self.size, |p| self.outside(what, p))
     }
 
     /// Why `p` (a `what`: target, lock target) is not one of these ranks.
     #[cold]
     pub fn outside(self, what: &str, p: impl Into<i64>) -> Bad {
         format!("{what} {} is outside window {} (size {})", p.into(), self.win, self.size)
+    }
+}
+
+/// Whether `p` is one of the ranks `0..n`: the one bound of [`Reach`] and [`WinReach`]. One
+/// comparison, for the replay's peer checks: a negative rank is a huge u64.
+#[inline]
+fn within(p: i64, n: u32) -> bool {
+    (p as u64) < u64::from(n)
+}
+
+/// `Ok` when `p` is within `0..n`, else the error `outside` words.
+#[inline]
+fn bounded(p: i64, n: u32, outside: impl FnOnce(i64) -> Bad) -> Result<(), Bad> {
+    if within(p, n) {
+        Ok(())
+    } else {
+        Err(outside(p))
     }
 }
 

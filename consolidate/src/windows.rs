@@ -86,10 +86,11 @@ pub fn normalise(comms: &mut Comms, rank: u32, world_size: u32, rec: &mut Record
             let (func, target, flags) = (*func, *target, *flags);
             let w = comms.wins.local.get_mut(&(rank, *win)).ok_or_else(|| unknown(*win))?;
             if let Some(&m) = rec.list.iter().find(|&&m| !(0..world_size as i64).contains(&m)) {
-                return Err(format!("group member {m} of a {} is not a rank of the job", snake(func)));
+                return Err(format!("group member {m} of a {} is not a rank of the job", Snake(func)));
             }
             if has_target(func) {
-                WinReach { win: *win, size: w.size }.check(&format!("{} target", snake(func)), target)?;
+                // Worded only when the check fails: this runs once per synchronisation call.
+                WinReach { win: *win, size: w.size }.check(format_args!("{} target", Snake(func)), target)?;
             }
             w.sync(func, target, flags).map_err(|e| format!("window {win}: {e}"))?;
             *win = w.id;
@@ -99,16 +100,21 @@ pub fn normalise(comms: &mut Comms, rank: u32, world_size: u32, rec: &mut Record
     Ok(true)
 }
 
-/// `FlushLocal` → `flush_local`, as the calls are written.
-fn snake(func: WinSyncFn) -> String {
-    let mut s = String::new();
-    for (i, c) in func.name().chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            s.push('_');
+/// `FlushLocal` → `flush_local`, as the calls are written; a `Display`, so that a message
+/// builds it only when it is written.
+struct Snake(WinSyncFn);
+
+impl std::fmt::Display for Snake {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        use std::fmt::Write;
+        for (i, c) in self.0.name().chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                f.write_char('_')?;
+            }
+            f.write_char(c.to_ascii_lowercase())?;
         }
-        s.push(c.to_ascii_lowercase());
+        Ok(())
     }
-    s
 }
 
 /// The synchronisation calls that name one target (the others carry NO_RANK).
@@ -140,7 +146,7 @@ impl Win {
         use WinSyncFn::*;
         // a target's bound is checked by the caller, which knows the window's id
         if !has_target(func) && target != NO_RANK {
-            return Err(format!("{} with a target ({target})", snake(func)));
+            return Err(format!("{} with a target ({target})", Snake(func)));
         }
         match func {
             Lock if self.lock_all || !self.locked.insert(target) => {
@@ -158,10 +164,10 @@ impl Win {
                 Ok(())
             }
             Flush | FlushLocal if !self.lock_all && !self.locked.contains(&target) => {
-                Err(format!("{} of target {target} outside a lock epoch on it", snake(func)))
+                Err(format!("{} of target {target} outside a lock epoch on it", Snake(func)))
             }
             FlushAll | FlushLocalAll if !self.lock_all && self.locked.is_empty() => {
-                Err(format!("{} outside a lock epoch", snake(func)))
+                Err(format!("{} outside a lock epoch", Snake(func)))
             }
             Start if self.access => Err("start inside another access epoch".into()),
             Start => {
@@ -178,7 +184,7 @@ impl Win {
                 self.exposure = true;
                 Ok(())
             }
-            Wait | Test if !self.exposure => Err(format!("{} without post", snake(func))),
+            Wait | Test if !self.exposure => Err(format!("{} without post", Snake(func))),
             Wait => {
                 self.exposure = false;
                 Ok(())
@@ -227,6 +233,8 @@ mod tests {
         assert_eq!(e.unwrap_err(), "target 4 is outside window 0 (size 4)");
         let e = run(&mut c, 0, sync(WinSyncFn::Lock, 4, 0)).unwrap_err();
         assert_eq!(e, "lock target 4 is outside window 0 (size 4)");
+        let e = run(&mut c, 0, sync(WinSyncFn::FlushLocal, -1, 0)).unwrap_err();
+        assert_eq!(e, "flush_local target -1 is outside window 0 (size 4)");
         let e = run(&mut c, 0, sync(WinSyncFn::Unlock, 2, 0)).unwrap_err();
         assert!(e.contains("unlock of target 2, which is not locked"), "{e}");
         run(&mut c, 0, sync(WinSyncFn::Lock, 2, WinFlags::EXCLUSIVE)).unwrap();

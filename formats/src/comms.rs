@@ -7,6 +7,7 @@
 
 use crate::{CommDef, TraceReader, COMM_SELF, COMM_WORLD, OUTSIDE_JOB, PROC_NULL};
 use std::collections::HashMap;
+use std::fmt;
 
 /// Why a communicator question has no answer (the caller names the record).
 pub type Bad = String;
@@ -121,13 +122,15 @@ pub struct WinReach {
 impl WinReach {
     /// `p` (a `what`: target, lock target) checked to be one of these ranks. MPI_PROC_NULL is
     /// the caller's to allow first.
-    pub fn check(self, what: &str, p: impl Into<i64>) -> Result<(), Bad> {
+    /// `what` is a `Display` so that a caller's composed name (`format_args!`) is worded only
+    /// when the check fails.
+    pub fn check(self, what: impl fmt::Display, p: impl Into<i64>) -> Result<(), Bad> {
         bounded(p.into(), self.size, |p| self.outside(what, p))
     }
 
     /// Why `p` (a `what`: target, lock target) is not one of these ranks.
     #[cold]
-    pub fn outside(self, what: &str, p: impl Into<i64>) -> Bad {
+    pub fn outside(self, what: impl fmt::Display, p: impl Into<i64>) -> Bad {
         format!("{what} {} is outside window {} (size {})", p.into(), self.win, self.size)
     }
 }

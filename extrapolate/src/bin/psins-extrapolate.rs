@@ -1,0 +1,194 @@
+//! psins-extrapolate: the trace of an application at a rank count never run, from its traces
+//! at three or more smaller ones, written through consolidation's checks like a traced run.
+
+use clap::{Parser, ValueEnum};
+use indicatif::ProgressBar;
+use psins_consolidate::run::{self, Failure};
+use psins_consolidate::{RankInput, RecordStream};
+use psins_extrapolate::fit::Scaling;
+use psins_extrapolate::{extrapolate, find_template, Extrapolation, Options, Refusal, Series, Trace};
+use psins_formats::{note, Error, Output, Record};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Extrapolate compact traces of one SPMD application at three or more rank counts (for
+/// example 4, 8 and 16) to a larger rank count that was never run.
+///
+/// The ranks' programs are aligned into one program whose peers are said relative to a
+/// process topology found in the traces (a 1-D line or ring, a 2-D or 3-D grid or torus laid
+/// out as MPI_Dims_create does, in row- or column-major order; a fixed rank such as a root;
+/// butterfly partners); ranks at the edges of a grid may skip a neighbour or call with
+/// MPI_PROC_NULL. Each message size and element count is fitted as a law of the rank count P
+/// (constant, a*P^b, a + b*log2 P, a/P + c, a + b*P), chosen by its leave-one-out error over
+/// the series; the CPU bursts before each kind of call are fitted the same way, per rank in
+/// total. Collectives are expanded again at the target with MPICH's algorithms when the
+/// traces held expansions. The result passes consolidation's checks like a traced run.
+///
+/// Every fit is printed with its errors, the worst named. Refused, with the record, the rank
+/// and the reason: traces of different applications or whose programs cannot be aligned,
+/// peers no topology explains, sizes that no law fits within --tolerance, fewer than three
+/// rank counts (two with --scaling), and a target at or below the largest trace or that does
+/// not lay the topology as a proper grid (the nearest rank counts that do are named).
+/// Method, scope and validation: docs/extrapolate.md.
+///
+/// Exit status (docs/exit-codes.md): 0 trace written; 1 the traces cannot be read or
+/// extrapolated; 2 bad arguments; 3 the output cannot be written.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// Compact traces of one application at different rank counts.
+    #[arg(required = true)]
+    traces: Vec<PathBuf>,
+    /// The rank count to extrapolate to.
+    #[arg(short = 'n', long)]
+    ranks: u32,
+    /// The compact trace to write (`-`: stdout).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// How the application scales, when known: weak (per-rank work constant) or strong (a
+    /// fixed problem divided among the ranks); restricts the laws, and lets two rank counts
+    /// suffice.
+    #[arg(long, value_enum)]
+    scaling: Option<ScalingArg>,
+    /// The largest leave-one-out error a size's law may have, in percent.
+    #[arg(long, default_value_t = 5.0, value_parser = percent)]
+    tolerance: f64,
+    /// Also write the fits and the topology as JSON to this file.
+    #[arg(long)]
+    fits_json: Option<PathBuf>,
+    /// zstd-compress each task's stream (level 1 to 19).
+    #[arg(long, value_parser = clap::value_parser!(i32).range(1..=19))]
+    compress: Option<i32>,
+    /// No report on stdout.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ScalingArg {
+    Weak,
+    Strong,
+}
+
+fn percent(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a percentage")),
+    }
+}
+
+fn main() -> ExitCode {
+    psins_cli::generate_if_asked::<Args>();
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, m)) => {
+            note!("psins-extrapolate: {m}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), (u8, String)> {
+    let scaling = match args.scaling {
+        None => Scaling::Unknown,
+        Some(ScalingArg::Weak) => Scaling::Weak,
+        Some(ScalingArg::Strong) => Scaling::Strong,
+    };
+    let refused = |r: Refusal| match r {
+        Refusal::Usage(m) => (2, m),
+        Refusal::Input(m) => (1, m),
+    };
+    let traces = args.traces.iter().map(|p| Trace::open(p)).collect::<Result<Vec<_>, _>>().map_err(|m| (1, m))?;
+    let series = Series::new(traces, scaling).map_err(refused)?;
+    let template = find_template(&series).map_err(refused)?;
+    let opts = Options { ranks: args.ranks, scaling, tolerance: args.tolerance / 100.0 };
+    let ex = extrapolate(&series, template, &opts).map_err(refused)?;
+    let provenance = ex.provenance(&series);
+    if let Some(path) = &args.fits_json {
+        let out = Output::prepare(path, &args.traces).map_err(|e| (3, e.to_string()))?;
+        let text = serde_json::to_string_pretty(&provenance).expect("JSON of plain values");
+        std::fs::write(out.temp_path(), text + "\n").map_err(|e| (3, format!("{}: {e}", path.display())))?;
+        out.commit().map_err(|e| (3, e.to_string()))?;
+    }
+    let out = Output::prepare(&args.output, &args.traces).map_err(|e| (3, e.to_string()))?;
+    let first = &series.traces[0];
+    let mut meta = vec![("world_size".to_string(), args.ranks.to_string())];
+    // The traced run's keys, marked as the series' (no `tracer_version`: no run was measured).
+    for (k, v) in &first.meta {
+        if matches!(k.as_str(), "mpi_version" | "clock" | "tracer_version" | "tracer_settings" | "host") {
+            meta.push((format!("traced_{k}"), v.clone()));
+        }
+    }
+    meta.push(("clock".to_string(), "extrapolated".to_string()));
+    let inputs: Vec<String> =
+        series.traces.iter().map(|t| format!("{} ({} ranks)", t.path.display(), t.ranks())).collect();
+    meta.push(("extrapolated_from".to_string(), inputs.join("; ")));
+    meta.push(("extrapolated_topology".to_string(), ex.grid.to_string()));
+    meta.push(("extrapolation".to_string(), provenance.to_string()));
+    meta.push(("consolidated_by".to_string(), format!("psins-extrapolate {}", env!("CARGO_PKG_VERSION"))));
+    let ex = Arc::new(ex);
+    let ranks: Vec<Generated> =
+        (0..args.ranks).map(|r| Generated { ex: ex.clone(), rank: r, path: args.output.clone() }).collect();
+    let opts = run::Options { compress: args.compress, repeats: true, allow_partial: false, quiet: true };
+    match run::consolidate(&ranks, &meta, &opts, out.temp_path(), &ProgressBar::hidden()) {
+        Ok(_) => {}
+        // A generated program that consolidation refuses is the extrapolation's error.
+        Err(Failure::Input(m)) => return Err((1, format!("the extrapolated trace fails consolidation's checks: {m}"))),
+        Err(Failure::Output(m)) => return Err((3, m)),
+    }
+    out.commit().map_err(|e| (3, e.to_string()))?;
+    if !args.quiet {
+        let report = ex.report(&series);
+        psins_formats::output::print(&report).map_err(|e| (3, e.to_string()))?;
+        let _ = psins_formats::output::print(&format!("wrote {} ranks -> {}\n", args.ranks, args.output.display()));
+    }
+    Ok(())
+}
+
+/// One rank of the extrapolated run, generated when consolidation reads it.
+struct Generated {
+    ex: Arc<Extrapolation>,
+    rank: u32,
+    path: PathBuf,
+}
+
+impl RankInput for Generated {
+    type Stream = Stream;
+    fn path(&self) -> &Path {
+        &self.path
+    }
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+    fn bytes(&self) -> u64 {
+        0
+    }
+    fn open(&self) -> Result<Stream, Error> {
+        let mut recs = Vec::new();
+        self.ex.rank(self.rank, &mut recs).map_err(|m| Error::new(&self.path, m))?;
+        Ok(Stream { recs: recs.into_iter(), read: 0 })
+    }
+}
+
+struct Stream {
+    recs: std::vec::IntoIter<Record>,
+    read: u64,
+}
+
+impl RecordStream for Stream {
+    fn next(&mut self, rec: &mut Record) -> Result<bool, Error> {
+        match self.recs.next() {
+            Some(r) => {
+                *rec = r;
+                self.read += 1;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+    fn records(&self) -> u64 {
+        self.read
+    }
+}

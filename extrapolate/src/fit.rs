@@ -1,0 +1,238 @@
+//! Laws of the rank count P: each size, count and CPU burst of a program is fitted over the
+//! series of traced rank counts by the law that predicts each traced point best from the
+//! others (leave-one-out), then evaluated at the target.
+
+use std::fmt;
+
+/// The laws a quantity may follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Law {
+    /// a
+    Constant,
+    /// a·P^b
+    Power,
+    /// a + b·log2 P
+    Log,
+    /// a/P + c
+    Inverse,
+    /// a + b·P
+    Linear,
+}
+
+/// What the user says of the series (`--scaling`): which laws it allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scaling {
+    /// Any law; the series decides (three or more rank counts).
+    Unknown,
+    /// Per-rank work and data stay constant as P grows (constant or logarithmic laws).
+    Weak,
+    /// The problem is fixed and divided among the ranks (a·P^b, a/P + c, logarithmic).
+    Strong,
+}
+
+impl Law {
+    pub const ALL: [Law; 5] = [Law::Constant, Law::Log, Law::Inverse, Law::Power, Law::Linear];
+
+    fn allowed(self, s: Scaling) -> bool {
+        match s {
+            Scaling::Unknown => true,
+            Scaling::Weak => matches!(self, Law::Constant | Law::Log),
+            Scaling::Strong => matches!(self, Law::Constant | Law::Power | Law::Inverse | Law::Log),
+        }
+    }
+
+    fn params(self) -> usize {
+        if self == Law::Constant {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The transform that makes the law a straight line y = a + b·x (Power in logs).
+    fn x(self, p: f64) -> f64 {
+        match self {
+            Law::Constant => 0.0,
+            Law::Power => p.ln(),
+            Law::Log => p.log2(),
+            Law::Inverse => 1.0 / p,
+            Law::Linear => p,
+        }
+    }
+}
+
+/// A law with its coefficients.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fit {
+    pub law: Law,
+    pub a: f64,
+    pub b: f64,
+    /// Leave-one-out error: the largest relative error of a traced point predicted from the
+    /// others (0 when there were too few points to leave one out).
+    pub loo: f64,
+    /// The largest relative error of the fit at the traced points.
+    pub residual: f64,
+}
+
+impl Fit {
+    pub fn at(&self, p: f64) -> f64 {
+        let x = self.law.x(p);
+        match self.law {
+            Law::Constant => self.a,
+            Law::Power => (self.a + self.b * x).exp(),
+            _ => self.a + self.b * x,
+        }
+    }
+}
+
+impl fmt::Display for Fit {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self.law {
+            Law::Constant => write!(f, "{}", num(self.a)),
+            Law::Power => write!(f, "{}*P^{:.3}", num(self.a.exp()), self.b),
+            Law::Log => write!(f, "{} + {}*log2(P)", num(self.a), num(self.b)),
+            Law::Inverse => write!(f, "{}/P + {}", num(self.b), num(self.a)),
+            Law::Linear => write!(f, "{} + {}*P", num(self.a), num(self.b)),
+        }
+    }
+}
+
+fn num(x: f64) -> String {
+    if x == x.round() && x.abs() < 1e12 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+/// Least squares of `law` through the points (P, y); `None` where the law cannot take them
+/// (a power law through zero or negative values).
+fn solve(law: Law, pts: &[(f64, f64)]) -> Option<(f64, f64)> {
+    if pts.is_empty() {
+        return None;
+    }
+    let ys: Vec<f64> = if law == Law::Power {
+        if pts.iter().any(|p| p.1 <= 0.0) {
+            return None;
+        }
+        pts.iter().map(|p| p.1.ln()).collect()
+    } else {
+        pts.iter().map(|p| p.1).collect()
+    };
+    let n = pts.len() as f64;
+    if law == Law::Constant || pts.len() == 1 {
+        if law != Law::Constant {
+            return None;
+        }
+        return Some((ys.iter().sum::<f64>() / n, 0.0));
+    }
+    let xs: Vec<f64> = pts.iter().map(|p| law.x(p.0)).collect();
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let b = sxy / sxx;
+    Some((my - b * mx, b))
+}
+
+fn rel(pred: f64, y: f64) -> f64 {
+    let scale = y.abs().max(1e-9);
+    (pred - y).abs() / scale
+}
+
+/// The best law for the points (P, y) under `scaling`: the one whose leave-one-out error is
+/// smallest, the simpler law on a tie (within 1e-9), then fitted to every point. With fewer
+/// points than leaving one out needs (a two-parameter law needs three), only the laws that
+/// can be checked are tried, unless `scaling` names the law family (then two points suffice
+/// for the two-parameter laws it allows).
+pub fn best(pts: &[(f64, f64)], scaling: Scaling) -> Option<Fit> {
+    let mut best: Option<Fit> = None;
+    for law in Law::ALL {
+        if !law.allowed(scaling) {
+            continue;
+        }
+        let checkable = pts.len() > law.params();
+        let trusted = checkable || (scaling != Scaling::Unknown && pts.len() >= law.params());
+        if !trusted && !(law == Law::Constant && !pts.is_empty()) {
+            continue;
+        }
+        let loo = if checkable {
+            let mut worst: f64 = 0.0;
+            for i in 0..pts.len() {
+                let rest: Vec<(f64, f64)> = pts.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, p)| *p).collect();
+                let Some((a, b)) = solve(law, &rest) else {
+                    worst = f64::INFINITY;
+                    break;
+                };
+                worst = worst.max(rel(Fit { law, a, b, loo: 0.0, residual: 0.0 }.at(pts[i].0), pts[i].1));
+            }
+            worst
+        } else if law == Law::Constant {
+            // One point, or equal points without a third to check: constant only if they agree.
+            let y0 = pts[0].1;
+            pts.iter().map(|p| rel(y0, p.1)).fold(0.0, f64::max)
+        } else {
+            0.0
+        };
+        let Some((a, b)) = solve(law, pts) else { continue };
+        let mut fit = Fit { law, a, b, loo, residual: 0.0 };
+        fit.residual = pts.iter().map(|p| rel(fit.at(p.0), p.1)).fold(0.0, f64::max);
+        if !fit.loo.is_finite() {
+            continue;
+        }
+        if best.is_none_or(|b| fit.loo < b.loo - 1e-9) {
+            best = Some(fit);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn series(f: impl Fn(f64) -> f64) -> Vec<(f64, f64)> {
+        [4.0, 8.0, 16.0, 32.0].iter().map(|&p| (p, f(p))).collect()
+    }
+
+    #[test]
+    fn finds_known_laws() {
+        let cases: [(Law, fn(f64) -> f64); 5] = [
+            (Law::Constant, |_| 8192.0),
+            (Law::Power, |p| 1.0e6 * p.powf(-0.5)),
+            (Law::Log, |p| 100.0 + 30.0 * p.log2()),
+            (Law::Inverse, |p| 4.0e6 / p + 200.0),
+            (Law::Linear, |p| 16.0 * (p - 1.0)),
+        ];
+        for (law, f) in cases {
+            let fit = best(&series(f), Scaling::Unknown).unwrap();
+            assert_eq!(fit.law, law, "{fit}");
+            assert!((fit.at(256.0) - f(256.0)).abs() / f(256.0) < 1e-6, "{law:?}: {} vs {}", fit.at(256.0), f(256.0));
+        }
+    }
+
+    #[test]
+    fn constant_wins_ties() {
+        let fit = best(&[(4.0, 5.0), (8.0, 5.0), (16.0, 5.0)], Scaling::Unknown).unwrap();
+        assert_eq!(fit.law, Law::Constant);
+        assert_eq!(fit.loo, 0.0);
+    }
+
+    #[test]
+    fn two_points_need_a_scaling() {
+        let pts = [(8.0, 1000.0), (16.0, 500.0)];
+        assert_eq!(best(&pts, Scaling::Unknown).unwrap().law, Law::Constant);
+        assert!(best(&pts, Scaling::Unknown).unwrap().loo > 0.4);
+        let strong = best(&pts, Scaling::Strong).unwrap();
+        assert!((strong.at(32.0) - 250.0).abs() < 1.0, "{strong}");
+        assert_eq!(best(&[(8.0, 7.0), (16.0, 7.0)], Scaling::Unknown).unwrap().loo, 0.0);
+    }
+
+    #[test]
+    fn noise_is_reported() {
+        let fit = best(&[(4.0, 100.0), (8.0, 180.0), (16.0, 90.0)], Scaling::Unknown).unwrap();
+        assert!(fit.loo > 0.3, "{fit:?}");
+    }
+}

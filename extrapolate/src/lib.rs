@@ -1,0 +1,552 @@
+//! Extrapolation of an SPMD application's trace to a rank count that was never run, from
+//! compact traces of the same application at three or more smaller rank counts (after
+//! ScalaExtrap, Wu and Mueller, PPoPP 2011): the programs of all ranks of all traces are
+//! aligned into one template whose peers are said relative to a process topology found in
+//! the traces ([`template`]), each size and CPU burst is fitted as a law of the rank count
+//! ([`fit`]), and the program of every rank at the target is generated from both
+//! ([`generate`]) and written through consolidation's checks. docs/extrapolate.md.
+
+pub mod fit;
+pub mod generate;
+pub mod shape;
+pub mod template;
+pub mod topo;
+
+use fit::{Fit, Scaling};
+use generate::Values;
+use psins_formats::{Op, Record, TraceReader};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use template::{Mismatch, SlotId, Template};
+use topo::{Grid, Shape};
+
+/// Records per rank sampled for the tracer's own cost per call (as psins-sim's
+/// `--tracer-overhead auto`).
+const OVERHEAD_SAMPLE: usize = 4096;
+
+/// One traced run of the series.
+pub struct Trace {
+    pub path: PathBuf,
+    pub tasks: Vec<Vec<Record>>,
+    pub meta: Vec<(String, String)>,
+    /// Whether the tracer wrote it (its gaps then hold the tracer's own cost per call).
+    pub traced: bool,
+    /// Whether its collectives are followed by their expansion steps.
+    pub expanded: bool,
+}
+
+impl Trace {
+    pub fn ranks(&self) -> u32 {
+        self.tasks.len() as u32
+    }
+
+    pub fn open(path: &Path) -> Result<Trace, String> {
+        let r = TraceReader::open(path).map_err(|e| e.to_string())?;
+        let tasks = r.read_tasks().map_err(|e| e.to_string())?;
+        let meta = r.header.meta.clone();
+        let traced = r.header.meta("tracer_version").is_some();
+        let expanded = tasks.iter().any(|t| t.iter().any(|r| matches!(r.op, Op::Step { .. })));
+        for c in &r.header.comms {
+            if c.id > psins_formats::COMM_SELF {
+                return Err(format!(
+                    "{}: communicator {} ({} members): only MPI_COMM_WORLD and MPI_COMM_SELF are extrapolated",
+                    path.display(),
+                    c.id,
+                    c.members.len()
+                ));
+            }
+        }
+        Ok(Trace { path: path.to_path_buf(), tasks, meta, traced, expanded })
+    }
+}
+
+/// The traces of one application at several rank counts, smallest first.
+pub struct Series {
+    pub traces: Vec<Trace>,
+}
+
+/// Why an extrapolation was refused.
+#[derive(Debug)]
+pub enum Refusal {
+    /// Bad command-line use (exit 2).
+    Usage(String),
+    /// Inputs that cannot be read or extrapolated (exit 1).
+    Input(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Refusal::Usage(m) | Refusal::Input(m) => f.write_str(m),
+        }
+    }
+}
+
+impl Series {
+    /// The traces, checked: distinct rank counts, enough of them for `scaling`.
+    pub fn new(mut traces: Vec<Trace>, scaling: Scaling) -> Result<Series, Refusal> {
+        traces.sort_by_key(|t| t.ranks());
+        for w in traces.windows(2) {
+            if w[0].ranks() == w[1].ranks() {
+                return Err(Refusal::Usage(format!(
+                    "{} and {} are both traces of {} ranks: give one trace per rank count",
+                    w[0].path.display(),
+                    w[1].path.display(),
+                    w[0].ranks()
+                )));
+            }
+        }
+        let need = if scaling == Scaling::Unknown { 3 } else { 2 };
+        if traces.len() < need {
+            let with = if scaling == Scaling::Unknown { " (two with --scaling weak or strong)" } else { "" };
+            return Err(Refusal::Usage(format!(
+                "{} trace{} given: an extrapolation needs traces at {need} or more rank counts{with}",
+                traces.len(),
+                if traces.len() == 1 { "" } else { "s" }
+            )));
+        }
+        if let Some(t) = traces.iter().find(|t| t.ranks() < 2) {
+            return Err(Refusal::Usage(format!(
+                "{}: a trace of {} rank says nothing about scaling",
+                t.path.display(),
+                t.ranks()
+            )));
+        }
+        Ok(Series { traces })
+    }
+
+    pub fn sizes(&self) -> Vec<u32> {
+        self.traces.iter().map(|t| t.ranks()).collect()
+    }
+
+    /// Each rank's tracer cost per call, taken off its gaps before fitting (the smallest gap
+    /// of its first records, as psins-sim's `--tracer-overhead auto` takes it off a traced
+    /// run): the extrapolated trace holds the application's bursts only.
+    fn floors(&self) -> Vec<Vec<u64>> {
+        self.traces
+            .iter()
+            .map(|t| {
+                t.tasks
+                    .iter()
+                    .map(|recs| {
+                        if !t.traced {
+                            return 0;
+                        }
+                        recs.iter().take(OVERHEAD_SAMPLE).skip(1).map(|r| r.gap_ns).min().unwrap_or(0)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// The template found for a series, on the simplest topology that explains every trace.
+pub fn find_template(series: &Series) -> Result<Template, Refusal> {
+    let mut best: Option<Mismatch> = None;
+    for shape in Shape::candidates() {
+        let t = match Template::build(series, shape) {
+            Ok(t) => t,
+            Err(m) => {
+                if best.as_ref().is_none_or(|b| m.progress > b.progress) {
+                    best = Some(m);
+                }
+                continue;
+            }
+        };
+        match t.verify(series) {
+            Ok(()) => return Ok(t),
+            Err(m) => {
+                if best.as_ref().is_none_or(|b| m.progress > b.progress) {
+                    best = Some(m);
+                }
+            }
+        }
+    }
+    let m = best.expect("at least one candidate topology");
+    Err(Refusal::Input(format!(
+        "{}: {m}\n  no topology of 1 to 3 dimensions (ring, line, grid, torus) explains every rank of every trace; the traces may be of different applications, or their peers depend on the data",
+        series.traces[m.trace].path.display()
+    )))
+}
+
+/// The fitted values of every slot at one target rank count.
+pub struct Fitted {
+    params: Vec<[u64; shape::MAX_PARAMS]>,
+    gaps: Vec<u64>,
+    durs: Vec<u64>,
+    extras: Vec<u64>,
+}
+
+impl Values for Fitted {
+    fn params(&self, _: &Template, id: SlotId) -> [u64; shape::MAX_PARAMS] {
+        self.params[id]
+    }
+    fn gap(&self, _: &Template, id: SlotId) -> u64 {
+        self.gaps[id]
+    }
+    fn dur(&self, _: &Template, id: SlotId) -> u64 {
+        self.durs[id]
+    }
+    fn extra(&self, _: &Template, id: SlotId) -> u64 {
+        self.extras[id]
+    }
+}
+
+/// One fitted quantity, as the report lists it.
+#[derive(Clone, Debug)]
+pub struct FitLine {
+    /// What was fitted: the call and its peers, the quantity.
+    pub what: String,
+    pub fit: Fit,
+    /// The traced points (P, value).
+    pub points: Vec<(u32, f64)>,
+    /// Slots that share this law.
+    pub slots: usize,
+    /// Whether it is a size (refused past the tolerance) or a CPU burst (reported).
+    pub size: bool,
+    pub at_target: f64,
+}
+
+/// An extrapolation: the template, the fits and the target.
+pub struct Extrapolation {
+    pub template: Template,
+    pub grid: Grid,
+    pub values: Fitted,
+    pub fits: Vec<FitLine>,
+    pub sizes: Vec<u32>,
+    pub expanded: bool,
+}
+
+/// Options of an extrapolation.
+pub struct Options {
+    pub ranks: u32,
+    pub scaling: Scaling,
+    /// The largest leave-one-out error a size's law may have (a fraction).
+    pub tolerance: f64,
+}
+
+/// The rank counts near `p` on which `shape` lays a proper grid (every dimension 2 or more).
+pub fn nearest_valid(shape: Shape, p: u32, above: u32) -> (Option<u32>, Option<u32>) {
+    let ok = |q: u32| q > above && valid(shape, q);
+    let below = (above + 1..p).rev().find(|&q| ok(q));
+    let over = (p + 1..p.saturating_mul(2).max(p + 2)).find(|&q| ok(q));
+    (below, over)
+}
+
+fn valid(shape: Shape, p: u32) -> bool {
+    shape.ndims == 1 || shape.at(p).dims.iter().all(|&d| d >= 2)
+}
+
+/// Fits every slot of `t` over the series and evaluates the laws at `opts.ranks`.
+pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extrapolation, Refusal> {
+    let sizes = series.sizes();
+    let largest = *sizes.last().expect("a series has traces");
+    if opts.ranks <= largest {
+        return Err(Refusal::Usage(format!(
+            "--ranks {}: the target must be larger than the largest trace ({largest} ranks, {})",
+            opts.ranks,
+            series.traces.last().unwrap().path.display()
+        )));
+    }
+    if !valid(t.shape, opts.ranks) {
+        let g = t.shape.at(opts.ranks);
+        let (lo, hi) = nearest_valid(t.shape, opts.ranks, largest);
+        let near: Vec<String> = [lo, hi].iter().flatten().map(|q| format!("{q} ({})", t.shape.at(*q))).collect();
+        return Err(Refusal::Usage(format!(
+            "--ranks {}: the traces run on a {}, which {} ranks lay as {}; nearest rank counts that make a proper grid: {}",
+            opts.ranks,
+            t.shape,
+            opts.ranks,
+            g.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x"),
+            if near.is_empty() { "none".into() } else { near.join(", ") }
+        )));
+    }
+    let target = opts.ranks as f64;
+    let floors = series.floors();
+    let n = t.slots.len();
+    let mut fits: Vec<FitLine> = Vec::new();
+    // One law per distinct series of values: a 2,000-iteration loop fits its halo size once.
+    let mut memo: HashMap<(String, Vec<(u32, u64)>), usize> = HashMap::new();
+    let mut params = vec![[0u64; shape::MAX_PARAMS]; n];
+    let mut extras = vec![0u64; n];
+    let ndims = t.shape.ndims;
+    for id in 0..n {
+        let slot = &t.slots[id];
+        let (_, np) = shape::params(&slot.shape);
+        let names = shape::param_names(&slot.shape);
+        for k in 0..np {
+            let pts: Vec<(u32, u64)> = slot
+                .seen
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.count() > 0)
+                .map(|(ti, s)| (sizes[ti], template::Seen::mode(&s.values[k]).0))
+                .collect();
+            let what = format!("{}: {}", slot.label(ndims), names[k]);
+            let key = (what.clone(), pts.clone());
+            let line = match memo.get(&key) {
+                Some(&l) => l,
+                None => {
+                    let fpts: Vec<(f64, f64)> = pts.iter().map(|&(p, v)| (p as f64, v as f64)).collect();
+                    let fit = fit::best(&fpts, opts.scaling).ok_or_else(|| {
+                        Refusal::Input(format!("{what}: no law fits the values {}", show_points(&pts)))
+                    })?;
+                    if fit.loo > opts.tolerance {
+                        let (ti, r) = first_seen(slot);
+                        return Err(Refusal::Input(format!(
+                            "{}: rank {r}: {what} follows no law within {:.1} % (best {}: {:.1} % off a traced point predicted from the others; values {}){}",
+                            series.traces[ti].path.display(),
+                            opts.tolerance * 100.0,
+                            fit,
+                            fit.loo * 100.0,
+                            show_points(&pts),
+                            if pts.len() < 3 { "; the call is in fewer than three of the traces: trace larger runs, or say --scaling" } else { "" }
+                        )));
+                    }
+                    let at = fit.at(target).round().max(0.0);
+                    fits.push(FitLine {
+                        what,
+                        fit,
+                        points: pts.iter().map(|&(p, v)| (p, v as f64)).collect(),
+                        slots: 0,
+                        size: true,
+                        at_target: at,
+                    });
+                    memo.insert(key, fits.len() - 1);
+                    fits.len() - 1
+                }
+            };
+            fits[line].slots += 1;
+            params[id][k] = fits[line].at_target as u64;
+        }
+        if let Some(s) = slot.seen.iter().rev().find(|s| !s.extra.is_empty()) {
+            extras[id] = template::Seen::mode(&s.extra).0;
+        }
+    }
+    // CPU bursts: one law per kind of call (its label), for the mean over the ranks of the
+    // total burst before such calls; each slot keeps its own share of it from the largest
+    // trace that has it, so the iteration-to-iteration pattern of the bursts is kept.
+    let mut totals: HashMap<String, Vec<f64>> = HashMap::new();
+    let mut mean_gap = vec![vec![f64::NAN; series.traces.len()]; n];
+    let mut mean_dur = vec![vec![f64::NAN; series.traces.len()]; n];
+    for (ti, tr) in series.traces.iter().enumerate() {
+        // Gaps net of the tracer's cost, per slot, as the mean over the ranks making the call.
+        let g = t.shape.at(tr.ranks());
+        let mut sum = vec![0f64; n];
+        let mut dur = vec![0f64; n];
+        let mut cnt = vec![0u32; n];
+        for r in 0..tr.ranks() {
+            let mut gen = Vec::new();
+            let ids = slot_ids(&t, &g, r);
+            let prog = template::Program::of(&tr.tasks[r as usize]);
+            gen.extend(prog.recs.iter().map(|(_, rec)| *rec));
+            for (rec, &id) in gen.iter().zip(&ids) {
+                sum[id] += rec.gap_ns.saturating_sub(floors[ti][r as usize]) as f64;
+                dur[id] += rec.dur_ns as f64;
+                cnt[id] += 1;
+            }
+        }
+        for id in 0..n {
+            if cnt[id] > 0 {
+                mean_gap[id][ti] = sum[id] / cnt[id] as f64;
+                mean_dur[id][ti] = dur[id] / cnt[id] as f64;
+            }
+        }
+        let per_rank = tr.ranks() as f64;
+        for id in 0..n {
+            if cnt[id] > 0 {
+                let label = t.slots[id].label(ndims);
+                let v = totals.entry(label).or_insert_with(|| vec![0.0; series.traces.len()]);
+                v[ti] += sum[id] / per_rank;
+            }
+        }
+    }
+    let mut burst_law: HashMap<String, (Fit, f64)> = HashMap::new();
+    let mut labels: Vec<&String> = totals.keys().collect();
+    labels.sort();
+    for label in labels {
+        let v = &totals[label];
+        let pts: Vec<(f64, f64)> =
+            v.iter().enumerate().filter(|(_, x)| **x > 0.0).map(|(ti, x)| (sizes[ti] as f64, *x)).collect();
+        if pts.is_empty() {
+            continue;
+        }
+        let Some(fit) = fit::best(&pts, opts.scaling) else { continue };
+        let at = fit.at(target).max(0.0);
+        fits.push(FitLine {
+            what: format!("{label}: CPU burst before it, total per rank (ns)"),
+            fit,
+            points: pts.iter().map(|&(p, x)| (p as u32, x)).collect(),
+            slots: 0,
+            size: false,
+            at_target: at,
+        });
+        burst_law.insert(label.clone(), (fit, at));
+    }
+    let mut gaps = vec![0u64; n];
+    let mut durs = vec![0u64; n];
+    for id in 0..n {
+        let label = t.slots[id].label(ndims);
+        let Some(ti) = (0..series.traces.len()).rev().find(|&ti| !mean_gap[id][ti].is_nan()) else { continue };
+        let base = mean_gap[id][ti];
+        let scale = match (burst_law.get(&label), totals.get(&label)) {
+            (Some((_, at)), Some(v)) if v[ti] > 0.0 => at / v[ti],
+            _ => 1.0,
+        };
+        gaps[id] = (base * scale).round().max(0.0) as u64;
+        durs[id] = mean_dur[id][ti].round() as u64;
+        if let Some(line) = fits.iter_mut().find(|f| !f.size && f.what.starts_with(&label)) {
+            line.slots += 1;
+        }
+    }
+    let grid = t.shape.at(opts.ranks);
+    let expanded = series.traces.iter().any(|t| t.expanded);
+    Ok(Extrapolation { template: t, grid, values: Fitted { params, gaps, durs, extras }, fits, sizes, expanded })
+}
+
+fn show_points(pts: &[(u32, u64)]) -> String {
+    pts.iter().map(|(p, v)| format!("{v} at {p}")).collect::<Vec<_>>().join(", ")
+}
+
+fn first_seen(slot: &template::Slot) -> (usize, u32) {
+    for (ti, s) in slot.seen.iter().enumerate() {
+        if let Some(r) = s.ranks.iter().position(|&b| b) {
+            return (ti, r as u32);
+        }
+    }
+    (0, 0)
+}
+
+/// The slot of each record of rank `me`'s program on `g`, in order.
+pub fn slot_ids(t: &Template, g: &Grid, me: u32) -> Vec<SlotId> {
+    let mut ids = Vec::new();
+    let mut out = Vec::new();
+    // The program generator decides which slots a rank makes; ask it slot by slot through a
+    // recording Values.
+    struct Tag;
+    impl Values for Tag {
+        fn params(&self, _: &Template, _: SlotId) -> [u64; shape::MAX_PARAMS] {
+            [0; shape::MAX_PARAMS]
+        }
+        fn gap(&self, _: &Template, id: SlotId) -> u64 {
+            id as u64
+        }
+        fn dur(&self, _: &Template, _: SlotId) -> u64 {
+            0
+        }
+        fn extra(&self, _: &Template, _: SlotId) -> u64 {
+            0
+        }
+    }
+    generate::program(t, g, me, &Tag, &mut out);
+    ids.extend(out.iter().map(|r| r.gap_ns as usize));
+    ids
+}
+
+impl Extrapolation {
+    /// Rank `me`'s records at the target, with the expansion steps of its collectives when
+    /// the traces had them.
+    pub fn rank(&self, me: u32, out: &mut Vec<Record>) -> Result<(), String> {
+        let mut prog = Vec::new();
+        generate::program(&self.template, &self.grid, me, &self.values, &mut prog);
+        let th = psins_collectives::Thresholds::default();
+        let mut steps = Vec::new();
+        let size = self.grid.ranks();
+        for rec in prog {
+            let op = rec.op;
+            out.push(rec);
+            if !self.expanded {
+                continue;
+            }
+            if let Op::Coll { flags, instance, .. } = op {
+                let args = psins_collectives::CollArgs::from_op(&op, size, me, &[]).expect("a collective");
+                let nb = flags & psins_formats::CollFlags::NONBLOCKING != 0;
+                steps.clear();
+                let r = if nb {
+                    psins_collectives::expand_nonblocking(&args, &th, &mut steps)
+                } else {
+                    psins_collectives::expand(&args, &th, &mut steps)
+                };
+                r.map_err(|e| format!("rank {me}: cannot expand {}: {e:?}", psins_formats::Coll::name(args.coll)))?;
+                out.extend(steps.iter().map(|s| Record::new(0, 0, s.to_op(instance))));
+            }
+        }
+        Ok(())
+    }
+
+    /// The report: the topology, every fit with its residual, the worst one named.
+    pub fn report(&self, series: &Series) -> String {
+        let mut s = String::new();
+        let sizes: Vec<String> = self.sizes.iter().map(|p| p.to_string()).collect();
+        let _ = writeln!(s, "series: {} traces at {} ranks", series.traces.len(), sizes.join(", "));
+        let grids: Vec<String> = self.sizes.iter().map(|&p| self.template.shape.at(p).to_string()).collect();
+        let _ = writeln!(s, "topology: {} (traced as {}); target {}", self.template.shape, grids.join(", "), self.grid);
+        let _ = writeln!(s, "program: {} calls per rank at most", self.template.order.len());
+        let _ = writeln!(
+            s,
+            "fits (law, leave-one-out error, largest residual, value at {} ranks; traced points):",
+            self.grid.ranks()
+        );
+        for f in &self.fits {
+            let pts: Vec<String> = f.points.iter().map(|(p, v)| format!("{p}:{}", trim(*v))).collect();
+            let _ = writeln!(
+                s,
+                "  {} [{} slot{}] = {}  loo {:.2} %  residual {:.2} %  -> {}  ({})",
+                f.what,
+                f.slots,
+                if f.slots == 1 { "" } else { "s" },
+                f.fit,
+                f.fit.loo * 100.0,
+                f.fit.residual * 100.0,
+                trim(f.at_target),
+                pts.join(" ")
+            );
+        }
+        if let Some(w) = self.worst(true) {
+            let _ = writeln!(s, "worst size fit: {} (leave-one-out {:.2} %)", w.what, w.fit.loo * 100.0);
+        }
+        if let Some(w) = self.worst(false) {
+            let _ = writeln!(s, "worst CPU-burst fit: {} (leave-one-out {:.2} %)", w.what, w.fit.loo * 100.0);
+        }
+        s
+    }
+
+    fn worst(&self, size: bool) -> Option<&FitLine> {
+        self.fits.iter().filter(|f| f.size == size).max_by(|a, b| a.fit.loo.total_cmp(&b.fit.loo))
+    }
+
+    /// The provenance as JSON: inputs, topology, every fit.
+    pub fn provenance(&self, series: &Series) -> serde_json::Value {
+        let fits: Vec<serde_json::Value> = self
+            .fits
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "what": f.what,
+                    "law": f.fit.to_string(),
+                    "loo": f.fit.loo,
+                    "residual": f.fit.residual,
+                    "slots": f.slots,
+                    "at_target": f.at_target,
+                    "points": f.points.iter().map(|(p, v)| serde_json::json!([p, v])).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "inputs": series.traces.iter().map(|t| serde_json::json!({"path": t.path.display().to_string(), "ranks": t.ranks()})).collect::<Vec<_>>(),
+            "topology": self.template.shape.to_string(),
+            "target": {"ranks": self.grid.ranks(), "dims": self.grid.dims},
+            "calls_per_rank": self.template.order.len(),
+            "fits": fits,
+        })
+    }
+}
+
+fn trim(v: f64) -> String {
+    if v == v.round() {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.1}")
+    }
+}

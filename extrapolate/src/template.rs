@@ -1,0 +1,620 @@
+//! One program for every rank: the records of a series of traces aligned into slots, each slot
+//! with its peers said relative to a process topology and a rule for which ranks make it.
+//!
+//! Ranks are merged into the template one by one, the longest program of the largest trace
+//! first: a rank's record joins the slot it matches (same shape, peers the slot's form can
+//! reach); a slot the rank lacks is skipped (an edge rank without that neighbour), a record the
+//! template lacks becomes a new slot. Then every slot's peer takes one form and one existence
+//! rule that hold for every rank of every trace, and the template must regenerate each traced
+//! program exactly ([`Template::verify`]); a series it cannot is refused there, naming the
+//! first record that differs.
+
+use crate::shape::{self, MAX_PARAMS, MAX_PEERS};
+use crate::topo::{show_offset, Grid, Offset, Shape};
+use crate::Series;
+use psins_formats::{Op, Record, NO_RANK, PROC_NULL};
+use std::collections::HashMap;
+use std::fmt;
+
+/// How far ahead a rank's record or a template slot is looked for when the two disagree.
+const WINDOW: usize = 64;
+
+pub type SlotId = usize;
+
+/// A peer as the template says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// A sentinel, the same on every rank: MPI_PROC_NULL, MPI_ANY_SOURCE, no rank.
+    Fixed(i32),
+    /// This rank of the world, whatever the rank count (a root, a master).
+    Rank(u32),
+    /// The `k`-th rank from the last.
+    FromEnd(u32),
+    /// The rank at this offset in the topology; where the offset leaves the grid, the rank
+    /// either calls with MPI_PROC_NULL (`null`) or does not make the call.
+    Offset { offset: Offset, null: bool },
+    /// The rank whose number differs from the caller's by these bits (butterfly partners).
+    Xor(u32),
+}
+
+/// The forms a slot's peer may still take, narrowed by every record joined to it.
+#[derive(Clone, Debug, Default)]
+struct Candidates {
+    fixed: Option<i32>,
+    rank: Option<u32>,
+    from_end: Option<u32>,
+    offset: Option<Offset>,
+    xor: Option<u32>,
+    /// Some rank called with MPI_PROC_NULL here (each such rank is checked once the form is
+    /// known: its offset must leave the grid).
+    null_seen: bool,
+    /// Ranks that called with a real peer, over the series.
+    real_ranks: u32,
+    /// Whether those were different ranks.
+    one_rank: Option<(usize, u32)>,
+    many_ranks: bool,
+    started: bool,
+}
+
+impl Candidates {
+    fn admits(&self, g: &Grid, me: u32, p: i32) -> bool {
+        if !self.started {
+            return true;
+        }
+        if p >= 0 && self.fixed == Some(PROC_NULL) && self.real_ranks == 0 {
+            return true;
+        }
+        if p < 0 {
+            return match self.fixed {
+                Some(f) => f == p,
+                None => p == PROC_NULL && self.offset.is_some() && self.fixed.is_none(),
+            };
+        }
+        let n = g.ranks();
+        let p = p as u32;
+        self.rank == Some(p)
+            || self.from_end.is_some_and(|k| k < n && n - 1 - k == p)
+            || self.offset.is_some_and(|o| g.reaches(me, o, p))
+            || self.xor == Some(me ^ p)
+    }
+
+    fn join(&mut self, g: &Grid, me: u32, p: i32, trace: usize) {
+        let n = g.ranks();
+        if p < 0 {
+            if p == PROC_NULL && self.started && self.fixed.is_none() {
+                self.null_seen = true;
+                return;
+            }
+            if !self.started {
+                self.started = true;
+                self.fixed = Some(p);
+                if p == PROC_NULL {
+                    // A first PROC_NULL may also be an edge of an offset not seen yet.
+                    self.null_seen = true;
+                }
+            }
+            return;
+        }
+        let p = p as u32;
+        if !self.started || (self.fixed == Some(PROC_NULL) && self.real_ranks == 0) {
+            self.started = true;
+            self.fixed = None;
+            self.rank = Some(p);
+            self.from_end = Some(n - 1 - p);
+            self.offset = Some(g.offset(me, p));
+            self.xor = Some(me ^ p);
+        } else {
+            self.rank = self.rank.filter(|&r| r == p);
+            self.from_end = self.from_end.filter(|&k| k < n && n - 1 - k == p);
+            self.offset = self.offset.filter(|&o| g.reaches(me, o, p));
+            self.xor = self.xor.filter(|&x| me ^ p == x);
+        }
+        self.real_ranks += 1;
+        match self.one_rank {
+            None => self.one_rank = Some((trace, me)),
+            Some(w) if w != (trace, me) => self.many_ranks = true,
+            _ => {}
+        }
+    }
+
+    /// The one form, preferring a relative one unless a single rank of each trace made the
+    /// call (then it is that rank's own code, and a fixed peer is likelier).
+    fn form(&self) -> Option<Form> {
+        if let Some(f) = self.fixed {
+            if self.real_ranks == 0 && !(f == PROC_NULL && self.null_seen && self.offset.is_some()) {
+                return Some(Form::Fixed(f));
+            }
+        }
+        let null = self.null_seen;
+        let rel = self.offset.map(|offset| Form::Offset { offset, null }).or(self.xor.map(Form::Xor));
+        let abs = self.rank.map(Form::Rank).or(self.from_end.map(Form::FromEnd));
+        if self.many_ranks {
+            rel.or(abs)
+        } else {
+            abs.or(rel)
+        }
+    }
+}
+
+/// Which ranks make a slot's call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exists {
+    All,
+    /// Those for which the slot's first peer, an offset, lands in the grid.
+    Neighbour,
+    /// Those for which any request the slot completes was started.
+    AnyRequest,
+    Rank(u32),
+    FromEnd(u32),
+}
+
+/// What one trace of the series says of one slot.
+#[derive(Clone, Debug, Default)]
+pub struct Seen {
+    /// The ranks that made the call.
+    pub ranks: Vec<bool>,
+    /// Each size's values over those ranks, with how many ranks had each.
+    pub values: [Vec<(u64, u32)>; MAX_PARAMS],
+    pub gap_sum: f64,
+    pub dur_sum: f64,
+    /// `count` less the requests completed, for a wait (requests passed that were null).
+    pub extra: Vec<(u64, u32)>,
+}
+
+impl Seen {
+    pub fn count(&self) -> u32 {
+        self.ranks.iter().filter(|&&b| b).count() as u32
+    }
+    /// The most common value of size `i` (the smaller on a tie) and whether every rank agreed.
+    pub fn mode(v: &[(u64, u32)]) -> (u64, bool) {
+        let best = v.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|x| x.0).unwrap_or(0);
+        (best, v.len() <= 1)
+    }
+}
+
+fn bump(v: &mut Vec<(u64, u32)>, x: u64) {
+    match v.iter_mut().find(|e| e.0 == x) {
+        Some(e) => e.1 += 1,
+        None => v.push((x, 1)),
+    }
+}
+
+/// One call of the program.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    pub shape: Op,
+    pub npeers: usize,
+    cands: [Candidates; MAX_PEERS],
+    pub forms: [Form; MAX_PEERS],
+    pub exists: Exists,
+    /// For a wait: the slots whose requests it completes, in the order first seen.
+    pub completes: Vec<SlotId>,
+    /// Per trace of the series.
+    pub seen: Vec<Seen>,
+}
+
+/// The program of every rank, for one topology shape.
+#[derive(Clone, Debug)]
+pub struct Template {
+    pub shape: Shape,
+    pub slots: Vec<Slot>,
+    /// Slot ids in program order.
+    pub order: Vec<SlotId>,
+}
+
+/// A record the template cannot take, or a traced program it does not regenerate.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    pub trace: usize,
+    pub rank: u32,
+    /// The record's index in the rank's trace (expansion steps counted).
+    pub record: u64,
+    pub what: String,
+    /// How far the template got (records placed over the series), to report the candidate
+    /// topology that explained the most.
+    pub progress: u64,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "rank {}, record {}: {}", self.rank, self.record, self.what)
+    }
+}
+
+/// A rank's program as the template reads it: its records without expansion steps, with
+/// each record's index in the trace.
+pub struct Program<'a> {
+    pub recs: Vec<(u64, &'a Record)>,
+}
+
+impl<'a> Program<'a> {
+    pub fn of(records: &'a [Record]) -> Program<'a> {
+        let recs = records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !matches!(r.op, Op::Step { .. }))
+            .map(|(i, r)| (i as u64, r))
+            .collect();
+        Program { recs }
+    }
+}
+
+pub fn describe(op: &Op) -> String {
+    let (p, n) = shape::peers(op);
+    let mut s = op.kind().name().to_string();
+    if let Op::Coll { coll, .. } = op {
+        s = coll.name().to_lowercase();
+    }
+    if let Op::Other { func } = op {
+        s = psins_formats::functions::name_of(*func).map(|n| n.to_string()).unwrap_or(s);
+    }
+    if n > 0 && !matches!(op, Op::Coll { .. }) {
+        let peers: Vec<String> =
+            p[..n].iter().map(|&x| shape::sentinel(x).map(str::to_string).unwrap_or(x.to_string())).collect();
+        s += &format!(" peer {}", peers.join("/"));
+    }
+    s
+}
+
+impl Form {
+    pub fn show(&self, ndims: usize) -> String {
+        match *self {
+            Form::Fixed(p) => shape::sentinel(p).unwrap_or("?").to_string(),
+            Form::Rank(r) => format!("rank {r}"),
+            Form::FromEnd(0) => "the last rank".into(),
+            Form::FromEnd(k) => format!("the last rank - {k}"),
+            Form::Offset { offset, null } => {
+                format!("{}{}", show_offset(offset, ndims), if null { " (MPI_PROC_NULL off the edge)" } else { "" })
+            }
+            Form::Xor(m) => format!("rank xor {m}"),
+        }
+    }
+
+    /// The peer of rank `me` on `g`; `None`: no such rank, and the rank does not make the call.
+    pub fn resolve(&self, g: &Grid, me: u32) -> Option<i32> {
+        let n = g.ranks();
+        match *self {
+            Form::Fixed(p) => Some(p),
+            Form::Rank(r) => (r < n).then_some(r as i32),
+            Form::FromEnd(k) => (k < n).then(|| (n - 1 - k) as i32),
+            Form::Offset { offset, null } => match g.apply(me, offset) {
+                Some(p) => Some(p as i32),
+                None if null => Some(PROC_NULL),
+                None => None,
+            },
+            Form::Xor(m) => {
+                let p = me ^ m;
+                (p < n).then_some(p as i32)
+            }
+        }
+    }
+}
+
+impl Template {
+    /// Builds the template of `series` on topology `shape`.
+    pub fn build(series: &Series, shape: Shape) -> Result<Template, Mismatch> {
+        let mut t = Template { shape, slots: Vec::new(), order: Vec::new() };
+        let mut progress = 0u64;
+        // The largest trace first (its offsets are the least ambiguous), its longest programs
+        // first (the ranks with every neighbour).
+        let mut ranks: Vec<(usize, u32)> = Vec::new();
+        for ti in (0..series.traces.len()).rev() {
+            let mut rs: Vec<u32> = (0..series.traces[ti].ranks()).collect();
+            rs.sort_by_key(|&r| std::cmp::Reverse(series.traces[ti].tasks[r as usize].len()));
+            ranks.extend(rs.into_iter().map(|r| (ti, r)));
+        }
+        for (ti, r) in ranks {
+            let g = shape.at(series.traces[ti].ranks());
+            let prog = Program::of(&series.traces[ti].tasks[r as usize]);
+            t.merge(series, ti, &g, r, &prog, &mut progress)?;
+        }
+        t.finish(series).map_err(|mut m| {
+            m.progress = progress;
+            m
+        })?;
+        Ok(t)
+    }
+
+    fn matches(&self, id: SlotId, g: &Grid, me: u32, rec: &Record) -> bool {
+        let s = &self.slots[id];
+        if shape::shape(&rec.op) != s.shape {
+            return false;
+        }
+        let (p, n) = shape::peers(&rec.op);
+        (0..n).all(|i| s.cands[i].admits(g, me, p[i]))
+    }
+
+    fn merge(
+        &mut self,
+        series: &Series,
+        ti: usize,
+        g: &Grid,
+        me: u32,
+        prog: &Program,
+        progress: &mut u64,
+    ) -> Result<(), Mismatch> {
+        let traces = series.traces.len();
+        let size = g.ranks() as usize;
+        let mut reqs: HashMap<u32, SlotId> = HashMap::new();
+        let (mut i, mut j) = (0usize, 0usize);
+        let mut order = Vec::with_capacity(self.order.len().max(prog.recs.len()));
+        while j < prog.recs.len() {
+            let (idx, rec) = prog.recs[j];
+            if let Some(why) = shape::unsupported(&rec.op, &rec.list) {
+                return Err(Mismatch {
+                    trace: ti,
+                    rank: me,
+                    record: idx,
+                    what: format!("{}: {why}", describe(&rec.op)),
+                    progress: *progress,
+                });
+            }
+            let here = i < self.order.len() && self.matches(self.order[i], g, me, rec);
+            let id = if here {
+                let id = self.order[i];
+                order.push(id);
+                i += 1;
+                id
+            } else {
+                // Skip template slots this rank lacks, or add the record as a new slot:
+                // whichever agrees again sooner.
+                let skip = (1..WINDOW)
+                    .take_while(|d| i + d < self.order.len())
+                    .find(|d| self.matches(self.order[i + d], g, me, rec));
+                let ahead = (1..WINDOW)
+                    .take_while(|d| j + d < prog.recs.len())
+                    .find(|d| i < self.order.len() && self.matches(self.order[i], g, me, prog.recs[j + d].1));
+                match (skip, ahead) {
+                    (Some(s), a) if a.is_none_or(|a| s <= a) => {
+                        order.extend_from_slice(&self.order[i..i + s]);
+                        i += s;
+                        let id = self.order[i];
+                        order.push(id);
+                        i += 1;
+                        id
+                    }
+                    _ => {
+                        let id = self.slots.len();
+                        let (_, n) = shape::peers(&rec.op);
+                        self.slots.push(Slot {
+                            shape: shape::shape(&rec.op),
+                            npeers: n,
+                            cands: Default::default(),
+                            forms: [Form::Fixed(NO_RANK); MAX_PEERS],
+                            exists: Exists::All,
+                            completes: Vec::new(),
+                            seen: vec![Seen::default(); traces],
+                        });
+                        order.push(id);
+                        id
+                    }
+                }
+            };
+            // Join the record to the slot.
+            let s = &mut self.slots[id];
+            let (p, n) = shape::peers(&rec.op);
+            for (k, c) in s.cands.iter_mut().enumerate().take(n) {
+                c.join(g, me, p[k], ti);
+            }
+            let seen = &mut s.seen[ti];
+            if seen.ranks.is_empty() {
+                seen.ranks = vec![false; size];
+            }
+            if seen.ranks[me as usize] {
+                return Err(Mismatch {
+                    trace: ti,
+                    rank: me,
+                    record: idx,
+                    what: format!("{} aligns with a call this rank already made: the program does not repeat the same way on every rank", describe(&rec.op)),
+                    progress: *progress,
+                });
+            }
+            seen.ranks[me as usize] = true;
+            let (v, np) = shape::params(&rec.op);
+            for (k, x) in v.iter().enumerate().take(np) {
+                bump(&mut seen.values[k], *x);
+            }
+            seen.gap_sum += rec.gap_ns as f64;
+            seen.dur_sum += rec.dur_ns as f64;
+            if let Some(req) = shape::starts_request(&rec.op) {
+                reqs.insert(req, id);
+            }
+            if let Op::Wait { count, .. } = rec.op {
+                let done = rec.list.len() / 4;
+                bump(&mut s.seen[ti].extra, (count as u64).saturating_sub(done as u64));
+                for q in rec.list.chunks_exact(4) {
+                    let Some(&from) = reqs.get(&(q[0] as u32)) else {
+                        return Err(Mismatch {
+                            trace: ti,
+                            rank: me,
+                            record: idx,
+                            what: format!("completes request {} that no record of this rank started", q[0]),
+                            progress: *progress,
+                        });
+                    };
+                    let s = &mut self.slots[id];
+                    if !s.completes.contains(&from) {
+                        s.completes.push(from);
+                    }
+                }
+            }
+            *progress += 1;
+            j += 1;
+        }
+        order.extend_from_slice(&self.order[i.min(self.order.len())..]);
+        self.order = order;
+        Ok(())
+    }
+
+    /// Settles every slot's peer forms and existence rule.
+    fn finish(&mut self, series: &Series) -> Result<(), Mismatch> {
+        let grids: Vec<Grid> = series.traces.iter().map(|t| self.shape.at(t.ranks())).collect();
+        let pos: HashMap<SlotId, usize> = self.order.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+        for id in 0..self.slots.len() {
+            let slot = &mut self.slots[id];
+            slot.completes.sort_by_key(|s| pos[s]);
+            for k in 0..slot.npeers {
+                slot.forms[k] = slot.cands[k].form().ok_or_else(|| Mismatch {
+                    trace: 0,
+                    rank: 0,
+                    record: 0,
+                    what: format!(
+                        "{}: its peer follows no pattern of the {} topology (data-dependent peers?)",
+                        describe(&slot.shape),
+                        self.shape
+                    ),
+                    progress: 0,
+                })?;
+            }
+        }
+        for id in 0..self.slots.len() {
+            let rules = [Exists::All, Exists::Neighbour, Exists::AnyRequest, Exists::Rank(0), Exists::FromEnd(0)];
+            let mut chosen = None;
+            'rule: for rule in rules {
+                for (ti, g) in grids.iter().enumerate() {
+                    let seen = &self.slots[id].seen[ti];
+                    for r in 0..g.ranks() {
+                        let was = seen.ranks.get(r as usize).copied().unwrap_or(false);
+                        match self.exists_by(id, rule, g, r) {
+                            Some(x) if x == was => {}
+                            _ => continue 'rule,
+                        }
+                    }
+                }
+                chosen = Some(rule);
+                break;
+            }
+            let slot = &self.slots[id];
+            let Some(rule) = chosen else {
+                let (ti, r) = first_rank(slot);
+                return Err(Mismatch {
+                    trace: ti,
+                    rank: r,
+                    record: 0,
+                    what: format!(
+                        "{}: which ranks make this call follows no pattern of the {} topology",
+                        describe(&slot.shape),
+                        self.shape
+                    ),
+                    progress: 0,
+                });
+            };
+            self.slots[id].exists = rule;
+        }
+        Ok(())
+    }
+
+    /// Whether rank `me` of `g` makes slot `id`'s call under `rule`; `None` where the rule does
+    /// not apply to the slot.
+    fn exists_by(&self, id: SlotId, rule: Exists, g: &Grid, me: u32) -> Option<bool> {
+        let s = &self.slots[id];
+        let n = g.ranks();
+        Some(match rule {
+            Exists::All => true,
+            Exists::Neighbour => {
+                let Form::Offset { null: false, .. } = s.forms[0] else { return None };
+                s.npeers > 0 && s.forms[..s.npeers].iter().all(|f| f.resolve(g, me).is_some())
+            }
+            Exists::AnyRequest => {
+                if s.completes.is_empty() {
+                    return None;
+                }
+                s.completes.iter().any(|&c| self.exists(c, g, me))
+            }
+            Exists::Rank(k) => me == k,
+            Exists::FromEnd(k) => k < n && me == n - 1 - k,
+        })
+    }
+
+    pub fn exists(&self, id: SlotId, g: &Grid, me: u32) -> bool {
+        self.exists_by(id, self.slots[id].exists, g, me).unwrap_or(false)
+    }
+
+    /// Checks that the template regenerates every program of the series: the same calls with
+    /// the same peers and completions, in order.
+    pub fn verify(&self, series: &Series) -> Result<(), Mismatch> {
+        let mut gen = Vec::new();
+        for (ti, tr) in series.traces.iter().enumerate() {
+            let g = self.shape.at(tr.ranks());
+            for r in 0..tr.ranks() {
+                gen.clear();
+                crate::generate::program(self, &g, r, &crate::generate::Observed(ti), &mut gen);
+                let prog = Program::of(&tr.tasks[r as usize]);
+                let n = prog.recs.len().max(gen.len());
+                for k in 0..n {
+                    let (want, got) = (prog.recs.get(k), gen.get(k));
+                    let same = match (want, got) {
+                        (Some((_, a)), Some(b)) => same_call(a, b),
+                        _ => false,
+                    };
+                    if !same {
+                        let record = want.map(|w| w.0).unwrap_or(tr.tasks[r as usize].len() as u64);
+                        let traced = want.map(|w| describe(&w.1.op)).unwrap_or("the end of the rank's records".into());
+                        let pattern = got.map(|g| describe(&g.op)).unwrap_or("the end of the program".into());
+                        return Err(Mismatch {
+                            trace: ti,
+                            rank: r,
+                            record,
+                            what: format!(
+                                "the pattern found ({}) predicts {pattern}, the trace has {traced}",
+                                self.shape
+                            ),
+                            progress: u64::MAX,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn first_rank(slot: &Slot) -> (usize, u32) {
+    for (ti, s) in slot.seen.iter().enumerate() {
+        if let Some(r) = s.ranks.iter().position(|&b| b) {
+            return (ti, r as u32);
+        }
+    }
+    (0, 0)
+}
+
+/// The same call with the same peers (sizes and times aside); a wait completing the same
+/// requests from the same sources.
+fn same_call(a: &Record, b: &Record) -> bool {
+    if shape::shape(&a.op) != shape::shape(&b.op) || shape::peers(&a.op) != shape::peers(&b.op) {
+        return false;
+    }
+    if let (Op::Wait { count: ca, .. }, Op::Wait { count: cb, .. }) = (a.op, b.op) {
+        if ca != cb || a.list.len() != b.list.len() {
+            return false;
+        }
+        // Completion order is the run's timing, not the program: compare the sources as sets.
+        let sources = |l: &[i64]| {
+            let mut v: Vec<i64> = l.chunks_exact(4).map(|q| q[1]).collect();
+            v.sort_unstable();
+            v
+        };
+        return sources(&a.list) == sources(&b.list);
+    }
+    true
+}
+
+impl Slot {
+    /// The words of this slot's call and peers, for the report.
+    pub fn label(&self, ndims: usize) -> String {
+        let mut s = describe(&self.shape);
+        if let Some(cut) = s.find(" peer") {
+            s.truncate(cut);
+        }
+        if self.npeers > 0 && !matches!(self.shape, Op::Coll { .. }) {
+            let f: Vec<String> = self.forms[..self.npeers].iter().map(|f| f.show(ndims)).collect();
+            s += &format!(" {}", f.join(" / "));
+        }
+        if let Op::Coll { .. } = self.shape {
+            if let Form::Rank(r) = self.forms[0] {
+                s += &format!(" root {r}");
+            }
+        }
+        s
+    }
+}

@@ -150,43 +150,51 @@ fn rel(pred: f64, y: f64) -> f64 {
 pub fn best(pts: &[(f64, f64)], scaling: Scaling) -> Option<Fit> {
     let mut best: Option<Fit> = None;
     for law in Law::ALL {
-        if !law.allowed(scaling) {
-            continue;
-        }
         let checkable = pts.len() > law.params();
-        let trusted = checkable || (scaling != Scaling::Unknown && pts.len() >= law.params());
-        if !trusted && !(law == Law::Constant && !pts.is_empty()) {
+        // Too few points to check a law: the one the user's word names (weak: constant,
+        // strong: a power of P), or a constant through one point.
+        let named = matches!((scaling, law), (Scaling::Weak, Law::Constant) | (Scaling::Strong, Law::Power));
+        if !law.allowed(scaling) || !(checkable || named || law == Law::Constant) {
             continue;
         }
-        let loo = if checkable {
-            let mut worst: f64 = 0.0;
-            for i in 0..pts.len() {
-                let rest: Vec<(f64, f64)> = pts.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, p)| *p).collect();
-                let Some((a, b)) = solve(law, &rest) else {
-                    worst = f64::INFINITY;
-                    break;
-                };
-                worst = worst.max(rel(Fit { law, a, b, loo: 0.0, residual: 0.0 }.at(pts[i].0), pts[i].1));
-            }
-            worst
-        } else if law == Law::Constant {
-            // One point, or equal points without a third to check: constant only if they agree.
-            let y0 = pts[0].1;
-            pts.iter().map(|p| rel(y0, p.1)).fold(0.0, f64::max)
-        } else {
-            0.0
-        };
-        let Some((a, b)) = solve(law, pts) else { continue };
-        let mut fit = Fit { law, a, b, loo, residual: 0.0 };
-        fit.residual = pts.iter().map(|p| rel(fit.at(p.0), p.1)).fold(0.0, f64::max);
-        if !fit.loo.is_finite() {
-            continue;
-        }
-        if best.is_none_or(|b| fit.loo < b.loo - 1e-9) {
+        let Some(fit) = best_of(pts, law) else { continue };
+        if fit.loo.is_finite() && best.is_none_or(|b| fit.loo < b.loo - 1e-9) {
             best = Some(fit);
         }
     }
     best
+}
+
+/// [`best`] for measured times, whose noise a law of two parameters fits as readily as a
+/// trend: such a law is taken over the constant only when it predicts the left-out points at
+/// least twice as well.
+pub fn best_noisy(pts: &[(f64, f64)], scaling: Scaling) -> Option<Fit> {
+    let fit = best(pts, scaling)?;
+    if fit.law == Law::Constant {
+        return Some(fit);
+    }
+    match best_of(pts, Law::Constant) {
+        Some(c) if fit.loo > 0.5 * c.loo => Some(c),
+        _ => Some(fit),
+    }
+}
+
+/// `law` fitted to every point, with its errors.
+fn best_of(pts: &[(f64, f64)], law: Law) -> Option<Fit> {
+    let (a, b) = solve(law, pts)?;
+    let mut fit = Fit { law, a, b, loo: 0.0, residual: 0.0 };
+    fit.residual = pts.iter().map(|p| rel(fit.at(p.0), p.1)).fold(0.0, f64::max);
+    if pts.len() > law.params() {
+        fit.loo = (0..pts.len())
+            .map(|i| {
+                let rest: Vec<(f64, f64)> = pts.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, p)| *p).collect();
+                solve(law, &rest).map_or(f64::INFINITY, |(a, b)| {
+                    rel(Fit { law, a, b, loo: 0.0, residual: 0.0 }.at(pts[i].0), pts[i].1)
+                })
+            })
+            .fold(0.0, f64::max);
+    }
+    Some(fit)
 }
 
 #[cfg(test)]
@@ -199,7 +207,8 @@ mod tests {
 
     #[test]
     fn finds_known_laws() {
-        let cases: [(Law, fn(f64) -> f64); 5] = [
+        type Case = (Law, fn(f64) -> f64);
+        let cases: [Case; 5] = [
             (Law::Constant, |_| 8192.0),
             (Law::Power, |p| 1.0e6 * p.powf(-0.5)),
             (Law::Log, |p| 100.0 + 30.0 * p.log2()),

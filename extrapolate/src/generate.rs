@@ -34,13 +34,24 @@ impl Values for Observed {
     }
 }
 
-/// Rank `me`'s program on `g` (no expansion steps), appended to `out`.
-pub fn program(t: &Template, g: &Grid, me: u32, v: &impl Values, out: &mut Vec<Record>) {
+/// Rank `me`'s program on `g` (no expansion steps), appended to `out`, with each record's
+/// slot appended to `ids` when given. A slot's gap is the computation since the slot before
+/// it in the template: a rank that skips slots computes their gaps before its next call.
+pub fn program(
+    t: &Template,
+    g: &Grid,
+    me: u32,
+    v: &impl Values,
+    out: &mut Vec<Record>,
+    mut ids: Option<&mut Vec<SlotId>>,
+) {
     let mut live: Vec<(SlotId, u32)> = Vec::new();
     let mut used: Vec<bool> = vec![false];
     let mut instance = 0u32;
+    let mut pending = 0u64;
     for &id in &t.order {
         if !t.exists(id, g, me) {
+            pending += v.gap(t, id);
             continue;
         }
         let slot = &t.slots[id];
@@ -54,6 +65,7 @@ pub fn program(t: &Template, g: &Grid, me: u32, v: &impl Values, out: &mut Vec<R
             }
         }
         if missing {
+            pending += v.gap(t, id);
             continue;
         }
         shape::set_peers(&mut op, peers);
@@ -103,10 +115,15 @@ pub fn program(t: &Template, g: &Grid, me: u32, v: &impl Values, out: &mut Vec<R
                 done += 1;
             }
             if done == 0 && !slot.completes.is_empty() {
+                pending += v.gap(t, id);
                 continue;
             }
             *count = done + v.extra(t, id) as u32;
         }
-        out.push(Record { gap_ns: v.gap(t, id), dur_ns: v.dur(t, id), op, list });
+        let gap = std::mem::take(&mut pending) + v.gap(t, id);
+        out.push(Record { gap_ns: gap, dur_ns: v.dur(t, id), op, list });
+        if let Some(ids) = ids.as_deref_mut() {
+            ids.push(id);
+        }
     }
 }

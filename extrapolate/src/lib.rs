@@ -18,7 +18,7 @@ use psins_formats::{Op, Record, TraceReader};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use template::{Mismatch, SlotId, Template};
+use template::{Mismatch, Program, SlotId, Template};
 use topo::{Grid, Shape};
 
 /// Records per rank sampled for the tracer's own cost per call (as psins-sim's
@@ -144,28 +144,38 @@ impl Series {
 /// The template found for a series, on the simplest topology that explains every trace.
 pub fn find_template(series: &Series) -> Result<Template, Refusal> {
     let mut best: Option<Mismatch> = None;
+    let mut found: Option<Template> = None;
+    let mut keep = |m: Mismatch| {
+        if best.as_ref().is_none_or(|b: &Mismatch| m.progress > b.progress) {
+            best = Some(m);
+        }
+    };
+    // Of the shapes that explain the series, the one with the fewest slots: a ring is one
+    // program, where a line explains it too with the ends' own calls.
     for shape in Shape::candidates() {
-        let t = match Template::build(series, shape) {
-            Ok(t) => t,
-            Err(m) => {
-                if best.as_ref().is_none_or(|b| m.progress > b.progress) {
-                    best = Some(m);
-                }
-                continue;
-            }
-        };
-        match t.verify(series) {
-            Ok(()) => return Ok(t),
-            Err(m) => {
-                if best.as_ref().is_none_or(|b| m.progress > b.progress) {
-                    best = Some(m);
-                }
-            }
+        match Template::build(series, shape).and_then(|t| t.verify(series).map(|()| t)) {
+            Ok(t) if found.as_ref().is_none_or(|f| t.slots.len() < f.slots.len()) => found = Some(t),
+            Ok(_) => {}
+            Err(m) => keep(m),
         }
     }
+    if let Some(t) = found {
+        return Ok(t);
+    }
     let m = best.expect("at least one candidate topology");
+    let longest: Vec<usize> =
+        series.traces.iter().map(|t| t.tasks.iter().map(|r| Program::of(r).recs.len()).max().unwrap_or(0)).collect();
+    let grows = if longest.windows(2).any(|w| w[0] != w[1]) {
+        let sizes: Vec<String> = series.sizes().iter().zip(&longest).map(|(p, n)| format!("{n} at {p}")).collect();
+        format!(
+            "; the longest rank's call count changes with the rank count ({}): loops whose trip count depends on P (over all ranks, over log2 P partners, iterations to convergence) are not extrapolated",
+            sizes.join(", ")
+        )
+    } else {
+        String::new()
+    };
     Err(Refusal::Input(format!(
-        "{}: {m}\n  no topology of 1 to 3 dimensions (ring, line, grid, torus) explains every rank of every trace; the traces may be of different applications, or their peers depend on the data",
+        "{}: {m}\n  no topology of 1 to 3 dimensions (ring, line, grid, torus) explains every rank of every trace; the traces may be of different applications, or their peers depend on the data{grows}",
         series.traces[m.trace].path.display()
     )))
 }
@@ -324,79 +334,109 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             extras[id] = template::Seen::mode(&s.extra).0;
         }
     }
-    // CPU bursts: one law per kind of call (its label), for the mean over the ranks of the
-    // total burst before such calls; each slot keeps its own share of it from the largest
-    // trace that has it, so the iteration-to-iteration pattern of the bursts is kept.
-    let mut totals: HashMap<String, Vec<f64>> = HashMap::new();
-    let mut mean_gap = vec![vec![f64::NAN; series.traces.len()]; n];
-    let mut mean_dur = vec![vec![f64::NAN; series.traces.len()]; n];
+    // CPU bursts. A slot's own burst is the computation since the slot before it in the
+    // template: measured on the ranks that made that slot too (a rank that skipped it computed
+    // both bursts before its next call). One law per kind of call (its label) for the sum of
+    // those bursts over the program; each slot keeps its own share from the largest trace that
+    // has it, so the pattern of the bursts through the program is kept.
+    let traces = series.traces.len();
+    let pos: HashMap<SlotId, usize> = t.order.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+    let mut prev = vec![usize::MAX; n];
+    for w in t.order.windows(2) {
+        prev[w[1]] = w[0];
+    }
+    let mut own = vec![vec![f64::NAN; traces]; n];
+    let mut mean_dur = vec![vec![f64::NAN; traces]; n];
     for (ti, tr) in series.traces.iter().enumerate() {
-        // Gaps net of the tracer's cost, per slot, as the mean over the ranks making the call.
         let g = t.shape.at(tr.ranks());
-        let mut sum = vec![0f64; n];
-        let mut dur = vec![0f64; n];
-        let mut cnt = vec![0u32; n];
+        let (mut exact, mut exact_n) = (vec![0f64; n], vec![0u32; n]);
+        let (mut dur, mut any_n) = (vec![0f64; n], vec![0u32; n]);
+        // (slot, its gap, the slots skipped before it) of the records that follow a skip.
+        let mut after_skip: Vec<(SlotId, f64, Vec<SlotId>)> = Vec::new();
         for r in 0..tr.ranks() {
-            let mut gen = Vec::new();
             let ids = slot_ids(&t, &g, r);
             let prog = template::Program::of(&tr.tasks[r as usize]);
-            gen.extend(prog.recs.iter().map(|(_, rec)| *rec));
-            for (rec, &id) in gen.iter().zip(&ids) {
-                sum[id] += rec.gap_ns.saturating_sub(floors[ti][r as usize]) as f64;
+            let floor = floors[ti][r as usize];
+            let mut at = 0usize;
+            for (k, ((_, rec), &id)) in prog.recs.iter().zip(&ids).enumerate() {
+                let gap = rec.gap_ns.saturating_sub(floor) as f64;
+                let follows = if k == 0 { id == t.order[0] } else { ids[k - 1] == prev[id] };
+                let here = pos[&id];
+                if follows {
+                    exact[id] += gap;
+                    exact_n[id] += 1;
+                } else {
+                    after_skip.push((id, gap, t.order[at..here].to_vec()));
+                }
+                at = here + 1;
                 dur[id] += rec.dur_ns as f64;
-                cnt[id] += 1;
+                any_n[id] += 1;
             }
         }
         for id in 0..n {
-            if cnt[id] > 0 {
-                mean_gap[id][ti] = sum[id] / cnt[id] as f64;
-                mean_dur[id][ti] = dur[id] / cnt[id] as f64;
+            if exact_n[id] > 0 {
+                own[id][ti] = exact[id] / exact_n[id] as f64;
             }
         }
-        let per_rank = tr.ranks() as f64;
+        // A slot never made right after the slot before it: its burst is what remains of
+        // the gaps before it once the skipped slots' own bursts are taken off.
+        let (mut rest, mut rest_n) = (vec![0f64; n], vec![0u32; n]);
+        for (id, gap, skipped) in &after_skip {
+            if exact_n[*id] == 0 {
+                let known: f64 = skipped.iter().map(|s| own[*s][ti]).filter(|x| !x.is_nan()).sum();
+                rest[*id] += (gap - known).max(0.0);
+                rest_n[*id] += 1;
+            }
+        }
         for id in 0..n {
-            if cnt[id] > 0 {
-                let label = t.slots[id].label(ndims);
-                let v = totals.entry(label).or_insert_with(|| vec![0.0; series.traces.len()]);
-                v[ti] += sum[id] / per_rank;
+            if exact_n[id] == 0 && rest_n[id] > 0 {
+                own[id][ti] = rest[id] / rest_n[id] as f64;
+            }
+            if any_n[id] > 0 {
+                mean_dur[id][ti] = dur[id] / any_n[id] as f64;
             }
         }
     }
-    let mut burst_law: HashMap<String, (Fit, f64)> = HashMap::new();
+    let mut totals: HashMap<String, Vec<f64>> = HashMap::new();
+    for (slot, own) in t.slots.iter().zip(&own) {
+        let v = totals.entry(slot.label(ndims)).or_insert_with(|| vec![0.0; traces]);
+        for (sum, x) in v.iter_mut().zip(own) {
+            if !x.is_nan() {
+                *sum += x;
+            }
+        }
+    }
+    let mut burst_law: HashMap<String, f64> = HashMap::new();
     let mut labels: Vec<&String> = totals.keys().collect();
     labels.sort();
     for label in labels {
         let v = &totals[label];
         let pts: Vec<(f64, f64)> =
             v.iter().enumerate().filter(|(_, x)| **x > 0.0).map(|(ti, x)| (sizes[ti] as f64, *x)).collect();
-        if pts.is_empty() {
-            continue;
-        }
-        let Some(fit) = fit::best(&pts, opts.scaling) else { continue };
+        let Some(fit) = fit::best_noisy(&pts, opts.scaling) else { continue };
         let at = fit.at(target).max(0.0);
         fits.push(FitLine {
-            what: format!("{label}: CPU burst before it, total per rank (ns)"),
+            what: format!("{label}: CPU burst before it, summed over the program (ns)"),
             fit,
             points: pts.iter().map(|&(p, x)| (p as u32, x)).collect(),
             slots: 0,
             size: false,
             at_target: at,
         });
-        burst_law.insert(label.clone(), (fit, at));
+        burst_law.insert(label.clone(), at);
     }
     let mut gaps = vec![0u64; n];
     let mut durs = vec![0u64; n];
     for id in 0..n {
         let label = t.slots[id].label(ndims);
-        let Some(ti) = (0..series.traces.len()).rev().find(|&ti| !mean_gap[id][ti].is_nan()) else { continue };
-        let base = mean_gap[id][ti];
+        let Some(ti) = (0..traces).rev().find(|&ti| !own[id][ti].is_nan()) else { continue };
         let scale = match (burst_law.get(&label), totals.get(&label)) {
-            (Some((_, at)), Some(v)) if v[ti] > 0.0 => at / v[ti],
+            (Some(at), Some(v)) if v[ti] > 0.0 => at / v[ti],
             _ => 1.0,
         };
-        gaps[id] = (base * scale).round().max(0.0) as u64;
+        gaps[id] = (own[id][ti] * scale).round().max(0.0) as u64;
         durs[id] = mean_dur[id][ti].round() as u64;
-        if let Some(line) = fits.iter_mut().find(|f| !f.size && f.what.starts_with(&label)) {
+        if let Some(line) = fits.iter_mut().find(|f| !f.size && f.what.starts_with(&format!("{label}:"))) {
             line.slots += 1;
         }
     }
@@ -421,26 +461,7 @@ fn first_seen(slot: &template::Slot) -> (usize, u32) {
 /// The slot of each record of rank `me`'s program on `g`, in order.
 pub fn slot_ids(t: &Template, g: &Grid, me: u32) -> Vec<SlotId> {
     let mut ids = Vec::new();
-    let mut out = Vec::new();
-    // The program generator decides which slots a rank makes; ask it slot by slot through a
-    // recording Values.
-    struct Tag;
-    impl Values for Tag {
-        fn params(&self, _: &Template, _: SlotId) -> [u64; shape::MAX_PARAMS] {
-            [0; shape::MAX_PARAMS]
-        }
-        fn gap(&self, _: &Template, id: SlotId) -> u64 {
-            id as u64
-        }
-        fn dur(&self, _: &Template, _: SlotId) -> u64 {
-            0
-        }
-        fn extra(&self, _: &Template, _: SlotId) -> u64 {
-            0
-        }
-    }
-    generate::program(t, g, me, &Tag, &mut out);
-    ids.extend(out.iter().map(|r| r.gap_ns as usize));
+    generate::program(t, g, me, &generate::Observed(0), &mut Vec::new(), Some(&mut ids));
     ids
 }
 
@@ -449,7 +470,7 @@ impl Extrapolation {
     /// the traces had them.
     pub fn rank(&self, me: u32, out: &mut Vec<Record>) -> Result<(), String> {
         let mut prog = Vec::new();
-        generate::program(&self.template, &self.grid, me, &self.values, &mut prog);
+        generate::program(&self.template, &self.grid, me, &self.values, &mut prog, None);
         let th = psins_collectives::Thresholds::default();
         let mut steps = Vec::new();
         let size = self.grid.ranks();
@@ -483,6 +504,12 @@ impl Extrapolation {
         let grids: Vec<String> = self.sizes.iter().map(|&p| self.template.shape.at(p).to_string()).collect();
         let _ = writeln!(s, "topology: {} (traced as {}); target {}", self.template.shape, grids.join(", "), self.grid);
         let _ = writeln!(s, "program: {} calls per rank at most", self.template.order.len());
+        for d in &self.template.ambiguous {
+            let _ = writeln!(
+                s,
+                "note: dimension {d} wraps around but never exceeds 2 ranks in the series, so its two neighbours are the same rank there; they are taken as -1 then +1 in program order (trace a run with 3 or more ranks along it to tell)"
+            );
+        }
         let _ = writeln!(
             s,
             "fits (law, leave-one-out error, largest residual, value at {} ranks; traced points):",

@@ -179,7 +179,7 @@ pub fn unsupported(op: &Op, list: &[i64]) -> Option<String> {
         Op::Coll { coll, .. } if !list.is_empty() => {
             Some(format!("{} has per-rank counts ({} values), which are not extrapolated", coll.name(), list.len()))
         }
-        Op::Coll { coll, .. } if matches!(coll, Coll::NeighborAllgather | Coll::NeighborAlltoall) => {
+        Op::Coll { coll: Coll::NeighborAllgather | Coll::NeighborAlltoall, .. } => {
             Some("neighbourhood collectives are not extrapolated".into())
         }
         Op::Rma { .. } | Op::WinSync { .. } | Op::WinCreate { .. } | Op::WinFree { .. } => {

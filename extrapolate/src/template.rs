@@ -200,6 +200,9 @@ pub struct Template {
     pub slots: Vec<Slot>,
     /// Slot ids in program order.
     pub order: Vec<SlotId>,
+    /// Wrapped dimensions that never exceed 2 ranks in the series (their -1 and +1 neighbours
+    /// are one rank there, so the sign of a step along them is inferred).
+    pub ambiguous: Vec<usize>,
 }
 
 /// A record the template cannot take, or a traced program it does not regenerate.
@@ -293,7 +296,7 @@ impl Form {
 impl Template {
     /// Builds the template of `series` on topology `shape`.
     pub fn build(series: &Series, shape: Shape) -> Result<Template, Mismatch> {
-        let mut t = Template { shape, slots: Vec::new(), order: Vec::new() };
+        let mut t = Template { shape, slots: Vec::new(), order: Vec::new(), ambiguous: Vec::new() };
         let mut progress = 0u64;
         // The largest trace first (its offsets are the least ambiguous), its longest programs
         // first (the ranks with every neighbour).
@@ -467,6 +470,7 @@ impl Template {
                 })?;
             }
         }
+        self.resolve_signs(&grids);
         for id in 0..self.slots.len() {
             let rules = [Exists::All, Exists::Neighbour, Exists::AnyRequest, Exists::Rank(0), Exists::FromEnd(0)];
             let mut chosen = None;
@@ -504,6 +508,36 @@ impl Template {
         Ok(())
     }
 
+    /// In a wrapped dimension of at most 2 ranks in every trace, a step of -1 and one of +1
+    /// reach the same rank, so the traces cannot tell them apart; codes exchange with both
+    /// neighbours, the lower first, so the calls of one kind stepping along it alternate -1, +1
+    /// in program order.
+    fn resolve_signs(&mut self, grids: &[Grid]) {
+        let ndims = self.shape.ndims;
+        self.ambiguous = (0..ndims)
+            .filter(|&d| {
+                self.shape.periodic >> d & 1 == 1
+                    && grids.iter().all(|g| g.dims[d] <= 2)
+                    && grids.iter().any(|g| g.dims[d] == 2)
+            })
+            .collect();
+        for &d in &self.ambiguous.clone() {
+            let mut last: HashMap<(psins_formats::Kind, usize), i32> = HashMap::new();
+            for &id in &self.order {
+                let kind = self.slots[id].shape.kind();
+                for k in 0..self.slots[id].npeers {
+                    if let Form::Offset { offset, .. } = &mut self.slots[id].forms[k] {
+                        if offset[d] != 0 {
+                            let sign = if last.get(&(kind, k)) == Some(&-1) { 1 } else { -1 };
+                            offset[d] = sign;
+                            last.insert((kind, k), sign);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Whether rank `me` of `g` makes slot `id`'s call under `rule`; `None` where the rule does
     /// not apply to the slot.
     fn exists_by(&self, id: SlotId, rule: Exists, g: &Grid, me: u32) -> Option<bool> {
@@ -538,7 +572,7 @@ impl Template {
             let g = self.shape.at(tr.ranks());
             for r in 0..tr.ranks() {
                 gen.clear();
-                crate::generate::program(self, &g, r, &crate::generate::Observed(ti), &mut gen);
+                crate::generate::program(self, &g, r, &crate::generate::Observed(ti), &mut gen, None);
                 let prog = Program::of(&tr.tasks[r as usize]);
                 let n = prog.recs.len().max(gen.len());
                 for k in 0..n {

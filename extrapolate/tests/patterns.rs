@@ -1,0 +1,338 @@
+//! Hand-built traces of the patterns psins-extrapolate must recognise, each written at 4, 8
+//! and 16 ranks, extrapolated to a larger rank count and compared record by record with the
+//! trace the same pattern writes at that count; and each refusal's message.
+
+use psins_extrapolate::fit::Scaling;
+use psins_extrapolate::topo::{Order, Shape};
+use psins_extrapolate::{extrapolate, find_template, Options, Refusal, Series, Trace};
+use psins_formats::*;
+use std::path::PathBuf;
+
+/// A halo exchange on a grid: per iteration, a burst, an irecv from each neighbour, an isend to
+/// each, one waitall, then an allreduce (and a bcast from rank 0 every other iteration).
+#[derive(Clone, Copy)]
+struct Halo {
+    shape: Shape,
+    /// Edge ranks call with MPI_PROC_NULL instead of skipping the neighbour.
+    null_edges: bool,
+    iters: u32,
+    /// Halo bytes as a function of P.
+    bytes: fn(u32) -> u64,
+    /// Burst per iteration in ns as a function of P.
+    burst: fn(u32) -> u64,
+}
+
+fn coll(coll: Coll, bytes: u64, root: i32, instance: u32) -> Op {
+    let flags = CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE;
+    Op::Coll {
+        coll,
+        comm: COMM_WORLD,
+        root,
+        send_bytes: bytes,
+        recv_bytes: bytes,
+        count: bytes / 8,
+        flags,
+        req: 0,
+        instance,
+    }
+}
+
+impl Halo {
+    fn dirs(&self) -> Vec<[i32; 3]> {
+        let mut v = Vec::new();
+        for d in 0..self.shape.ndims {
+            for s in [-1, 1] {
+                let mut o = [0; 3];
+                o[d] = s;
+                v.push(o);
+            }
+        }
+        v
+    }
+
+    fn rank(&self, p: u32, me: u32) -> Vec<Record> {
+        let g = self.shape.at(p);
+        let bytes = (self.bytes)(p);
+        let mut out = vec![Record::new(0, 0, Op::Init { thread_level: 0 })];
+        let mut instance = 0;
+        for it in 0..self.iters {
+            let mut reqs: Vec<(u32, i32, bool)> = Vec::new();
+            let mut first = true;
+            let mut burst = (self.burst)(p);
+            let peers: Vec<(usize, Option<i32>)> = self
+                .dirs()
+                .iter()
+                .enumerate()
+                .map(|(k, o)| {
+                    (k, g.apply(me, *o).map(|x| x as i32).or(if self.null_edges { Some(PROC_NULL) } else { None }))
+                })
+                .collect();
+            for &(k, peer) in &peers {
+                let Some(peer) = peer else { continue };
+                let req = reqs.len() as u32 + 1;
+                // The tag says the direction the message travels.
+                let op = Op::Irecv { peer, tag: (k ^ 1) as i32, bytes, comm: COMM_WORLD, req };
+                out.push(Record::new(if first { burst } else { 0 }, 0, op));
+                first = false;
+                burst = 0;
+                reqs.push((req, peer, true));
+            }
+            for &(k, peer) in &peers {
+                let Some(peer) = peer else { continue };
+                let req = reqs.len() as u32 + 1;
+                let op = Op::Isend { mode: SendMode::Standard, peer, tag: k as i32, bytes, comm: COMM_WORLD, req };
+                out.push(Record::new(if first { burst } else { 0 }, 0, op));
+                first = false;
+                burst = 0;
+                reqs.push((req, peer, false));
+            }
+            if !reqs.is_empty() {
+                let mut list = Vec::new();
+                for (i, &(req, peer, recv)) in reqs.iter().enumerate() {
+                    let tag = if i < reqs.len() / 2 {
+                        (peers.iter().filter(|p| p.1.is_some()).nth(i).unwrap().0 ^ 1) as i64
+                    } else {
+                        0
+                    };
+                    match (recv, peer) {
+                        (true, PROC_NULL) => list.extend_from_slice(&[req as i64, PROC_NULL as i64, ANY_TAG as i64, 0]),
+                        (true, _) => list.extend_from_slice(&[req as i64, peer as i64, tag, bytes as i64]),
+                        (false, _) => list.extend_from_slice(&[req as i64, NO_RANK as i64, 0, 0]),
+                    }
+                }
+                out.push(Record {
+                    gap_ns: 0,
+                    dur_ns: 0,
+                    op: Op::Wait { func: WaitFn::Waitall, count: reqs.len() as u32 },
+                    list,
+                });
+            }
+            instance += 1;
+            out.push(Record::new(burst, 0, coll(Coll::Allreduce, 8, NO_RANK, instance)));
+            if it % 2 == 1 {
+                instance += 1;
+                out.push(Record::new(0, 0, coll(Coll::Bcast, 64, 0, instance)));
+            }
+        }
+        out.push(Record::new(100, 0, Op::Finalize));
+        out
+    }
+
+    fn trace(&self, p: u32) -> Trace {
+        Trace {
+            path: PathBuf::from(format!("halo-{p}.psins")),
+            tasks: (0..p).map(|r| self.rank(p, r)).collect(),
+            meta: Vec::new(),
+            traced: false,
+            expanded: false,
+        }
+    }
+}
+
+fn series(traces: Vec<Trace>) -> Series {
+    Series::new(traces, Scaling::Unknown).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Extrapolates `make` at 4, 8, 16 to `target` and compares every rank with `make(target)`.
+fn check(name: &str, make: &dyn Fn(u32) -> Trace, target: u32, expect_shape: &str) {
+    let s = series(vec![make(4), make(8), make(16)]);
+    let t = find_template(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(t.shape.to_string(), expect_shape, "{name}");
+    let ex = extrapolate(&s, t, &Options { ranks: target, scaling: Scaling::Unknown, tolerance: 0.05 })
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let truth = make(target);
+    for r in 0..target {
+        let mut got = Vec::new();
+        ex.rank(r, &mut got).unwrap();
+        let want = &truth.tasks[r as usize];
+        assert_eq!(got.len(), want.len(), "{name}: rank {r}: record counts");
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert_eq!(g.op, w.op, "{name}: rank {r}, record {i}");
+            assert_eq!(g.list, w.list, "{name}: rank {r}, record {i}: completions");
+            assert_eq!(g.gap_ns, w.gap_ns, "{name}: rank {r}, record {i}: burst");
+        }
+    }
+}
+
+const ROW2: Shape = Shape { ndims: 2, order: Order::RowMajor, periodic: 0 };
+
+#[test]
+fn ring() {
+    let h = Halo {
+        shape: Shape { ndims: 1, order: Order::RowMajor, periodic: 1 },
+        null_edges: false,
+        iters: 5,
+        bytes: |_| 4096,
+        burst: |_| 20_000,
+    };
+    check("ring", &|p| h.trace(p), 48, "1-D ring");
+}
+
+#[test]
+fn line_with_proc_null_edges() {
+    let h = Halo {
+        shape: Shape { ndims: 1, order: Order::RowMajor, periodic: 0 },
+        null_edges: true,
+        iters: 4,
+        bytes: |p| 1 << 20 >> p.ilog2(),
+        burst: |p| 1_000_000 / p as u64,
+    };
+    check("line", &|p| h.trace(p), 64, "1-D line");
+}
+
+#[test]
+fn grid_2d_skipping_edges_strong_scaling() {
+    let h =
+        Halo { shape: ROW2, null_edges: false, iters: 4, bytes: |p| 65536 / p as u64, burst: |p| 8_000_000 / p as u64 };
+    check("2-D grid", &|p| h.trace(p), 64, "2-D grid, row-major");
+}
+
+#[test]
+fn grid_2d_column_major_proc_null() {
+    let h = Halo {
+        shape: Shape { ndims: 2, order: Order::ColumnMajor, periodic: 0 },
+        null_edges: true,
+        iters: 3,
+        bytes: |_| 8192,
+        burst: |_| 50_000,
+    };
+    check("2-D grid, PROC_NULL", &|p| h.trace(p), 36, "2-D grid, column-major");
+}
+
+#[test]
+fn torus_3d() {
+    let h = Halo {
+        shape: Shape { ndims: 3, order: Order::RowMajor, periodic: 7 },
+        null_edges: false,
+        iters: 3,
+        bytes: |_| 2048,
+        burst: |_| 10_000,
+    };
+    check("3-D torus", &|p| h.trace(p), 64, "3-D torus, row-major");
+}
+
+/// Rank 0 hands a token to the last rank each iteration around a bcast: a fixed rank and
+/// the last rank, whatever P.
+#[test]
+fn root_and_last_rank() {
+    let make = |p: u32| {
+        let tasks = (0..p)
+            .map(|me| {
+                let mut v = vec![Record::new(0, 0, Op::Init { thread_level: 0 })];
+                for i in 0..3u32 {
+                    v.push(Record::new(5000, 0, coll(Coll::Bcast, 1024, 0, i + 1)));
+                    if me == 0 {
+                        v.push(Record::new(
+                            0,
+                            0,
+                            Op::Send { mode: SendMode::Standard, peer: p as i32 - 1, tag: 9, bytes: 16, comm: 0 },
+                        ));
+                    } else if me == p - 1 {
+                        v.push(Record::new(0, 0, Op::Recv { peer: 0, tag: 9, bytes: 16, comm: 0 }));
+                    }
+                }
+                v.push(Record::new(0, 0, Op::Finalize));
+                v
+            })
+            .collect();
+        Trace { path: format!("root-{p}").into(), tasks, meta: Vec::new(), traced: false, expanded: false }
+    };
+    check("root", &make, 100, "1-D line");
+}
+
+fn refusal<T>(r: std::result::Result<T, Refusal>) -> String {
+    match r {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn refuses_too_few_rank_counts() {
+    let h = Halo { shape: ROW2, null_edges: false, iters: 1, bytes: |_| 64, burst: |_| 1 };
+    let m = refusal(Series::new(vec![h.trace(4), h.trace(8)], Scaling::Unknown));
+    assert!(m.contains("2 traces given") && m.contains("3 or more") && m.contains("--scaling"), "{m}");
+    assert!(Series::new(vec![h.trace(4), h.trace(8)], Scaling::Weak).is_ok());
+    let m = refusal(Series::new(vec![h.trace(4), h.trace(4), h.trace(8)], Scaling::Unknown));
+    assert!(m.contains("both traces of 4 ranks"), "{m}");
+}
+
+#[test]
+fn refuses_targets_the_topology_cannot_take() {
+    let h = Halo { shape: ROW2, null_edges: false, iters: 1, bytes: |_| 64, burst: |_| 1 };
+    let s = series(vec![h.trace(4), h.trace(8), h.trace(16)]);
+    let opts = |ranks| Options { ranks, scaling: Scaling::Unknown, tolerance: 0.05 };
+    let m = refusal(extrapolate(&s, find_template(&s).unwrap(), &opts(16)));
+    assert!(m.contains("larger than the largest trace (16 ranks"), "{m}");
+    let m = refusal(extrapolate(&s, find_template(&s).unwrap(), &opts(37)));
+    assert!(
+        m.contains("37 ranks lay as 37x1")
+            && m.contains("36 (2-D grid, row-major 6x6)")
+            && m.contains("38 (2-D grid, row-major 19x2)"),
+        "{m}"
+    );
+}
+
+#[test]
+fn refuses_different_applications() {
+    let grid = Halo { shape: ROW2, null_edges: false, iters: 2, bytes: |_| 64, burst: |_| 1 };
+    let ring = Halo { shape: Shape { ndims: 1, order: Order::RowMajor, periodic: 1 }, ..grid };
+    let s = series(vec![grid.trace(4), ring.trace(8), grid.trace(16)]);
+    let m = refusal(find_template(&s));
+    assert!(m.contains("rank ") && m.contains("record ") && m.contains("no topology"), "{m}");
+}
+
+#[test]
+fn refuses_sizes_no_law_fits() {
+    let h = Halo {
+        shape: ROW2,
+        null_edges: false,
+        iters: 1,
+        bytes: |p| match p {
+            4 => 100,
+            8 => 7000,
+            _ => 40,
+        },
+        burst: |_| 1,
+    };
+    let s = series(vec![h.trace(4), h.trace(8), h.trace(16)]);
+    let m = refusal(extrapolate(
+        &s,
+        find_template(&s).unwrap(),
+        &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 },
+    ));
+    assert!(
+        m.contains("follows no law within 5.0 %") && m.contains("100 at 4, 7000 at 8, 40 at 16") && m.contains("bytes"),
+        "{m}"
+    );
+}
+
+/// Peers that depend on the data (here, a pseudo-random partner per rank) fit no topology.
+#[test]
+fn refuses_data_dependent_peers() {
+    let make = |p: u32| {
+        let tasks = (0..p)
+            .map(|me| {
+                let partner = (me * 7 + 3 + p * 5) % p;
+                let mut v = vec![Record::new(0, 0, Op::Init { thread_level: 0 })];
+                let op = Op::Sendrecv {
+                    peer: partner as i32,
+                    tag: 0,
+                    bytes: 8,
+                    src: partner as i32,
+                    rtag: 0,
+                    rbytes: 8,
+                    comm: 0,
+                    replace: false,
+                };
+                v.push(Record::new(0, 0, op));
+                v.push(Record::new(0, 0, Op::Finalize));
+                v
+            })
+            .collect();
+        Trace { path: format!("random-{p}").into(), tasks, meta: Vec::new(), traced: false, expanded: false }
+    };
+    let s = series(vec![make(4), make(8), make(16)]);
+    let m = refusal(find_template(&s));
+    assert!(m.contains("no topology of 1 to 3 dimensions"), "{m}");
+}

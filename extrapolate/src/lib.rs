@@ -150,11 +150,11 @@ pub fn find_template(series: &Series) -> Result<Template, Refusal> {
             best = Some(m);
         }
     };
-    // Of the shapes that explain the series, the one with the fewest slots: a ring is one
-    // program, where a line explains it too with the ends' own calls.
-    for shape in Shape::candidates() {
-        match Template::build(series, shape).and_then(|t| t.verify(series).map(|()| t)) {
-            Ok(t) if found.as_ref().is_none_or(|f| t.slots.len() < f.slots.len()) => found = Some(t),
+    // Of the shapes that explain the series, the simplest explanation (Template::complexity):
+    // a ring is one program, where a line explains it too with the ends' own calls.
+    for (shape, relative) in Shape::candidates().into_iter().flat_map(|s| [(s, true), (s, false)]) {
+        match Template::build(series, shape, relative).and_then(|t| t.verify(series).map(|()| t)) {
+            Ok(t) if found.as_ref().is_none_or(|f| t.complexity() < f.complexity()) => found = Some(t),
             Ok(_) => {}
             Err(m) => keep(m),
         }

@@ -57,7 +57,10 @@ struct Candidates {
 }
 
 impl Candidates {
-    fn admits(&self, g: &Grid, me: u32, p: i32) -> bool {
+    /// Whether the peer `p` of rank `me` fits a form still possible. `relative`: only by a
+    /// relative form (offset, bits) while one is possible, so that two neighbours that happen
+    /// to be one rank (rank 6's -y and rank 5's -z, both rank 4) stay two calls.
+    fn admits(&self, g: &Grid, me: u32, p: i32, relative: bool) -> bool {
         if !self.started {
             return true;
         }
@@ -72,10 +75,11 @@ impl Candidates {
         }
         let n = g.ranks();
         let p = p as u32;
-        self.rank == Some(p)
-            || self.from_end.is_some_and(|k| k < n && n - 1 - k == p)
-            || self.offset.is_some_and(|o| g.reaches(me, o, p))
-            || self.xor == Some(me ^ p)
+        let rel = self.offset.is_some_and(|o| g.reaches(me, o, p)) || self.xor == Some(me ^ p);
+        if rel || (relative && (self.offset.is_some() || self.xor.is_some())) {
+            return rel;
+        }
+        self.rank == Some(p) || self.from_end.is_some_and(|k| k < n && n - 1 - k == p)
     }
 
     fn join(&mut self, g: &Grid, me: u32, p: i32, trace: usize) {
@@ -102,7 +106,9 @@ impl Candidates {
             self.rank = Some(p);
             self.from_end = Some(n - 1 - p);
             self.offset = Some(g.offset(me, p));
-            self.xor = Some(me ^ p);
+            // A fixed bit mask is a 1-D notion (butterfly partners); on a grid it would join the
+            // -1 and +1 neighbours of a dimension two ranks wide into one call.
+            self.xor = (g.shape.ndims == 1).then_some(me ^ p);
         } else {
             self.rank = self.rank.filter(|&r| r == p);
             self.from_end = self.from_end.filter(|&k| k < n && n - 1 - k == p);
@@ -197,6 +203,8 @@ pub struct Slot {
 #[derive(Clone, Debug)]
 pub struct Template {
     pub shape: Shape,
+    /// How records were matched to slots ([`Template::build`]).
+    pub relative: bool,
     pub slots: Vec<Slot>,
     /// Slot ids in program order.
     pub order: Vec<SlotId>,
@@ -295,8 +303,11 @@ impl Form {
 
 impl Template {
     /// Builds the template of `series` on topology `shape`.
-    pub fn build(series: &Series, shape: Shape) -> Result<Template, Mismatch> {
-        let mut t = Template { shape, slots: Vec::new(), order: Vec::new(), ambiguous: Vec::new() };
+    /// `relative`: a record joins a slot whose peer may still be relative only by that
+    /// relative form (grid codes); otherwise also by a fixed rank it shares with the slot
+    /// (everyone sending to a root).
+    pub fn build(series: &Series, shape: Shape, relative: bool) -> Result<Template, Mismatch> {
+        let mut t = Template { shape, relative, slots: Vec::new(), order: Vec::new(), ambiguous: Vec::new() };
         let mut progress = 0u64;
         // The largest trace first (its offsets are the least ambiguous), its longest programs
         // first (the ranks with every neighbour).
@@ -324,7 +335,7 @@ impl Template {
             return false;
         }
         let (p, n) = shape::peers(&rec.op);
-        (0..n).all(|i| s.cands[i].admits(g, me, p[i]))
+        (0..n).all(|i| s.cands[i].admits(g, me, p[i], self.relative))
     }
 
     fn merge(
@@ -490,15 +501,34 @@ impl Template {
             }
             let slot = &self.slots[id];
             let Some(rule) = chosen else {
-                let (ti, r) = first_rank(slot);
+                // Name the first rank where the likeliest rule (its neighbour being there, or
+                // every rank) and the traces disagree.
+                let rule = if self.exists_by(id, Exists::Neighbour, &grids[0], 0).is_some() {
+                    Exists::Neighbour
+                } else {
+                    Exists::All
+                };
+                let mut at = first_rank(slot);
+                let mut made = true;
+                'find: for (ti, g) in grids.iter().enumerate() {
+                    for r in 0..g.ranks() {
+                        let was = slot.seen[ti].ranks.get(r as usize).copied().unwrap_or(false);
+                        if self.exists_by(id, rule, g, r) != Some(was) {
+                            (at, made) = ((ti, r), was);
+                            break 'find;
+                        }
+                    }
+                }
+                let label = slot.label(self.shape.ndims);
                 return Err(Mismatch {
-                    trace: ti,
-                    rank: r,
+                    trace: at.0,
+                    rank: at.1,
                     record: 0,
                     what: format!(
-                        "{}: which ranks make this call follows no pattern of the {} topology",
-                        describe(&slot.shape),
-                        self.shape
+                        "{label}: this rank {} the call, unlike the other ranks placed alike on the {} ({}): which ranks make it follows no pattern",
+                        if made { "makes" } else { "does not make" },
+                        self.shape,
+                        grids[at.0].dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x"),
                     ),
                     progress: 0,
                 });
@@ -562,6 +592,16 @@ impl Template {
 
     pub fn exists(&self, id: SlotId, g: &Grid, me: u32) -> bool {
         self.exists_by(id, self.slots[id].exists, g, me).unwrap_or(false)
+    }
+
+    /// How much the template needs to say, to rank the topologies that explain a series: its
+    /// peers said by bits (a rank xor a mask) rather than by a step in the grid — a 3-D grid
+    /// two ranks wide along two dimensions is also a line whose partners differ in one bit,
+    /// which stops being true at a larger count — then its guessed signs ([`Template::ambiguous`]:
+    /// a dimension two ranks wide explained as wrapped when it need not be), then its slots.
+    pub fn complexity(&self) -> (usize, usize, usize) {
+        let xors = self.slots.iter().flat_map(|s| &s.forms[..s.npeers]).filter(|f| matches!(f, Form::Xor(_))).count();
+        (xors, self.ambiguous.len(), self.slots.len())
     }
 
     /// Checks that the template regenerates every program of the series: the same calls with

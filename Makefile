@@ -6,7 +6,7 @@ RELEASE := target/release
 APPS := mpi-test-apps/bin
 DEMO := build/demo
 
-.PHONY: all setup build apps test bench overhead validate demo install clean help fmt lint
+.PHONY: all setup build apps test bench overhead validate validate-extrapolation demo install clean help fmt lint
 
 all: build apps ## release build of everything: libpsinstrace.so, the tools, the test apps
 
@@ -42,11 +42,14 @@ overhead: build apps ## tracer overhead: micro-loops (ns per call) and whole app
 validate: build apps ## predicted versus measured run time of every test app on this host
 	bash scripts/validate.sh
 
+validate-extrapolation: build apps ## extrapolated traces against real ones at 32 and 64 ranks (docs/extrapolate.md)
+	bash scripts/validate-extrapolation.sh
+
 demo: setup build apps ## the README's first command: trace, consolidate, simulate, compare
 	bash scripts/demo.sh
 
 PREFIX ?= /usr/local
-TOOLS := psins-sim psins-consolidate psins-dump psins-synth psins-torus-synth psins-calibrate psins-export psins-import
+TOOLS := psins-sim psins-consolidate psins-dump psins-synth psins-torus-synth psins-calibrate psins-export psins-import psins-extrapolate
 SHARE = $(DESTDIR)$(PREFIX)/share
 # Installed programs are stripped (GNU's install-strip); a packager that splits debug info
 # into its own package builds with its own debug flags and says `make install INSTALL_STRIP=`.

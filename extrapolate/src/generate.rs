@@ -35,8 +35,7 @@ impl Values for Observed {
 }
 
 /// Rank `me`'s program on `g` (no expansion steps), appended to `out`, with each record's
-/// slot appended to `ids` when given. A slot's gap is the computation since the slot before
-/// it in the template: a rank that skips slots computes their gaps before its next call.
+/// slot appended to `ids` when given.
 pub fn program(
     t: &Template,
     g: &Grid,
@@ -45,85 +44,122 @@ pub fn program(
     out: &mut Vec<Record>,
     mut ids: Option<&mut Vec<SlotId>>,
 ) {
-    let mut live: Vec<(SlotId, u32)> = Vec::new();
-    let mut used: Vec<bool> = vec![false];
-    let mut instance = 0u32;
-    let mut pending = 0u64;
-    for &id in &t.order {
-        if !t.exists(id, g, me) {
-            pending += v.gap(t, id);
-            continue;
-        }
-        let slot = &t.slots[id];
-        let mut op = slot.shape;
-        let mut peers = [0i32; shape::MAX_PEERS];
-        let mut missing = false;
-        for (k, p) in peers.iter_mut().enumerate().take(slot.npeers) {
-            match slot.forms[k].resolve(g, me) {
-                Some(x) => *p = x,
-                None => missing = true,
-            }
-        }
-        if missing {
-            pending += v.gap(t, id);
-            continue;
-        }
-        shape::set_peers(&mut op, peers);
-        shape::set_params(&mut op, v.params(t, id));
-        let mut list = Vec::new();
-        if let Op::Coll { .. } = op {
-            instance += 1;
-            if let Op::Coll { instance: i, .. } = &mut op {
-                *i = instance;
-            }
-        }
-        let starts = matches!(op, Op::Isend { .. } | Op::Irecv { .. } | Op::OtherReq { .. })
-            || matches!(slot.shape, Op::Coll { flags, .. } if flags & psins_formats::CollFlags::NONBLOCKING != 0);
-        if starts {
-            // The smallest id not in use, as consolidation numbers them.
-            let free = (1..used.len()).find(|&k| !used[k]).unwrap_or(used.len());
-            if free == used.len() {
-                used.push(false);
-            }
-            used[free] = true;
-            shape::set_request(&mut op, free as u32);
-            live.push((id, free as u32));
-        }
-        if let Op::Wait { count, .. } = &mut op {
-            let mut done = 0u32;
-            for &c in &slot.completes {
-                let Some(at) = live.iter().position(|&(s, _)| s == c) else { continue };
-                let (_, req) = live.remove(at);
-                used[req as usize] = false;
-                let mut from = Op::Finalize;
-                // The starting record as generated: its peer, tag and size.
-                let cs = &t.slots[c];
-                if let Op::Irecv { tag, .. } = cs.shape {
-                    let peer = cs.forms[0].resolve(g, me).unwrap_or(PROC_NULL);
-                    let bytes = v.params(t, c)[0];
-                    from = Op::Irecv { peer, tag, bytes, comm: 0, req };
-                }
-                match from {
-                    Op::Irecv { peer: PROC_NULL, .. } => {
-                        list.extend_from_slice(&[req as i64, PROC_NULL as i64, ANY_TAG as i64, 0])
-                    }
-                    Op::Irecv { peer, tag, bytes, .. } => {
-                        list.extend_from_slice(&[req as i64, peer as i64, tag as i64, bytes as i64])
-                    }
-                    _ => list.extend_from_slice(&[req as i64, NO_RANK as i64, 0, 0]),
-                }
-                done += 1;
-            }
-            if done == 0 && !slot.completes.is_empty() {
-                pending += v.gap(t, id);
-                continue;
-            }
-            *count = done + v.extra(t, id) as u32;
-        }
-        let gap = std::mem::take(&mut pending) + v.gap(t, id);
-        out.push(Record { gap_ns: gap, dur_ns: v.dur(t, id), op, list });
+    let mut c = Cursor::default();
+    let mut rec = Record::default();
+    while let Some(id) = c.next(t, g, me, v, &mut rec) {
+        out.push(rec.clone());
         if let Some(ids) = ids.as_deref_mut() {
             ids.push(id);
         }
+    }
+}
+
+/// Where one rank is in its program: what a replay streaming the program keeps per rank
+/// (a position, a pending burst, the requests in flight).
+#[derive(Clone, Debug, Default)]
+pub struct Cursor {
+    /// The next slot's position in the template's order.
+    pos: u32,
+    instance: u32,
+    /// The bursts of the slots skipped since the last call.
+    pending: u64,
+    /// The requests in flight: the slot that started each, its id.
+    live: Vec<(u32, u32)>,
+    /// Request ids in use, bit k for id k + 1 (ids past 64 go on from 65 unreused).
+    used: u64,
+    next_high: u32,
+    pub done: bool,
+}
+
+impl Cursor {
+    fn take_id(&mut self) -> u32 {
+        if self.used != u64::MAX {
+            let k = (!self.used).trailing_zeros();
+            self.used |= 1 << k;
+            return k + 1;
+        }
+        self.next_high = self.next_high.max(65);
+        self.next_high += 1;
+        self.next_high - 1
+    }
+
+    fn free_id(&mut self, id: u32) {
+        if (1..=64).contains(&id) {
+            self.used &= !(1u64 << (id - 1));
+        }
+    }
+
+    /// The rank's next record into `rec`, and its slot; `None` at the end of the program. A
+    /// slot's gap is the computation since the slot before it in the template: a rank that
+    /// skips slots computes their gaps before its next call.
+    pub fn next(&mut self, t: &Template, g: &Grid, me: u32, v: &impl Values, rec: &mut Record) -> Option<SlotId> {
+        while (self.pos as usize) < t.order.len() {
+            let id = t.order[self.pos as usize];
+            self.pos += 1;
+            if !t.exists(id, g, me) {
+                self.pending += v.gap(t, id);
+                continue;
+            }
+            let slot = &t.slots[id];
+            let mut op = slot.shape;
+            let mut peers = [0i32; shape::MAX_PEERS];
+            let mut missing = false;
+            for (k, p) in peers.iter_mut().enumerate().take(slot.npeers) {
+                match slot.forms[k].resolve(g, me) {
+                    Some(x) => *p = x,
+                    None => missing = true,
+                }
+            }
+            if missing {
+                self.pending += v.gap(t, id);
+                continue;
+            }
+            shape::set_peers(&mut op, peers);
+            shape::set_params(&mut op, v.params(t, id));
+            rec.list.clear();
+            if let Op::Coll { instance, .. } = &mut op {
+                self.instance += 1;
+                *instance = self.instance;
+            }
+            let starts = matches!(op, Op::Isend { .. } | Op::Irecv { .. } | Op::OtherReq { .. })
+                || matches!(slot.shape, Op::Coll { flags, .. } if flags & psins_formats::CollFlags::NONBLOCKING != 0);
+            if starts {
+                // The smallest id not in use, as consolidation numbers them.
+                let req = self.take_id();
+                shape::set_request(&mut op, req);
+                self.live.push((id as u32, req));
+            }
+            if let Op::Wait { count, .. } = &mut op {
+                let mut done = 0u32;
+                for &c in &slot.completes {
+                    let Some(at) = self.live.iter().position(|&(s, _)| s as usize == c) else { continue };
+                    let (_, req) = self.live.remove(at);
+                    self.free_id(req);
+                    // A receive completes with its peer, tag and size as generated; a send or a
+                    // collective with none.
+                    let cs = &t.slots[c];
+                    let done_as = match cs.shape {
+                        Op::Irecv { tag, .. } => match cs.forms[0].resolve(g, me).unwrap_or(PROC_NULL) {
+                            PROC_NULL => [req as i64, PROC_NULL as i64, ANY_TAG as i64, 0],
+                            peer => [req as i64, peer as i64, tag as i64, v.params(t, c)[0] as i64],
+                        },
+                        _ => [req as i64, NO_RANK as i64, 0, 0],
+                    };
+                    rec.list.extend_from_slice(&done_as);
+                    done += 1;
+                }
+                if done == 0 && !slot.completes.is_empty() {
+                    self.pending += v.gap(t, id);
+                    continue;
+                }
+                *count = done + v.extra(t, id) as u32;
+            }
+            rec.gap_ns = std::mem::take(&mut self.pending) + v.gap(t, id);
+            rec.dur_ns = v.dur(t, id);
+            rec.op = op;
+            return Some(id);
+        }
+        self.done = true;
+        None
     }
 }

@@ -11,6 +11,7 @@ pub mod generate;
 pub mod shape;
 pub mod template;
 pub mod topo;
+pub mod write;
 
 use fit::{Fit, Scaling};
 use generate::Values;
@@ -226,6 +227,8 @@ pub struct Extrapolation {
     pub fits: Vec<FitLine>,
     pub sizes: Vec<u32>,
     pub expanded: bool,
+    /// The traces of the series: path and rank count.
+    pub inputs: Vec<(String, u32)>,
 }
 
 /// Options of an extrapolation.
@@ -442,7 +445,16 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     }
     let grid = t.shape.at(opts.ranks);
     let expanded = series.traces.iter().any(|t| t.expanded);
-    Ok(Extrapolation { template: t, grid, values: Fitted { params, gaps, durs, extras }, fits, sizes, expanded })
+    let inputs = series.traces.iter().map(|t| (t.path.display().to_string(), t.ranks())).collect();
+    Ok(Extrapolation {
+        template: t,
+        grid,
+        values: Fitted { params, gaps, durs, extras },
+        fits,
+        sizes,
+        expanded,
+        inputs,
+    })
 }
 
 fn show_points(pts: &[(u32, u64)]) -> String {
@@ -465,7 +477,33 @@ pub fn slot_ids(t: &Template, g: &Grid, me: u32) -> Vec<SlotId> {
     ids
 }
 
+/// Reads the traces at `paths` and extrapolates them as `opts` says: what psins-extrapolate
+/// writes, and what `psins-sim extrapolate:…` replays without writing it.
+pub fn from_paths(paths: &[PathBuf], opts: &Options) -> Result<(Series, Extrapolation), Refusal> {
+    let traces = paths.iter().map(|p| Trace::open(p)).collect::<Result<Vec<_>, _>>().map_err(Refusal::Input)?;
+    let series = Series::new(traces, opts.scaling)?;
+    let template = find_template(&series)?;
+    let ex = extrapolate(&series, template, opts)?;
+    Ok((series, ex))
+}
+
 impl Extrapolation {
+    /// The target's rank count.
+    pub fn ranks(&self) -> u32 {
+        self.grid.ranks()
+    }
+
+    /// The most calls a rank makes (the template's slots).
+    pub fn calls_per_rank(&self) -> u64 {
+        self.template.order.len() as u64
+    }
+
+    /// Streams rank `me`'s records one at a time (no expansion steps: a replay expands the
+    /// collectives itself): the next into `rec`, false at the end.
+    pub fn next(&self, me: u32, cursor: &mut generate::Cursor, rec: &mut Record) -> bool {
+        cursor.next(&self.template, &self.grid, me, &self.values, rec).is_some()
+    }
+
     /// Rank `me`'s records at the target, with the expansion steps of its collectives when
     /// the traces had them.
     pub fn rank(&self, me: u32, out: &mut Vec<Record>) -> Result<(), String> {
@@ -544,7 +582,7 @@ impl Extrapolation {
     }
 
     /// The provenance as JSON: inputs, topology, every fit.
-    pub fn provenance(&self, series: &Series) -> serde_json::Value {
+    pub fn provenance(&self) -> serde_json::Value {
         let fits: Vec<serde_json::Value> = self
             .fits
             .iter()
@@ -561,7 +599,7 @@ impl Extrapolation {
             })
             .collect();
         serde_json::json!({
-            "inputs": series.traces.iter().map(|t| serde_json::json!({"path": t.path.display().to_string(), "ranks": t.ranks()})).collect::<Vec<_>>(),
+            "inputs": self.inputs.iter().map(|(path, ranks)| serde_json::json!({"path": path, "ranks": ranks})).collect::<Vec<_>>(),
             "topology": self.template.shape.to_string(),
             "target": {"ranks": self.grid.ranks(), "dims": self.grid.dims},
             "calls_per_rank": self.template.order.len(),
@@ -575,5 +613,110 @@ fn trim(v: f64) -> String {
         format!("{}", v as i64)
     } else {
         format!("{v:.1}")
+    }
+}
+
+/// One rank's traffic, as the extrapolated and the real trace at one rank count are compared.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// The world ranks it sends to and receives from (point-to-point calls), sorted.
+    pub peers: Vec<i32>,
+    /// Point-to-point messages sent (a sendrecv counts one).
+    pub messages: u64,
+    pub collectives: u64,
+    /// Bytes sent point to point plus each collective's send bytes.
+    pub bytes: u64,
+}
+
+impl Traffic {
+    pub fn of(records: &[Record]) -> Traffic {
+        let mut t = Traffic::default();
+        for r in records {
+            let (p, n) = shape::peers(&r.op);
+            match r.op {
+                Op::Coll { send_bytes, .. } => {
+                    t.collectives += 1;
+                    t.bytes += send_bytes;
+                    continue;
+                }
+                Op::Send { bytes, .. } | Op::Isend { bytes, .. } | Op::Sendrecv { bytes, .. } => {
+                    t.messages += 1;
+                    t.bytes += bytes;
+                }
+                _ => {}
+            }
+            if !matches!(r.op, Op::Coll { .. } | Op::Poll { .. } | Op::Probe { .. }) {
+                t.peers.extend(p[..n].iter().filter(|&&x| x >= 0));
+            }
+        }
+        t.peers.sort_unstable();
+        t.peers.dedup();
+        t
+    }
+}
+
+/// How an extrapolated trace compares with the real one at the same rank count, rank by rank.
+#[derive(Clone, Debug, Default)]
+pub struct Comparison {
+    pub ranks: u32,
+    pub same_peers: u32,
+    pub same_messages: u32,
+    pub same_collectives: u32,
+    /// Ranks whose bytes are within 1 %.
+    pub bytes_within_1pc: u32,
+    pub worst_bytes: f64,
+    /// The first rank that differs, and how.
+    pub first: Option<String>,
+}
+
+/// Compares `got` (extrapolated) with `want` (traced) rank by rank.
+pub fn compare(got: &[Vec<Record>], want: &[Vec<Record>]) -> Result<Comparison, String> {
+    if got.len() != want.len() {
+        return Err(format!("{} ranks extrapolated, {} traced", got.len(), want.len()));
+    }
+    let mut c = Comparison { ranks: got.len() as u32, ..Default::default() };
+    for (r, (g, w)) in got.iter().zip(want).enumerate() {
+        let (g, w) = (Traffic::of(g), Traffic::of(w));
+        let off = if w.bytes == 0 {
+            (g.bytes != 0) as u64 as f64
+        } else {
+            (g.bytes as f64 - w.bytes as f64).abs() / w.bytes as f64
+        };
+        c.worst_bytes = c.worst_bytes.max(off);
+        let checks = [
+            (g.peers == w.peers, format!("peers {:?}, traced {:?}", g.peers, w.peers)),
+            (g.messages == w.messages, format!("{} messages, traced {}", g.messages, w.messages)),
+            (g.collectives == w.collectives, format!("{} collectives, traced {}", g.collectives, w.collectives)),
+            (off <= 0.01, format!("{} bytes, traced {}", g.bytes, w.bytes)),
+        ];
+        c.same_peers += checks[0].0 as u32;
+        c.same_messages += checks[1].0 as u32;
+        c.same_collectives += checks[2].0 as u32;
+        c.bytes_within_1pc += checks[3].0 as u32;
+        if c.first.is_none() {
+            if let Some((_, why)) = checks.iter().find(|(ok, _)| !ok) {
+                c.first = Some(format!("rank {r}: {why}"));
+            }
+        }
+    }
+    Ok(c)
+}
+
+impl std::fmt::Display for Comparison {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ranks: same peers on {}, same messages on {}, same collectives on {}, bytes within 1 % on {} (largest difference {:.2} %)",
+            self.ranks,
+            self.same_peers,
+            self.same_messages,
+            self.same_collectives,
+            self.bytes_within_1pc,
+            self.worst_bytes * 100.0
+        )?;
+        if let Some(d) = &self.first {
+            write!(f, "; first difference: {d}")?;
+        }
+        Ok(())
     }
 }

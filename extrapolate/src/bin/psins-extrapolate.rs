@@ -2,12 +2,10 @@
 //! at three or more smaller ones, written through consolidation's checks like a traced run.
 
 use clap::{Parser, ValueEnum};
-use indicatif::ProgressBar;
-use psins_consolidate::run::{self, Failure};
-use psins_consolidate::{RankInput, RecordStream};
+use psins_consolidate::run::Failure;
 use psins_extrapolate::fit::Scaling;
-use psins_extrapolate::{extrapolate, find_template, Extrapolation, Options, Refusal, Series, Trace};
-use psins_formats::{note, Error, Output, Record};
+use psins_extrapolate::{from_paths, Options, Refusal};
+use psins_formats::{note, Output};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -57,6 +55,11 @@ struct Args {
     /// Also write the fits and the topology as JSON to this file.
     #[arg(long)]
     fits_json: Option<PathBuf>,
+    /// After writing, compare with this trace of the same application at the target rank
+    /// count, rank by rank: peers, messages, collectives, bytes (for validation; exit 1 when
+    /// any rank differs).
+    #[arg(long, value_name = "TRACE")]
+    against: Option<PathBuf>,
     /// zstd-compress each task's stream (level 1 to 19).
     #[arg(long, value_parser = clap::value_parser!(i32).range(1..=19))]
     compress: Option<i32>,
@@ -100,12 +103,9 @@ fn run(args: &Args) -> Result<(), (u8, String)> {
         Refusal::Usage(m) => (2, m),
         Refusal::Input(m) => (1, m),
     };
-    let traces = args.traces.iter().map(|p| Trace::open(p)).collect::<Result<Vec<_>, _>>().map_err(|m| (1, m))?;
-    let series = Series::new(traces, scaling).map_err(refused)?;
-    let template = find_template(&series).map_err(refused)?;
     let opts = Options { ranks: args.ranks, scaling, tolerance: args.tolerance / 100.0 };
-    let ex = extrapolate(&series, template, &opts).map_err(refused)?;
-    let provenance = ex.provenance(&series);
+    let (series, ex) = from_paths(&args.traces, &opts).map_err(refused)?;
+    let provenance = ex.provenance();
     if let Some(path) = &args.fits_json {
         let out = Output::prepare(path, &args.traces).map_err(|e| (3, e.to_string()))?;
         let text = serde_json::to_string_pretty(&provenance).expect("JSON of plain values");
@@ -113,29 +113,10 @@ fn run(args: &Args) -> Result<(), (u8, String)> {
         out.commit().map_err(|e| (3, e.to_string()))?;
     }
     let out = Output::prepare(&args.output, &args.traces).map_err(|e| (3, e.to_string()))?;
-    let first = &series.traces[0];
-    let mut meta = vec![("world_size".to_string(), args.ranks.to_string())];
-    // The traced run's keys, marked as the series' (no `tracer_version`: no run was measured).
-    for (k, v) in &first.meta {
-        if matches!(k.as_str(), "mpi_version" | "clock" | "tracer_version" | "tracer_settings" | "host") {
-            meta.push((format!("traced_{k}"), v.clone()));
-        }
-    }
-    meta.push(("clock".to_string(), "extrapolated".to_string()));
-    let inputs: Vec<String> =
-        series.traces.iter().map(|t| format!("{} ({} ranks)", t.path.display(), t.ranks())).collect();
-    meta.push(("extrapolated_from".to_string(), inputs.join("; ")));
-    meta.push(("extrapolated_topology".to_string(), ex.grid.to_string()));
-    meta.push(("extrapolation".to_string(), provenance.to_string()));
-    meta.push(("consolidated_by".to_string(), format!("psins-extrapolate {}", env!("CARGO_PKG_VERSION"))));
     let ex = Arc::new(ex);
-    let ranks: Vec<Generated> =
-        (0..args.ranks).map(|r| Generated { ex: ex.clone(), rank: r, path: args.output.clone() }).collect();
-    let opts = run::Options { compress: args.compress, repeats: true, allow_partial: false, quiet: true };
-    match run::consolidate(&ranks, &meta, &opts, out.temp_path(), &ProgressBar::hidden()) {
-        Ok(_) => {}
-        // A generated program that consolidation refuses is the extrapolation's error.
-        Err(Failure::Input(m)) => return Err((1, format!("the extrapolated trace fails consolidation's checks: {m}"))),
+    match psins_extrapolate::write::trace(&ex, &series, out.temp_path(), &args.output, args.compress) {
+        Ok(()) => {}
+        Err(Failure::Input(m)) => return Err((1, m)),
         Err(Failure::Output(m)) => return Err((3, m)),
     }
     out.commit().map_err(|e| (3, e.to_string()))?;
@@ -144,51 +125,18 @@ fn run(args: &Args) -> Result<(), (u8, String)> {
         psins_formats::output::print(&report).map_err(|e| (3, e.to_string()))?;
         let _ = psins_formats::output::print(&format!("wrote {} ranks -> {}\n", args.ranks, args.output.display()));
     }
-    Ok(())
-}
-
-/// One rank of the extrapolated run, generated when consolidation reads it.
-struct Generated {
-    ex: Arc<Extrapolation>,
-    rank: u32,
-    path: PathBuf,
-}
-
-impl RankInput for Generated {
-    type Stream = Stream;
-    fn path(&self) -> &Path {
-        &self.path
-    }
-    fn rank(&self) -> u32 {
-        self.rank
-    }
-    fn bytes(&self) -> u64 {
-        0
-    }
-    fn open(&self) -> Result<Stream, Error> {
-        let mut recs = Vec::new();
-        self.ex.rank(self.rank, &mut recs).map_err(|m| Error::new(&self.path, m))?;
-        Ok(Stream { recs: recs.into_iter(), read: 0 })
-    }
-}
-
-struct Stream {
-    recs: std::vec::IntoIter<Record>,
-    read: u64,
-}
-
-impl RecordStream for Stream {
-    fn next(&mut self, rec: &mut Record) -> Result<bool, Error> {
-        match self.recs.next() {
-            Some(r) => {
-                *rec = r;
-                self.read += 1;
-                Ok(true)
-            }
-            None => Ok(false),
+    if let Some(truth) = &args.against {
+        let read =
+            |p: &Path| psins_formats::TraceReader::open(p).and_then(|r| r.read_tasks()).map_err(|e| (1, e.to_string()));
+        let c = psins_extrapolate::compare(&read(&args.output)?, &read(truth)?)
+            .map_err(|m| (1, format!("{}: {m}", truth.display())))?;
+        let _ = psins_formats::output::print(&format!("against {}: {c}\n", truth.display()));
+        if c.first.is_some() {
+            return Err((
+                1,
+                format!("the extrapolated trace differs from {}: {}", truth.display(), c.first.unwrap_or_default()),
+            ));
         }
     }
-    fn records(&self) -> u64 {
-        self.read
-    }
+    Ok(())
 }

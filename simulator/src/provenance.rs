@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// The trace part: `{"path", "bytes", "crc32"}` for a file, `{"spec"}` for a `gen:` workload.
 pub fn trace(arg: &str) -> Result<Value> {
-    if arg.starts_with("gen:") {
+    if arg.starts_with("gen:") || arg.starts_with("extrapolate:") {
         return Ok(json!({ "spec": arg }));
     }
     let path = Path::new(arg);

@@ -28,6 +28,7 @@ Examples:
   psins-sim app.psins -m configs/fat-simple.toml --set network.bandwidth=25GB/s
   psins-sim app.psins -m configs/bus-cluster.toml --plot ranks.svg --plot-sizes sizes.svg
   psins-sim gen:stencil2d:ranks=1024,iters=100 -m configs/fat-simple.toml
+  psins-sim extrapolate:app-4.psins,app-8.psins,app-16.psins:ranks=65536 -m fattree-1m-flow
   psins-sim check configs/bus-cluster.toml
   psins-sim sweep app.psins -m configs/fat-simple.toml --vary network.bandwidth=1GB/s..16GB/s*2 -o bw
   psins-sim synth -m configs/torus-8x8.toml --pattern uniform --load 0.3
@@ -100,7 +101,9 @@ struct SynthArgs {
 
 #[derive(Args)]
 struct RunArgs {
-    /// A compact trace (.psins) or a synthetic workload spec (gen:stencil2d:ranks=64,...).
+    /// A compact trace (.psins), a synthetic workload spec (gen:stencil2d:ranks=64,...), or an
+    /// extrapolation streamed without a file (extrapolate:A.psins,B.psins,C.psins:ranks=N,
+    /// docs/extrapolate.md).
     trace: Option<String>,
     /// Target machine file (TOML), or a bundled machine by name (`-m torus-8x8`; configs/).
     #[arg(short, long, value_name = "FILE")]
@@ -243,10 +246,9 @@ impl<W: std::io::Write> std::io::Write for Checked<W> {
 }
 
 fn run(a: &RunArgs) -> Result<()> {
-    let trace = a
-        .trace
-        .as_deref()
-        .ok_or_else(|| SimError::Usage("missing TRACE (a .psins file or a gen: spec); see --help".into()))?;
+    let trace = a.trace.as_deref().ok_or_else(|| {
+        SimError::Usage("missing TRACE (a .psins file, a gen: spec or an extrapolate: spec); see --help".into())
+    })?;
     let machine = a.machine.as_deref().ok_or_else(|| SimError::Usage("missing --machine FILE; see --help".into()))?;
     let m = load_machine(machine, &a.set)?;
     // Outputs are checked (and their temporary files made) before the replay.
@@ -283,9 +285,21 @@ fn run(a: &RunArgs) -> Result<()> {
         let mut r = simulate_report(src, &m, opts)?;
         r.provenance = Some(prov);
         r
+    } else if trace.starts_with("extrapolate:") {
+        let src = psins_sim::source::extrapolated::ExtrapolatedSource::open(trace)?;
+        let mut prov = provenance(&provenance::trace(trace)?);
+        prov["extrapolation"] = src.extrapolation().provenance();
+        opts.predicted = predicted(&[("extrapolated".to_string(), trace.to_string())], src.tasks(), &prov);
+        let mut r = simulate_report(src, &m, opts)?;
+        r.provenance = Some(prov);
+        r
     } else if Path::new(trace).exists() || !trace.contains(':') {
         let src = CompactTrace::open(Path::new(trace))?.with_tracer_overhead(a.tracer_overhead)?;
-        let prov = provenance(&provenance::trace(trace)?);
+        let mut prov = provenance(&provenance::trace(trace)?);
+        // An extrapolated trace's inputs, topology and fits (docs/extrapolate.md).
+        if let Some(x) = src.reader().header.meta("extrapolation").and_then(|j| serde_json::from_str(j).ok()) {
+            prov["extrapolation"] = x;
+        }
         opts.predicted = predicted(&src.reader().header.meta, src.tasks(), &prov);
         let mut r = simulate_report(src, &m, opts)?;
         r.provenance = Some(prov);

@@ -2,6 +2,7 @@
 //! one record at a time per task, so a source never has to hold a whole trace.
 
 pub mod compact;
+pub mod extrapolated;
 pub mod synth;
 
 use crate::error::Result;

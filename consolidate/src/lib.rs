@@ -15,4 +15,4 @@ pub mod run;
 pub mod source;
 mod windows;
 
-pub use source::{LogInput, RankInput, RecordStream};
+pub use source::{LogInput, RankInput, RecordStream, Records};

@@ -44,6 +44,35 @@ pub trait RecordStream {
     }
 }
 
+/// A rank's records already in memory: an input read whole (an OTF2 location, whose calls are
+/// known only once their completions have been seen) or generated (an extrapolated rank).
+pub struct Records {
+    records: std::vec::IntoIter<Record>,
+    read: u64,
+}
+
+impl Records {
+    pub fn new(records: Vec<Record>) -> Records {
+        Records { records: records.into_iter(), read: 0 }
+    }
+}
+
+impl RecordStream for Records {
+    fn next(&mut self, rec: &mut Record) -> Result<bool, Error> {
+        match self.records.next() {
+            Some(r) => {
+                *rec = r;
+                self.read += 1;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+    fn records(&self) -> u64 {
+        self.read
+    }
+}
+
 /// The tracer's per-rank log (`rank-N.bin`).
 pub struct LogInput(pub Input);
 

@@ -56,25 +56,9 @@ pub fn shape(op: &Op) -> Op {
     s
 }
 
-/// The record's peers, in a fixed order per kind (a collective's root counts as one).
-pub fn peers(op: &Op) -> ([i32; MAX_PEERS], usize) {
-    match *op {
-        Op::Send { peer, .. }
-        | Op::Isend { peer, .. }
-        | Op::SendInit { peer, .. }
-        | Op::Recv { peer, .. }
-        | Op::Irecv { peer, .. }
-        | Op::RecvInit { peer, .. }
-        | Op::Probe { peer, .. } => ([peer, 0], 1),
-        Op::Sendrecv { peer, src, .. } => ([peer, src], 2),
-        Op::Coll { root, .. } => ([root, 0], 1),
-        Op::Poll { func, peer, .. } if func.is_probe() => ([peer, 0], 1),
-        _ => ([0, 0], 0),
-    }
-}
-
-/// `op` with its peers replaced.
-pub fn set_peers(op: &mut Op, p: [i32; MAX_PEERS]) {
+/// The record's peer fields, in a fixed order per kind (a collective's root counts as one):
+/// the one list [`peers`] and [`set_peers`] read and write.
+fn peer_fields(op: &mut Op) -> [Option<&mut i32>; MAX_PEERS] {
     match op {
         Op::Send { peer, .. }
         | Op::Isend { peer, .. }
@@ -82,32 +66,54 @@ pub fn set_peers(op: &mut Op, p: [i32; MAX_PEERS]) {
         | Op::Recv { peer, .. }
         | Op::Irecv { peer, .. }
         | Op::RecvInit { peer, .. }
-        | Op::Probe { peer, .. } => *peer = p[0],
-        Op::Sendrecv { peer, src, .. } => {
-            *peer = p[0];
-            *src = p[1];
-        }
-        Op::Coll { root, .. } => *root = p[0],
-        Op::Poll { func, peer, .. } if func.is_probe() => *peer = p[0],
-        _ => {}
+        | Op::Probe { peer, .. } => [Some(peer), None],
+        Op::Sendrecv { peer, src, .. } => [Some(peer), Some(src)],
+        Op::Coll { root, .. } => [Some(root), None],
+        Op::Poll { func, peer, .. } if func.is_probe() => [Some(peer), None],
+        _ => [None, None],
     }
 }
 
-/// The record's sizes and counts, fitted as functions of the rank count.
-pub fn params(op: &Op) -> ([u64; MAX_PARAMS], usize) {
-    match *op {
+/// The record's peers and how many it has.
+pub fn peers(op: &Op) -> ([i32; MAX_PEERS], usize) {
+    let mut op = *op;
+    let f = peer_fields(&mut op);
+    let n = f.iter().filter(|x| x.is_some()).count();
+    (f.map(|x| x.map_or(0, |p| *p)), n)
+}
+
+/// `op` with its peers replaced.
+pub fn set_peers(op: &mut Op, p: [i32; MAX_PEERS]) {
+    for (f, v) in peer_fields(op).into_iter().zip(p) {
+        if let Some(f) = f {
+            *f = v;
+        }
+    }
+}
+
+/// The record's sizes and counts, fitted as functions of the rank count: the one list
+/// [`params`] and [`set_params`] read and write.
+fn param_fields(op: &mut Op) -> [Option<&mut u64>; MAX_PARAMS] {
+    match op {
         Op::Send { bytes, .. }
         | Op::Isend { bytes, .. }
         | Op::SendInit { bytes, .. }
         | Op::Recv { bytes, .. }
         | Op::Irecv { bytes, .. }
         | Op::RecvInit { bytes, .. }
-        | Op::Probe { bytes, .. } => ([bytes, 0, 0], 1),
-        Op::Sendrecv { bytes, rbytes, .. } => ([bytes, rbytes, 0], 2),
-        Op::Coll { send_bytes, recv_bytes, count, .. } => ([send_bytes, recv_bytes, count], 3),
-        Op::Poll { calls, between_ns, .. } => ([calls, between_ns, 0], 2),
-        _ => ([0; MAX_PARAMS], 0),
+        | Op::Probe { bytes, .. } => [Some(bytes), None, None],
+        Op::Sendrecv { bytes, rbytes, .. } => [Some(bytes), Some(rbytes), None],
+        Op::Coll { send_bytes, recv_bytes, count, .. } => [Some(send_bytes), Some(recv_bytes), Some(count)],
+        Op::Poll { calls, between_ns, .. } => [Some(calls), Some(between_ns), None],
+        _ => [None, None, None],
     }
+}
+
+pub fn params(op: &Op) -> ([u64; MAX_PARAMS], usize) {
+    let mut op = *op;
+    let f = param_fields(&mut op);
+    let n = f.iter().filter(|x| x.is_some()).count();
+    (f.map(|x| x.map_or(0, |p| *p)), n)
 }
 
 /// The names of [`params`], for the report.
@@ -121,28 +127,12 @@ pub fn param_names(op: &Op) -> &'static [&'static str] {
 }
 
 pub fn set_params(op: &mut Op, v: [u64; MAX_PARAMS]) {
-    match op {
-        Op::Send { bytes, .. }
-        | Op::Isend { bytes, .. }
-        | Op::SendInit { bytes, .. }
-        | Op::Recv { bytes, .. }
-        | Op::Irecv { bytes, .. }
-        | Op::RecvInit { bytes, .. }
-        | Op::Probe { bytes, .. } => *bytes = v[0],
-        Op::Sendrecv { bytes, rbytes, .. } => {
-            *bytes = v[0];
-            *rbytes = v[1];
+    let poll = matches!(op, Op::Poll { .. });
+    for (k, (f, x)) in param_fields(op).into_iter().zip(v).enumerate() {
+        if let Some(f) = f {
+            // A poll record stands for one call at least.
+            *f = if poll && k == 0 { x.max(1) } else { x };
         }
-        Op::Coll { send_bytes, recv_bytes, count, .. } => {
-            *send_bytes = v[0];
-            *recv_bytes = v[1];
-            *count = v[2];
-        }
-        Op::Poll { calls, between_ns, .. } => {
-            *calls = v[0].max(1);
-            *between_ns = v[1];
-        }
-        _ => {}
     }
 }
 

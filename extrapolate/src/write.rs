@@ -4,8 +4,8 @@
 use crate::{Extrapolation, Series};
 use indicatif::ProgressBar;
 use psins_consolidate::run::{self, Failure};
-use psins_consolidate::{RankInput, RecordStream};
-use psins_formats::{Error, Record};
+use psins_consolidate::{RankInput, Records};
+use psins_formats::Error;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ struct Generated {
 }
 
 impl RankInput for Generated {
-    type Stream = Stream;
+    type Stream = Records;
     fn path(&self) -> &Path {
         &self.path
     }
@@ -68,30 +68,9 @@ impl RankInput for Generated {
     fn bytes(&self) -> u64 {
         0
     }
-    fn open(&self) -> Result<Stream, Error> {
+    fn open(&self) -> Result<Records, Error> {
         let mut recs = Vec::new();
         self.ex.rank(self.rank, &mut recs).map_err(|m| Error::new(&self.path, m))?;
-        Ok(Stream { recs: recs.into_iter(), read: 0 })
-    }
-}
-
-struct Stream {
-    recs: std::vec::IntoIter<Record>,
-    read: u64,
-}
-
-impl RecordStream for Stream {
-    fn next(&mut self, rec: &mut Record) -> Result<bool, Error> {
-        match self.recs.next() {
-            Some(r) => {
-                *rec = r;
-                self.read += 1;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
-    }
-    fn records(&self) -> u64 {
-        self.read
+        Ok(Records::new(recs))
     }
 }

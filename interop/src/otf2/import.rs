@@ -4,7 +4,7 @@
 
 use super::convert::{self, Model};
 use super::{defs, events};
-use psins_consolidate::{RankInput, RecordStream};
+use psins_consolidate::{RankInput, Records};
 use psins_formats::{Error, Record};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -110,7 +110,7 @@ const CALLS: u8 = 1;
 const EMPTY: u8 = 2;
 
 impl RankInput for Otf2Rank {
-    type Stream = Otf2Stream;
+    type Stream = Records;
     fn path(&self) -> &Path {
         &self.evt
     }
@@ -118,34 +118,11 @@ impl RankInput for Otf2Rank {
         self.rank
     }
     // Known complete (the default): libotf2 reads a location whole or fails.
-    fn open(&self) -> Result<Otf2Stream, Error> {
+    fn open(&self) -> Result<Records, Error> {
         let at = |m: String, event: usize| Error::new(&self.evt, format!("event {event}: {m}")).task(self.rank);
         let evs = events::read(&self.anchor_c, self.location, self.model.count_attr).map_err(|(m, n)| at(m, n))?;
         let records = convert::records(&self.model, self.rank, &evs).map_err(|(m, n)| at(m, n))?;
         self.found.store(if records.is_empty() { EMPTY } else { CALLS }, Ordering::Relaxed);
-        Ok(Otf2Stream { records: records.into_iter(), read: 0 })
-    }
-}
-
-/// A rank's converted records (a location is read whole: its calls are known only once
-/// their completions have been seen).
-pub struct Otf2Stream {
-    records: std::vec::IntoIter<Record>,
-    read: u64,
-}
-
-impl RecordStream for Otf2Stream {
-    fn next(&mut self, rec: &mut Record) -> Result<bool, Error> {
-        match self.records.next() {
-            Some(r) => {
-                *rec = r;
-                self.read += 1;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
-    }
-    fn records(&self) -> u64 {
-        self.read
+        Ok(Records::new(records))
     }
 }

@@ -37,6 +37,10 @@ impl Error {
         self.offset = Some(offset);
         self
     }
+    /// Whether the cause is a pipe whose reader has gone.
+    pub fn is_broken_pipe(&self) -> bool {
+        self.source.as_ref().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
 }
 
 impl fmt::Display for Error {

@@ -52,6 +52,17 @@ impl Output {
             create_temp(&tmp, path)?;
             return Ok(Output { named: path.into(), dest: Dest::Stdout, tmp, committed: false });
         }
+        // A name the kernel resolves to a pipe, FIFO or device is written through as named:
+        // `/dev/stdout` is a link to /proc/self/fd/1, whose own link names no file
+        // (`pipe:[…]`) when standard output is a pipe.
+        if let Ok(m) = std::fs::metadata(path) {
+            if !m.is_file() && !m.is_dir() {
+                OpenOptions::new().write(true).open(path).map_err(|e| Error::io(path, "cannot write", e))?;
+                let tmp = temp_in(&std::env::temp_dir(), &file_name(path));
+                create_temp(&tmp, path)?;
+                return Ok(Output { named: path.into(), dest: Dest::Through(path.into()), tmp, committed: false });
+            }
+        }
         let target = follow(path)?;
         let meta = match std::fs::metadata(&target) {
             Ok(m) => Some(m),
@@ -105,7 +116,8 @@ impl Output {
         &self.named
     }
 
-    /// Moves the finished output into place.
+    /// Moves the finished output into place. A pipe whose reader has gone (`| head`) takes
+    /// no more and is no error: the reader wanted no more, as with any Unix tool.
     pub fn commit(mut self) -> Result<()> {
         let named = self.named.clone();
         let r = match &self.dest {
@@ -127,7 +139,10 @@ impl Output {
         if r.is_ok() && matches!(self.dest, Dest::Replace(_)) {
             self.committed = true;
         }
-        r
+        match r {
+            Err(e) if e.is_broken_pipe() => Ok(()),
+            r => r,
+        }
     }
 }
 
@@ -141,12 +156,14 @@ impl Drop for Output {
 
 /// Writes `text` to standard output and flushes it: an error, not a panic, when stdout is full
 /// or closed (`println!` panics).
+/// A closed pipe (`| head`) is no error, as for [`Output::commit`].
 pub fn print(text: &str) -> Result<()> {
     let out = std::io::stdout();
     let mut lock = out.lock();
-    lock.write_all(text.as_bytes())
-        .and_then(|_| lock.flush())
-        .map_err(|e| Error::io(Path::new(STDOUT_NAME), "cannot write", e))
+    match lock.write_all(text.as_bytes()).and_then(|_| lock.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.map_err(|e| Error::io(Path::new(STDOUT_NAME), "cannot write", e)),
+    }
 }
 
 /// `eprintln!` that never panics: a message on stderr is lost, not fatal, when stderr is full.

@@ -5,7 +5,7 @@
 # --against: peers, messages, collectives, bytes) and both replayed on the MACHINES; one CSV
 # row per app, target and machine.
 #
-# APPS: app:arguments (mpi-test-apps/bin). SERIES, TARGETS: rank counts. MACHINES: bundled
+# APPS: app:arguments, the arguments separated by commas (mpi-test-apps/bin). SERIES, TARGETS: rank counts. MACHINES: bundled
 # machine files that hold the largest target. PSINS_CLOCK (default cpu) times the bursts by
 # the thread's CPU clock, so that an oversubscribed run's bursts are those of dedicated cores
 # (docs/tracer.md); PSINS_CLOCK=wall keeps the default clock.
@@ -14,8 +14,8 @@
 set -Eeuo pipefail
 trap 'echo "validate-extrapolation: stopped: line $LINENO: $BASH_COMMAND failed (exit $?)" >&2' ERR
 cd "$(dirname "$0")/.."
-BIN=$PWD/target/release
-APPS=${APPS:-"stencil2d:100 64 stencil3d:60 16"}
+BIN=${BIN:-$PWD/target/release}
+APPS=${APPS:-"stencil2d:100,64 stencil3d:60,16"}
 SERIES=${SERIES:-"4 8 16"}
 TARGETS=${TARGETS:-"32 64"}
 MACHINES=${MACHINES:-"bus-cluster torus-8x8 dragonfly-72"}

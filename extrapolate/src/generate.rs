@@ -8,7 +8,8 @@ use psins_formats::{Op, Record, ANY_TAG, NO_RANK, PROC_NULL};
 /// The sizes and times of each slot.
 pub trait Values {
     fn params(&self, t: &Template, id: SlotId) -> [u64; shape::MAX_PARAMS];
-    fn gap(&self, t: &Template, id: SlotId) -> u64;
+    /// Rank `me`'s burst before slot `id`.
+    fn gap(&self, t: &Template, id: SlotId, me: u32) -> u64;
     fn dur(&self, t: &Template, id: SlotId) -> u64;
     /// Requests a wait passes beyond those it completes.
     fn extra(&self, t: &Template, id: SlotId) -> u64;
@@ -23,7 +24,7 @@ impl Values for Observed {
         let s = &t.slots[id].seen[self.0];
         std::array::from_fn(|k| crate::template::Seen::mode(&s.values[k]).0)
     }
-    fn gap(&self, _: &Template, _: SlotId) -> u64 {
+    fn gap(&self, _: &Template, _: SlotId, _: u32) -> u64 {
         0
     }
     fn dur(&self, _: &Template, _: SlotId) -> u64 {
@@ -97,7 +98,7 @@ impl Cursor {
             let id = t.order[self.pos as usize];
             self.pos += 1;
             if !t.exists(id, g, me) {
-                self.pending += v.gap(t, id);
+                self.pending += v.gap(t, id, me);
                 continue;
             }
             let slot = &t.slots[id];
@@ -111,7 +112,7 @@ impl Cursor {
                 }
             }
             if missing {
-                self.pending += v.gap(t, id);
+                self.pending += v.gap(t, id, me);
                 continue;
             }
             shape::set_peers(&mut op, peers);
@@ -149,12 +150,12 @@ impl Cursor {
                     done += 1;
                 }
                 if done == 0 && !slot.completes.is_empty() {
-                    self.pending += v.gap(t, id);
+                    self.pending += v.gap(t, id, me);
                     continue;
                 }
                 *count = done + v.extra(t, id) as u32;
             }
-            rec.gap_ns = std::mem::take(&mut self.pending) + v.gap(t, id);
+            rec.gap_ns = std::mem::take(&mut self.pending) + v.gap(t, id, me);
             rec.dur_ns = v.dur(t, id);
             rec.op = op;
             return Some(id);

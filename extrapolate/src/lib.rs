@@ -185,6 +185,11 @@ pub fn find_template(series: &Series) -> Result<Template, Refusal> {
 pub struct Fitted {
     params: Vec<[u64; shape::MAX_PARAMS]>,
     gaps: Vec<u64>,
+    /// Per rank of the largest trace, per slot: its burst over the mean of the ranks making
+    /// the slot there (1 where it did not). Rank r of the target takes rank r mod P's factors,
+    /// so the bursts keep the imbalance between ranks and between iterations that the traced
+    /// run had (a mean alone loses it, and with it the waits it causes at every collective).
+    spread: Vec<Vec<f32>>,
     durs: Vec<u64>,
     extras: Vec<u64>,
 }
@@ -193,8 +198,13 @@ impl Values for Fitted {
     fn params(&self, _: &Template, id: SlotId) -> [u64; shape::MAX_PARAMS] {
         self.params[id]
     }
-    fn gap(&self, _: &Template, id: SlotId) -> u64 {
-        self.gaps[id]
+    fn gap(&self, _: &Template, id: SlotId, me: u32) -> u64 {
+        let spread = &self.spread;
+        if spread.is_empty() {
+            return self.gaps[id];
+        }
+        let f = spread[me as usize % spread.len()][id];
+        (self.gaps[id] as f64 * f as f64).round() as u64
     }
     fn dur(&self, _: &Template, id: SlotId) -> u64 {
         self.durs[id]
@@ -428,6 +438,36 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         });
         burst_law.insert(label.clone(), at);
     }
+    // The largest trace's spread of each slot's burst over its ranks.
+    let last = traces - 1;
+    let tr = &series.traces[last];
+    let g = t.shape.at(tr.ranks());
+    let mut spread = vec![vec![1f32; n]; tr.ranks() as usize];
+    let mut raw = vec![vec![f64::NAN; n]; tr.ranks() as usize];
+    let mut mean = vec![(0f64, 0u32); n];
+    for r in 0..tr.ranks() {
+        let ids = slot_ids(&t, &g, r);
+        let prog = Program::of(&tr.tasks[r as usize]);
+        let floor = floors[last][r as usize];
+        for (k, ((_, rec), &id)) in prog.recs.iter().zip(&ids).enumerate() {
+            // Only a burst that is the slot's own (the rank made the slot before it too).
+            let follows = if k == 0 { id == t.order[0] } else { ids[k - 1] == prev[id] };
+            if follows {
+                let gap = rec.gap_ns.saturating_sub(floor) as f64;
+                raw[r as usize][id] = gap;
+                mean[id].0 += gap;
+                mean[id].1 += 1;
+            }
+        }
+    }
+    for (r, row) in raw.iter().enumerate() {
+        for (id, &x) in row.iter().enumerate() {
+            let (sum, cnt) = mean[id];
+            if !x.is_nan() && cnt > 0 && sum > 0.0 {
+                spread[r][id] = (x / (sum / cnt as f64)) as f32;
+            }
+        }
+    }
     let mut gaps = vec![0u64; n];
     let mut durs = vec![0u64; n];
     for id in 0..n {
@@ -449,7 +489,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     Ok(Extrapolation {
         template: t,
         grid,
-        values: Fitted { params, gaps, durs, extras },
+        values: Fitted { params, gaps, spread, durs, extras },
         fits,
         sizes,
         expanded,

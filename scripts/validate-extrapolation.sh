@@ -9,8 +9,8 @@
 # machine files that hold the largest target. PSINS_CLOCK (default cpu) times the bursts by
 # the thread's CPU clock, so that an oversubscribed run's bursts are those of dedicated cores
 # (docs/tracer.md); PSINS_CLOCK=wall keeps the default clock.
-# OUT: the results directory (default measurements/DATE-extrapolation): results.csv and the
-# traces.
+# OUT: the results directory (default measurements/DATE-extrapolation): results.csv, a README
+# with the command, and the traces (not to be committed). REUSE=1 keeps traces already in OUT.
 set -Eeuo pipefail
 trap 'echo "validate-extrapolation: stopped: line $LINENO: $BASH_COMMAND failed (exit $?)" >&2' ERR
 cd "$(dirname "$0")/.."
@@ -45,6 +45,7 @@ for spec in $APPS; do
     args=$(echo "${spec#*:}" | tr ',' ' ')
     [[ $spec == *:* ]] || args=
     for n in $SERIES $TARGETS; do
+        [[ ${REUSE:-0} == 1 && -s $out/$app-$n.psins ]] && continue
         echo "validate-extrapolation: tracing $app $args at $n ranks (PSINS_CLOCK=$CLOCK)" >&2
         trace "$app" "$args" "$n"
     done

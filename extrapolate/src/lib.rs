@@ -185,11 +185,14 @@ pub fn find_template(series: &Series) -> Result<Template, Refusal> {
 pub struct Fitted {
     params: Vec<[u64; shape::MAX_PARAMS]>,
     gaps: Vec<u64>,
-    /// Per rank of the largest trace, per slot: its burst over the mean of the ranks making
-    /// the slot there (1 where it did not). Rank r of the target takes rank r mod P's factors,
-    /// so the bursts keep the imbalance between ranks and between iterations that the traced
-    /// run had (a mean alone loses it, and with it the waits it causes at every collective).
-    spread: Vec<Vec<f32>>,
+    /// Per kind of call (a slot's label), every burst of the largest trace before such a call
+    /// over its slot's mean; each slot's index into them in `pool_of`. Each rank of the target
+    /// draws its factor for each slot from its kind's pool, so the bursts keep the spread
+    /// between ranks and iterations the traced run had, and the slowest of more ranks is
+    /// slower, as in a real run (a mean alone loses both, and the waits they cause at every
+    /// collective).
+    pools: Vec<Vec<f32>>,
+    pool_of: Vec<u32>,
     durs: Vec<u64>,
     extras: Vec<u64>,
 }
@@ -199,11 +202,16 @@ impl Values for Fitted {
         self.params[id]
     }
     fn gap(&self, _: &Template, id: SlotId, me: u32) -> u64 {
-        let spread = &self.spread;
-        if spread.is_empty() {
+        let pool = &self.pools[self.pool_of[id] as usize];
+        if pool.is_empty() {
             return self.gaps[id];
         }
-        let f = spread[me as usize % spread.len()][id];
+        // A fixed draw per rank and slot (SplitMix64 of both): the same trace every time.
+        let mut z = ((me as u64) << 32 | id as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let f = pool[(z % pool.len() as u64) as usize];
         (self.gaps[id] as f64 * f as f64).round() as u64
     }
     fn dur(&self, _: &Template, id: SlotId) -> u64 {
@@ -438,12 +446,11 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         });
         burst_law.insert(label.clone(), at);
     }
-    // The largest trace's spread of each slot's burst over its ranks.
+    // The largest trace's spread of each slot's burst over its ranks, pooled per kind of call.
     let last = traces - 1;
     let tr = &series.traces[last];
     let g = t.shape.at(tr.ranks());
-    let mut spread = vec![vec![1f32; n]; tr.ranks() as usize];
-    let mut raw = vec![vec![f64::NAN; n]; tr.ranks() as usize];
+    let mut raw: Vec<(SlotId, f64)> = Vec::new();
     let mut mean = vec![(0f64, 0u32); n];
     for r in 0..tr.ranks() {
         let ids = slot_ids(&t, &g, r);
@@ -454,18 +461,23 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             let follows = if k == 0 { id == t.order[0] } else { ids[k - 1] == prev[id] };
             if follows {
                 let gap = rec.gap_ns.saturating_sub(floor) as f64;
-                raw[r as usize][id] = gap;
+                raw.push((id, gap));
                 mean[id].0 += gap;
                 mean[id].1 += 1;
             }
         }
     }
-    for (r, row) in raw.iter().enumerate() {
-        for (id, &x) in row.iter().enumerate() {
-            let (sum, cnt) = mean[id];
-            if !x.is_nan() && cnt > 0 && sum > 0.0 {
-                spread[r][id] = (x / (sum / cnt as f64)) as f32;
-            }
+    let mut pool_index: HashMap<String, u32> = HashMap::new();
+    let mut pool_of = vec![0u32; n];
+    for (id, p) in pool_of.iter_mut().enumerate() {
+        let next = pool_index.len() as u32;
+        *p = *pool_index.entry(t.slots[id].label(ndims)).or_insert(next);
+    }
+    let mut pools = vec![Vec::new(); pool_index.len()];
+    for (id, x) in raw {
+        let (sum, cnt) = mean[id];
+        if cnt > 0 && sum > 0.0 {
+            pools[pool_of[id] as usize].push((x / (sum / cnt as f64)) as f32);
         }
     }
     let mut gaps = vec![0u64; n];
@@ -489,7 +501,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     Ok(Extrapolation {
         template: t,
         grid,
-        values: Fitted { params, gaps, spread, durs, extras },
+        values: Fitted { params, gaps, pools, pool_of, durs, extras },
         fits,
         sizes,
         expanded,

@@ -13,6 +13,9 @@
 //!   through: opened for writing and filled, never replaced by a regular file.
 //! - Writability is checked when the output is prepared, before the tool does its work, by
 //!   creating the temporary file.
+//! - Interrupted (Ctrl-C, SIGINT or SIGTERM), the tool removes the temporary files of the
+//!   outputs it has not finished, says so in one line and exits 130: nothing half-written is
+//!   left, under a hidden name or any other.
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
@@ -151,6 +154,7 @@ impl Drop for Output {
         if !self.committed {
             let _ = std::fs::remove_file(&self.tmp);
         }
+        interrupt::forget(&self.tmp);
     }
 }
 
@@ -209,8 +213,67 @@ fn create_temp(tmp: &Path, named: &Path) -> Result<()> {
         .write(true)
         .create_new(true)
         .open(tmp)
-        .map(|_| ())
+        .map(|_| interrupt::watch(tmp))
         .map_err(|e| Error::io(named, &format!("cannot create the temporary file {}", tmp.display()), e))
+}
+
+/// Removing the unfinished outputs' temporary files when the tool is interrupted. The signal
+/// handler may run while the main thread holds the list: it then removes nothing rather than
+/// wait (a lock in a handler could deadlock); the list changes only when an output is
+/// prepared or finished.
+mod interrupt {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+    use std::sync::{Mutex, Once};
+
+    static TEMPS: Mutex<Vec<CString>> = Mutex::new(Vec::new());
+    static INSTALL: Once = Once::new();
+    static mut MESSAGE: Option<CString> = None;
+
+    /// Adds `tmp` to the files removed on an interrupt (installing the handler once).
+    pub fn watch(tmp: &Path) {
+        INSTALL.call_once(|| {
+            let tool = std::env::args_os()
+                .next()
+                .map(|a| Path::new(&a).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+                .unwrap_or_else(|| "psins".into());
+            // SAFETY: written once, before the handler that reads it is installed.
+            unsafe { MESSAGE = CString::new(format!("{tool}: interrupted: nothing written\n")).ok() };
+            let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            // SAFETY: installing a handler that only calls async-signal-safe functions
+            // (unlink, write, _exit) on data that is not freed while it is installed.
+            unsafe {
+                libc::signal(libc::SIGINT, handler);
+                libc::signal(libc::SIGTERM, handler);
+            }
+        });
+        if let (Ok(c), Ok(mut v)) = (CString::new(tmp.as_os_str().as_bytes()), TEMPS.lock()) {
+            v.push(c);
+        }
+    }
+
+    /// Takes `tmp` off the list (its output was finished or dropped).
+    pub fn forget(tmp: &Path) {
+        if let Ok(mut v) = TEMPS.lock() {
+            v.retain(|c| c.as_bytes() != tmp.as_os_str().as_bytes());
+        }
+    }
+
+    extern "C" fn on_signal(_: libc::c_int) {
+        if let Ok(v) = TEMPS.try_lock() {
+            for c in v.iter() {
+                // SAFETY: unlink is async-signal-safe; the string lives in the list.
+                unsafe { libc::unlink(c.as_ptr()) };
+            }
+        }
+        // SAFETY: MESSAGE is set before the handler is installed and never changed after.
+        #[allow(static_mut_refs)]
+        if let Some(m) = unsafe { MESSAGE.as_ref() } {
+            unsafe { libc::write(2, m.as_ptr().cast(), m.as_bytes().len()) };
+        }
+        unsafe { libc::_exit(130) };
+    }
 }
 
 fn copy_into(tmp: &Path, dest: std::io::Result<File>, named: &Path) -> Result<()> {

@@ -16,11 +16,14 @@ use std::sync::Arc;
 /// The ranks' programs are aligned into one program whose peers are said relative to a
 /// process topology found in the traces (a 1-D line or ring, a 2-D or 3-D grid or torus laid
 /// out as MPI_Dims_create does, in row- or column-major order; a fixed rank such as a root;
-/// butterfly partners); ranks at the edges of a grid may skip a neighbour or call with
+/// the last rank; on a line, a partner at a fixed bit mask); ranks at the edges of a grid may
+/// skip a neighbour or call with
 /// MPI_PROC_NULL. Each message size and element count is fitted as a law of the rank count P
 /// (constant, a*P^b, a + b*log2 P, a/P + c, a + b*P), chosen by its leave-one-out error over
-/// the series; the CPU bursts before each kind of call are fitted the same way, per rank in
-/// total. Collectives are expanded again at the target with MPICH's algorithms when the
+/// the series; the CPU bursts before each kind of call are fitted the same way, summed over
+/// the program, and each target rank draws its spread between ranks and iterations from the
+/// largest trace. Loops whose trip count depends on P and sub-communicators are not yet
+/// expressed (refused). Collectives are expanded again at the target with MPICH's algorithms when the
 /// traces held expansions. The result passes consolidation's checks like a traced run.
 ///
 /// Every fit is printed with its errors, the worst named. Refused, with the record, the rank

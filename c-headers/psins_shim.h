@@ -17,19 +17,24 @@
 #pragma GCC visibility push(hidden)
 int psins_rs_configure(int rank);
 void psins_rs_job(int rank, char *buf, int len);
+/* t0, t1: MPI_Init's entry and exit (psins_now); c0, c1: the thread's CPU time then (ns). */
 int psins_rs_open(const char *jobbuf, int rank, int size, int thread_level, const char *libver,
-                  uint64_t t0, uint64_t t1);
+                  uint64_t t0, uint64_t t1, uint64_t c0, uint64_t c1);
 /* `now`: the clock as the tracer's set-up ends, which every rank reaches together (after
- * an allreduce): the application's first CPU burst is measured from there. */
-void psins_rs_report(int first_failed_rank, int rank, int size, uint64_t now);
+ * an allreduce): the application's first CPU burst is measured from there; `cpu_now` the
+ * thread's CPU time then (PSINS_CLOCK=cpu; else 0). */
+void psins_rs_report(int first_failed_rank, int rank, int size, uint64_t now, uint64_t cpu_now);
 void psins_rs_record(const psins_ev *ev);
-void psins_rs_finalize(uint64_t t0, uint64_t t1, const uint64_t *counts, int n, uint64_t other_thread_calls);
-void psins_rs_abort(uint64_t t0, int code);
+void psins_rs_finalize(uint64_t t0, uint64_t t1, uint64_t c0, uint64_t c1, const uint64_t *counts, int n,
+                       uint64_t other_thread_calls);
+void psins_rs_abort(uint64_t t0, uint64_t c0, int code);
 void psins_rs_after_fork_child(void);
 #pragma GCC visibility pop
 
 /* Shared flags: set by the Rust core, read by the shim on every call. */
 extern volatile int psins_active;   /* tracing is on (between a good MPI_Init and Finalize) */
 extern int psins_use_tsc;           /* clock: 1 = rdtsc, 0 = clock_gettime(CLOCK_MONOTONIC) */
+extern int psins_cpu_clock;         /* bursts: 0 wall, 1 thread CPU time (rseq-gated reads), 2 CPU read always */
+extern uint64_t psins_cpu_mult;     /* ns per psins_now tick, 32.32 fixed point */
 
 #endif

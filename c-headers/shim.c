@@ -98,6 +98,163 @@ PSINS_HOT uint64_t psins_now(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* ------------------------------------------------------------------ the CPU-time clock */
+
+/* PSINS_CLOCK=cpu: a record's gap (the CPU burst before the call) is the calling thread's CPU
+ * time from the previous call's exit to this call's entry; its dur stays wall time (t0, t1).
+ * That CPU time is a system call to read (clock_gettime(CLOCK_THREAD_CPUTIME_ID): the vDSO
+ * serves only the wall clocks), 0.7 us on the project VM, twice per call. But as long as the
+ * thread keeps its CPU, its CPU time advances as the wall clock does, and the kernel tells when
+ * it did not: in the thread's rseq area (registered by glibc >= 2.35 for every thread) it
+ * clears the rseq_cs pointer whenever the thread is switched out (preempted, asleep in a
+ * system call, migrated) or takes a signal, before the thread runs again. So at each clock
+ * point the shim swaps its own pointer in (one xchg) and reads the system clock only if it
+ * found the pointer cleared; otherwise CPU time = the last reading + the wall time since it.
+ * psins_rseq_works() checks at MPI_Init that this kernel clears it for a sleep, too.
+ *
+ * psins_cpu_clock (set by the core from PSINS_CLOCK): 0 wall (default), 1 the CPU clock read
+ * when rseq says the thread left its CPU, 2 read at every entry and exit (PSINS_CLOCK=
+ * cpu-syscall, or 1 without a usable rseq). One thread makes the calls: the readings are that
+ * thread's own clock. The readings of the call being traced are psins_cpu_c0 (entry) and
+ * psins_cpu_c1 (exit), which the core reads when it records the call (calls are traced one at
+ * a time); psins_call and psins_ev carry none, so the default clock pays nothing for them. */
+int psins_cpu_clock = 0;
+uint64_t psins_cpu_mult = 1ull << 32;   /* ns per psins_now tick, 32.32 fixed point (the core's) */
+__attribute__((visibility("hidden"))) uint64_t psins_cpu_c0, psins_cpu_c1;
+/* 1 while a clock point is one rdtsc: the TSC is the call clock and the bursts are on it too
+ * (set when tracing starts). */
+static int psins_fast_clock = 0;
+static uint64_t cpu_ref;                /* the last reading of the system clock (ns) */
+static uint64_t cpu_ref_t;              /* psins_now just after it */
+static uint64_t cpu_last;               /* the last value handed out: the clock never goes back */
+
+static uint64_t psins_cpu_read(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(__x86_64__) && defined(__has_include)
+#if __has_include(<sys/rseq.h>)
+#include <sys/rseq.h>
+#define PSINS_HAVE_RSEQ 1
+#endif
+#endif
+
+#ifdef PSINS_HAVE_RSEQ
+/* A critical section of no instruction (post_commit_offset 0): the kernel never restarts
+ * anything, it only clears the pointer. It checks every descriptor it finds, so the abort
+ * address must follow the signature the thread registered with: glibc's RSEQ_SIG, which is the
+ * one in use whenever __rseq_size is not 0. */
+static const uint32_t psins_rseq_sig[2] = {RSEQ_SIG, 0};
+static struct rseq_cs psins_rseq_cs __attribute__((aligned(32)));
+
+PSINS_HOT volatile uint64_t *psins_rseq_slot(void)
+{
+    return (volatile uint64_t *)&((struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset))->rseq_cs;
+}
+/* Arms the slot; 1 if the thread may have left its CPU since it was last armed. */
+PSINS_HOT int psins_rseq_swap(void)
+{
+    uint64_t mine = (uint64_t)(uintptr_t)&psins_rseq_cs;
+    return __atomic_exchange_n(psins_rseq_slot(), mine, __ATOMIC_RELAXED) != mine;
+}
+/* Whether rseq can say when this thread left its CPU: glibc registered it, and this kernel
+ * clears the pointer across a sleep (a voluntary switch: what preemption does is the ABI's
+ * promise, a sleep in a system call is this check's). Three sleeps of 50 us, each must clear. */
+static int psins_rseq_works(void)
+{
+    if (__rseq_size == 0) return 0;
+    psins_rseq_cs = (struct rseq_cs){.version = 0, .flags = 0, .start_ip = (uintptr_t)&psins_rseq_sig[1],
+                                     .post_commit_offset = 0, .abort_ip = (uintptr_t)&psins_rseq_sig[1]};
+    for (int i = 0; i < 3; i++) {
+        psins_rseq_swap();
+        struct timespec ts = {0, 50000};
+        nanosleep(&ts, NULL);
+        if (!psins_rseq_swap()) return 0;
+    }
+    return 1;
+}
+/* At the end of tracing: leave no pointer to the descriptor behind. */
+static void psins_rseq_disarm(void)
+{
+    uint64_t mine = (uint64_t)(uintptr_t)&psins_rseq_cs;
+    if (psins_cpu_clock == 1) __atomic_compare_exchange_n(psins_rseq_slot(), &mine, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+#else
+PSINS_HOT int psins_rseq_swap(void) { return 1; }
+static int psins_rseq_works(void) { return 0; }
+static void psins_rseq_disarm(void) {}
+#endif
+
+/* The system clock read, at a clock point whose wall reading is *t: a call's entry moves *t
+ * after the read (retime), so that the read is in the burst's wall time, never the call's. */
+static __attribute__((noinline)) uint64_t psins_cpu_reread(uint64_t *t, int retime)
+{
+    cpu_ref = psins_cpu_read();
+    cpu_ref_t = psins_now();
+    if (retime) *t = cpu_ref_t;
+    /* a reading below the last value (wall time without CPU and without a switch: the
+     * hypervisor's steal, interrupts) is made up over the next bursts, not handed out */
+    uint64_t c = cpu_ref > cpu_last ? cpu_ref : cpu_last;
+    cpu_last = c;
+    return c;
+}
+/* The thread's CPU time at the wall reading *t just taken. */
+PSINS_HOT uint64_t psins_cpu_at(uint64_t *t, int retime)
+{
+    if (psins_cpu_clock != 1 || psins_rseq_swap()) return psins_cpu_reread(t, retime);
+    uint64_t d = *t > cpu_ref_t ? *t - cpu_ref_t : 0;
+    uint64_t c = cpu_ref + (uint64_t)(((unsigned __int128)d * psins_cpu_mult) >> 32);
+    if (c < cpu_last) c = cpu_last;
+    cpu_last = c;
+    return c;
+}
+/* When tracing starts (every rank together, after the tracer's set-up): the first reading,
+ * from which the first burst is measured; *t is psins_now then. 0 on the wall clock. */
+static uint64_t psins_cpu_begin(uint64_t *t)
+{
+    if (!psins_cpu_clock) return 0;
+    cpu_last = 0;
+    if (psins_cpu_clock == 1) psins_rseq_swap();
+    return psins_cpu_reread(t, 1);
+}
+
+/* The clock points of a traced call: entry just before the PMPI call, exit just after it. On
+ * the default clock with an invariant TSC each is one rdtsc behind one test, as before the CPU
+ * clock existed; everything else is out of line. */
+static __attribute__((noinline)) void psins_t0_other(psins_call *T)
+{
+    T->t0 = psins_now();
+    if (psins_cpu_clock) psins_cpu_c0 = psins_cpu_at(&T->t0, 1);
+}
+static __attribute__((noinline)) void psins_t1_other(psins_call *T)
+{
+    T->t1 = psins_now();
+    if (psins_cpu_clock) psins_cpu_c1 = psins_cpu_at(&T->t1, 0);
+}
+PSINS_HOT void psins_t0(psins_call *T)
+{
+#ifdef PSINS_HAVE_TSC
+    if (__builtin_expect(psins_fast_clock, 1)) {
+        T->t0 = __rdtsc();
+        return;
+    }
+#endif
+    psins_t0_other(T);
+}
+PSINS_HOT void psins_t1(psins_call *T)
+{
+#ifdef PSINS_HAVE_TSC
+    if (__builtin_expect(psins_fast_clock, 1)) {
+        T->t1 = __rdtsc();
+        return;
+    }
+#endif
+    psins_t1_other(T);
+}
+
 /* 1 if this call is to be traced (and marks the thread busy), 0 to pass straight through. */
 PSINS_HOT int psins_enter(void)
 {
@@ -1590,7 +1747,24 @@ static void psins_child_after_fork(void)
     psins_rs_after_fork_child();
 }
 
-static void psins_start(int provided, uint64_t t0, uint64_t t1)
+/* MPI_Init's clock points: the setting is not known before the call, so the CPU clock is read
+ * whatever it is (once each; the Init record's gap is the time from library load). */
+typedef struct psins_init_clocks {
+    uint64_t t0, t1, c0, c1;
+} psins_init_clocks;
+
+static void psins_init_t0(psins_init_clocks *C)
+{
+    C->c0 = psins_cpu_read();
+    C->t0 = psins_now();
+}
+static void psins_init_t1(psins_init_clocks *C)
+{
+    C->t1 = psins_now();
+    C->c1 = psins_cpu_read();
+}
+
+static void psins_start(int provided, const psins_init_clocks *T)
 {
     int initialized = 0;
     PMPI_Initialized(&initialized);
@@ -1599,6 +1773,8 @@ static void psins_start(int provided, uint64_t t0, uint64_t t1)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     if (!psins_rs_configure(rank)) return;
+    /* PSINS_CLOCK=cpu without a usable rseq: the CPU clock is read at every clock point */
+    if (psins_cpu_clock == 1 && !psins_rseq_works()) psins_cpu_clock = 2;
     provided = provided == MPI_THREAD_MULTIPLE ? 3 : provided == MPI_THREAD_SERIALIZED ? 2
              : provided == MPI_THREAD_FUNNELED ? 1 : 0;
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
@@ -1614,11 +1790,16 @@ static void psins_start(int provided, uint64_t t0, uint64_t t1)
     int vlen = 0;
     memset(ver, 0, sizeof ver);
     PMPI_Get_library_version(ver, &vlen);
-    int ok = psins_rs_open(job, rank, size, provided, ver, t0, t1);
+    int ok = psins_rs_open(job, rank, size, provided, ver, T->t0, T->t1, T->c0, T->c1);
     int mine = ok ? INT_MAX : rank, first_bad = INT_MAX;
     PMPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    psins_rs_report(first_bad == INT_MAX ? -1 : first_bad, rank, size, psins_now());
+    uint64_t now = psins_now();
+    uint64_t cpu_now = ok && first_bad == INT_MAX ? psins_cpu_begin(&now) : 0;
+    psins_rs_report(first_bad == INT_MAX ? -1 : first_bad, rank, size, now, cpu_now);
     if (!ok) return;
+#ifdef PSINS_HAVE_TSC
+    psins_fast_clock = psins_use_tsc && !psins_cpu_clock;
+#endif
     static int atfork_done;
     if (!atfork_done) { pthread_atfork(NULL, NULL, psins_child_after_fork); atfork_done = 1; }
     psins_multiple = provided == 3;
@@ -1629,15 +1810,16 @@ static void psins_start(int provided, uint64_t t0, uint64_t t1)
 int MPI_Init(int *argc, char ***argv)
 {
     int nested = psins_depth;
-    uint64_t t0 = psins_now();
+    psins_init_clocks T;
+    psins_init_t0(&T);
     psins_depth = 1;
     int rc = PMPI_Init(argc, argv);
-    uint64_t t1 = psins_now();
+    psins_init_t1(&T);
     psins_depth = nested;
     if (rc == MPI_SUCCESS && !nested) {
         int provided = MPI_THREAD_SINGLE;
         PMPI_Query_thread(&provided);
-        psins_start(provided, t0, t1);
+        psins_start(provided, &T);
     }
     return rc;
 }
@@ -1645,13 +1827,14 @@ int MPI_Init(int *argc, char ***argv)
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int nested = psins_depth;
-    uint64_t t0 = psins_now();
+    psins_init_clocks T;
+    psins_init_t0(&T);
     psins_depth = 1;
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    uint64_t t1 = psins_now();
+    psins_init_t1(&T);
     psins_depth = nested;
     if (rc == MPI_SUCCESS && !nested)
-        psins_start(*provided, t0, t1);
+        psins_start(*provided, &T);
     return rc;
 }
 
@@ -1659,11 +1842,13 @@ int MPI_Finalize(void)
 {
     psins_unpause();
     if (!psins_enter()) return PMPI_Finalize();
-    uint64_t t0 = psins_now();
+    psins_call T;
+    psins_t0(&T);
     int rc = PMPI_Finalize();
-    uint64_t t1 = psins_now();
+    psins_t1(&T);
     psins_active = 0;
-    psins_rs_finalize(t0, t1, psins_counts, PSINS_N_FUNCS,
+    psins_rseq_disarm();
+    psins_rs_finalize(T.t0, T.t1, psins_cpu_c0, psins_cpu_c1, psins_counts, PSINS_N_FUNCS,
                       __atomic_load_n(&psins_other_thread_calls, __ATOMIC_RELAXED));
     psins_leave();
     return rc;
@@ -1673,8 +1858,11 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     psins_unpause();
     if (psins_enter()) {
+        psins_call T;
+        psins_t0(&T);
         psins_active = 0;
-        psins_rs_abort(psins_now(), errorcode);
+        psins_rseq_disarm();
+        psins_rs_abort(T.t0, psins_cpu_c0, errorcode);
         psins_leave();
     }
     return PMPI_Abort(comm, errorcode);
@@ -1690,9 +1878,9 @@ int MPI_Pcontrol(const int level, ...)
     if (level >= 1) psins_unpause();
     if (!psins_enter()) return PMPI_Pcontrol(level);
     psins_call T;
-    T.t0 = psins_now();
+    psins_t0(&T);
     int rc = PMPI_Pcontrol(level);
-    T.t1 = psins_now();
+    psins_t1(&T);
     psins_ev e;
     ev_init(&e, &T, K_PCONTROL);
     e.code = level;
@@ -1723,17 +1911,18 @@ void mpi_init_f08_(MPI_Fint *ierror)
     if (!real) real = (void (*)(MPI_Fint *))psins_next("mpi_init_f08_");
     if (!real) { if (ierror) *ierror = MPI_ERR_INTERN; return; }
     int nested = psins_depth;
-    uint64_t t0 = psins_now();
+    psins_init_clocks T;
+    psins_init_t0(&T);
     psins_depth = 1;
     real(ierror);
-    uint64_t t1 = psins_now();
+    psins_init_t1(&T);
     psins_depth = nested;
     int initialized = 0;
     PMPI_Initialized(&initialized);
     if (initialized && !nested) {
         int provided = MPI_THREAD_SINGLE;
         PMPI_Query_thread(&provided);
-        psins_start(provided, t0, t1);
+        psins_start(provided, &T);
     }
 }
 
@@ -1743,15 +1932,16 @@ void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr
     if (!real) real = (void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))psins_next("mpi_init_thread_f08_");
     if (!real) { if (ierror) *ierror = MPI_ERR_INTERN; return; }
     int nested = psins_depth;
-    uint64_t t0 = psins_now();
+    psins_init_clocks T;
+    psins_init_t0(&T);
     psins_depth = 1;
     real(required, provided, ierror);
-    uint64_t t1 = psins_now();
+    psins_init_t1(&T);
     psins_depth = nested;
     int initialized = 0;
     PMPI_Initialized(&initialized);
     if (initialized && !nested)
-        psins_start((int)*provided, t0, t1);
+        psins_start((int)*provided, &T);
 }
 
 void mpi_finalize_f08_(MPI_Fint *ierror)
@@ -1761,11 +1951,13 @@ void mpi_finalize_f08_(MPI_Fint *ierror)
     if (!real) { if (ierror) *ierror = MPI_ERR_INTERN; return; }
     psins_unpause();
     if (!psins_enter()) { real(ierror); return; }
-    uint64_t t0 = psins_now();
+    psins_call T;
+    psins_t0(&T);
     real(ierror);
-    uint64_t t1 = psins_now();
+    psins_t1(&T);
     psins_active = 0;
-    psins_rs_finalize(t0, t1, psins_counts, PSINS_N_FUNCS,
+    psins_rseq_disarm();
+    psins_rs_finalize(T.t0, T.t1, psins_cpu_c0, psins_cpu_c1, psins_counts, PSINS_N_FUNCS,
                       __atomic_load_n(&psins_other_thread_calls, __ATOMIC_RELAXED));
     psins_leave();
 }
@@ -1776,8 +1968,11 @@ void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
     if (!real) real = (void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))psins_next("mpi_abort_f08_");
     psins_unpause();
     if (psins_enter()) {
+        psins_call T;
+        psins_t0(&T);
         psins_active = 0;
-        psins_rs_abort(psins_now(), (int)*errorcode);
+        psins_rseq_disarm();
+        psins_rs_abort(T.t0, psins_cpu_c0, (int)*errorcode);
         psins_leave();
     }
     if (real) real(comm, errorcode, ierror);

@@ -89,6 +89,21 @@ fn check_same_run(a: &Input, b: &Input) -> Result<(), Error> {
             format!("world size {} here, {} in {}", hb.world_size, ha.world_size, a.path.display()),
         ));
     }
+    // One trace, one meaning of a gap: a rank whose bursts are CPU time (PSINS_CLOCK set for
+    // some ranks only, in an MPMD launch) cannot join ranks timed with the wall clock.
+    let (ca, cb) = (ha.burst_clock(), hb.burst_clock());
+    if ca != cb {
+        let name = |c: Option<psins_formats::BurstClock>| c.map_or("an unknown clock", |c| c.name());
+        return Err(Error::new(
+            &b.path,
+            format!(
+                "its bursts were timed with the {} clock, those of {} with the {} clock (PSINS_CLOCK must be the same on every rank)",
+                name(cb),
+                a.path.display(),
+                name(ca)
+            ),
+        ));
+    }
     Ok(())
 }
 

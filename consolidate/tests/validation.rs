@@ -175,6 +175,31 @@ fn two_runs_are_not_merged() {
 }
 
 #[test]
+fn ranks_timed_with_different_clocks_are_not_merged() {
+    let d = dir("clocks");
+    let cpu = |r| LogHeader { settings: "PSINS_TRACE=1 PSINS_CLOCK=cpu".into(), ..header(r, 2, 1) };
+    let a = write_log(&d, &cpu(0), &program(0), true);
+    let p = write_log(&d, &header(1, 2, 1), &program(1), true);
+    let (o, out) = run(&d, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&p.display().to_string())
+            && e.contains(&format!(
+                "its bursts were timed with the wall clock, those of {} with the cpu clock (PSINS_CLOCK must be the same on every rank)",
+                a.display()
+            )),
+        "{e}"
+    );
+    assert!(!out.exists());
+    // both on the CPU clock: merged, and the trace says so
+    write_log(&d, &cpu(1), &program(1), true);
+    let (o, out) = run(&d, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(TraceReader::open(&out).unwrap().header.burst_clock(), Some(BurstClock::Cpu));
+}
+
+#[test]
 fn duplicate_rank_is_an_error() {
     let d = dir("dup");
     let a = write_log(&d, &header(0, 2, 1), &program(0), true);

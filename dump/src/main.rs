@@ -1,6 +1,7 @@
 //! psins-dump: print the records of a per-rank log or a compact trace, one per line.
 
 mod fields;
+mod header;
 mod profile;
 mod sources;
 mod timeline;
@@ -31,6 +32,12 @@ struct Args {
     /// Record counts by kind and bytes per record instead of the records.
     #[arg(long)]
     stats: bool,
+    /// The file's header instead of its records: a log's rank, job, clock, host, MPI and
+    /// settings, or a compact trace's tasks and metadata; and `bursts`, the clock the CPU
+    /// bursts (gaps) were timed with: `wall`, or `cpu` (PSINS_CLOCK=cpu: the thread's CPU
+    /// time). With --json: one JSON object.
+    #[arg(long, conflicts_with_all = ["stats", "task", "profile", "timeline"])]
+    header: bool,
     /// The measured profile of a compact trace (mpiP/IPM style): per MPI function calls and
     /// total, mean and largest time; per rank span and MPI time; message sizes. With --json:
     /// one JSON object.
@@ -59,6 +66,9 @@ struct Args {
 fn main() -> ExitCode {
     psins_cli::generate_if_asked::<Args>();
     let args = Args::parse();
+    if args.header {
+        return header(&args);
+    }
     if args.profile {
         return profile(&args);
     }
@@ -95,6 +105,24 @@ fn main() -> ExitCode {
             let _ = std::io::stdout().flush();
             psins_formats::note!("psins-dump: {e}");
             ExitCode::from(1)
+        }
+    }
+}
+
+fn header(args: &Args) -> ExitCode {
+    let fields = match header::read(&args.file) {
+        Ok(f) => f,
+        Err(e) => {
+            psins_formats::note!("psins-dump: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let text = if args.json { format!("{}\n", header::json(&fields)) } else { header::text(&fields) };
+    match psins_formats::output::print(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            psins_formats::note!("psins-dump: {e}");
+            ExitCode::from(3)
         }
     }
 }

@@ -2,9 +2,10 @@
 //! durations the tracer recorded: per MPI function the calls and their total, mean and
 //! largest time; per rank the span (MPI_Init to MPI_Finalize, as psins-sim's "measured") and
 //! the time in MPI; the sizes of the point-to-point messages sent. MPI_Init and MPI_Finalize
-//! are outside the span and not profiled.
+//! are outside the span and not profiled. A rank's bursts are its span less its MPI time: the
+//! computation between its calls, timed as the trace says (`PSINS_CLOCK`: wall or CPU time).
 
-use psins_formats::{functions, Op, Record, TraceReader};
+use psins_formats::{functions, BurstClock, Op, Record, TraceReader};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -24,11 +25,20 @@ struct Rank {
     calls: u64,
 }
 
+impl Rank {
+    /// The computation between the calls: the span less the time in MPI.
+    fn bursts_ns(&self) -> u64 {
+        self.span_ns.saturating_sub(self.mpi_ns)
+    }
+}
+
 pub struct Profile {
     path: String,
     records: u64,
     fns: BTreeMap<String, Fn>,
     ranks: Vec<Rank>,
+    /// The clock of the bursts, for a trace the tracer wrote.
+    bursts: Option<BurstClock>,
     /// Point-to-point sends by size: bucket i holds sizes in [2^(i-1), 2^i) (0: empty).
     sizes: [u64; 65],
 }
@@ -41,6 +51,7 @@ impl Profile {
             records: 0,
             fns: BTreeMap::new(),
             ranks: vec![Rank::default(); reader.tasks() as usize],
+            bursts: reader.header.meta("tracer_version").and(reader.header.burst_clock()),
             sizes: [0; 65],
         };
         let mut rec = Record::default();
@@ -120,14 +131,17 @@ impl Profile {
             .ranks
             .iter()
             .enumerate()
-            .map(|(i, r)| json!({"rank": i, "span_s": s(r.span_ns), "mpi_s": s(r.mpi_ns), "calls": r.calls}))
+            .map(|(i, r)| {
+                json!({"rank": i, "span_s": s(r.span_ns), "mpi_s": s(r.mpi_ns), "bursts_s": s(r.bursts_ns()), "calls": r.calls})
+            })
             .collect();
         let sizes: Vec<Value> = self
             .size_rows()
             .iter()
             .map(|&(lo, hi, c)| json!({"min_bytes": lo, "below_bytes": hi, "count": c}))
             .collect();
-        json!({"trace": self.path, "ranks": self.ranks.len(), "records": self.records, "span_s": s(span),
+        json!({"trace": self.path, "ranks": self.ranks.len(), "records": self.records,
+               "bursts": self.bursts.map(BurstClock::name), "span_s": s(span),
                "slowest_rank": rank, "mpi_s": s(mpi), "functions": fns, "per_rank": ranks, "message_sizes": sizes})
     }
 
@@ -142,6 +156,9 @@ impl Profile {
             self.ranks.len(),
             self.records
         );
+        if let Some(b) = self.bursts {
+            let _ = writeln!(o, "bursts:      {}", b.describe());
+        }
         let _ = writeln!(o, "span:        {:.9} s (rank {rank}, MPI_Init to MPI_Finalize)", s(span));
         let _ = writeln!(o, "in MPI:      {:.9} s of {:.9} rank-seconds ({:.1} %)", s(mpi), s(spans), pct(mpi, spans));
         let _ = writeln!(
@@ -163,14 +180,19 @@ impl Profile {
                 pct(f.total_ns, mpi)
             );
         }
-        let _ = writeln!(o, "\n{:<16} {:>14} {:>14} {:>6} {:>10}", "per rank", "span (s)", "MPI (s)", "%MPI", "calls");
+        let _ = writeln!(
+            o,
+            "\n{:<16} {:>14} {:>14} {:>6} {:>14} {:>10}",
+            "per rank", "span (s)", "MPI (s)", "%MPI", "bursts (s)", "calls"
+        );
         let row = |o: &mut String, label: String, r: &Rank| {
             let _ = writeln!(
                 o,
-                "{label:<16} {:>14.9} {:>14.9} {:>5.1}% {:>10}",
+                "{label:<16} {:>14.9} {:>14.9} {:>5.1}% {:>14.9} {:>10}",
                 s(r.span_ns),
                 s(r.mpi_ns),
                 pct(r.mpi_ns, r.span_ns),
+                s(r.bursts_ns()),
                 r.calls
             );
         };

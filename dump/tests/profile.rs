@@ -41,7 +41,12 @@ fn profile_of_a_hand_built_trace() {
         serde_json::json!({"count": 2, "total_s": 21e-6, "mean_s": 10.5e-6, "max_s": 20e-6})
     );
     assert_eq!(v["functions"].as_object().unwrap().len(), 2, "Init and Finalize are not profiled: {v}");
-    assert_eq!(v["per_rank"][0], serde_json::json!({"rank": 0, "span_s": 20e-6, "mpi_s": 6e-6, "calls": 2}));
+    assert_eq!(
+        v["per_rank"][0],
+        serde_json::json!({"rank": 0, "span_s": 20e-6, "mpi_s": 6e-6, "bursts_s": 14e-6, "calls": 2})
+    );
+    // a trace no tracer wrote names no burst clock
+    assert_eq!(v["bursts"], serde_json::Value::Null);
     assert_eq!(
         v["message_sizes"],
         serde_json::json!([{"min_bytes": 512, "below_bytes": 1024, "count": 1}, {"min_bytes": 2048, "below_bytes": 4096, "count": 1}])

@@ -5,6 +5,7 @@
 //! record means the same thing at every stage. That includes the MPI function table
 //! (`c-headers/mpi_functions.tbl`, read by [`mpi_table`] at build time into [`functions`]):
 //! the ids of `other` records and the names every tool prints calls with.
+pub mod bursts;
 pub mod codec;
 pub mod comms;
 mod encode;
@@ -22,6 +23,7 @@ mod repeat;
 pub mod trace;
 pub mod varint;
 
+pub use bursts::BurstClock;
 pub use error::{Error, Result};
 pub use log::{has_footer, LogEncoder, LogEnd, LogHeader, LogReader};
 pub use magic::{sniff, FileKind};

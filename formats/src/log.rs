@@ -32,7 +32,9 @@ pub struct LogHeader {
     pub job_id: u64,
     pub pid: u32,
     pub start_unix_ns: u64,
-    /// "rdtsc" or "clock_gettime(CLOCK_MONOTONIC)", plus calibration if any.
+    /// "rdtsc" or "clock_gettime(CLOCK_MONOTONIC)", plus calibration if any; with
+    /// `PSINS_CLOCK=cpu`, "bursts: <the CPU-time clock>; calls: <that wall clock>"
+    /// ([`crate::BurstClock`] reads which from `settings`).
     pub clock: String,
     pub host: String,
     pub mpi_version: String,

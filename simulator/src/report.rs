@@ -216,8 +216,9 @@ impl Report {
                 json!({"message": d.message, "at_s": secs(d.at), "blocked_total": d.blocked_total, "blocked": blocked});
         }
         if let Some(m) = &self.measured {
-            v["measured"] =
-                json!({"span_s": m.span_ns as f64 / 1e9, "slowest_rank": m.rank, "comm_s": m.comm_ns as f64 / 1e9});
+            let (span, comm) = (m.span_ns as f64 / 1e9, m.comm_ns as f64 / 1e9);
+            let bursts = m.bursts.map(psins_formats::BurstClock::name);
+            v["measured"] = json!({"span_s": span, "slowest_rank": m.rank, "comm_s": comm, "bursts": bursts});
         }
         if let Some(p) = &self.provenance {
             v["provenance"] = p.clone();
@@ -267,6 +268,14 @@ impl Report {
                 m.rank,
                 m.comm_ns as f64 / 1e9
             );
+            let bursts = match m.bursts {
+                Some(b @ psins_formats::BurstClock::Cpu) => {
+                    format!("{}: the measured span is that CPU time plus the calls' wall time", b.describe())
+                }
+                Some(b) => b.describe().to_string(),
+                None => "timed with a PSINS_CLOCK this psins-sim does not know".to_string(),
+            };
+            let _ = writeln!(s, "bursts:      {bursts}");
         }
         self.task_table(&mut s);
         self.function_table(&mut s);

@@ -169,7 +169,27 @@ fn the_measured_span_stands_beside_the_prediction() {
         "{out}"
     );
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(v["measured"], serde_json::json!({"span_s": 2.2e-5, "slowest_rank": 1, "comm_s": 2e-5}));
+    assert_eq!(
+        v["measured"],
+        serde_json::json!({"span_s": 2.2e-5, "slowest_rank": 1, "comm_s": 2e-5, "bursts": "wall"})
+    );
+    assert!(out.contains("\nbursts:      wall-clock time between calls\n"), "{out}");
+    // The same records timed with PSINS_CLOCK=cpu: the report says the bursts are CPU time.
+    let cpu_trace = tmp("measured-cpu.psins");
+    let meta = vec![
+        ("tracer_version".to_string(), "test".to_string()),
+        ("tracer_settings".to_string(), "PSINS_TRACE=1 PSINS_CLOCK=cpu PSINS_QUIET=0".to_string()),
+    ];
+    TraceWriter::write_tasks(&cpu_trace, &tasks, meta, vec![]).unwrap();
+    let (code, out, err) =
+        sim(&[cpu_trace.to_str().unwrap(), "-m", m.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("\nbursts:      the calling thread's CPU time between calls (PSINS_CLOCK=cpu): the measured span"),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["measured"]["bursts"], "cpu");
     // A generated workload was never run: no measured span.
     let (code, out, err) =
         sim(&["gen:pingpong:ranks=2,iters=2", "-m", m.to_str().unwrap(), "--json", json.to_str().unwrap()]);

@@ -144,9 +144,9 @@ fn fortran_wrapper(abi: Fortran, f: &Func, sym: &str) -> String {
     if let Some(h) = hpre {
         let _ = writeln!(s, "    {h};");
     }
-    let _ = writeln!(s, "    T.t0 = psins_now();");
+    let _ = writeln!(s, "    psins_t0(&T);");
     let _ = writeln!(s, "    real({fa});");
-    let _ = writeln!(s, "    T.t1 = psins_now();");
+    let _ = writeln!(s, "    psins_t1(&T);");
     let _ = writeln!(s, "    if (ierror && *ierror != MPI_SUCCESS && *ierror != MPI_ERR_IN_STATUS) {{ h_other(&T, {}); psins_leave(); return; }}", f.id);
     s.push_str(&c.post);
     let _ = writeln!(s, "    {hpost};");
@@ -355,9 +355,9 @@ fn fortran_other_wrapper(f: &Func, sym: &str) -> String {
     fortran_head(&mut s, f, sym, &fp);
     let _ = writeln!(s, "    if (!psins_enter()) {{ real({fa}); return; }}");
     let _ = writeln!(s, "    psins_call T;");
-    let _ = writeln!(s, "    T.t0 = psins_now();");
+    let _ = writeln!(s, "    psins_t0(&T);");
     let _ = writeln!(s, "    real({fa});");
-    let _ = writeln!(s, "    T.t1 = psins_now();");
+    let _ = writeln!(s, "    psins_t1(&T);");
     let _ =
         writeln!(s, "    if (ierror && *ierror != MPI_SUCCESS) {{ h_other(&T, {}); psins_leave(); return; }}", f.id);
     // the hook reads only the returned handle: the other arguments are NULL

@@ -264,10 +264,10 @@ fn c_wrapper(f: &Func) -> String {
     if let Some(pre) = pre {
         let _ = writeln!(s, "    {pre};");
     }
-    let _ = writeln!(s, "    T.t0 = psins_now();");
+    let _ = writeln!(s, "    psins_t0(&T);");
     let rc = if ret_void { String::new() } else { format!("{} rc =", f.ret) };
     let _ = writeln!(s, "    {rc} P{}({});", f.name, a);
-    let _ = writeln!(s, "    T.t1 = psins_now();");
+    let _ = writeln!(s, "    psins_t1(&T);");
     if ret_code {
         // output arguments are undefined after an error: then only an `other` record
         let _ = writeln!(s, "    if (__builtin_expect(rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS, 1)) {post};");
@@ -301,9 +301,9 @@ mod tests {
             int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)\n{\n\
             \x20   if (!psins_enter()) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);\n\
             \x20   psins_call T;\n\
-            \x20   T.t0 = psins_now();\n\
+            \x20   psins_t0(&T);\n\
             \x20   int rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);\n\
-            \x20   T.t1 = psins_now();\n\
+            \x20   psins_t1(&T);\n\
             \x20   if (__builtin_expect(rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS, 1)) \
             h_send(&T, 7, PSINS_MODE_SYNCHRONOUS, buf, count, datatype, dest, tag, comm);\n\
             \x20   else h_other(&T, 7);\n\
@@ -330,7 +330,7 @@ mod tests {
     fn a_void_function_returns_nothing() {
         let w = c_wrapper(&func("9 other void MPI_Foo(int x)"));
         assert!(w.contains("    if (!psins_enter()) { PMPI_Foo(x); return; }\n"), "{w}");
-        assert!(w.contains("     PMPI_Foo(x);\n    T.t1") && w.contains("    h_other(&T, 9);\n"), "{w}");
+        assert!(w.contains("     PMPI_Foo(x);\n    psins_t1(&T);") && w.contains("    h_other(&T, 9);\n"), "{w}");
         assert!(!w.contains("rc"), "{w}");
     }
 

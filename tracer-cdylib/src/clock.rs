@@ -1,5 +1,7 @@
 //! The per-rank clock: `rdtsc` calibrated to ns against `CLOCK_MONOTONIC`, or
-//! `clock_gettime(CLOCK_MONOTONIC)` itself when the TSC is not invariant.
+//! `clock_gettime(CLOCK_MONOTONIC)` itself when the TSC is not invariant. With
+//! `PSINS_CLOCK=cpu` the bursts between calls are the thread's CPU time instead, which the
+//! shim reads (`c-headers/shim.c`, "the CPU-time clock"); calls stay on this clock.
 //!
 //! The shim reads the same source (`psins_use_tsc`), so raw readings from C and Rust compare.
 //! Calibration: one (tsc, monotonic) pair is taken when the library loads, a second at
@@ -34,6 +36,40 @@ pub fn now() -> u64 {
         rdtsc()
     } else {
         monotonic_ns()
+    }
+}
+
+/// The calling thread's CPU time in ns (a system call: the vDSO does not serve this clock).
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: valid pointer to a timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// What times the bursts, as the shim settled it at `MPI_Init` (`psins_cpu_clock`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BurstSource {
+    /// The call clock (the default).
+    Wall,
+    /// The thread's CPU time, read when the thread has left its CPU since the last reading
+    /// (rseq says so) and otherwise advanced by the wall clock.
+    CpuRseq,
+    /// The thread's CPU time read at every entry and exit (`PSINS_CLOCK=cpu-syscall`).
+    CpuSyscall,
+    /// The same, because `PSINS_CLOCK=cpu` found no usable rseq.
+    CpuNoRseq,
+}
+
+impl BurstSource {
+    /// From the shim's mode after its rseq check, and whether `cpu` (not `cpu-syscall`) was asked.
+    pub fn of_shim_mode(mode: i32, asked_rseq: bool) -> BurstSource {
+        match mode {
+            0 => BurstSource::Wall,
+            1 => BurstSource::CpuRseq,
+            _ if asked_rseq => BurstSource::CpuNoRseq,
+            _ => BurstSource::CpuSyscall,
+        }
     }
 }
 
@@ -106,6 +142,21 @@ impl Clock {
         ((ticks as u128 * self.mult as u128) >> 32) as u64
     }
 
+    /// The log header's `clock`: this clock's description alone when it times the bursts too,
+    /// else `bursts: <the CPU clock>; calls: <this clock>`.
+    pub fn describe_with(&self, bursts: BurstSource) -> String {
+        const CPU: &str = "thread CPU time, clock_gettime(CLOCK_THREAD_CPUTIME_ID)";
+        let b = match bursts {
+            BurstSource::Wall => return self.describe(),
+            BurstSource::CpuRseq => {
+                format!("{CPU} read after the thread left its CPU (rseq) and advanced by the call clock between")
+            }
+            BurstSource::CpuSyscall => format!("{CPU} read at every call's entry and exit"),
+            BurstSource::CpuNoRseq => format!("{CPU} read at every call's entry and exit (no usable rseq)"),
+        };
+        format!("bursts: {b}; calls: {}", self.describe())
+    }
+
     pub fn describe(&self) -> String {
         if self.tsc {
             format!(
@@ -116,5 +167,38 @@ impl Clock {
         } else {
             "clock_gettime(CLOCK_MONOTONIC)".to_string()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_names_both_clocks_only_when_they_differ() {
+        let c = Clock { tsc: false, mult: 1 << 32, ghz: 0.0, calib_ns: 0 };
+        assert_eq!(c.describe_with(BurstSource::Wall), "clock_gettime(CLOCK_MONOTONIC)");
+        let d = c.describe_with(BurstSource::CpuRseq);
+        assert!(d.starts_with("bursts: thread CPU time, clock_gettime(CLOCK_THREAD_CPUTIME_ID) read after"), "{d}");
+        assert!(d.ends_with("; calls: clock_gettime(CLOCK_MONOTONIC)"), "{d}");
+        assert!(c.describe_with(BurstSource::CpuNoRseq).contains("every call's entry and exit (no usable rseq)"));
+        assert_eq!(BurstSource::of_shim_mode(2, true), BurstSource::CpuNoRseq);
+        assert_eq!(BurstSource::of_shim_mode(2, false), BurstSource::CpuSyscall);
+        assert_eq!(BurstSource::of_shim_mode(1, true), BurstSource::CpuRseq);
+        assert_eq!(BurstSource::of_shim_mode(0, false), BurstSource::Wall);
+    }
+
+    #[test]
+    fn thread_cpu_time_advances_with_work_not_with_sleep() {
+        let c0 = thread_cpu_ns();
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let c1 = thread_cpu_ns();
+        assert!(c1 - c0 < 10_000_000, "a 30 ms sleep took {} ns of CPU", c1 - c0);
+        // 20 ms of CPU take at least 20 ms of wall time, however loaded the host
+        let t = std::time::Instant::now();
+        while thread_cpu_ns() - c1 < 20_000_000 {
+            std::hint::spin_loop();
+        }
+        assert!(t.elapsed() >= std::time::Duration::from_millis(20));
     }
 }

@@ -21,6 +21,8 @@ pub enum VarType {
     /// Bytes, with an optional `K`/`M`/`G` suffix (powers of 1024).
     Size,
     Path,
+    /// One of a few words (any case).
+    Choice(&'static [&'static str]),
 }
 
 /// One row of the table.
@@ -77,7 +79,57 @@ pub const VARS: &[Var] = &[
         help:
             "a run of unsuccessful MPI_Test*/MPI_Iprobe/MPI_Improbe calls is one `poll` record (0: one record per call)",
     },
+    Var {
+        name: "PSINS_CLOCK",
+        ty: VarType::Choice(&["wall", "cpu", "cpu-syscall"]),
+        default: "wall",
+        help: "what times a CPU burst (a record's gap): wall time, or the calling thread's CPU time \
+               (cpu; cpu-syscall reads it at every call instead of only after the thread left its CPU); \
+               a call's duration is wall time either way",
+    },
 ];
+
+/// `PSINS_CLOCK`: what times the CPU burst before each call (docs/tracer.md, "Timing").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ClockSetting {
+    /// Wall time from the previous call's exit to this call's entry.
+    #[default]
+    Wall,
+    /// The calling thread's CPU time over that span, read (a system call) only when the thread
+    /// has left its CPU since the last reading, as its rseq area tells; at every call when it
+    /// cannot tell.
+    Cpu,
+    /// The same clock, read at every call's entry and exit.
+    CpuSyscall,
+}
+
+impl ClockSetting {
+    pub fn parse(s: &str) -> Option<ClockSetting> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "wall" => Some(ClockSetting::Wall),
+            "cpu" => Some(ClockSetting::Cpu),
+            "cpu-syscall" => Some(ClockSetting::CpuSyscall),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockSetting::Wall => "wall",
+            ClockSetting::Cpu => "cpu",
+            ClockSetting::CpuSyscall => "cpu-syscall",
+        }
+    }
+
+    /// The shim's `psins_cpu_clock`: 0 wall, 1 CPU time read when rseq says so, 2 read always.
+    pub fn shim_mode(self) -> i32 {
+        match self {
+            ClockSetting::Wall => 0,
+            ClockSetting::Cpu => 1,
+            ClockSetting::CpuSyscall => 2,
+        }
+    }
+}
 
 /// The effective settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +142,8 @@ pub struct Config {
     pub signals: bool,
     pub quiet: bool,
     pub fold_polls: bool,
+    /// PSINS_CLOCK.
+    pub clock: ClockSetting,
     /// The collective selection thresholds the expansions use.
     pub thresholds: Thresholds,
     /// (name, value, "default" | "env") for settings.txt and the log header.
@@ -180,8 +234,20 @@ impl Config {
         let block = size_of("PSINS_BLOCK", 4 << 10, buffer as u64)? as usize;
         let (expand, signals) = (bool_of("PSINS_EXPAND")?, bool_of("PSINS_SIGNALS")?);
         let (quiet, fold_polls) = (bool_of("PSINS_QUIET")?, bool_of("PSINS_FOLD_POLLS")?);
+        let clock = {
+            let i = find("PSINS_CLOCK");
+            let VarType::Choice(words) = VARS[i].ty else { unreachable!("PSINS_CLOCK is a choice") };
+            let c = ClockSetting::parse(&values[i]).ok_or_else(|| ConfigError {
+                var: "PSINS_CLOCK".into(),
+                value: values[i].clone(),
+                expected: format!("one of {}", words.join(", ")),
+            })?;
+            // recorded as the word readers look for (psins_formats::BurstClock), whatever its case
+            effective[i].1 = c.name().to_string();
+            c
+        };
         let thresholds = thresholds(&get, coll_names, &mut effective)?;
-        Ok(Config { trace, dir, buffer, block, expand, signals, quiet, fold_polls, thresholds, effective })
+        Ok(Config { trace, dir, buffer, block, expand, signals, quiet, fold_polls, clock, thresholds, effective })
     }
 
     pub fn from_env() -> Result<Config, ConfigError> {
@@ -299,6 +365,42 @@ mod tests {
         let e = cfg(&[("PSINS_COLL_BCAST_SHORT_MSG", "10")]).unwrap_err();
         assert_eq!(e.var, "PSINS_COLL_BCAST_SHORT_MSG");
         assert!(e.expected.contains("PSINS_COLL_BCAST_SHORT_MSG_SIZE"), "{e}");
+    }
+
+    #[test]
+    fn clock_setting() {
+        let c = cfg(&[]).unwrap();
+        assert_eq!(c.clock, ClockSetting::Wall);
+        assert!(c.header_string().contains("PSINS_CLOCK=wall"), "{}", c.header_string());
+        for (v, want) in [
+            ("cpu", ClockSetting::Cpu),
+            ("CPU", ClockSetting::Cpu),
+            (" cpu ", ClockSetting::Cpu),
+            ("wall", ClockSetting::Wall),
+            ("cpu-syscall", ClockSetting::CpuSyscall),
+        ] {
+            let c = cfg(&[("PSINS_CLOCK", v)]).unwrap();
+            assert_eq!(c.clock, want, "{v:?}");
+            // the header says it in the readers' word, from the environment
+            let h = c.header_string();
+            assert!(h.contains(&format!("PSINS_CLOCK={} ", want.name())), "{h}");
+            assert_eq!(psins_formats::BurstClock::of_settings(&h), psins_formats::BurstClock::of_setting(want.name()));
+            assert!(c.settings_txt(&[]).contains(&format!("PSINS_CLOCK={}    # env\n", want.name())));
+        }
+        // an empty value is the default, as for every variable
+        assert_eq!(cfg(&[("PSINS_CLOCK", "")]).unwrap().clock, ClockSetting::Wall);
+        // anything else: one error naming the variable, the value and the choices; no fallback
+        for bad in ["thread", "cpu_time", "1", "process"] {
+            let e = cfg(&[("PSINS_CLOCK", bad)]).unwrap_err();
+            assert_eq!(e.var, "PSINS_CLOCK");
+            assert_eq!(
+                e.to_string(),
+                format!("PSINS_CLOCK={bad:?} is not valid: expected one of wall, cpu, cpu-syscall")
+            );
+        }
+        assert_eq!(ClockSetting::Cpu.shim_mode(), 1);
+        assert_eq!(ClockSetting::CpuSyscall.shim_mode(), 2);
+        assert_eq!(ClockSetting::Wall.shim_mode(), 0);
     }
 
     #[test]

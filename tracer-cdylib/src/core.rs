@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// Load-time clock pair for calibration (set by the ctor).
 pub static LOAD_TSC: AtomicU64 = AtomicU64::new(0);
 pub static LOAD_MONO: AtomicU64 = AtomicU64::new(0);
+/// The loading thread's CPU time then (the Init record's gap under `PSINS_CLOCK=cpu`).
+pub static LOAD_CPU: AtomicU64 = AtomicU64::new(0);
 
 /// A record is being appended to the buffer (a signal handler must not seal that block).
 pub static BUSY: AtomicBool = AtomicBool::new(false);
@@ -44,6 +46,11 @@ pub struct Tracer {
     pub job_dir: PathBuf,
     pub clock: Clock,
     last_exit: u64,
+    /// PSINS_CLOCK=cpu: a gap is the thread's CPU time from `last_cpu` (the previous call's
+    /// exit, ns) to the call's entry (the shim's reading, `ffi::cpu_readings`), instead of the
+    /// call clock's time from `last_exit`.
+    cpu: bool,
+    last_cpu: u64,
     instance: u32,
     pub cfg: Config,
     th: Thresholds,
@@ -99,8 +106,9 @@ impl Global {
 
 impl Tracer {
     /// Where the next record's gap starts (the tracer's set-up ends after MPI_Init's own).
-    pub fn set_last_exit(&mut self, ticks: u64) {
+    pub fn set_last_exit(&mut self, ticks: u64, cpu_ns: u64) {
         self.last_exit = ticks;
+        self.last_cpu = cpu_ns;
     }
 
     pub fn new(
@@ -110,6 +118,7 @@ impl Tracer {
         path: PathBuf,
         job_dir: PathBuf,
         clock: Clock,
+        cpu: bool,
         rank: i32,
     ) -> Tracer {
         let th = cfg.thresholds.clone();
@@ -131,6 +140,8 @@ impl Tracer {
             job_dir,
             clock,
             last_exit: LOAD_TSC.load(Ordering::Relaxed),
+            cpu,
+            last_cpu: LOAD_CPU.load(Ordering::Relaxed),
             instance: 0,
             th,
             rank,
@@ -159,7 +170,13 @@ impl Tracer {
         }
         let timed = ev.flags & EV_NO_TIME == 0;
         let (gap, dur) = if timed {
-            (self.clock.ns(ev.t0.saturating_sub(self.last_exit)), self.clock.ns(ev.t1.saturating_sub(ev.t0)))
+            // one predictable branch: the setting never changes during a run
+            let gap = if self.cpu {
+                crate::ffi::cpu_readings().0.saturating_sub(self.last_cpu)
+            } else {
+                self.clock.ns(ev.t0.saturating_sub(self.last_exit))
+            };
+            (gap, self.clock.ns(ev.t1.saturating_sub(ev.t0)))
         } else {
             (0, 0)
         };
@@ -256,6 +273,9 @@ impl Tracer {
             // the application really spent outside MPI, and a third clock read would cost
             // as much as it corrects.
             self.last_exit = ev.t1;
+            if self.cpu {
+                self.last_cpu = crate::ffi::cpu_readings().1;
+            }
         }
     }
 
@@ -275,6 +295,9 @@ impl Tracer {
         }
         self.limit = 0;
         self.last_exit = ev.t1;
+        if self.cpu {
+            self.last_cpu = crate::ffi::cpu_readings().1;
+        }
         true
     }
 

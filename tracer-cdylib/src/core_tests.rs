@@ -57,6 +57,18 @@ fn events(n: usize) -> Vec<(Ev, Vec<i64>)> {
 /// and block of `bytes` (below PSINS_BUFFER's minimum: a flush every few dozen records) or
 /// of 64 KiB with 4 KiB blocks.
 fn trace(evs: &[(Ev, Vec<i64>)], fold: bool, bytes: Option<usize>, name: &str) -> Vec<Record> {
+    trace_with(evs, fold, bytes, None, name)
+}
+
+/// [`trace`], with the bursts on the CPU clock when `cpu` gives each event's CPU readings at
+/// entry and exit (what the shim leaves for the core, `ffi::cpu_readings`).
+fn trace_with(
+    evs: &[(Ev, Vec<i64>)],
+    fold: bool,
+    bytes: Option<usize>,
+    cpu: Option<&[(u64, u64)]>,
+    name: &str,
+) -> Vec<Record> {
     let get = |k: &str| match k {
         "PSINS_FOLD_POLLS" => Some(if fold { "1" } else { "0" }.to_string()),
         "PSINS_BUFFER" => Some("64K".to_string()),
@@ -72,13 +84,20 @@ fn trace(evs: &[(Ev, Vec<i64>)], fold: bool, bytes: Option<usize>, name: &str) -
     let path = dir.join("rank-000000.bin");
     let fd = std::fs::File::create(&path).unwrap().into_raw_fd();
     let clock = Clock { tsc: false, mult: 1 << 32, ghz: 0.0, calib_ns: 0 }; // 1 tick = 1 ns
-    let mut t = Tracer::new(cfg, &LogHeader::default(), fd, path.clone(), dir.clone(), clock, 0);
-    t.set_last_exit(0);
-    for (ev, list) in evs {
+    let mut t = Tracer::new(cfg, &LogHeader::default(), fd, path.clone(), dir.clone(), clock, cpu.is_some(), 0);
+    t.set_last_exit(0, 0);
+    for (i, (ev, list)) in evs.iter().enumerate() {
         let ev = Ev { list: if list.is_empty() { std::ptr::null() } else { list.as_ptr() }, ..*ev };
+        if let Some(c) = cpu {
+            crate::ffi::set_cpu_readings(c[i].0, c[i].1);
+        }
         t.record(&ev);
     }
     let end = evs.last().unwrap().0.t1;
+    if let Some(c) = cpu {
+        let last = c.last().unwrap().1;
+        crate::ffi::set_cpu_readings(last + 5, last + 5);
+    }
     t.record_once(&Ev::bare(end + 10, end + 20, Kind::Finalize, 0));
     // Tracer::finish without close(), whose CLOSED would stop every other tracer of this process
     t.enc.finish(&mut t.buf);
@@ -127,5 +146,49 @@ fn folding_as_the_calls_come_is_folding_the_unfolded_log() {
         for (i, (a, b)) in folded.iter().zip(&want).enumerate() {
             assert_eq!(a, b, "{name}: record {i}");
         }
+    }
+}
+
+/// `PSINS_CLOCK=cpu`: every gap is the CPU time from the previous call's exit to this call's
+/// entry, every duration wall time (`t1 - t0`), and a run of polls folds the CPU gaps as it
+/// folds wall ones: the log is the wall-clock log of events whose wall gaps were the CPU ones.
+/// (The only test that sets the shim's readings: tests run on threads of one process.)
+#[test]
+fn the_cpu_clock_times_the_gaps_and_only_the_gaps() {
+    // CPU time advances by a varying share of each wall gap (a rank that also sleeps or waits
+    // for a CPU between its calls), and not at all inside the calls
+    let evs = events(20_000);
+    let (mut c, mut prev_t1, mut cpu) = (0u64, 0u64, Vec::with_capacity(evs.len()));
+    for (i, (ev, _)) in evs.iter().enumerate() {
+        c += (ev.t0 - prev_t1) * (i as u64 % 4) / 4;
+        cpu.push((c, c));
+        prev_t1 = ev.t1;
+    }
+    // the same events on the wall clock, with wall gaps equal to those CPU gaps
+    let mut as_wall: Vec<(Ev, Vec<i64>)> = Vec::with_capacity(evs.len());
+    let (mut t, mut prev_c1) = (0u64, 0u64);
+    for ((ev, list), &(c0, c1)) in evs.iter().zip(&cpu) {
+        let t0 = t + (c0 - prev_c1);
+        let t1 = t0 + (ev.t1 - ev.t0);
+        as_wall.push((Ev { t0, t1, ..*ev }, list.clone()));
+        (t, prev_c1) = (t1, c1);
+    }
+    for fold in [false, true] {
+        let on_cpu = trace_with(&evs, fold, None, Some(&cpu), &format!("cpu-{fold}"));
+        let wall = trace_with(&as_wall, fold, None, None, &format!("cpu-as-wall-{fold}"));
+        assert_eq!(on_cpu.len(), wall.len(), "fold {fold}: record count");
+        for (i, (a, b)) in on_cpu.iter().zip(&wall).enumerate() {
+            // the Finalize record: 5 ns of CPU after the last call, 10 of wall
+            if a.kind() == Kind::Finalize {
+                assert_eq!((a.gap_ns, a.dur_ns), (5, 10));
+                continue;
+            }
+            assert_eq!(a, b, "fold {fold}: record {i}");
+        }
+        // and the gaps are not the wall ones
+        let wall_sum: u64 = evs.windows(2).map(|w| w[1].0.t0 - w[0].0.t1).sum();
+        let cpu_sum: u64 =
+            on_cpu.iter().map(|r| r.gap_ns + if let Op::Poll { between_ns, .. } = r.op { between_ns } else { 0 }).sum();
+        assert!(cpu_sum < wall_sum * 2 / 3, "CPU gaps {cpu_sum} against wall gaps {wall_sum}");
     }
 }

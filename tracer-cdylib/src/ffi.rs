@@ -5,9 +5,9 @@
 //! The `unsafe` entry points are for the shim only: pointers must be valid for the documented
 //! lengths, and calls come from the one tracing thread (see `core::Global`).
 
-use crate::clock::{self, Clock};
+use crate::clock::{self, BurstSource, Clock};
 use crate::config::Config;
-use crate::core::{Tracer, CLOSED, LOAD_MONO, LOAD_TSC, TRACER};
+use crate::core::{Tracer, CLOSED, LOAD_CPU, LOAD_MONO, LOAD_TSC, TRACER};
 use psins_formats::{Kind, LogHeader};
 use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -54,6 +54,29 @@ impl Ev {
 extern "C" {
     static mut psins_active: c_int;
     static mut psins_use_tsc: c_int;
+    static mut psins_cpu_clock: c_int;
+    static mut psins_cpu_mult: u64;
+    static mut psins_cpu_c0: u64;
+    static mut psins_cpu_c1: u64;
+}
+
+/// Under `PSINS_CLOCK=cpu`, the thread's CPU time (ns) at the entry and at the exit of the
+/// call being recorded, as the shim read it (`psins_cpu_c0`, `psins_cpu_c1`).
+#[inline(always)]
+pub(crate) fn cpu_readings() -> (u64, u64) {
+    // SAFETY: plain integers the shim writes at the clock points of the call the tracing
+    // thread is recording, which is this thread (calls are traced one at a time).
+    unsafe { (std::ptr::addr_of!(psins_cpu_c0).read(), std::ptr::addr_of!(psins_cpu_c1).read()) }
+}
+
+/// Sets the readings [`cpu_readings`] returns: for the calls the core records itself (Init,
+/// Finalize, Abort), whose readings the shim passes as arguments, and for tests.
+pub(crate) fn set_cpu_readings(c0: u64, c1: u64) {
+    // SAFETY: as in cpu_readings.
+    unsafe {
+        std::ptr::addr_of_mut!(psins_cpu_c0).write(c0);
+        std::ptr::addr_of_mut!(psins_cpu_c1).write(c1);
+    }
 }
 
 /// Turns the shim off for the rest of the run (every call passes straight through).
@@ -79,6 +102,7 @@ fn at_load() {
     unsafe { psins_use_tsc = tsc as c_int };
     LOAD_MONO.store(clock::monotonic_ns(), Ordering::Relaxed);
     LOAD_TSC.store(clock::now(), Ordering::Relaxed);
+    LOAD_CPU.store(clock::thread_cpu_ns(), Ordering::Relaxed);
 }
 
 fn guard<T>(default: T, f: impl FnOnce() -> T) -> T {
@@ -100,6 +124,10 @@ pub extern "C" fn psins_rs_configure(rank: c_int) -> c_int {
         match Config::from_env() {
             Ok(c) if !c.trace => 0,
             Ok(c) => {
+                // the shim checks rseq for PSINS_CLOCK=cpu (and reads at every call without it)
+                // before psins_rs_open, which then describes the clock it settled on
+                // SAFETY: plain int owned by the shim; init time, the tracing thread.
+                unsafe { std::ptr::write_volatile(std::ptr::addr_of_mut!(psins_cpu_clock), c.clock.shim_mode()) };
                 p.cfg = Some(c);
                 1
             }
@@ -200,6 +228,8 @@ pub unsafe extern "C" fn psins_rs_open(
     libver: *const c_char,
     t0: u64,
     t1: u64,
+    c0: u64,
+    c1: u64,
 ) -> c_int {
     guard(0, || {
         let mut p = PENDING.lock().unwrap_or_else(|e| e.into_inner());
@@ -238,6 +268,14 @@ pub unsafe extern "C" fn psins_rs_open(
             return 0;
         }
         let clk = Clock::calibrate(LOAD_TSC.load(Ordering::Relaxed), LOAD_MONO.load(Ordering::Relaxed));
+        // SAFETY: plain ints owned by the shim; init time, the tracing thread (the shim reads
+        // the multiplier only once tracing has started, after this).
+        let bursts = unsafe {
+            std::ptr::write_volatile(std::ptr::addr_of_mut!(psins_cpu_mult), clk.mult);
+            let mode = std::ptr::read_volatile(std::ptr::addr_of!(psins_cpu_clock));
+            BurstSource::of_shim_mode(mode, cfg.clock == crate::config::ClockSetting::Cpu)
+        };
+        let clock_text = clk.describe_with(bursts);
         let libver = if libver.is_null() {
             String::new()
         } else {
@@ -253,7 +291,7 @@ pub unsafe extern "C" fn psins_rs_open(
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_nanos() as u64)
                 .unwrap_or(0),
-            clock: clk.describe(),
+            clock: clock_text.clone(),
             host: hostname(),
             mpi_version: libver.clone(),
             settings: cfg.header_string(),
@@ -263,16 +301,17 @@ pub unsafe extern "C" fn psins_rs_open(
             let extra = vec![
                 ("job_id".to_string(), id.to_string()),
                 ("world_size".to_string(), size.to_string()),
-                ("clock".to_string(), clk.describe()),
+                ("clock".to_string(), clock_text),
                 ("mpi".to_string(), libver),
                 ("tracer".to_string(), header.tracer_version.clone()),
             ];
             let _ = std::fs::write(job_dir.join("settings.txt"), cfg.settings_txt(&extra));
         }
         let signals = cfg.signals;
-        let mut t = Tracer::new(cfg, &header, fd, path, job_dir, clk, rank);
+        let mut t = Tracer::new(cfg, &header, fd, path, job_dir, clk, bursts != BurstSource::Wall, rank);
         // the Init record
         let ev = Ev::bare(t0, t1, Kind::Init, thread_level as u32);
+        set_cpu_readings(c0, c1);
         CLOSED.store(false, Ordering::Relaxed);
         t.record_once(&ev);
         // write the header and the Init record now: even a rank killed with SIGKILL then
@@ -290,7 +329,7 @@ pub unsafe extern "C" fn psins_rs_open(
 /// tracer's own set-up (directory, broadcast, log header) is neither a burst nor a skew
 /// between ranks.
 #[no_mangle]
-pub extern "C" fn psins_rs_report(first_failed_rank: c_int, rank: c_int, size: c_int, now: u64) {
+pub extern "C" fn psins_rs_report(first_failed_rank: c_int, rank: c_int, size: c_int, now: u64, cpu_now: u64) {
     guard((), || {
         let mut p = PENDING.lock().unwrap_or_else(|e| e.into_inner());
         if first_failed_rank >= 0 {
@@ -310,7 +349,7 @@ pub extern "C" fn psins_rs_report(first_failed_rank: c_int, rank: c_int, size: c
         }
         // SAFETY: init time, tracing thread.
         if let Some(t) = unsafe { TRACER.get() } {
-            t.set_last_exit(now);
+            t.set_last_exit(now, cpu_now);
         }
         if rank == 0 {
             // SAFETY: init time, tracing thread.
@@ -337,7 +376,15 @@ pub unsafe extern "C" fn psins_rs_record(ev: *const Ev) {
 
 #[allow(clippy::missing_safety_doc)]
 #[no_mangle]
-pub unsafe extern "C" fn psins_rs_finalize(t0: u64, t1: u64, counts: *const u64, n: c_int, other_thread_calls: u64) {
+pub unsafe extern "C" fn psins_rs_finalize(
+    t0: u64,
+    t1: u64,
+    c0: u64,
+    c1: u64,
+    counts: *const u64,
+    n: c_int,
+    other_thread_calls: u64,
+) {
     guard((), || {
         // SAFETY: tracing thread.
         let Some(t) = (unsafe { TRACER.get() }) else { return };
@@ -345,6 +392,7 @@ pub unsafe extern "C" fn psins_rs_finalize(t0: u64, t1: u64, counts: *const u64,
             return;
         }
         let ev = Ev::bare(t0, t1, Kind::Finalize, 0);
+        set_cpu_readings(c0, c1);
         t.record_once(&ev);
         let counts: &[u64] = if counts.is_null() || n <= 0 {
             &[]
@@ -358,7 +406,7 @@ pub unsafe extern "C" fn psins_rs_finalize(t0: u64, t1: u64, counts: *const u64,
 
 /// MPI_Abort: record it and write everything out (no footer: the run did not finish).
 #[no_mangle]
-pub extern "C" fn psins_rs_abort(t0: u64, code: c_int) {
+pub extern "C" fn psins_rs_abort(t0: u64, c0: u64, code: c_int) {
     guard((), || {
         // SAFETY: tracing thread.
         let Some(t) = (unsafe { TRACER.get() }) else { return };
@@ -366,6 +414,7 @@ pub extern "C" fn psins_rs_abort(t0: u64, code: c_int) {
             return;
         }
         let ev = Ev { code, ..Ev::bare(t0, t0, Kind::Abort, 0) };
+        set_cpu_readings(c0, c0);
         t.record_once(&ev);
         t.flush();
         t.close();

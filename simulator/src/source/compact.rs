@@ -175,7 +175,8 @@ impl TraceSource for CompactTrace {
         self.reader.header.meta("tracer_version")?;
         let (rank, &(span_ns, _)) = self.measured.iter().enumerate().rev().max_by_key(|&(_, (s, _))| s)?;
         let comm_ns = self.measured.iter().map(|&(_, c)| c).max().unwrap_or(0);
-        Some(super::Measured { span_ns, rank: rank as u32, comm_ns })
+        let bursts = self.reader.header.burst_clock();
+        Some(super::Measured { span_ns, rank: rank as u32, comm_ns, bursts })
     }
 
     fn describe(&self) -> String {

@@ -82,6 +82,10 @@ pub struct Measured {
     pub rank: u32,
     /// The largest time in MPI calls of any rank.
     pub comm_ns: u64,
+    /// What timed the bursts between the calls (`PSINS_CLOCK`; `None`: a value this version
+    /// does not know). With `Cpu` the span is the ranks' CPU time between calls plus the calls'
+    /// wall time, not the time the run took.
+    pub bursts: Option<psins_formats::BurstClock>,
 }
 
 /// One task's records in order.

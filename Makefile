@@ -3,6 +3,8 @@ SHELL := /bin/bash
 CARGO ?= cargo
 MPIRUN ?= mpirun
 RELEASE := target/release
+# The tests' cargo profile: release's code without LTO (Cargo.toml says why).
+TEST_PROFILE := test-fast
 APPS := mpi-test-apps/bin
 DEMO := build/demo
 
@@ -19,11 +21,12 @@ build:
 apps:
 	$(MAKE) -C mpi-test-apps
 
-test: setup build apps ## every test: unit, property, fuzz-style, end to end under real mpirun (MPICH, and Open MPI when installed), a sweep under Slurm (when installed), the --plot charts rendered by Chromium (when installed)
-	$(CARGO) test --release --workspace
-	bash scripts/test-openmpi.sh
-	bash scripts/slurm-sweep-test.sh
-	bash scripts/plot-check.sh
+test: setup apps ## every test: unit, property, fuzz-style, end to end under real mpirun (MPICH, and Open MPI when installed), a sweep under Slurm (when installed), the --plot charts rendered by Chromium (when installed)
+	$(CARGO) build --workspace --profile $(TEST_PROFILE)
+	$(CARGO) test --workspace --profile $(TEST_PROFILE)
+	PSINS_TEST_PROFILE=$(TEST_PROFILE) bash scripts/test-openmpi.sh
+	BIN=$(CURDIR)/target/$(TEST_PROFILE) bash scripts/slurm-sweep-test.sh
+	BIN=$(CURDIR)/target/$(TEST_PROFILE) bash scripts/plot-check.sh
 
 bench: build ## speed benchmarks (several minutes, ~1.5 GB of scratch traces); figures go to docs/performance.md
 	$(CARGO) bench -p psins-formats --bench codec

@@ -1,9 +1,10 @@
 //! The end-to-end test harness: finding the tracer, the tools and the test apps, running an
 //! app under real `mpirun` with the tracer preloaded, reading its logs and its own counts.
 //!
-//! Uses the tracer at `$PSINS_TRACER_SO`, else builds `target/release/libpsinstrace.so` with
-//! `cargo build --release -p psins-tracer` (a no-op when up to date), and the test apps at
-//! `$PSINS_APPS_DIR`, else `mpi-test-apps/bin` after `make -C mpi-test-apps`.
+//! Uses the tracer at `$PSINS_TRACER_SO` and the tools in `$PSINS_TOOLS_DIR`, else those built
+//! (`cargo build --workspace`, a no-op when up to date) under the profile these tests were
+//! built with ([`profile_dir`]), and the test apps at `$PSINS_APPS_DIR`, else
+//! `mpi-test-apps/bin` after `make -C mpi-test-apps`.
 //! Tests skip with a message if there is no MPI (`mpirun`) on the machine.
 //!
 //! `$PSINS_MPIRUN` picks the launcher (default `mpirun`; Open MPI is detected from its
@@ -76,15 +77,8 @@ pub fn tracer_so() -> PathBuf {
             return PathBuf::from(p);
         }
         // always (re)build: a no-op when up to date, and never a stale tracer
-        let p = root().join("target/release/libpsinstrace.so");
-        {
-            let st = Command::new(env!("CARGO"))
-                .args(["build", "--release", "-p", "psins-tracer"])
-                .current_dir(root())
-                .status()
-                .expect("cannot run cargo");
-            assert!(st.success(), "building libpsinstrace.so failed");
-        }
+        build_workspace();
+        let p = profile_dir().join("libpsinstrace.so");
         assert!(p.exists(), "no {}", p.display());
         p
     })
@@ -267,23 +261,67 @@ pub fn parse_app(stdout: &str, prefix: &str) -> BTreeMap<u32, AppCounts> {
     m
 }
 
-/// A release binary of the workspace (`psins-consolidate`, `psins-dump`, `psins-sim`, …), built
-/// once per test process with cargo (a no-op when up to date) so a test never runs a stale one.
-pub fn tool(name: &str) -> PathBuf {
-    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let pkg = match name {
-        "psins-sim" | "psins-synth" => "psins-sim",
-        "psins-export" | "psins-import" => "psins-interop",
-        "psins-torus-synth" => "psins-torus",
-        other => other,
-    };
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !built.iter().any(|p| p == pkg) {
-        let st = Command::new(env!("CARGO")).args(["build", "--release", "-p", pkg]).current_dir(root()).status();
-        assert!(st.map(|s| s.success()).unwrap_or(false), "building {pkg} failed");
-        built.push(pkg.to_string());
+/// The directory of the cargo profile these tests were built with, where [`tool`] and
+/// [`tracer_so`] build and find the workspace's programs: `target/release` under `cargo test
+/// --release`, `target/test-fast` under `make test` (`--profile test-fast`, Cargo.toml),
+/// `target/debug` under plain `cargo test`. Read from the test binary's own path,
+/// `<dir>/deps/<test>-<hash>`, so the tools are always those of the source and profile under
+/// test, whatever the command and `CARGO_TARGET_DIR`.
+pub fn profile_dir() -> PathBuf {
+    static D: OnceLock<PathBuf> = OnceLock::new();
+    D.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let deps = exe.parent().expect("the test binary's directory");
+        assert!(
+            deps.file_name() == Some("deps".as_ref()),
+            "{}: a test binary outside cargo's <target>/<profile>/deps/; cannot tell which profile's tools to run",
+            exe.display()
+        );
+        deps.parent().unwrap().to_path_buf()
+    })
+    .clone()
+}
+
+/// Builds the workspace's programs under the profile of [`profile_dir`], into its target
+/// directory, once per test process (cargo: a no-op when they are up to date). The whole
+/// workspace, as `make` and `cargo test --workspace` build it: a single package (`-p`) would
+/// resolve its dependencies' features alone and rebuild them and the tools a second time.
+fn build_workspace() {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let dir = profile_dir();
+        // The directory is the profile's name, except `debug`, which is the dev profile's.
+        let profile = match dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") => "dev",
+            Some(name) => name,
+            None => panic!("{}: no profile name", dir.display()),
+        };
+        let st = Command::new(env!("CARGO"))
+            .args(["build", "--workspace", "--profile", profile, "--target-dir"])
+            .arg(dir.parent().unwrap())
+            .current_dir(root())
+            .status();
+        assert!(st.map(|s| s.success()).unwrap_or(false), "cargo build --workspace --profile {profile} failed");
+    });
+}
+
+/// Where the workspace's programs are: `$PSINS_TOOLS_DIR` when set (by a caller that has just
+/// built them, as scripts/test-openmpi.sh does), else [`profile_dir`], built first
+/// (`build_workspace`) so a test never runs a stale one.
+pub fn tools_dir() -> PathBuf {
+    match std::env::var_os("PSINS_TOOLS_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => {
+            build_workspace();
+            profile_dir()
+        }
     }
-    root().join("target/release").join(name)
+}
+
+/// A program of the workspace (`psins-consolidate`, `psins-dump`, `psins-sim`, …) in
+/// [`tools_dir`].
+pub fn tool(name: &str) -> PathBuf {
+    tools_dir().join(name)
 }
 
 /// Runs a tool and returns its output, failing the test with its stderr if it fails.

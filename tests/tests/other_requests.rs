@@ -173,7 +173,7 @@ fn comm_idup_registers_its_communicator_at_the_call() {
     assert_eq!(count("MPI_Comm_other"), 0);
 
     // The measured profile counts them alike (Op::is_call: every view's one rule).
-    let out = std::process::Command::new(root().join("target/release/psins-dump"))
+    let out = std::process::Command::new(tool("psins-dump"))
         .args(["--profile".as_ref(), "--json".as_ref(), trace.as_os_str()])
         .output()
         .unwrap();

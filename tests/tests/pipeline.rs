@@ -12,23 +12,28 @@ use psins_formats::{CommDef, Op, Record, StepOp, TraceReader, COMM_SELF, PROC_NU
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-/// Apps at 2 and 4 ranks (the Fortran ones at 2, in `fortran_apps_at_2_ranks`).
-const APPS: &[&str] = &[
-    "pingpong",
-    "ring",
-    "stencil2d",
-    "stencil3d",
-    "cg",
-    "is",
-    "master_worker",
-    "collectives",
-    "comms",
-    "requests",
-    "intercomm",
-    "rma",
-    "nbc",
-];
+/// Apps at 2 and 4 ranks (the Fortran ones at 2, in `fortran_apps_at_2_ranks`), a test each,
+/// `every_app_at_2_and_4_ranks::APP`: cargo's test threads share them, one app's consolidation,
+/// dumps and replays running beside another's `mpirun` (the runs themselves are serialized).
+/// As one test they took 48 s on the 2-core VM, with one core idle.
+macro_rules! every_app_at_2_and_4_ranks {
+    ($($app:ident)*) => {
+        mod every_app_at_2_and_4_ranks {
+            $(
+                #[test]
+                fn $app() {
+                    psins_e2e::need_mpi!();
+                    for n in [2, 4] {
+                        super::pipeline(stringify!($app), n);
+                    }
+                }
+            )*
+        }
+    };
+}
+every_app_at_2_and_4_ranks!(pingpong ring stencil2d stencil3d cg is master_worker collectives comms requests intercomm rma nbc);
 
 fn consolidate(run: &Run, out: &Path) {
     run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), out.as_os_str()]);
@@ -224,8 +229,14 @@ fn check_expansions(tr: &TraceReader) -> usize {
     inst.len()
 }
 
-/// Every bundled machine file that `psins-sim check` accepts, and the models they cover.
+/// Every bundled machine file that `psins-sim check` accepts, and the models they cover; asked
+/// once per test process (checking the million-node fat-tree alone takes 0.6 s).
 fn machines() -> Vec<(PathBuf, String)> {
+    static MACHINES: OnceLock<Vec<(PathBuf, String)>> = OnceLock::new();
+    MACHINES.get_or_init(checked_machines).clone()
+}
+
+fn checked_machines() -> Vec<(PathBuf, String)> {
     let mut v = Vec::new();
     for e in std::fs::read_dir(root().join("configs")).unwrap() {
         let p = e.unwrap().path();
@@ -298,16 +309,6 @@ fn pipeline(app: &str, n: u32) {
     assert_eq!(sends, recvs, "{app} at {n}: sends and receives do not pair up");
     check_expansions(&tr);
     simulate_everywhere(&trace, n);
-}
-
-#[test]
-fn every_app_at_2_and_4_ranks() {
-    need_mpi!();
-    for app in APPS {
-        for n in [2, 4] {
-            pipeline(app, n);
-        }
-    }
 }
 
 /// Real codes' habits: polling loops (folded into `poll` records) and MPI_Pcontrol regions

@@ -25,12 +25,15 @@ fn agree(trace: &Path, lat_ns: &str, bw: &str) -> (f64, f64, f64) {
 
 /// Runs scripts/smpi-agree.sh on `topology` (flat, fattree, dragonfly).
 fn agree_on(trace: &Path, lat_ns: &str, bw: &str, topology: &str) -> (f64, f64, f64) {
-    // The script runs the tools from target/release: make sure they are current.
-    for t in ["psins-export", "psins-import", "psins-sim"] {
-        tool(t);
-    }
+    // The script runs the tools from $PSINS_BIN: these tests' own, current.
     let script = root().join("scripts/smpi-agree.sh");
-    let out = Command::new("bash").arg(&script).arg(trace).args([lat_ns, bw, topology]).output().unwrap();
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(trace)
+        .args([lat_ns, bw, topology])
+        .env("PSINS_BIN", tools_dir())
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "smpi-agree failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let field = |k: &str| -> f64 {

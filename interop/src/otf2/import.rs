@@ -5,7 +5,7 @@
 use super::convert::{self, Model};
 use super::{defs, events};
 use psins_consolidate::{RankInput, Records};
-use psins_formats::{Error, Record};
+use psins_formats::Error;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};

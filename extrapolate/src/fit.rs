@@ -179,6 +179,20 @@ pub fn best_noisy(pts: &[(f64, f64)], scaling: Scaling) -> Option<Fit> {
     }
 }
 
+/// The law of a whole-number count (a loop's iterations): the simplest law, fitted to every
+/// point, that gives each point exactly once rounded, and that predicts each point exactly
+/// from the others where there are enough to leave one out. Any law may be the count's,
+/// whatever the scaling of the problem: a loop over the ranks runs P - 1 times either way.
+pub fn whole(pts: &[(u32, u64)]) -> Option<Fit> {
+    let f: Vec<(f64, f64)> = pts.iter().map(|&(p, v)| (p as f64, v as f64)).collect();
+    [Law::Constant, Law::Log, Law::Linear, Law::Power].into_iter().find_map(|law| {
+        let fit = best_of(&f, law)?;
+        let exact = f.iter().all(|&(p, v)| (fit.at(p) - v).abs() < 1e-6 * v.max(1.0));
+        let checked = f.len() > law.params() || law == Law::Constant;
+        (exact && checked && fit.loo < 1e-9).then_some(fit)
+    })
+}
+
 /// `law` fitted to every point, with its errors.
 fn best_of(pts: &[(f64, f64)], law: Law) -> Option<Fit> {
     let (a, b) = solve(law, pts)?;

@@ -13,6 +13,8 @@ pub trait Values {
     fn dur(&self, t: &Template, id: SlotId) -> u64;
     /// Requests a wait passes beyond those it completes.
     fn extra(&self, t: &Template, id: SlotId) -> u64;
+    /// The iterations of the loop whose first call is slot `id`.
+    fn trips(&self, t: &Template, id: SlotId) -> u32;
 }
 
 /// The values one trace of the series had (the most common over its ranks): what the
@@ -32,6 +34,9 @@ impl Values for Observed {
     }
     fn extra(&self, t: &Template, id: SlotId) -> u64 {
         crate::template::Seen::mode(&t.slots[id].seen[self.0].extra).0
+    }
+    fn trips(&self, t: &Template, id: SlotId) -> u32 {
+        crate::template::Seen::mode(&t.slots[id].seen[self.0].trips).0 as u32
     }
 }
 
@@ -64,10 +69,18 @@ pub struct Cursor {
     instance: u32,
     /// The bursts of the slots skipped since the last call.
     pending: u64,
-    /// The requests in flight: the slot that started each, its id.
-    live: Vec<(u32, u32)>,
-    /// Request ids in use, bit k for id k + 1 (ids past 64 go on from 65 unreused).
+    /// The requests in flight: the slot that started each, its id, and a receive's peer.
+    live: Vec<(u32, u32, i32)>,
+    /// The loop being run: its first and past-the-end positions in the template's order
+    /// (`end` 0: none), its iteration and trip count.
+    start: u32,
+    end: u32,
+    k: u32,
+    trips: u32,
+    /// Request ids in use, bit k for id k + 1; past 64, the ids freed (a min-heap) below
+    /// `next_high`, the first never used.
     used: u64,
+    freed_high: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
     next_high: u32,
     pub done: bool,
 }
@@ -79,6 +92,9 @@ impl Cursor {
             self.used |= 1 << k;
             return k + 1;
         }
+        if let Some(std::cmp::Reverse(id)) = self.freed_high.pop() {
+            return id;
+        }
         self.next_high = self.next_high.max(65);
         self.next_high += 1;
         self.next_high - 1
@@ -87,6 +103,8 @@ impl Cursor {
     fn free_id(&mut self, id: u32) {
         if (1..=64).contains(&id) {
             self.used &= !(1u64 << (id - 1));
+        } else {
+            self.freed_high.push(std::cmp::Reverse(id));
         }
     }
 
@@ -95,18 +113,41 @@ impl Cursor {
     /// skips slots computes their gaps before its next call.
     pub fn next(&mut self, t: &Template, g: &Grid, me: u32, v: &impl Values, rec: &mut Record) -> Option<SlotId> {
         while (self.pos as usize) < t.order.len() {
-            let id = t.order[self.pos as usize];
+            let here = self.pos;
+            let id = t.order[here as usize];
+            if let Some((len, 0)) = t.slots[id].lp {
+                if self.end == 0 {
+                    (self.start, self.end, self.k, self.trips) = (here, here + len as u32, 0, v.trips(t, id));
+                    if self.trips == 0 {
+                        self.pos = self.end;
+                        self.end = 0;
+                        continue;
+                    }
+                }
+            }
+            let k = self.k;
             self.pos += 1;
+            if self.end != 0 && self.pos == self.end {
+                if self.k + 1 < self.trips {
+                    self.k += 1;
+                    self.pos = self.start;
+                } else {
+                    self.end = 0;
+                }
+            }
             if !t.exists(id, g, me) {
-                self.pending += v.gap(t, id, me);
+                if t.carries_gap(id) {
+                    self.pending += v.gap(t, id, me);
+                }
                 continue;
             }
             let slot = &t.slots[id];
             let mut op = slot.shape;
+            let k_iter = k;
             let mut peers = [0i32; shape::MAX_PEERS];
             let mut missing = false;
             for (k, p) in peers.iter_mut().enumerate().take(slot.npeers) {
-                match slot.forms[k].resolve(g, me) {
+                match slot.forms[k].resolve_at(g, me, k_iter) {
                     Some(x) => *p = x,
                     None => missing = true,
                 }
@@ -128,26 +169,29 @@ impl Cursor {
                 // The smallest id not in use, as consolidation numbers them.
                 let req = self.take_id();
                 shape::set_request(&mut op, req);
-                self.live.push((id as u32, req));
+                self.live.push((id as u32, req, peers[0]));
             }
             if let Op::Wait { count, .. } = &mut op {
                 let mut done = 0u32;
                 for &c in &slot.completes {
-                    let Some(at) = self.live.iter().position(|&(s, _)| s as usize == c) else { continue };
-                    let (_, req) = self.live.remove(at);
-                    self.free_id(req);
-                    // A receive completes with its peer, tag and size as generated; a send or a
-                    // collective with none.
-                    let cs = &t.slots[c];
-                    let done_as = match cs.shape {
-                        Op::Irecv { tag, .. } => match cs.forms[0].resolve(g, me).unwrap_or(PROC_NULL) {
-                            PROC_NULL => [req as i64, PROC_NULL as i64, ANY_TAG as i64, 0],
-                            peer => [req as i64, peer as i64, tag as i64, v.params(t, c)[0] as i64],
-                        },
-                        _ => [req as i64, NO_RANK as i64, 0, 0],
-                    };
-                    rec.list.extend_from_slice(&done_as);
-                    done += 1;
+                    // Every request in flight that the slot started (each iteration's, when it
+                    // is in a loop the wait follows).
+                    while let Some(at) = self.live.iter().position(|&(s, _, _)| s as usize == c) {
+                        let (_, req, peer) = self.live.remove(at);
+                        self.free_id(req);
+                        // A receive completes with its peer, tag and size as generated; a send
+                        // or a collective with none.
+                        let cs = &t.slots[c];
+                        let done_as = match (cs.shape, peer) {
+                            (Op::Irecv { .. }, PROC_NULL) => [req as i64, PROC_NULL as i64, ANY_TAG as i64, 0],
+                            (Op::Irecv { tag, .. }, peer) => {
+                                [req as i64, peer as i64, tag as i64, v.params(t, c)[0] as i64]
+                            }
+                            _ => [req as i64, NO_RANK as i64, 0, 0],
+                        };
+                        rec.list.extend_from_slice(&done_as);
+                        done += 1;
+                    }
                 }
                 if done == 0 && !slot.completes.is_empty() {
                     self.pending += v.gap(t, id, me);

@@ -152,16 +152,20 @@ pub fn find_template(series: &Series) -> Result<Template, Refusal> {
         }
     };
     // Of the shapes that explain the series, the simplest explanation (Template::complexity):
-    // a ring is one program, where a line explains it too with the ends' own calls.
-    for (shape, relative) in Shape::candidates().into_iter().flat_map(|s| [(s, true), (s, false)]) {
-        match Template::build(series, shape, relative).and_then(|t| t.verify(series).map(|()| t)) {
-            Ok(t) if found.as_ref().is_none_or(|f| t.complexity() < f.complexity()) => found = Some(t),
-            Ok(_) => {}
-            Err(m) => keep(m),
+    // a ring is one program, where a line explains it too with the ends' own calls. Loops are
+    // folded only when no template explains the series without: a loop of two iterations is
+    // also two calls to two neighbours.
+    for loops in [false, true] {
+        for (shape, relative) in Shape::candidates().into_iter().flat_map(|s| [(s, true), (s, false)]) {
+            match Template::build(series, shape, relative, loops).and_then(|t| t.verify(series).map(|()| t)) {
+                Ok(t) if found.as_ref().is_none_or(|f| t.complexity() < f.complexity()) => found = Some(t),
+                Ok(_) => {}
+                Err(m) => keep(m),
+            }
         }
-    }
-    if let Some(t) = found {
-        return Ok(t);
+        if let Some(t) = found {
+            return Ok(t);
+        }
     }
     let m = best.expect("at least one candidate topology");
     let longest: Vec<usize> =
@@ -169,7 +173,7 @@ pub fn find_template(series: &Series) -> Result<Template, Refusal> {
     let grows = if longest.windows(2).any(|w| w[0] != w[1]) {
         let sizes: Vec<String> = series.sizes().iter().zip(&longest).map(|(p, n)| format!("{n} at {p}")).collect();
         format!(
-            "; the longest rank's call count changes with the rank count ({}): loops whose trip count depends on P (over all ranks, over log2 P partners, iterations to convergence) are not extrapolated",
+            "; the longest rank's call count changes with the rank count ({}): a loop whose trip count depends on P is extrapolated when its body is at most 4 calls and its partners step through the ranks (rank xor 2^k, rank ± k, rank k, every other rank), not when it runs to convergence",
             sizes.join(", ")
         )
     } else {
@@ -195,6 +199,7 @@ pub struct Fitted {
     pool_of: Vec<u32>,
     durs: Vec<u64>,
     extras: Vec<u64>,
+    trips: Vec<u32>,
 }
 
 impl Values for Fitted {
@@ -219,6 +224,9 @@ impl Values for Fitted {
     }
     fn extra(&self, _: &Template, id: SlotId) -> u64 {
         self.extras[id]
+    }
+    fn trips(&self, _: &Template, id: SlotId) -> u32 {
+        self.trips[id]
     }
 }
 
@@ -355,6 +363,65 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             extras[id] = template::Seen::mode(&s.extra).0;
         }
     }
+    // Loops' trip counts: whole numbers, so a law must give every traced count exactly, and a
+    // whole number at the target.
+    let mut trips = vec![0u32; n];
+    for (slot, trips) in t.slots.iter().zip(trips.iter_mut()) {
+        if slot.lp.is_none() {
+            continue;
+        }
+        let pts: Vec<(u32, u64)> = slot
+            .seen
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.trips.is_empty())
+            .map(|(ti, s)| (sizes[ti], template::Seen::mode(&s.trips).0))
+            .collect();
+        let what = format!("{}: iterations", slot.label(ndims));
+        let key = (what.clone(), pts.clone());
+        let line = match memo.get(&key) {
+            Some(&l) => l,
+            None => {
+                let fit = fit::whole(&pts).ok_or_else(|| {
+                    let (ti, r) = first_seen(slot);
+                    Refusal::Input(format!(
+                        "{}: rank {r}: {what}: no law gives the traced trip counts exactly ({}){}",
+                        series.traces[ti].path.display(),
+                        show_points(&pts),
+                        if pts.len() < 3 { "; trace three or more rank counts" } else { "" }
+                    ))
+                })?;
+                let at = fit.at(target);
+                if (at - at.round()).abs() > 1e-6 {
+                    let whole = |q: u32| {
+                        let x = fit.at(q as f64);
+                        (x - x.round()).abs() < 1e-6 && valid(t.shape, q)
+                    };
+                    let below = (largest + 1..opts.ranks).rev().find(|&q| whole(q));
+                    let over = (opts.ranks + 1..opts.ranks.saturating_mul(4)).find(|&q| whole(q));
+                    let near: Vec<String> = [below, over].iter().flatten().map(|q| q.to_string()).collect();
+                    return Err(Refusal::Usage(format!(
+                        "--ranks {}: {what} follows {fit}, {at:.2} at {} ranks, not a whole number; nearest rank counts where it is: {}",
+                        opts.ranks,
+                        opts.ranks,
+                        if near.is_empty() { "none".into() } else { near.join(", ") }
+                    )));
+                }
+                fits.push(FitLine {
+                    what,
+                    fit,
+                    points: pts.iter().map(|&(p, v)| (p, v as f64)).collect(),
+                    slots: 0,
+                    size: true,
+                    at_target: at.round(),
+                });
+                memo.insert(key, fits.len() - 1);
+                fits.len() - 1
+            }
+        };
+        fits[line].slots += 1;
+        *trips = fits[line].at_target as u32;
+    }
     // CPU bursts. A slot's own burst is the computation since the slot before it in the
     // template: measured on the ranks that made that slot too (a rank that skipped it computed
     // both bursts before its next call). One law per kind of call (its label) for the sum of
@@ -366,6 +433,23 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     for w in t.order.windows(2) {
         prev[w[1]] = w[0];
     }
+    // A loop's first call follows the body's last call too, from the second iteration on.
+    let mut wraps = vec![usize::MAX; n];
+    for (i, &id) in t.order.iter().enumerate() {
+        if let Some((len, 0)) = t.slots[id].lp {
+            if let Some(&last) = t.order.get(i + len as usize - 1) {
+                wraps[id] = last;
+            }
+        }
+    }
+    let follows = |ids: &[SlotId], k: usize| {
+        let id = ids[k];
+        if k == 0 {
+            id == t.order[0]
+        } else {
+            ids[k - 1] == prev[id] || ids[k - 1] == wraps[id]
+        }
+    };
     let mut own = vec![vec![f64::NAN; traces]; n];
     let mut mean_dur = vec![vec![f64::NAN; traces]; n];
     for (ti, tr) in series.traces.iter().enumerate() {
@@ -375,15 +459,14 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         // (slot, its gap, the slots skipped before it) of the records that follow a skip.
         let mut after_skip: Vec<(SlotId, f64, Vec<SlotId>)> = Vec::new();
         for r in 0..tr.ranks() {
-            let ids = slot_ids(&t, &g, r);
+            let ids = slot_ids(&t, &g, r, ti);
             let prog = template::Program::of(&tr.tasks[r as usize]);
             let floor = floors[ti][r as usize];
             let mut at = 0usize;
             for (k, ((_, rec), &id)) in prog.recs.iter().zip(&ids).enumerate() {
                 let gap = rec.gap_ns.saturating_sub(floor) as f64;
-                let follows = if k == 0 { id == t.order[0] } else { ids[k - 1] == prev[id] };
                 let here = pos[&id];
-                if follows {
+                if follows(&ids, k) {
                     exact[id] += gap;
                     exact_n[id] += 1;
                 } else {
@@ -404,7 +487,8 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         let (mut rest, mut rest_n) = (vec![0f64; n], vec![0u32; n]);
         for (id, gap, skipped) in &after_skip {
             if exact_n[*id] == 0 {
-                let known: f64 = skipped.iter().map(|s| own[*s][ti]).filter(|x| !x.is_nan()).sum();
+                let known: f64 =
+                    skipped.iter().filter(|&&s| t.carries_gap(s)).map(|s| own[*s][ti]).filter(|x| !x.is_nan()).sum();
                 rest[*id] += (gap - known).max(0.0);
                 rest_n[*id] += 1;
             }
@@ -453,13 +537,12 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     let mut raw: Vec<(SlotId, f64)> = Vec::new();
     let mut mean = vec![(0f64, 0u32); n];
     for r in 0..tr.ranks() {
-        let ids = slot_ids(&t, &g, r);
+        let ids = slot_ids(&t, &g, r, last);
         let prog = Program::of(&tr.tasks[r as usize]);
         let floor = floors[last][r as usize];
         for (k, ((_, rec), &id)) in prog.recs.iter().zip(&ids).enumerate() {
             // Only a burst that is the slot's own (the rank made the slot before it too).
-            let follows = if k == 0 { id == t.order[0] } else { ids[k - 1] == prev[id] };
-            if follows {
+            if follows(&ids, k) {
                 let gap = rec.gap_ns.saturating_sub(floor) as f64;
                 raw.push((id, gap));
                 mean[id].0 += gap;
@@ -501,7 +584,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     Ok(Extrapolation {
         template: t,
         grid,
-        values: Fitted { params, gaps, pools, pool_of, durs, extras },
+        values: Fitted { params, gaps, pools, pool_of, durs, extras, trips },
         fits,
         sizes,
         expanded,
@@ -522,10 +605,10 @@ fn first_seen(slot: &template::Slot) -> (usize, u32) {
     (0, 0)
 }
 
-/// The slot of each record of rank `me`'s program on `g`, in order.
-pub fn slot_ids(t: &Template, g: &Grid, me: u32) -> Vec<SlotId> {
+/// The slot of each record of rank `me`'s program on `g`, trace `ti` of the series, in order.
+pub fn slot_ids(t: &Template, g: &Grid, me: u32, ti: usize) -> Vec<SlotId> {
     let mut ids = Vec::new();
-    generate::program(t, g, me, &generate::Observed(0), &mut Vec::new(), Some(&mut ids));
+    generate::program(t, g, me, &generate::Observed(ti), &mut Vec::new(), Some(&mut ids));
     ids
 }
 

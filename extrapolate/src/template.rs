@@ -19,6 +19,9 @@ use std::fmt;
 /// How far ahead a rank's record or a template slot is looked for when the two disagree.
 const WINDOW: usize = 64;
 
+/// The longest loop body (in calls) whose iterations are folded into one loop.
+const MAX_BODY: usize = 4;
+
 pub type SlotId = usize;
 
 /// A peer as the template says it.
@@ -35,6 +38,216 @@ pub enum Form {
     Offset { offset: Offset, null: bool },
     /// The rank whose number differs from the caller's by these bits (butterfly partners).
     Xor(u32),
+    /// A peer that moves with the iteration of the loop the call is in.
+    Iter(Step),
+}
+
+/// How a peer moves from one iteration of a loop to the next (iteration k from 0), over P
+/// ranks: the partners of loops whose trip count depends on P.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The rank differing from the caller's in bit b + k (recursive doubling, butterflies).
+    Xor(u32),
+    /// (rank + s + k) mod P (pairwise exchanges, transposes).
+    Up(u32),
+    /// (rank - s - k) mod P.
+    Down(u32),
+    /// Rank c + k (a master walking through its workers).
+    Count(u32),
+    /// The k-th rank other than the caller.
+    Others,
+}
+
+impl Step {
+    /// The peer of rank `me` of `n` at iteration `k`; `None` past the last rank.
+    pub fn at(self, n: u32, me: u32, k: u32) -> Option<u32> {
+        let n64 = n as u64;
+        match self {
+            Step::Xor(b) => {
+                let bit = b.checked_add(k).filter(|&x| x < 32)?;
+                let p = me ^ (1u32 << bit);
+                (p < n).then_some(p)
+            }
+            Step::Up(s) => Some(((me as u64 + s as u64 + k as u64) % n64) as u32),
+            Step::Down(s) => Some((me as i64 - s as i64 - k as i64).rem_euclid(n as i64) as u32),
+            Step::Count(c) => {
+                let p = c as u64 + k as u64;
+                (p < n64).then_some(p as u32)
+            }
+            Step::Others => {
+                let p = if k < me { k } else { k + 1 };
+                (p < n).then_some(p)
+            }
+        }
+    }
+
+    /// The steps that take rank `me` of `n` to `p0` at iteration 0 and `p1` at iteration 1, in
+    /// the order they are preferred.
+    fn of(n: u32, me: u32, p0: u32, p1: u32) -> Vec<Step> {
+        let mut v = Vec::new();
+        let x = me ^ p0;
+        if x.is_power_of_two() {
+            v.push(Step::Xor(x.trailing_zeros()));
+        }
+        let up = (p0 + n - me % n) % n;
+        if up != 0 {
+            v.push(Step::Up(up));
+        }
+        let down = (me % n + n - p0) % n;
+        if down != 0 {
+            v.push(Step::Down(down));
+        }
+        v.push(Step::Count(p0));
+        v.push(Step::Others);
+        v.retain(|s| s.at(n, me, 0) == Some(p0) && s.at(n, me, 1) == Some(p1));
+        v
+    }
+
+    fn show(self) -> String {
+        match self {
+            Step::Xor(0) => "rank xor 2^k".into(),
+            Step::Xor(b) => format!("rank xor 2^(k+{b})"),
+            Step::Up(s) => format!("rank + {s} + k (mod P)"),
+            Step::Down(s) => format!("rank - {s} - k (mod P)"),
+            Step::Count(0) => "rank k".into(),
+            Step::Count(c) => format!("rank {c} + k"),
+            Step::Others => "the k-th other rank".into(),
+        }
+    }
+}
+
+/// A record of a rank's program as the template reads it: a call, or one call of a loop's
+/// body standing for all its iterations.
+pub struct Item<'a> {
+    pub idx: u64,
+    pub rec: &'a Record,
+    pub lp: Option<Looped<'a>>,
+}
+
+/// A call of a loop's body.
+pub struct Looped<'a> {
+    /// The body's length and the call's place in it.
+    pub len: u16,
+    pub at: u16,
+    /// Per peer: `None` where it is the same every iteration, else the steps it may follow.
+    pub steps: [Option<Vec<Step>>; MAX_PEERS],
+    /// Every iteration's record, the first being the item's.
+    pub iters: Vec<(u64, &'a Record)>,
+}
+
+/// How one peer of a body's call went over the iterations seen so far.
+#[derive(Clone)]
+enum Run {
+    Same(i32),
+    Steps(Vec<Step>),
+}
+
+/// Two iterations of one call of a loop: the same shape, sizes and completions.
+fn same_body(a: &Record, b: &Record) -> bool {
+    let count = |r: &Record| if let Op::Wait { count, .. } = r.op { count } else { 0 };
+    shape::shape(&a.op) == shape::shape(&b.op)
+        && shape::params(&a.op) == shape::params(&b.op)
+        && count(a) == count(b)
+        && a.list.len() == b.list.len()
+}
+
+/// The loop of body `len` starting at record `i` of `recs`: its iterations (two or more) and
+/// its calls' peer runs; `None` when the records there do not repeat so.
+fn run(
+    recs: &[(u64, &Record)],
+    i: usize,
+    len: usize,
+    me: u32,
+    n: u32,
+) -> Option<(usize, Vec<[Option<Run>; MAX_PEERS]>)> {
+    if i + 2 * len > recs.len() {
+        return None;
+    }
+    let mut runs: Vec<[Option<Run>; MAX_PEERS]> = Vec::with_capacity(len);
+    for b in 0..len {
+        let (a, c) = (recs[i + b].1, recs[i + len + b].1);
+        if !same_body(a, c) {
+            return None;
+        }
+        let ((pa, np), (pc, _)) = (shape::peers(&a.op), shape::peers(&c.op));
+        let mut r: [Option<Run>; MAX_PEERS] = Default::default();
+        for k in 0..np {
+            r[k] = Some(if pa[k] == pc[k] {
+                Run::Same(pa[k])
+            } else if pa[k] < 0 || pc[k] < 0 {
+                return None;
+            } else {
+                let v = Step::of(n, me, pa[k] as u32, pc[k] as u32);
+                if v.is_empty() {
+                    return None;
+                }
+                Run::Steps(v)
+            });
+        }
+        runs.push(r);
+    }
+    let mut m = 2;
+    'more: while i + (m + 1) * len <= recs.len() {
+        let mut next = runs.clone();
+        for (b, r) in next.iter_mut().enumerate() {
+            let rec = recs[i + m * len + b].1;
+            if !same_body(recs[i + b].1, rec) {
+                break 'more;
+            }
+            let (p, _) = shape::peers(&rec.op);
+            for (k, run) in r.iter_mut().enumerate() {
+                match run {
+                    Some(Run::Same(v)) if *v != p[k] => break 'more,
+                    Some(Run::Steps(v)) => {
+                        v.retain(|s| p[k] >= 0 && s.at(n, me, m as u32) == Some(p[k] as u32));
+                        if v.is_empty() {
+                            break 'more;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        runs = next;
+        m += 1;
+    }
+    // A body of several calls is a loop only where a peer moves with the iteration: with the
+    // same peers throughout, it is an iteration loop whose calls the template aligns as they
+    // come, and folding it only where its body is short (at some rank counts) would give one
+    // program two shapes.
+    if len > 1 && !runs.iter().flatten().any(|r| matches!(r, Some(Run::Steps(_)))) {
+        return None;
+    }
+    Some((m, runs))
+}
+
+/// `prog` with each loop of up to [`MAX_BODY`] calls repeated two or more times folded: the
+/// first loop found at each record, the shortest body first.
+fn fold<'a>(prog: &Program<'a>, me: u32, n: u32) -> Vec<Item<'a>> {
+    let recs = &prog.recs;
+    let mut out = Vec::with_capacity(recs.len());
+    let mut i = 0;
+    while i < recs.len() {
+        match (1..=MAX_BODY).find_map(|len| run(recs, i, len, me, n).map(|(m, r)| (len, m, r))) {
+            None => {
+                out.push(Item { idx: recs[i].0, rec: recs[i].1, lp: None });
+                i += 1;
+            }
+            Some((len, m, runs)) => {
+                for (at, r) in runs.into_iter().enumerate() {
+                    let steps = r.map(|x| match x {
+                        Some(Run::Steps(v)) => Some(v),
+                        _ => None,
+                    });
+                    let iters = (0..m).map(|k| recs[i + at + k * len]).collect();
+                    let looped = Looped { len: len as u16, at: at as u16, steps, iters };
+                    out.push(Item { idx: recs[i + at].0, rec: recs[i + at].1, lp: Some(looped) });
+                }
+                i += len * m;
+            }
+        }
+    }
+    out
 }
 
 /// The forms a slot's peer may still take, narrowed by every record joined to it.
@@ -151,6 +364,8 @@ pub enum Exists {
     /// Those for which any request the slot completes was started.
     AnyRequest,
     Rank(u32),
+    /// Every rank but this one (the workers of a master).
+    NotRank(u32),
     FromEnd(u32),
 }
 
@@ -165,6 +380,8 @@ pub struct Seen {
     pub dur_sum: f64,
     /// `count` less the requests completed, for a wait (requests passed that were null).
     pub extra: Vec<(u64, u32)>,
+    /// For a call in a loop: its iterations.
+    pub trips: Vec<(u64, u32)>,
 }
 
 impl Seen {
@@ -191,6 +408,11 @@ pub struct Slot {
     pub shape: Op,
     pub npeers: usize,
     cands: [Candidates; MAX_PEERS],
+    /// For a call in a loop: the body's length and the call's place in it.
+    pub lp: Option<(u16, u16)>,
+    /// For a call in a loop, per peer: the steps it may still follow (`None`: the same peer
+    /// every iteration, said by `cands`).
+    steps: [Option<Vec<Step>>; MAX_PEERS],
     pub forms: [Form; MAX_PEERS],
     pub exists: Exists,
     /// For a wait: the slots whose requests it completes, in the order first seen.
@@ -205,6 +427,8 @@ pub struct Template {
     pub shape: Shape,
     /// How records were matched to slots ([`Template::build`]).
     pub relative: bool,
+    /// Whether loops were folded ([`Template::build`]).
+    pub loops: bool,
     pub slots: Vec<Slot>,
     /// Slot ids in program order.
     pub order: Vec<SlotId>,
@@ -278,11 +502,18 @@ impl Form {
                 format!("{}{}", show_offset(offset, ndims), if null { " (MPI_PROC_NULL off the edge)" } else { "" })
             }
             Form::Xor(m) => format!("rank xor {m}"),
+            Form::Iter(step) => step.show(),
         }
     }
 
-    /// The peer of rank `me` on `g`; `None`: no such rank, and the rank does not make the call.
+    /// The peer of rank `me` on `g` (at a loop's first iteration); `None`: no such rank, and
+    /// the rank does not make the call.
     pub fn resolve(&self, g: &Grid, me: u32) -> Option<i32> {
+        self.resolve_at(g, me, 0)
+    }
+
+    /// The peer of rank `me` on `g` at iteration `k` of the loop the call is in.
+    pub fn resolve_at(&self, g: &Grid, me: u32, k: u32) -> Option<i32> {
         let n = g.ranks();
         match *self {
             Form::Fixed(p) => Some(p),
@@ -297,6 +528,7 @@ impl Form {
                 let p = me ^ m;
                 (p < n).then_some(p as i32)
             }
+            Form::Iter(step) => step.at(n, me, k).map(|p| p as i32),
         }
     }
 }
@@ -305,9 +537,11 @@ impl Template {
     /// Builds the template of `series` on topology `shape`.
     /// `relative`: a record joins a slot whose peer may still be relative only by that
     /// relative form (grid codes); otherwise also by a fixed rank it shares with the slot
-    /// (everyone sending to a root).
-    pub fn build(series: &Series, shape: Shape, relative: bool) -> Result<Template, Mismatch> {
-        let mut t = Template { shape, relative, slots: Vec::new(), order: Vec::new(), ambiguous: Vec::new() };
+    /// (everyone sending to a root). `loops`: calls repeated in a loop are one slot each,
+    /// their peers moving with the iteration and the iterations counted ([`fold`]), so that a
+    /// loop whose trip count depends on P is one program at every P.
+    pub fn build(series: &Series, shape: Shape, relative: bool, loops: bool) -> Result<Template, Mismatch> {
+        let mut t = Template { shape, relative, loops, slots: Vec::new(), order: Vec::new(), ambiguous: Vec::new() };
         let mut progress = 0u64;
         // The largest trace first (its offsets are the least ambiguous), its longest programs
         // first (the ranks with every neighbour).
@@ -320,7 +554,12 @@ impl Template {
         for (ti, r) in ranks {
             let g = shape.at(series.traces[ti].ranks());
             let prog = Program::of(&series.traces[ti].tasks[r as usize]);
-            t.merge(series, ti, &g, r, &prog, &mut progress)?;
+            let items = if loops {
+                fold(&prog, r, g.ranks())
+            } else {
+                prog.recs.iter().map(|&(idx, rec)| Item { idx, rec, lp: None }).collect()
+            };
+            t.merge(series, ti, &g, r, &items, &mut progress)?;
         }
         t.finish(series).map_err(|mut m| {
             m.progress = progress;
@@ -329,13 +568,17 @@ impl Template {
         Ok(t)
     }
 
-    fn matches(&self, id: SlotId, g: &Grid, me: u32, rec: &Record) -> bool {
+    fn matches(&self, id: SlotId, g: &Grid, me: u32, item: &Item) -> bool {
         let s = &self.slots[id];
-        if shape::shape(&rec.op) != s.shape {
+        if shape::shape(&item.rec.op) != s.shape || s.lp != item.lp.as_ref().map(|l| (l.len, l.at)) {
             return false;
         }
-        let (p, n) = shape::peers(&rec.op);
-        (0..n).all(|i| s.cands[i].admits(g, me, p[i], self.relative))
+        let (p, n) = shape::peers(&item.rec.op);
+        (0..n).all(|i| match (&s.steps[i], item.lp.as_ref().and_then(|l| l.steps[i].as_ref())) {
+            (None, None) => s.cands[i].admits(g, me, p[i], self.relative),
+            (Some(a), Some(b)) => a.iter().any(|x| b.contains(x)),
+            _ => false,
+        })
     }
 
     fn merge(
@@ -344,16 +587,17 @@ impl Template {
         ti: usize,
         g: &Grid,
         me: u32,
-        prog: &Program,
+        prog: &[Item],
         progress: &mut u64,
     ) -> Result<(), Mismatch> {
         let traces = series.traces.len();
         let size = g.ranks() as usize;
         let mut reqs: HashMap<u32, SlotId> = HashMap::new();
         let (mut i, mut j) = (0usize, 0usize);
-        let mut order = Vec::with_capacity(self.order.len().max(prog.recs.len()));
-        while j < prog.recs.len() {
-            let (idx, rec) = prog.recs[j];
+        let mut order = Vec::with_capacity(self.order.len().max(prog.len()));
+        while j < prog.len() {
+            let item = &prog[j];
+            let (idx, rec) = (item.idx, item.rec);
             if let Some(why) = shape::unsupported(&rec.op, &rec.list) {
                 return Err(Mismatch {
                     trace: ti,
@@ -363,7 +607,7 @@ impl Template {
                     progress: *progress,
                 });
             }
-            let here = i < self.order.len() && self.matches(self.order[i], g, me, rec);
+            let here = i < self.order.len() && self.matches(self.order[i], g, me, item);
             let id = if here {
                 let id = self.order[i];
                 order.push(id);
@@ -374,10 +618,10 @@ impl Template {
                 // whichever agrees again sooner.
                 let skip = (1..WINDOW)
                     .take_while(|d| i + d < self.order.len())
-                    .find(|d| self.matches(self.order[i + d], g, me, rec));
+                    .find(|d| self.matches(self.order[i + d], g, me, item));
                 let ahead = (1..WINDOW)
-                    .take_while(|d| j + d < prog.recs.len())
-                    .find(|d| i < self.order.len() && self.matches(self.order[i], g, me, prog.recs[j + d].1));
+                    .take_while(|d| j + d < prog.len())
+                    .find(|d| i < self.order.len() && self.matches(self.order[i], g, me, &prog[j + d]));
                 match (skip, ahead) {
                     (Some(s), a) if a.is_none_or(|a| s <= a) => {
                         order.extend_from_slice(&self.order[i..i + s]);
@@ -394,6 +638,8 @@ impl Template {
                             shape: shape::shape(&rec.op),
                             npeers: n,
                             cands: Default::default(),
+                            lp: item.lp.as_ref().map(|l| (l.len, l.at)),
+                            steps: item.lp.as_ref().map(|l| l.steps.clone()).unwrap_or_default(),
                             forms: [Form::Fixed(NO_RANK); MAX_PEERS],
                             exists: Exists::All,
                             completes: Vec::new(),
@@ -408,7 +654,10 @@ impl Template {
             let s = &mut self.slots[id];
             let (p, n) = shape::peers(&rec.op);
             for (k, c) in s.cands.iter_mut().enumerate().take(n) {
-                c.join(g, me, p[k], ti);
+                match (&mut s.steps[k], item.lp.as_ref().and_then(|l| l.steps[k].as_ref())) {
+                    (Some(a), Some(b)) => a.retain(|x| b.contains(x)),
+                    _ => c.join(g, me, p[k], ti),
+                }
             }
             let seen = &mut s.seen[ti];
             if seen.ranks.is_empty() {
@@ -428,27 +677,35 @@ impl Template {
             for (k, x) in v.iter().enumerate().take(np) {
                 bump(&mut seen.values[k], *x);
             }
-            seen.gap_sum += rec.gap_ns as f64;
-            seen.dur_sum += rec.dur_ns as f64;
-            if let Some(req) = shape::starts_request(&rec.op) {
-                reqs.insert(req, id);
+            let one = [(idx, rec)];
+            let iters = item.lp.as_ref().map_or(&one[..], |l| &l.iters[..]);
+            if item.lp.is_some() {
+                bump(&mut seen.trips, iters.len() as u64);
             }
-            if let Op::Wait { count, .. } = rec.op {
-                let done = rec.list.len() / 4;
-                bump(&mut s.seen[ti].extra, (count as u64).saturating_sub(done as u64));
-                for q in rec.list.chunks_exact(4) {
-                    let Some(&from) = reqs.get(&(q[0] as u32)) else {
-                        return Err(Mismatch {
-                            trace: ti,
-                            rank: me,
-                            record: idx,
-                            what: format!("completes request {} that no record of this rank started", q[0]),
-                            progress: *progress,
-                        });
-                    };
-                    let s = &mut self.slots[id];
-                    if !s.completes.contains(&from) {
-                        s.completes.push(from);
+            for &(idx, rec) in iters {
+                let seen = &mut self.slots[id].seen[ti];
+                seen.gap_sum += rec.gap_ns as f64;
+                seen.dur_sum += rec.dur_ns as f64;
+                if let Some(req) = shape::starts_request(&rec.op) {
+                    reqs.insert(req, id);
+                }
+                if let Op::Wait { count, .. } = rec.op {
+                    let done = rec.list.len() / 4;
+                    bump(&mut seen.extra, (count as u64).saturating_sub(done as u64));
+                    for q in rec.list.chunks_exact(4) {
+                        let Some(&from) = reqs.get(&(q[0] as u32)) else {
+                            return Err(Mismatch {
+                                trace: ti,
+                                rank: me,
+                                record: idx,
+                                what: format!("completes request {} that no record of this rank started", q[0]),
+                                progress: *progress,
+                            });
+                        };
+                        let s = &mut self.slots[id];
+                        if !s.completes.contains(&from) {
+                            s.completes.push(from);
+                        }
                     }
                 }
             }
@@ -468,7 +725,34 @@ impl Template {
             let slot = &mut self.slots[id];
             slot.completes.sort_by_key(|s| pos[s]);
             for k in 0..slot.npeers {
-                slot.forms[k] = slot.cands[k].form().ok_or_else(|| Mismatch {
+                if let Some(steps) = &slot.steps[k] {
+                    if let Some(&step) = steps.first() {
+                        slot.forms[k] = Form::Iter(step);
+                        continue;
+                    }
+                }
+                let form = slot.cands[k].form();
+                // A fixed peer that some traced rank count does not have: the call's count
+                // depends on P (a loop over ranks, seen as calls of their own).
+                let absent = match form {
+                    Some(Form::Rank(r) | Form::FromEnd(r)) => grids.iter().any(|g| r >= g.ranks()),
+                    _ => false,
+                };
+                if absent {
+                    let (trace, rank) = first_rank(slot);
+                    return Err(Mismatch {
+                        trace,
+                        rank,
+                        record: 0,
+                        what: format!(
+                            "{}: its peer, {}, is not a rank of every trace: the calls follow the rank count",
+                            describe(&slot.shape),
+                            form.unwrap().show(self.shape.ndims)
+                        ),
+                        progress: 0,
+                    });
+                }
+                slot.forms[k] = form.ok_or_else(|| Mismatch {
                     trace: 0,
                     rank: 0,
                     record: 0,
@@ -483,7 +767,14 @@ impl Template {
         }
         self.resolve_signs(&grids);
         for id in 0..self.slots.len() {
-            let rules = [Exists::All, Exists::Neighbour, Exists::AnyRequest, Exists::Rank(0), Exists::FromEnd(0)];
+            let rules = [
+                Exists::All,
+                Exists::Neighbour,
+                Exists::AnyRequest,
+                Exists::Rank(0),
+                Exists::NotRank(0),
+                Exists::FromEnd(0),
+            ];
             let mut chosen = None;
             'rule: for rule in rules {
                 for (ti, g) in grids.iter().enumerate() {
@@ -586,8 +877,16 @@ impl Template {
                 s.completes.iter().any(|&c| self.exists(c, g, me))
             }
             Exists::Rank(k) => me == k,
+            Exists::NotRank(k) => me != k,
             Exists::FromEnd(k) => k < n && me == n - 1 - k,
         })
+    }
+
+    /// Whether a rank that does not make slot `id` still computes the burst before it: an edge
+    /// rank without that neighbour does; a rank of another role (the slot made by rank 0 only,
+    /// or by every rank but 0) runs a program of its own.
+    pub fn carries_gap(&self, id: SlotId) -> bool {
+        matches!(self.slots[id].exists, Exists::All | Exists::Neighbour | Exists::AnyRequest)
     }
 
     pub fn exists(&self, id: SlotId, g: &Grid, me: u32) -> bool {
@@ -688,6 +987,9 @@ impl Slot {
             if let Form::Rank(r) = self.forms[0] {
                 s += &format!(" root {r}");
             }
+        }
+        if let Some((len, at)) = self.lp {
+            s += &format!(" (call {} of a loop of {len})", at + 1);
         }
         s
     }

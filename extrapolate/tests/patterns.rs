@@ -343,3 +343,134 @@ fn refuses_data_dependent_peers() {
     let m = refusal(find_template(&s));
     assert!(m.contains("no topology of 1 to 3 dimensions"), "{m}");
 }
+
+/// A trace of `p` ranks whose rank `me` runs `body(p, me)`: each call after a burst of
+/// 1 µs, the burst of a wait 0 (its completions from `Record::list`).
+fn program(name: &str, p: u32, body: &dyn Fn(u32, u32) -> Vec<Record>) -> Trace {
+    let tasks = (0..p)
+        .map(|me| {
+            let mut v = vec![Record::new(0, 0, Op::Init { thread_level: 0 })];
+            v.extend(body(p, me));
+            v.push(Record::new(100, 0, Op::Finalize));
+            v
+        })
+        .collect();
+    Trace { path: format!("{name}-{p}.psins").into(), tasks, meta: Vec::new(), traced: false, expanded: false }
+}
+
+fn sendrecv(to: u32, from: u32, bytes: u64) -> Record {
+    let op = Op::Sendrecv {
+        peer: to as i32,
+        tag: 3,
+        bytes,
+        src: from as i32,
+        rtag: 3,
+        rbytes: bytes,
+        comm: COMM_WORLD,
+        replace: false,
+    };
+    Record::new(1000, 0, op)
+}
+
+/// Nonblocking receives from `from`, sends to `to`, one waitall: a loop of each whose trip
+/// count is the peers' number.
+fn exchange(from: &[u32], to: &[u32], bytes: u64) -> Vec<Record> {
+    let mut v = Vec::new();
+    let mut list = Vec::new();
+    let mut req = 0;
+    for &f in from {
+        req += 1;
+        v.push(Record::new(1000, 0, Op::Irecv { peer: f as i32, tag: 5, bytes, comm: COMM_WORLD, req }));
+        list.extend_from_slice(&[req as i64, f as i64, 5, bytes as i64]);
+    }
+    for &t in to {
+        req += 1;
+        let op = Op::Isend { mode: SendMode::Standard, peer: t as i32, tag: 5, bytes, comm: COMM_WORLD, req };
+        v.push(Record::new(1000, 0, op));
+        list.extend_from_slice(&[req as i64, NO_RANK as i64, 0, 0]);
+    }
+    v.push(Record { gap_ns: 0, dur_ns: 0, op: Op::Wait { func: WaitFn::Waitall, count: req }, list });
+    v
+}
+
+/// Recursive doubling: log2 P partners, rank xor 2^k, three times around an allreduce.
+#[test]
+fn butterfly() {
+    let make = |p: u32| {
+        program("butterfly", p, &|p, me| {
+            let mut v = Vec::new();
+            for it in 0..3 {
+                for k in 0..p.ilog2() {
+                    let partner = me ^ (1 << k);
+                    v.push(sendrecv(partner, partner, 8192));
+                }
+                v.push(Record::new(500, 0, coll(Coll::Allreduce, 8, NO_RANK, it + 1)));
+            }
+            v
+        })
+    };
+    check("butterfly", &make, 64, "1-D line");
+    // A butterfly of 48 ranks has no whole number of steps.
+    let s = series(vec![make(4), make(8), make(16)]);
+    let m = refusal(extrapolate(
+        &s,
+        find_template(&s).unwrap(),
+        &Options { ranks: 48, scaling: Scaling::Unknown, tolerance: 0.05 },
+    ));
+    assert!(
+        m.contains("iterations follows 0 + 1*log2(P)") && m.contains("nearest rank counts where it is: 32, 64"),
+        "{m}"
+    );
+}
+
+/// A transpose by pairwise exchange, (rank + k) and (rank - k) mod P for k = 1 .. P-1, the
+/// blocks shrinking as 1/P^2; then the same by nonblocking calls and one waitall.
+#[test]
+fn transposes() {
+    let pairwise = |p: u32| {
+        program("transpose", p, &|p, me| {
+            (1..p).map(|k| sendrecv((me + k) % p, (me + p - k) % p, (1 << 24) / (p as u64 * p as u64))).collect()
+        })
+    };
+    check("pairwise transpose", &pairwise, 32, "1-D line");
+    let nonblocking = |p: u32| {
+        program("alltoall", p, &|p, me| {
+            let others: Vec<u32> = (0..p).filter(|&r| r != me).collect();
+            let mut v = exchange(&others, &others, 4096);
+            v.extend(exchange(&others, &others, 4096));
+            v
+        })
+    };
+    check("nonblocking all-to-all", &nonblocking, 40, "1-D line");
+}
+
+/// A master hands a task to each worker in turn and collects each result: its loops run
+/// P - 1 times, each worker's program is one receive and one send.
+#[test]
+fn master_worker() {
+    let make = |p: u32| {
+        program("master", p, &|p, me| {
+            let mut v = Vec::new();
+            for round in 0..2 {
+                if me == 0 {
+                    for w in 1..p {
+                        let op = Op::Send { mode: SendMode::Standard, peer: w as i32, tag: round, bytes: 256, comm: 0 };
+                        v.push(Record::new(1000, 0, op));
+                    }
+                    for w in 1..p {
+                        v.push(Record::new(1000, 0, Op::Recv { peer: w as i32, tag: 7, bytes: 64, comm: 0 }));
+                    }
+                } else {
+                    v.push(Record::new(1000, 0, Op::Recv { peer: 0, tag: round, bytes: 256, comm: 0 }));
+                    v.push(Record::new(
+                        1000,
+                        0,
+                        Op::Send { mode: SendMode::Standard, peer: 0, tag: 7, bytes: 64, comm: 0 },
+                    ));
+                }
+            }
+            v
+        })
+    };
+    check("master-worker", &make, 50, "1-D line");
+}

@@ -17,20 +17,23 @@ use std::sync::Arc;
 /// process topology found in the traces (a 1-D line or ring, a 2-D or 3-D grid or torus laid
 /// out as MPI_Dims_create does, in row- or column-major order; a fixed rank such as a root;
 /// the last rank; on a line, a partner at a fixed bit mask); ranks at the edges of a grid may
-/// skip a neighbour or call with
-/// MPI_PROC_NULL. Each message size and element count is fitted as a law of the rank count P
-/// (constant, a*P^b, a + b*log2 P, a/P + c, a + b*P), chosen by its leave-one-out error over
-/// the series; the CPU bursts before each kind of call are fitted the same way, summed over
-/// the program, and each target rank draws its spread between ranks and iterations from the
-/// largest trace. Loops whose trip count depends on P and sub-communicators are not yet
-/// expressed (refused). Collectives are expanded again at the target with MPICH's algorithms when the
+/// skip a neighbour or call with MPI_PROC_NULL. Loops of up to 4 calls whose trip count
+/// depends on P are found where no straight program explains the series: partners rank xor
+/// 2^k, rank +/- k mod P, rank k, or every other rank in turn, the trip count a law of P given
+/// exactly at every traced count. Each message size and element count is fitted as a law of
+/// the rank count P (constant, a*P^b, a + b*log2 P, a/P + c, a + b*P), chosen by its
+/// leave-one-out error over the series; the CPU bursts before each kind of call are fitted
+/// the same way, summed over the program, and each target rank draws its spread between
+/// ranks and iterations from the largest trace. Sub-communicators are not yet expressed
+/// (refused). Collectives are expanded again at the target with MPICH's algorithms when the
 /// traces held expansions. The result passes consolidation's checks like a traced run.
 ///
 /// Every fit is printed with its errors, the worst named. Refused, with the record, the rank
 /// and the reason: traces of different applications or whose programs cannot be aligned,
 /// peers no topology explains, sizes that no law fits within --tolerance, fewer than three
-/// rank counts (two with --scaling), and a target at or below the largest trace or that does
-/// not lay the topology as a proper grid (the nearest rank counts that do are named).
+/// rank counts (two with --scaling), and a target at or below the largest trace, that does
+/// not lay the topology as a proper grid, or at which a loop's trip count is not whole (the
+/// nearest rank counts that do are named).
 /// Method, scope and validation: docs/extrapolate.md.
 ///
 /// Exit status (docs/exit-codes.md): 0 trace written; 1 the traces cannot be read or

@@ -184,7 +184,12 @@ impl Cursor {
                         let cs = &t.slots[c];
                         let done_as = match (cs.shape, peer) {
                             (Op::Irecv { .. }, PROC_NULL) => [req as i64, PROC_NULL as i64, ANY_TAG as i64, 0],
-                            (Op::Irecv { tag, .. }, peer) => {
+                            (Op::Irecv { tag, comm, .. }, peer) => {
+                                // The source as a rank of the receive's communicator.
+                                let peer = match crate::comms::class(comm) {
+                                    Some(mask) if peer >= 0 => crate::comms::rank_in(g, mask, peer as u32) as i32,
+                                    _ => peer,
+                                };
                                 [req as i64, peer as i64, tag as i64, v.params(t, c)[0] as i64]
                             }
                             _ => [req as i64, NO_RANK as i64, 0, 0],

@@ -6,6 +6,7 @@
 //! ([`fit`]), and the program of every rank at the target is generated from both
 //! ([`generate`]) and written through consolidation's checks. docs/extrapolate.md.
 
+pub mod comms;
 pub mod fit;
 pub mod generate;
 pub mod shape;
@@ -31,6 +32,8 @@ pub struct Trace {
     pub path: PathBuf,
     pub tasks: Vec<Vec<Record>>,
     pub meta: Vec<(String, String)>,
+    /// Its communicators other than the world and self (crate::comms).
+    pub comms: Vec<psins_formats::CommDef>,
     /// Whether the tracer wrote it (its gaps then hold the tracer's own cost per call).
     pub traced: bool,
     /// Whether its collectives are followed by their expansion steps.
@@ -48,17 +51,8 @@ impl Trace {
         let meta = r.header.meta.clone();
         let traced = r.header.meta("tracer_version").is_some();
         let expanded = tasks.iter().any(|t| t.iter().any(|r| matches!(r.op, Op::Step { .. })));
-        for c in &r.header.comms {
-            if c.id > psins_formats::COMM_SELF {
-                return Err(format!(
-                    "{}: communicator {} ({} members): only MPI_COMM_WORLD and MPI_COMM_SELF are extrapolated",
-                    path.display(),
-                    c.id,
-                    c.members.len()
-                ));
-            }
-        }
-        Ok(Trace { path: path.to_path_buf(), tasks, meta, traced, expanded })
+        let comms = r.header.comms.iter().filter(|c| c.id > psins_formats::COMM_SELF).cloned().collect();
+        Ok(Trace { path: path.to_path_buf(), tasks, meta, comms, traced, expanded })
     }
 }
 
@@ -179,8 +173,13 @@ pub fn find_template(series: &Series) -> Result<Template, Refusal> {
     } else {
         String::new()
     };
+    let comms = if series.traces.iter().any(|t| !t.comms.is_empty()) {
+        "; each sub-communicator must be a row, column or plane of the topology, its members in ascending world rank (as MPI_Comm_split by a coordinate or MPI_Cart_sub makes them)"
+    } else {
+        ""
+    };
     Err(Refusal::Input(format!(
-        "{}: {m}\n  no topology of 1 to 3 dimensions (ring, line, grid, torus) explains every rank of every trace; the traces may be of different applications, or their peers depend on the data{grows}",
+        "{}: {m}\n  no topology of 1 to 3 dimensions (ring, line, grid, torus) explains every rank of every trace; the traces may be of different applications, or their peers depend on the data{grows}{comms}",
         series.traces[m.trace].path.display()
     )))
 }
@@ -299,6 +298,20 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             opts.ranks,
             g.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x"),
             if near.is_empty() { "none".into() } else { near.join(", ") }
+        )));
+    }
+    let transposes = t.slots.iter().any(|s| s.forms[..s.npeers].contains(&template::Form::Transpose));
+    if transposes && t.shape.at(opts.ranks).transpose(0).is_none() {
+        let square = |q: u32| q.isqrt() * q.isqrt() == q && q > largest;
+        let below = (largest + 1..opts.ranks).rev().find(|&q| square(q));
+        let over = (opts.ranks + 1..).find(|&q| square(q)).unwrap();
+        let near: Vec<String> = [below, Some(over)].iter().flatten().map(|q| q.to_string()).collect();
+        return Err(Refusal::Usage(format!(
+            "--ranks {}: the traces exchange with the rank across the diagonal of a square grid, which {} ranks ({}) do not lay; nearest square rank counts: {}",
+            opts.ranks,
+            opts.ranks,
+            t.shape.at(opts.ranks),
+            near.join(", ")
         )));
     }
     let target = opts.ranks as f64;
@@ -460,7 +473,9 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         let mut after_skip: Vec<(SlotId, f64, Vec<SlotId>)> = Vec::new();
         for r in 0..tr.ranks() {
             let ids = slot_ids(&t, &g, r, ti);
-            let prog = template::Program::of(&tr.tasks[r as usize]);
+            let recs =
+                comms::normalised(tr, r, &g).map_err(|m| Refusal::Input(format!("{}: {m}", tr.path.display())))?;
+            let prog = template::Program::of(&recs);
             let floor = floors[ti][r as usize];
             let mut at = 0usize;
             for (k, ((_, rec), &id)) in prog.recs.iter().zip(&ids).enumerate() {
@@ -538,7 +553,8 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     let mut mean = vec![(0f64, 0u32); n];
     for r in 0..tr.ranks() {
         let ids = slot_ids(&t, &g, r, last);
-        let prog = Program::of(&tr.tasks[r as usize]);
+        let recs = comms::normalised(tr, r, &g).map_err(|m| Refusal::Input(format!("{}: {m}", tr.path.display())))?;
+        let prog = Program::of(&recs);
         let floor = floors[last][r as usize];
         for (k, ((_, rec), &id)) in prog.recs.iter().zip(&ids).enumerate() {
             // Only a burst that is the slot's own (the rank made the slot before it too).
@@ -636,7 +652,28 @@ impl Extrapolation {
     /// Streams rank `me`'s records one at a time (no expansion steps: a replay expands the
     /// collectives itself): the next into `rec`, false at the end.
     pub fn next(&self, me: u32, cursor: &mut generate::Cursor, rec: &mut Record) -> bool {
-        cursor.next(&self.template, &self.grid, me, &self.values, rec).is_some()
+        let more = cursor.next(&self.template, &self.grid, me, &self.values, rec).is_some();
+        if more {
+            comms::denormalise(&self.grid, me, rec);
+        }
+        more
+    }
+
+    /// The communicators other than the world and self at the target, as a trace's table
+    /// lists them: one per row, column or plane of each class the program uses.
+    pub fn comms(&self) -> Vec<psins_formats::CommDef> {
+        let mut masks: Vec<u32> = self
+            .template
+            .slots
+            .iter()
+            .filter_map(|s| match s.shape {
+                Op::CommCreate { comm, .. } => comms::class(comm),
+                _ => None,
+            })
+            .collect();
+        masks.sort_unstable();
+        masks.dedup();
+        comms::table(&self.grid, &masks)
     }
 
     /// Rank `me`'s records at the target, with the expansion steps of its collectives when
@@ -647,13 +684,19 @@ impl Extrapolation {
         let th = psins_collectives::Thresholds::default();
         let mut steps = Vec::new();
         let size = self.grid.ranks();
-        for rec in prog {
+        for mut rec in prog {
             let op = rec.op;
+            comms::denormalise(&self.grid, me, &mut rec);
             out.push(rec);
             if !self.expanded {
                 continue;
             }
-            if let Op::Coll { flags, instance, .. } = op {
+            if let Op::Coll { flags, instance, comm, .. } = op {
+                let (size, me) = if comm == psins_formats::COMM_WORLD {
+                    (size, me)
+                } else {
+                    comms::size_and_rank(&self.grid, me, comm)
+                };
                 let args = psins_collectives::CollArgs::from_op(&op, size, me, &[]).expect("a collective");
                 let nb = flags & psins_formats::CollFlags::NONBLOCKING != 0;
                 steps.clear();

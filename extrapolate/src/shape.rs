@@ -2,7 +2,7 @@
 //! communicator and flags), what it says relative to the process topology (its peers) and
 //! what it fits as a function of the rank count (its sizes).
 
-use psins_formats::{Coll, CommFn, Op, NO_RANK, PROC_NULL};
+use psins_formats::{Coll, Op, NO_RANK, PROC_NULL};
 
 /// How many peers and sizes a record carries, at most.
 pub const MAX_PEERS: usize = 2;
@@ -155,16 +155,9 @@ pub fn set_request(op: &mut Op, id: u32) {
 /// Why a record cannot be extrapolated, if it cannot: what the pattern language does not
 /// express (yet), said so that the user knows what to change or trace.
 pub fn unsupported(op: &Op, list: &[i64]) -> Option<String> {
-    let on = |comm: u32| comm > psins_formats::COMM_SELF;
     match *op {
         Op::SendInit { .. } | Op::RecvInit { .. } | Op::Start { .. } | Op::Startall => {
             Some("persistent requests are not extrapolated".into())
-        }
-        Op::CommCreate { func, .. } if func != CommFn::Dup => {
-            Some(format!("communicators made by {} are not extrapolated (only MPI_COMM_WORLD)", func.name()))
-        }
-        Op::CommCreate { .. } | Op::CommFree { .. } => {
-            Some("communicators other than MPI_COMM_WORLD are not extrapolated".into())
         }
         Op::Coll { coll, .. } if !list.is_empty() => {
             Some(format!("{} has per-rank counts ({} values), which are not extrapolated", coll.name(), list.len()))
@@ -176,12 +169,7 @@ pub fn unsupported(op: &Op, list: &[i64]) -> Option<String> {
             Some("one-sided communication is not extrapolated".into())
         }
         Op::Abort { .. } => Some("a run that called MPI_Abort is not extrapolated".into()),
-        _ => match op.comm() {
-            Some(c) if on(c) => {
-                Some(format!("communicator {c}: only MPI_COMM_WORLD and MPI_COMM_SELF are extrapolated"))
-            }
-            _ => None,
-        },
+        _ => None,
     }
 }
 

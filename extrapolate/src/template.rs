@@ -38,6 +38,9 @@ pub enum Form {
     Offset { offset: Offset, null: bool },
     /// The rank whose number differs from the caller's by these bits (butterfly partners).
     Xor(u32),
+    /// The rank across the diagonal of a square 2-D grid; a rank on the diagonal does not
+    /// make the call.
+    Transpose,
     /// A peer that moves with the iteration of the loop the call is in.
     Iter(Step),
 }
@@ -258,6 +261,7 @@ struct Candidates {
     from_end: Option<u32>,
     offset: Option<Offset>,
     xor: Option<u32>,
+    transpose: bool,
     /// Some rank called with MPI_PROC_NULL here (each such rank is checked once the form is
     /// known: its offset must leave the grid).
     null_seen: bool,
@@ -288,8 +292,10 @@ impl Candidates {
         }
         let n = g.ranks();
         let p = p as u32;
-        let rel = self.offset.is_some_and(|o| g.reaches(me, o, p)) || self.xor == Some(me ^ p);
-        if rel || (relative && (self.offset.is_some() || self.xor.is_some())) {
+        let rel = self.offset.is_some_and(|o| g.reaches(me, o, p))
+            || self.xor == Some(me ^ p)
+            || (self.transpose && g.transpose(me) == Some(p));
+        if rel || (relative && (self.offset.is_some() || self.xor.is_some() || self.transpose)) {
             return rel;
         }
         self.rank == Some(p) || self.from_end.is_some_and(|k| k < n && n - 1 - k == p)
@@ -322,11 +328,15 @@ impl Candidates {
             // A fixed bit mask is a 1-D notion (butterfly partners); on a grid it would join the
             // -1 and +1 neighbours of a dimension two ranks wide into one call.
             self.xor = (g.shape.ndims == 1).then_some(me ^ p);
+            self.transpose = g.transpose(me) == Some(p) && p != me;
         } else {
             self.rank = self.rank.filter(|&r| r == p);
             self.from_end = self.from_end.filter(|&k| k < n && n - 1 - k == p);
             self.offset = self.offset.filter(|&o| g.reaches(me, o, p));
             self.xor = self.xor.filter(|&x| me ^ p == x);
+            // A grid that is not square has no transpose: the form stays possible there
+            // only if no rank of it called (checked when the slot's existence is settled).
+            self.transpose &= g.transpose(me) == Some(p);
         }
         self.real_ranks += 1;
         match self.one_rank {
@@ -345,7 +355,11 @@ impl Candidates {
             }
         }
         let null = self.null_seen;
-        let rel = self.offset.map(|offset| Form::Offset { offset, null }).or(self.xor.map(Form::Xor));
+        let rel = self
+            .offset
+            .map(|offset| Form::Offset { offset, null })
+            .or(self.xor.map(Form::Xor))
+            .or(self.transpose.then_some(Form::Transpose));
         let abs = self.rank.map(Form::Rank).or(self.from_end.map(Form::FromEnd));
         if self.many_ranks {
             rel.or(abs)
@@ -359,7 +373,8 @@ impl Candidates {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exists {
     All,
-    /// Those for which the slot's first peer, an offset, lands in the grid.
+    /// Those for which the slot's first peer, an offset or a transpose, is another rank of
+    /// the grid.
     Neighbour,
     /// Those for which any request the slot completes was started.
     AnyRequest,
@@ -502,6 +517,7 @@ impl Form {
                 format!("{}{}", show_offset(offset, ndims), if null { " (MPI_PROC_NULL off the edge)" } else { "" })
             }
             Form::Xor(m) => format!("rank xor {m}"),
+            Form::Transpose => "the rank across the grid's diagonal".into(),
             Form::Iter(step) => step.show(),
         }
     }
@@ -528,6 +544,7 @@ impl Form {
                 let p = me ^ m;
                 (p < n).then_some(p as i32)
             }
+            Form::Transpose => g.transpose(me).filter(|&p| p != me).map(|p| p as i32),
             Form::Iter(step) => step.at(n, me, k).map(|p| p as i32),
         }
     }
@@ -553,7 +570,12 @@ impl Template {
         }
         for (ti, r) in ranks {
             let g = shape.at(series.traces[ti].ranks());
-            let prog = Program::of(&series.traces[ti].tasks[r as usize]);
+            let recs = crate::comms::normalised(&series.traces[ti], r, &g).map_err(|mut m| {
+                m.trace = ti;
+                m.progress = progress;
+                m
+            })?;
+            let prog = Program::of(&recs);
             let items = if loops {
                 fold(&prog, r, g.ranks())
             } else {
@@ -867,7 +889,7 @@ impl Template {
         Some(match rule {
             Exists::All => true,
             Exists::Neighbour => {
-                let Form::Offset { null: false, .. } = s.forms[0] else { return None };
+                let (Form::Offset { null: false, .. } | Form::Transpose) = s.forms[0] else { return None };
                 s.npeers > 0 && s.forms[..s.npeers].iter().all(|f| f.resolve(g, me).is_some())
             }
             Exists::AnyRequest => {
@@ -912,7 +934,12 @@ impl Template {
             for r in 0..tr.ranks() {
                 gen.clear();
                 crate::generate::program(self, &g, r, &crate::generate::Observed(ti), &mut gen, None);
-                let prog = Program::of(&tr.tasks[r as usize]);
+                let recs = crate::comms::normalised(tr, r, &g).map_err(|mut m| {
+                    m.trace = ti;
+                    m.progress = u64::MAX;
+                    m
+                })?;
+                let prog = Program::of(&recs);
                 let n = prog.recs.len().max(gen.len());
                 for k in 0..n {
                     let (want, got) = (prog.recs.get(k), gen.get(k));

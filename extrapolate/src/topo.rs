@@ -120,6 +120,26 @@ impl Grid {
         }
     }
 
+    /// [`Grid::stride`], for the communicators of a row or a plane (crate::comms).
+    pub fn stride_of(&self, d: usize) -> u32 {
+        self.stride(d)
+    }
+
+    /// The rank across the diagonal of a square 2-D grid (row and column swapped: a matrix
+    /// transpose's partner); `None` on any other grid.
+    pub fn transpose(&self, me: u32) -> Option<u32> {
+        if self.dims.len() != 2 || self.dims[0] != self.dims[1] {
+            return None;
+        }
+        let c = self.coords(me);
+        Some(self.rank_at(&[c[1], c[0], 0]))
+    }
+
+    /// The rank at coordinates `c`.
+    pub fn rank_at(&self, c: &[u32; 3]) -> u32 {
+        (0..self.dims.len()).map(|d| c[d] * self.stride(d)).sum()
+    }
+
     pub fn coords(&self, rank: u32) -> [u32; 3] {
         let mut c = [0; 3];
         for (d, x) in c.iter_mut().enumerate().take(self.dims.len()) {

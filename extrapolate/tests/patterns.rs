@@ -123,6 +123,7 @@ impl Halo {
             path: PathBuf::from(format!("halo-{p}.psins")),
             tasks: (0..p).map(|r| self.rank(p, r)).collect(),
             meta: Vec::new(),
+            comms: Vec::new(),
             traced: false,
             expanded: false,
         }
@@ -242,7 +243,14 @@ fn root_and_last_rank() {
                 v
             })
             .collect();
-        Trace { path: format!("root-{p}").into(), tasks, meta: Vec::new(), traced: false, expanded: false }
+        Trace {
+            path: format!("root-{p}").into(),
+            tasks,
+            meta: Vec::new(),
+            comms: Vec::new(),
+            traced: false,
+            expanded: false,
+        }
     };
     check("root", &make, 100, "1-D line");
 }
@@ -337,7 +345,14 @@ fn refuses_data_dependent_peers() {
                 v
             })
             .collect();
-        Trace { path: format!("random-{p}").into(), tasks, meta: Vec::new(), traced: false, expanded: false }
+        Trace {
+            path: format!("random-{p}").into(),
+            tasks,
+            meta: Vec::new(),
+            comms: Vec::new(),
+            traced: false,
+            expanded: false,
+        }
     };
     let s = series(vec![make(4), make(8), make(16)]);
     let m = refusal(find_template(&s));
@@ -355,7 +370,14 @@ fn program(name: &str, p: u32, body: &dyn Fn(u32, u32) -> Vec<Record>) -> Trace 
             v
         })
         .collect();
-    Trace { path: format!("{name}-{p}.psins").into(), tasks, meta: Vec::new(), traced: false, expanded: false }
+    Trace {
+        path: format!("{name}-{p}.psins").into(),
+        tasks,
+        meta: Vec::new(),
+        comms: Vec::new(),
+        traced: false,
+        expanded: false,
+    }
 }
 
 fn sendrecv(to: u32, from: u32, bytes: u64) -> Record {
@@ -473,4 +495,154 @@ fn master_worker() {
         })
     };
     check("master-worker", &make, 50, "1-D line");
+}
+
+/// NPB-CG's layout: a 2-D grid of ranks as MPI_Dims_create lays it, a row and a column
+/// communicator from MPI_Comm_split; per iteration a shift along the row (on the row
+/// communicator, around its ends), a reduction over the row then over the column, and a
+/// world allreduce; the communicators freed at the end.
+#[test]
+fn row_and_column_communicators() {
+    use psins_extrapolate::comms;
+    let make = |p: u32| {
+        let g = ROW2.at(p);
+        let (row, col) = (2u32, 1u32); // the dimensions each spans: the row varies the column
+        let mut defs = Vec::new();
+        let tasks = (0..p)
+            .map(|me| {
+                let mut v = vec![Record::new(0, 0, Op::Init { thread_level: 0 })];
+                for mask in [row, col] {
+                    let members = comms::members(&g, mask, me);
+                    let id = comms::global_id(&g, mask, me);
+                    if members[0] == me {
+                        defs.push(CommDef { id, members: members.clone(), split: 0 });
+                    }
+                    let op = Op::CommCreate { func: CommFn::Split, parent: COMM_WORLD, comm: id, split: 0 };
+                    v.push(Record { gap_ns: 2000, dur_ns: 0, op, list: members.iter().map(|&m| m as i64).collect() });
+                }
+                let (rid, cid) = (comms::global_id(&g, row, me), comms::global_id(&g, col, me));
+                let n = comms::size(&g, row);
+                let pc = comms::rank_in(&g, row, me);
+                let mut instance = 0;
+                for _ in 0..3 {
+                    let op = Op::Sendrecv {
+                        peer: ((pc + 1) % n) as i32,
+                        tag: 11,
+                        bytes: 2048,
+                        src: ((pc + n - 1) % n) as i32,
+                        rtag: 11,
+                        rbytes: 2048,
+                        comm: rid,
+                        replace: false,
+                    };
+                    v.push(Record::new(30_000, 0, op));
+                    for c in [rid, cid, COMM_WORLD] {
+                        instance += 1;
+                        let Op::Coll { coll, root, send_bytes, recv_bytes, count, flags, req, instance, .. } =
+                            coll(Coll::Allreduce, 8, NO_RANK, instance)
+                        else {
+                            unreachable!()
+                        };
+                        let op = Op::Coll { coll, comm: c, root, send_bytes, recv_bytes, count, flags, req, instance };
+                        v.push(Record::new(1000, 0, op));
+                    }
+                }
+                v.push(Record::new(500, 0, Op::CommFree { comm: rid }));
+                v.push(Record::new(0, 0, Op::CommFree { comm: cid }));
+                v.push(Record::new(100, 0, Op::Finalize));
+                v
+            })
+            .collect();
+        Trace {
+            path: format!("cg-{p}.psins").into(),
+            tasks,
+            meta: Vec::new(),
+            comms: defs,
+            traced: false,
+            expanded: false,
+        }
+    };
+    check("row and column communicators", &make, 64, "2-D grid wrapped in dimension 1, row-major");
+    // Its communicators at 64 ranks: 8 rows and 8 columns of 8.
+    let s = series(vec![make(4), make(8), make(16)]);
+    let ex =
+        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 })
+            .unwrap();
+    let mut defs = ex.comms();
+    assert_eq!(defs.len(), 16);
+    assert!(defs.iter().all(|d| d.members.len() == 8));
+    let mut want = make(64).comms;
+    defs.sort_by_key(|d| d.id);
+    want.sort_by_key(|d| d.id);
+    assert_eq!(defs, want);
+}
+
+/// A communicator that is no row, column or plane of any grid (every other rank) is refused
+/// with its members.
+#[test]
+fn refuses_communicators_off_the_grid() {
+    let make = |p: u32| {
+        let evens: Vec<u32> = (0..p).step_by(2).collect();
+        let odds: Vec<u32> = (1..p).step_by(2).collect();
+        let tasks = (0..p)
+            .map(|me| {
+                let (id, members) = if me % 2 == 0 { (2, &evens) } else { (3, &odds) };
+                let op = Op::CommCreate { func: CommFn::Split, parent: COMM_WORLD, comm: id, split: 0 };
+                vec![
+                    Record::new(0, 0, Op::Init { thread_level: 0 }),
+                    Record { gap_ns: 0, dur_ns: 0, op, list: members.iter().map(|&m| m as i64).collect() },
+                    Record::new(0, 0, coll(Coll::Barrier, 0, NO_RANK, 1)),
+                    Record::new(0, 0, Op::Finalize),
+                ]
+            })
+            .collect();
+        let comms = vec![
+            CommDef { id: 2, members: evens.clone(), split: 0 },
+            CommDef { id: 3, members: odds.clone(), split: 0 },
+        ];
+        Trace {
+            path: format!("parity-{p}.psins").into(),
+            tasks,
+            meta: Vec::new(),
+            comms,
+            traced: false,
+            expanded: false,
+        }
+    };
+    let s = series(vec![make(4), make(8), make(16)]);
+    let m = refusal(find_template(&s));
+    assert!(m.contains("parity-") && m.contains("must be a row, column or plane of the topology"), "{m}");
+}
+
+/// NPB-CG's transpose: each rank off the diagonal of a square grid exchanges with the rank
+/// across it; a target that is not a square is refused with the nearest squares.
+#[test]
+fn transpose_partner() {
+    let make = |p: u32| {
+        program("transpose2d", p, &|p, me| {
+            let g = ROW2.at(p);
+            let c = g.coords(me);
+            let partner = g.rank_at(&[c[1], c[0], 0]);
+            let mut v = Vec::new();
+            for it in 0..2 {
+                // A rank on the diagonal computes what comes before the exchange all the same.
+                let mut burst = 2000;
+                if partner != me {
+                    v.push(sendrecv(partner, partner, 4096));
+                } else {
+                    burst += 1000;
+                }
+                v.push(Record::new(burst, 0, coll(Coll::Allreduce, 8, NO_RANK, it + 1)));
+            }
+            v
+        })
+    };
+    check_from("transpose partner", &make, &[4, 16, 64], 256, "2-D grid, row-major");
+    let s = series(vec![make(4), make(16), make(64)]);
+    let m = refusal(extrapolate(
+        &s,
+        find_template(&s).unwrap(),
+        &Options { ranks: 128, scaling: Scaling::Unknown, tolerance: 0.05 },
+    ));
+    assert!(m.contains("across the diagonal") && m.contains("nearest square rank counts: 121, 144"), "{m}");
 }

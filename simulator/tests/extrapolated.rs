@@ -70,3 +70,97 @@ fn a_bad_spec_says_what_was_expected() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("a.psins"), "{err}");
 }
+
+/// NPB-CG's layout at `p` ranks, written to `path`: row and column communicators from
+/// MPI_Comm_split on a 2-D grid, a shift along the row on the row communicator, reductions
+/// over the row, the column and the world.
+fn rows_and_columns(path: &Path, p: u32) {
+    use psins_extrapolate::comms;
+    use psins_formats::*;
+    let g =
+        psins_extrapolate::topo::Shape { ndims: 2, order: psins_extrapolate::topo::Order::RowMajor, periodic: 0 }.at(p);
+    let (row, col) = (2u32, 1u32);
+    let mut defs = Vec::new();
+    let tasks: Vec<Vec<Record>> = (0..p)
+        .map(|me| {
+            let mut v = vec![Record::new(0, 0, Op::Init { thread_level: 0 })];
+            for mask in [row, col] {
+                let members = comms::members(&g, mask, me);
+                let id = comms::global_id(&g, mask, me);
+                if members[0] == me {
+                    defs.push(CommDef { id, members: members.clone(), split: 0 });
+                }
+                let op = Op::CommCreate { func: CommFn::Split, parent: COMM_WORLD, comm: id, split: 0 };
+                v.push(Record { gap_ns: 2000, dur_ns: 0, op, list: members.iter().map(|&m| m as i64).collect() });
+            }
+            let (rid, cid) = (comms::global_id(&g, row, me), comms::global_id(&g, col, me));
+            let (n, pc) = (comms::size(&g, row), comms::rank_in(&g, row, me));
+            let mut instance = 0;
+            for _ in 0..4 {
+                let op = Op::Sendrecv {
+                    peer: ((pc + 1) % n) as i32,
+                    tag: 11,
+                    bytes: 64 << 10,
+                    src: ((pc + n - 1) % n) as i32,
+                    rtag: 11,
+                    rbytes: 64 << 10,
+                    comm: rid,
+                    replace: false,
+                };
+                v.push(Record::new(30_000, 0, op));
+                for comm in [rid, cid, COMM_WORLD] {
+                    instance += 1;
+                    let op = Op::Coll {
+                        coll: Coll::Allreduce,
+                        comm,
+                        root: NO_RANK,
+                        send_bytes: 8,
+                        recv_bytes: 8,
+                        count: 1,
+                        flags: CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE,
+                        req: 0,
+                        instance,
+                    };
+                    v.push(Record::new(1000, 0, op));
+                }
+            }
+            v.push(Record::new(500, 0, Op::CommFree { comm: rid }));
+            v.push(Record::new(0, 0, Op::CommFree { comm: cid }));
+            v.push(Record::new(100, 0, Op::Finalize));
+            v
+        })
+        .collect();
+    TraceWriter::write_tasks(path, &tasks, vec![("generator".into(), "test".into())], defs).unwrap();
+}
+
+/// Row and column communicators: the written extrapolation (its communicators made by
+/// consolidation from the constructors' members) and the streamed one (their table from the
+/// extrapolation) predict what the trace written at the target predicts.
+#[test]
+fn sub_communicators_streamed_written_and_true_agree() {
+    let d = scratch("rows");
+    let inputs: Vec<PathBuf> = [4, 8, 16].iter().map(|n| d.join(format!("r-{n}.psins"))).collect();
+    for (n, p) in [4, 8, 16].iter().zip(&inputs) {
+        rows_and_columns(p, *n);
+    }
+    let truth = d.join("r-64.psins");
+    rows_and_columns(&truth, 64);
+    let opts =
+        psins_extrapolate::Options { ranks: 64, scaling: psins_extrapolate::fit::Scaling::Unknown, tolerance: 0.05 };
+    let (series, ex) = psins_extrapolate::from_paths(&inputs, &opts).unwrap();
+    let written = d.join("x-64.psins");
+    psins_extrapolate::write::trace(&Arc::new(ex), &series, &written, &written, None)
+        .unwrap_or_else(|_| panic!("write"));
+    let comms = psins_formats::TraceReader::open(&written).unwrap().header.comms;
+    assert_eq!(comms.iter().filter(|c| c.members.len() == 8).count(), 16, "8 rows and 8 columns: {comms:?}");
+    let list: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+    let streamed = format!("extrapolate:{}:ranks=64", list.join(","));
+    for machine in ["bus-cluster", "torus-8x8"] {
+        let (want, _) = predict(truth.to_str().unwrap(), machine);
+        let (file, _) = predict(written.to_str().unwrap(), machine);
+        let (stream, _) = predict(&streamed, machine);
+        assert_eq!(file, want, "{machine}: the written extrapolation against the trace at 64 ranks");
+        assert_eq!(stream, want, "{machine}: the streamed extrapolation");
+    }
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -8,7 +8,11 @@ const SIM: &str = env!("CARGO_BIN_EXE_psins-sim");
 /// Runs `cmd` in bash with pipefail; (exit status, stdout, stderr).
 fn bash(cmd: &str) -> (i32, String, String) {
     let o = Command::new("bash").args(["-o", "pipefail", "-c", cmd]).env("SIM", SIM).output().unwrap();
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
 }
 
 #[test]
@@ -28,7 +32,8 @@ fn a_reader_that_leaves_early_is_no_error() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.len(), 10);
     assert!(err.is_empty(), "{err}");
-    let (code, _, err) = bash(r#""$SIM" gen:stencil2d:ranks=64,iters=50 -m bus-cluster --json - | head -c 10 >/dev/null"#);
+    let (code, _, err) =
+        bash(r#""$SIM" gen:stencil2d:ranks=64,iters=50 -m bus-cluster --json - | head -c 10 >/dev/null"#);
     assert_eq!(code, 0, "{err}");
     assert!(err.is_empty(), "{err}");
 }

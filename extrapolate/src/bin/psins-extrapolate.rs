@@ -24,8 +24,10 @@ use std::sync::Arc;
 /// the rank count P (constant, a*P^b, a + b*log2 P, a/P + c, a + b*P), chosen by its
 /// leave-one-out error over the series; the CPU bursts before each kind of call are fitted
 /// the same way, summed over the program, and each target rank draws its spread between
-/// ranks and iterations from the largest trace. Sub-communicators are not yet expressed
-/// (refused). Collectives are expanded again at the target with MPICH's algorithms when the
+/// ranks and iterations from the largest trace. Sub-communicators that are rows, columns or
+/// planes of the grid (MPI_Comm_split by a coordinate, MPI_Cart_sub) are one communicator per
+/// row at the target; others are refused. On a square 2-D grid the rank across the diagonal
+/// (a transpose's partner) is a form too. Collectives are expanded again at the target with MPICH's algorithms when the
 /// traces held expansions. The result passes consolidation's checks like a traced run.
 ///
 /// Every fit is printed with its errors, the worst named. Refused, with the record, the rank

@@ -94,7 +94,7 @@ impl TraceSource for ExtrapolatedSource {
     }
 
     fn comms(&self) -> Vec<CommDef> {
-        Vec::new()
+        self.ex.comms()
     }
 
     #[inline]

@@ -159,6 +159,12 @@ impl Cursor {
             shape::set_peers(&mut op, peers);
             shape::set_params(&mut op, v.params(t, id));
             rec.list.clear();
+            if let Op::Coll { coll, comm, .. } = op {
+                if shape::evened(coll) {
+                    let (size, _) = crate::comms::size_and_rank(g, me, comm);
+                    shape::even(&mut op, size, &mut rec.list);
+                }
+            }
             if let Op::Coll { instance, .. } = &mut op {
                 self.instance += 1;
                 *instance = self.instance;

@@ -23,6 +23,11 @@ use std::path::{Path, PathBuf};
 use template::{Mismatch, Program, SlotId, Template};
 use topo::{Grid, Shape};
 
+/// The largest difference from even (relative to the mean) of a collective's per-rank counts
+/// that is extrapolated as even counts: keys of a sort spread at random, blocks of a
+/// decomposition that does not divide evenly.
+const MAX_UNEVEN: f64 = 0.25;
+
 /// Records per rank sampled for the tracer's own cost per call (as psins-sim's
 /// `--tracer-overhead auto`).
 const OVERHEAD_SAMPLE: usize = 4096;
@@ -254,6 +259,8 @@ pub struct Extrapolation {
     pub expanded: bool,
     /// The traces of the series: path and rank count.
     pub inputs: Vec<(String, u32)>,
+    /// What the extrapolation assumed beyond the fits (even per-rank counts), for the report.
+    pub notes: Vec<String>,
 }
 
 /// Options of an extrapolation.
@@ -322,12 +329,17 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     let mut memo: HashMap<(String, Vec<(u32, u64)>), usize> = HashMap::new();
     let mut params = vec![[0u64; shape::MAX_PARAMS]; n];
     let mut extras = vec![0u64; n];
+    let mut notes: Vec<String> = Vec::new();
     let ndims = t.shape.ndims;
     for id in 0..n {
         let slot = &t.slots[id];
         let (_, np) = shape::params(&slot.shape);
         let names = shape::param_names(&slot.shape);
         for k in 0..np {
+            if shape::derived(&slot.shape) == Some(k) {
+                // Follows from the fitted size at generation (shape::even).
+                continue;
+            }
             let pts: Vec<(u32, u64)> = slot
                 .seen
                 .iter()
@@ -374,6 +386,27 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         }
         if let Some(s) = slot.seen.iter().rev().find(|s| !s.extra.is_empty()) {
             extras[id] = template::Seen::mode(&s.extra).0;
+        }
+        let uneven = slot.seen.iter().map(|s| s.uneven).fold(0.0, f64::max);
+        if let Op::Coll { coll, .. } = slot.shape {
+            if shape::evened(coll) {
+                let what = format!("{}: per-rank counts", slot.label(ndims));
+                if uneven > MAX_UNEVEN {
+                    let (ti, r) = first_seen(slot);
+                    return Err(Refusal::Input(format!(
+                        "{}: rank {r}: {what} are {:.1} % from even at most; they are extrapolated as even only within {:.0} %",
+                        series.traces[ti].path.display(),
+                        uneven * 100.0,
+                        MAX_UNEVEN * 100.0
+                    )));
+                }
+                if !notes.iter().any(|n: &String| n.starts_with(&what)) {
+                    notes.push(format!(
+                        "{what} taken as even (each rank the same to each; {:.1} % from even at most in the traces)",
+                        uneven * 100.0
+                    ));
+                }
+            }
         }
     }
     // Loops' trip counts: whole numbers, so a law must give every traced count exactly, and a
@@ -605,6 +638,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         sizes,
         expanded,
         inputs,
+        notes,
     })
 }
 
@@ -697,7 +731,8 @@ impl Extrapolation {
                 } else {
                     comms::size_and_rank(&self.grid, me, comm)
                 };
-                let args = psins_collectives::CollArgs::from_op(&op, size, me, &[]).expect("a collective");
+                let counts: Vec<u64> = out.last().unwrap().list.iter().map(|&c| c.max(0) as u64).collect();
+                let args = psins_collectives::CollArgs::from_op(&op, size, me, &counts).expect("a collective");
                 let nb = flags & psins_formats::CollFlags::NONBLOCKING != 0;
                 steps.clear();
                 let r = if nb {
@@ -720,6 +755,9 @@ impl Extrapolation {
         let grids: Vec<String> = self.sizes.iter().map(|&p| self.template.shape.at(p).to_string()).collect();
         let _ = writeln!(s, "topology: {} (traced as {}); target {}", self.template.shape, grids.join(", "), self.grid);
         let _ = writeln!(s, "program: {} calls per rank at most", self.template.order.len());
+        for n in &self.notes {
+            let _ = writeln!(s, "note: {n}");
+        }
         for d in &self.template.ambiguous {
             let _ = writeln!(
                 s,
@@ -782,6 +820,7 @@ impl Extrapolation {
             "target": {"ranks": self.grid.ranks(), "dims": self.grid.dims},
             "calls_per_rank": self.template.order.len(),
             "fits": fits,
+            "notes": self.notes,
         })
     }
 }

@@ -159,9 +159,11 @@ pub fn unsupported(op: &Op, list: &[i64]) -> Option<String> {
         Op::SendInit { .. } | Op::RecvInit { .. } | Op::Start { .. } | Op::Startall => {
             Some("persistent requests are not extrapolated".into())
         }
-        Op::Coll { coll, .. } if !list.is_empty() => {
-            Some(format!("{} has per-rank counts ({} values), which are not extrapolated", coll.name(), list.len()))
-        }
+        Op::Coll { coll, .. } if !list.is_empty() && !evened(coll) => Some(format!(
+            "{} has per-rank counts ({} values); only those of alltoallv, alltoallw, allgatherv and reduce_scatter are extrapolated",
+            coll.name(),
+            list.len()
+        )),
         Op::Coll { coll: Coll::NeighborAllgather | Coll::NeighborAlltoall, .. } => {
             Some("neighbourhood collectives are not extrapolated".into())
         }
@@ -170,6 +172,67 @@ pub fn unsupported(op: &Op, list: &[i64]) -> Option<String> {
         }
         Op::Abort { .. } => Some("a run that called MPI_Abort is not extrapolated".into()),
         _ => None,
+    }
+}
+
+/// Whether a collective's per-rank counts are extrapolated, as even counts (see [`even`]).
+pub fn evened(coll: Coll) -> bool {
+    matches!(coll, Coll::Alltoallv | Coll::Alltoallw | Coll::Allgatherv | Coll::ReduceScatter)
+}
+
+/// The size that is not fitted in a collective with even counts but follows from the fitted
+/// one and the communicator's size: alltoallv's received bytes (what the others send), the
+/// gathered bytes of allgatherv, the contributed bytes of reduce_scatter.
+pub fn derived(op: &Op) -> Option<usize> {
+    match *op {
+        Op::Coll { coll: Coll::Alltoallv | Coll::Alltoallw | Coll::Allgatherv, .. } => Some(1),
+        Op::Coll { coll: Coll::ReduceScatter, .. } => Some(0),
+        _ => None,
+    }
+}
+
+/// How far a traced counts list is from even: the largest relative difference of an entry
+/// from its half's mean (alltoallv: the send counts, then the receive counts).
+pub fn unevenness(coll: Coll, list: &[i64]) -> f64 {
+    let halves = if matches!(coll, Coll::Alltoallv | Coll::Alltoallw) { 2 } else { 1 };
+    let n = list.len() / halves;
+    if n == 0 {
+        return 0.0;
+    }
+    list.chunks(n)
+        .map(|h| {
+            let mean = h.iter().sum::<i64>() as f64 / n as f64;
+            if mean <= 0.0 {
+                return 0.0;
+            }
+            h.iter().map(|&c| (c as f64 / mean - 1.0).abs()).fold(0.0, f64::max)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// A collective with even counts on a communicator of `size`, its fitted size set: its
+/// counts list, and its derived size (each rank sends the same to each, so receives what it
+/// sends; contributes the same as every other).
+pub fn even(op: &mut Op, size: u32, list: &mut Vec<i64>) {
+    let Op::Coll { coll, send_bytes, recv_bytes, .. } = op else { return };
+    let p = size.max(1) as u64;
+    list.clear();
+    match coll {
+        Coll::Alltoallv | Coll::Alltoallw => {
+            let per = (*send_bytes as f64 / p as f64).round() as u64;
+            *send_bytes = per * p;
+            *recv_bytes = per * p;
+            list.resize(2 * p as usize, per as i64);
+        }
+        Coll::Allgatherv => {
+            *recv_bytes = *send_bytes * p;
+            list.resize(p as usize, *send_bytes as i64);
+        }
+        Coll::ReduceScatter => {
+            *send_bytes = *recv_bytes * p;
+            list.resize(p as usize, *recv_bytes as i64);
+        }
+        _ => {}
     }
 }
 

@@ -397,6 +397,9 @@ pub struct Seen {
     pub extra: Vec<(u64, u32)>,
     /// For a call in a loop: its iterations.
     pub trips: Vec<(u64, u32)>,
+    /// For a collective with per-rank counts: how far they were from even, at most
+    /// ([`shape::unevenness`]).
+    pub uneven: f64,
 }
 
 impl Seen {
@@ -698,6 +701,9 @@ impl Template {
             let (v, np) = shape::params(&rec.op);
             for (k, x) in v.iter().enumerate().take(np) {
                 bump(&mut seen.values[k], *x);
+            }
+            if let Op::Coll { coll, .. } = rec.op {
+                seen.uneven = seen.uneven.max(shape::unevenness(coll, &rec.list));
             }
             let one = [(idx, rec)];
             let iters = item.lp.as_ref().map_or(&one[..], |l| &l.iters[..]);

@@ -646,3 +646,65 @@ fn transpose_partner() {
     ));
     assert!(m.contains("across the diagonal") && m.contains("nearest square rank counts: 121, 144"), "{m}");
 }
+
+/// A bucket sort's exchange: an alltoall of the counts, then an alltoallv of the keys whose
+/// per-rank counts are uneven in the traces (keys spread at random) and even at the target.
+fn bucket_sort(p: u32, spread: f64, name: &str) -> Trace {
+    program(name, p, &|p, me| {
+        let total = 32768u64;
+        let mut v = Vec::new();
+        let mut instance = 0;
+        for it in 0..3u32 {
+            instance += 1;
+            v.push(Record::new(5000, 0, coll(Coll::Alltoall, 4 * p as u64, NO_RANK, instance)));
+            // Counts off even by up to `spread`, the same total; even at the target (spread 0).
+            let per = total / p as u64;
+            let off = |r: u32| -> i64 {
+                let x = ((r * 7 + me * 3 + it * 5) % 5) as f64 / 4.0 - 0.5;
+                (x * 2.0 * spread * per as f64) as i64
+            };
+            let mut sends: Vec<i64> = (0..p).map(|r| per as i64 + off(r)).collect();
+            let fix = total as i64 - sends.iter().sum::<i64>();
+            sends[0] += fix;
+            let recvs: Vec<i64> = (0..p).map(|r| per as i64 + if spread > 0.0 { off(r) / 2 } else { 0 }).collect();
+            let recv_total = recvs.iter().sum::<i64>() as u64;
+            instance += 1;
+            let flags = 0;
+            let op = Op::Coll {
+                coll: Coll::Alltoallv,
+                comm: COMM_WORLD,
+                root: NO_RANK,
+                send_bytes: total,
+                recv_bytes: recv_total,
+                count: 0,
+                flags,
+                req: 0,
+                instance,
+            };
+            v.push(Record { gap_ns: 8000, dur_ns: 0, op, list: sends.into_iter().chain(recvs).collect() });
+        }
+        v
+    })
+}
+
+#[test]
+fn per_rank_counts_taken_as_even() {
+    let s = series(vec![bucket_sort(4, 0.1, "is"), bucket_sort(8, 0.1, "is"), bucket_sort(16, 0.1, "is")]);
+    let t = find_template(&s).unwrap();
+    let ex = extrapolate(&s, t, &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 }).unwrap();
+    let truth = bucket_sort(64, 0.0, "is");
+    for r in [0, 17, 63] {
+        let mut got = Vec::new();
+        ex.rank(r, &mut got).unwrap();
+        assert_eq!(got, truth.tasks[r as usize], "rank {r}");
+    }
+    assert!(ex.report(&s).contains("note: alltoallv: per-rank counts taken as even"), "{}", ex.report(&s));
+    // Counts far from even (a decomposition the traces do not show) are refused.
+    let s = series(vec![bucket_sort(4, 0.8, "skew"), bucket_sort(8, 0.8, "skew"), bucket_sort(16, 0.8, "skew")]);
+    let m = refusal(extrapolate(
+        &s,
+        find_template(&s).unwrap(),
+        &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 },
+    ));
+    assert!(m.contains("skew-") && m.contains("alltoallv: per-rank counts are") && m.contains("within 25 %"), "{m}");
+}

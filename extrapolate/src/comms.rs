@@ -9,11 +9,14 @@
 //! template's forms (a step in the grid) say it. A wait's completion sources and a
 //! collective's root stay ranks of their communicator. Generated programs are normalised the
 //! same way; [`denormalise`] makes a record of the target's again.
+//!
+//! Normalising also puts the completions of a run of `MPI_Waitany` or `MPI_Waitsome` calls in
+//! request order: which request each call completes is the run's timing, not the program.
 
 use crate::template::Mismatch;
 use crate::topo::Grid;
 use crate::Trace;
-use psins_formats::{CommDef, Op, Record, COMM_SELF, COMM_WORLD};
+use psins_formats::{CommDef, Op, Record, WaitFn, COMM_SELF, COMM_WORLD};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -87,14 +90,23 @@ pub fn table(g: &Grid, masks: &[u32]) -> Vec<CommDef> {
 /// rank `me` of `g` sees it, if its members are a row, column or plane through `me`.
 fn class_of(members: &[u32], me: u32, g: &Grid) -> Option<u32> {
     let n = g.dims.len() as u32;
-    (1..1u32 << n).find(|&mask| size(g, mask) as usize == members.len() && self::members(g, mask, me) == members)
+    let all = (1u32 << n) - 1;
+    // The whole world in order (a dup of MPI_COMM_WORLD) is every dimension, also where some
+    // are one rank wide: at a larger count they are not. Else the fewest dimensions.
+    if members.len() as u32 == g.ranks() && members.iter().enumerate().all(|(i, &m)| m == i as u32) {
+        return Some(all);
+    }
+    let mut masks: Vec<u32> = (1..all).collect();
+    masks.sort_by_key(|m| m.count_ones());
+    masks.into_iter().find(|&mask| size(g, mask) as usize == members.len() && self::members(g, mask, me) == members)
 }
 
 /// Rank `r`'s records of `trace`, normalised on `g` (borrowed when the trace has only the world
 /// and self); a communicator that is no class is the mismatch.
 pub fn normalised<'a>(trace: &'a Trace, r: u32, g: &Grid) -> Result<Cow<'a, [Record]>, Mismatch> {
     let recs = &trace.tasks[r as usize];
-    if trace.comms.is_empty() {
+    let any = |r: &Record| matches!(r.op, Op::Wait { func: WaitFn::Waitany | WaitFn::Waitsome, .. });
+    if trace.comms.is_empty() && !recs.iter().any(any) {
         return Ok(Cow::Borrowed(recs));
     }
     let mut classes: HashMap<u32, u32> = HashMap::new();
@@ -171,6 +183,25 @@ pub fn normalised<'a>(trace: &'a Trace, r: u32, g: &Grid) -> Result<Cow<'a, [Rec
         }
         out.push(rec);
     }
+    // Runs of waitany/waitsome: their completions in request order, each call keeping how
+    // many it completed.
+    let mut i = 0;
+    while i < out.len() {
+        if !any(&out[i]) {
+            i += 1;
+            continue;
+        }
+        let end = (i..out.len()).find(|&j| !any(&out[j])).unwrap_or(out.len());
+        let mut done: Vec<[i64; 4]> =
+            out[i..end].iter().flat_map(|r| r.list.chunks_exact(4).map(|q| [q[0], q[1], q[2], q[3]])).collect();
+        done.sort_by_key(|q| q[0]);
+        let mut it = done.into_iter();
+        for rec in &mut out[i..end] {
+            let n = rec.list.len() / 4;
+            rec.list = it.by_ref().take(n).flatten().collect();
+        }
+        i = end;
+    }
     Ok(Cow::Owned(out))
 }
 
@@ -205,6 +236,14 @@ pub fn denormalise(g: &Grid, me: u32, rec: &mut Record) {
             }
             *op.comm_mut().unwrap() = global_id(g, mask, me);
         }
+    }
+}
+
+/// Whether rank `me` is the root of a (normalised) record's rooted collective.
+pub fn is_root(g: &Grid, me: u32, op: &Op) -> bool {
+    match *op {
+        Op::Coll { root, comm, .. } if root >= 0 => size_and_rank(g, me, comm).1 == root as u32,
+        _ => false,
     }
 }
 

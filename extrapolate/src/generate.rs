@@ -8,6 +8,8 @@ use psins_formats::{Op, Record, ANY_TAG, NO_RANK, PROC_NULL};
 /// The sizes and times of each slot.
 pub trait Values {
     fn params(&self, t: &Template, id: SlotId) -> [u64; shape::MAX_PARAMS];
+    /// A collective's sizes at its root, where they differ from the other ranks'.
+    fn root_params(&self, t: &Template, id: SlotId) -> Option<[u64; shape::MAX_PARAMS]>;
     /// Rank `me`'s burst before slot `id`.
     fn gap(&self, t: &Template, id: SlotId, me: u32) -> u64;
     fn dur(&self, t: &Template, id: SlotId) -> u64;
@@ -25,6 +27,11 @@ impl Values for Observed {
     fn params(&self, t: &Template, id: SlotId) -> [u64; shape::MAX_PARAMS] {
         let s = &t.slots[id].seen[self.0];
         std::array::from_fn(|k| crate::template::Seen::mode(&s.values[k]).0)
+    }
+    fn root_params(&self, t: &Template, id: SlotId) -> Option<[u64; shape::MAX_PARAMS]> {
+        let s = &t.slots[id].seen[self.0];
+        (!s.root_values[0].is_empty())
+            .then(|| std::array::from_fn(|k| crate::template::Seen::mode(&s.root_values[k]).0))
     }
     fn gap(&self, _: &Template, _: SlotId, _: u32) -> u64 {
         0
@@ -57,6 +64,22 @@ pub fn program(
         if let Some(ids) = ids.as_deref_mut() {
             ids.push(id);
         }
+    }
+}
+
+/// How a wait reports request `req` of slot `c` complete: a receive with its source (a rank
+/// of its communicator), tag and size as generated; a send or a collective with none.
+fn completion(t: &Template, g: &Grid, v: &impl Values, c: SlotId, req: u32, peer: i32) -> [i64; 4] {
+    match (t.slots[c].shape, peer) {
+        (Op::Irecv { .. }, PROC_NULL) => [req as i64, PROC_NULL as i64, ANY_TAG as i64, 0],
+        (Op::Irecv { tag, comm, .. }, peer) => {
+            let peer = match crate::comms::class(comm) {
+                Some(mask) if peer >= 0 => crate::comms::rank_in(g, mask, peer as u32) as i32,
+                _ => peer,
+            };
+            [req as i64, peer as i64, tag as i64, v.params(t, c)[0] as i64]
+        }
+        _ => [req as i64, NO_RANK as i64, 0, 0],
     }
 }
 
@@ -158,6 +181,11 @@ impl Cursor {
             }
             shape::set_peers(&mut op, peers);
             shape::set_params(&mut op, v.params(t, id));
+            if crate::comms::is_root(g, me, &op) {
+                if let Some(p) = v.root_params(t, id) {
+                    shape::set_params(&mut op, p);
+                }
+            }
             rec.list.clear();
             if let Op::Coll { coll, comm, .. } = op {
                 if shape::evened(coll) {
@@ -177,36 +205,37 @@ impl Cursor {
                 shape::set_request(&mut op, req);
                 self.live.push((id as u32, req, peers[0]));
             }
-            if let Op::Wait { count, .. } = &mut op {
+            if let Op::Wait { count, func } = &mut op {
                 let mut done = 0u32;
-                for &c in &slot.completes {
-                    // Every request in flight that the slot started (each iteration's, when it
-                    // is in a loop the wait follows).
-                    while let Some(at) = self.live.iter().position(|&(s, _, _)| s as usize == c) {
-                        let (_, req, peer) = self.live.remove(at);
-                        self.free_id(req);
-                        // A receive completes with its peer, tag and size as generated; a send
-                        // or a collective with none.
-                        let cs = &t.slots[c];
-                        let done_as = match (cs.shape, peer) {
-                            (Op::Irecv { .. }, PROC_NULL) => [req as i64, PROC_NULL as i64, ANY_TAG as i64, 0],
-                            (Op::Irecv { tag, comm, .. }, peer) => {
-                                // The source as a rank of the receive's communicator.
-                                let peer = match crate::comms::class(comm) {
-                                    Some(mask) if peer >= 0 => crate::comms::rank_in(g, mask, peer as u32) as i32,
-                                    _ => peer,
-                                };
-                                [req as i64, peer as i64, tag as i64, v.params(t, c)[0] as i64]
-                            }
-                            _ => [req as i64, NO_RANK as i64, 0, 0],
-                        };
-                        rec.list.extend_from_slice(&done_as);
-                        done += 1;
-                    }
+                // MPI_Waitany and MPI_Testany complete one request: the lowest id in flight of
+                // those the slot's calls completed in the traces (which one a call completes is
+                // the run's timing; the traces were read with their completions in that order,
+                // crate::comms). Every other wait completes all it was seen to complete.
+                let one = matches!(func, psins_formats::WaitFn::Waitany | psins_formats::WaitFn::Testany);
+                let mine = |l: &(u32, u32, i32)| slot.completes.contains(&(l.0 as usize));
+                loop {
+                    let at = if one {
+                        if done > 0 {
+                            break;
+                        }
+                        self.live.iter().enumerate().filter(|(_, l)| mine(l)).min_by_key(|(_, l)| l.1).map(|(i, _)| i)
+                    } else {
+                        // Every request in flight that the slot's calls complete (each
+                        // iteration's, when it is in a loop the wait follows), slot by slot.
+                        slot.completes.iter().find_map(|&c| self.live.iter().position(|l| l.0 as usize == c))
+                    };
+                    let Some(at) = at else { break };
+                    let (c, req, peer) = self.live.remove(at);
+                    self.free_id(req);
+                    rec.list.extend_from_slice(&completion(t, g, v, c as usize, req, peer));
+                    done += 1;
                 }
                 if done == 0 && !slot.completes.is_empty() {
                     self.pending += v.gap(t, id, me);
                     continue;
+                }
+                if slot.drain && self.live.iter().any(mine) {
+                    self.pos = here;
                 }
                 *count = done + v.extra(t, id) as u32;
             }

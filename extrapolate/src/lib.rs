@@ -192,6 +192,7 @@ pub fn find_template(series: &Series) -> Result<Template, Refusal> {
 /// The fitted values of every slot at one target rank count.
 pub struct Fitted {
     params: Vec<[u64; shape::MAX_PARAMS]>,
+    root_params: Vec<Option<[u64; shape::MAX_PARAMS]>>,
     gaps: Vec<u64>,
     /// Per kind of call (a slot's label), every burst of the largest trace before such a call
     /// over its slot's mean; each slot's index into them in `pool_of`. Each rank of the target
@@ -209,6 +210,9 @@ pub struct Fitted {
 impl Values for Fitted {
     fn params(&self, _: &Template, id: SlotId) -> [u64; shape::MAX_PARAMS] {
         self.params[id]
+    }
+    fn root_params(&self, _: &Template, id: SlotId) -> Option<[u64; shape::MAX_PARAMS]> {
+        self.root_params[id]
     }
     fn gap(&self, _: &Template, id: SlotId, me: u32) -> u64 {
         let pool = &self.pools[self.pool_of[id] as usize];
@@ -331,58 +335,83 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     let mut extras = vec![0u64; n];
     let mut notes: Vec<String> = Vec::new();
     let ndims = t.shape.ndims;
+    // Sizes: one law per size of each slot; a collective's root, whose sizes differ from the
+    // other ranks' (a gather's received bytes), has its own.
+    let mut root_params: Vec<Option<[u64; shape::MAX_PARAMS]>> = vec![None; n];
     for id in 0..n {
         let slot = &t.slots[id];
         let (_, np) = shape::params(&slot.shape);
         let names = shape::param_names(&slot.shape);
-        for k in 0..np {
-            if shape::derived(&slot.shape) == Some(k) {
-                // Follows from the fitted size at generation (shape::even).
+        // Only where the root's sizes differ (a bcast's do not).
+        let at_root = slot.seen.iter().any(|s| {
+            (0..np).any(|k| {
+                !s.root_values[k].is_empty()
+                    && template::Seen::mode(&s.root_values[k]).0 != template::Seen::mode(&s.values[k]).0
+            })
+        });
+        for root in [false, true] {
+            if root && !at_root {
                 continue;
             }
-            let pts: Vec<(u32, u64)> = slot
-                .seen
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.count() > 0)
-                .map(|(ti, s)| (sizes[ti], template::Seen::mode(&s.values[k]).0))
-                .collect();
-            let what = format!("{}: {}", slot.label(ndims), names[k]);
-            let key = (what.clone(), pts.clone());
-            let line = match memo.get(&key) {
-                Some(&l) => l,
-                None => {
-                    let fpts: Vec<(f64, f64)> = pts.iter().map(|&(p, v)| (p as f64, v as f64)).collect();
-                    let fit = fit::best(&fpts, opts.scaling).ok_or_else(|| {
-                        Refusal::Input(format!("{what}: no law fits the values {}", show_points(&pts)))
-                    })?;
-                    if fit.loo > opts.tolerance {
-                        let (ti, r) = first_seen(slot);
-                        return Err(Refusal::Input(format!(
-                            "{}: rank {r}: {what} follows no law within {:.1} % (best {}: {:.1} % off a traced point predicted from the others; values {}){}",
-                            series.traces[ti].path.display(),
-                            opts.tolerance * 100.0,
-                            fit,
-                            fit.loo * 100.0,
-                            show_points(&pts),
-                            if pts.len() < 3 { "; the call is in fewer than three of the traces: trace larger runs, or say --scaling" } else { "" }
-                        )));
-                    }
-                    let at = fit.at(target).round().max(0.0);
-                    fits.push(FitLine {
-                        what,
-                        fit,
-                        points: pts.iter().map(|&(p, v)| (p, v as f64)).collect(),
-                        slots: 0,
-                        size: true,
-                        at_target: at,
-                    });
-                    memo.insert(key, fits.len() - 1);
-                    fits.len() - 1
+            let mut values = [0u64; shape::MAX_PARAMS];
+            for k in 0..np {
+                if shape::derived(&slot.shape) == Some(k) {
+                    // Follows from the fitted size at generation (shape::even).
+                    continue;
                 }
-            };
-            fits[line].slots += 1;
-            params[id][k] = fits[line].at_target as u64;
+                let pts: Vec<(u32, u64)> = slot
+                    .seen
+                    .iter()
+                    .enumerate()
+                    .map(|(ti, s)| (ti, if root { &s.root_values[k] } else { &s.values[k] }))
+                    .filter(|(_, v)| !v.is_empty())
+                    .map(|(ti, v)| (sizes[ti], template::Seen::mode(v).0))
+                    .collect();
+                if pts.is_empty() {
+                    continue;
+                }
+                let what = format!("{}: {}{}", slot.label(ndims), names[k], if root { " at the root" } else { "" });
+                let key = (what.clone(), pts.clone());
+                let line = match memo.get(&key) {
+                    Some(&l) => l,
+                    None => {
+                        let fpts: Vec<(f64, f64)> = pts.iter().map(|&(p, v)| (p as f64, v as f64)).collect();
+                        let fit = fit::best(&fpts, opts.scaling).ok_or_else(|| {
+                            Refusal::Input(format!("{what}: no law fits the values {}", show_points(&pts)))
+                        })?;
+                        if fit.loo > opts.tolerance {
+                            let (ti, r) = first_seen(slot);
+                            return Err(Refusal::Input(format!(
+                                "{}: rank {r}: {what} follows no law within {:.1} % (best {}: {:.1} % off a traced point predicted from the others; values {}){}",
+                                series.traces[ti].path.display(),
+                                opts.tolerance * 100.0,
+                                fit,
+                                fit.loo * 100.0,
+                                show_points(&pts),
+                                if pts.len() < 3 { "; the call is in fewer than three of the traces: trace larger runs, or say --scaling" } else { "" }
+                            )));
+                        }
+                        let at = fit.at(target).round().max(0.0);
+                        fits.push(FitLine {
+                            what,
+                            fit,
+                            points: pts.iter().map(|&(p, v)| (p, v as f64)).collect(),
+                            slots: 0,
+                            size: true,
+                            at_target: at,
+                        });
+                        memo.insert(key, fits.len() - 1);
+                        fits.len() - 1
+                    }
+                };
+                fits[line].slots += 1;
+                values[k] = fits[line].at_target as u64;
+            }
+            if root {
+                root_params[id] = Some(values);
+            } else {
+                params[id] = values;
+            }
         }
         if let Some(s) = slot.seen.iter().rev().find(|s| !s.extra.is_empty()) {
             extras[id] = template::Seen::mode(&s.extra).0;
@@ -633,7 +662,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     Ok(Extrapolation {
         template: t,
         grid,
-        values: Fitted { params, gaps, pools, pool_of, durs, extras, trips },
+        values: Fitted { params, root_params, gaps, pools, pool_of, durs, extras, trips },
         fits,
         sizes,
         expanded,

@@ -12,7 +12,7 @@
 use crate::shape::{self, MAX_PARAMS, MAX_PEERS};
 use crate::topo::{show_offset, Grid, Offset, Shape};
 use crate::Series;
-use psins_formats::{Op, Record, NO_RANK, PROC_NULL};
+use psins_formats::{Op, Record, WaitFn, NO_RANK, PROC_NULL};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -379,6 +379,9 @@ pub enum Exists {
     /// Those for which any request the slot completes was started.
     AnyRequest,
     Rank(u32),
+    /// Those with one of the requests the wait completes still in flight when they reach it,
+    /// known only as the program runs (a run of MPI_Waitany calls, one per request).
+    Pending,
     /// Every rank but this one (the workers of a master).
     NotRank(u32),
     FromEnd(u32),
@@ -389,8 +392,11 @@ pub enum Exists {
 pub struct Seen {
     /// The ranks that made the call.
     pub ranks: Vec<bool>,
-    /// Each size's values over those ranks, with how many ranks had each.
+    /// Each size's values over those ranks (a rooted collective's root aside), with how many
+    /// ranks had each.
     pub values: [Vec<(u64, u32)>; MAX_PARAMS],
+    /// A rooted collective's sizes at its root.
+    pub root_values: [Vec<(u64, u32)>; MAX_PARAMS],
     pub gap_sum: f64,
     pub dur_sum: f64,
     /// `count` less the requests completed, for a wait (requests passed that were null).
@@ -435,6 +441,9 @@ pub struct Slot {
     pub exists: Exists,
     /// For a wait: the slots whose requests it completes, in the order first seen.
     pub completes: Vec<SlotId>,
+    /// The last of a run of MPI_Waitany calls: repeated while one of the run's requests is in
+    /// flight, as a rank with more neighbours than any traced one waits for each of them.
+    pub drain: bool,
     /// Per trace of the series.
     pub seen: Vec<Seen>,
 }
@@ -668,6 +677,7 @@ impl Template {
                             forms: [Form::Fixed(NO_RANK); MAX_PEERS],
                             exists: Exists::All,
                             completes: Vec::new(),
+                            drain: false,
                             seen: vec![Seen::default(); traces],
                         });
                         order.push(id);
@@ -699,8 +709,9 @@ impl Template {
             }
             seen.ranks[me as usize] = true;
             let (v, np) = shape::params(&rec.op);
+            let at_root = crate::comms::is_root(g, me, &rec.op);
             for (k, x) in v.iter().enumerate().take(np) {
-                bump(&mut seen.values[k], *x);
+                bump(if at_root { &mut seen.root_values[k] } else { &mut seen.values[k] }, *x);
             }
             if let Op::Coll { coll, .. } = rec.op {
                 seen.uneven = seen.uneven.max(shape::unevenness(coll, &rec.list));
@@ -819,6 +830,8 @@ impl Template {
                 break;
             }
             let slot = &self.slots[id];
+            let any = matches!(slot.shape, Op::Wait { func: WaitFn::Waitany | WaitFn::Testany, .. });
+            let chosen = chosen.or((any && !slot.completes.is_empty()).then_some(Exists::Pending));
             let Some(rule) = chosen else {
                 // Name the first rank where the likeliest rule (its neighbour being there, or
                 // every rank) and the traces disagree.
@@ -853,6 +866,31 @@ impl Template {
                 });
             };
             self.slots[id].exists = rule;
+        }
+        // Runs of MPI_Waitany calls: each completes the lowest request in flight of those the
+        // whole run completed, and the last repeats while any is left.
+        let any = |s: &Slot| matches!(s.shape, Op::Wait { func: WaitFn::Waitany, .. }) && s.lp.is_none();
+        let mut i = 0;
+        while i < self.order.len() {
+            if !any(&self.slots[self.order[i]]) {
+                i += 1;
+                continue;
+            }
+            let end = (i..self.order.len()).find(|&j| !any(&self.slots[self.order[j]])).unwrap_or(self.order.len());
+            let mut union: Vec<SlotId> = Vec::new();
+            for &id in &self.order[i..end] {
+                for &c in &self.slots[id].completes {
+                    if !union.contains(&c) {
+                        union.push(c);
+                    }
+                }
+            }
+            union.sort_by_key(|s| pos[s]);
+            for &id in &self.order[i..end] {
+                self.slots[id].completes = union.clone();
+            }
+            self.slots[self.order[end - 1]].drain = true;
+            i = end;
         }
         Ok(())
     }
@@ -905,6 +943,7 @@ impl Template {
                 s.completes.iter().any(|&c| self.exists(c, g, me))
             }
             Exists::Rank(k) => me == k,
+            Exists::Pending => !s.completes.is_empty(),
             Exists::NotRank(k) => me != k,
             Exists::FromEnd(k) => k < n && me == n - 1 - k,
         })

@@ -708,3 +708,91 @@ fn per_rank_counts_taken_as_even() {
     ));
     assert!(m.contains("skew-") && m.contains("alltoallv: per-rank counts are") && m.contains("within 25 %"), "{m}");
 }
+
+/// miniGhost's habits on a 3-D grid: each halo's requests completed by one MPI_Waitany per
+/// request (an array of 12, the run's timing choosing the order; more neighbours at the
+/// target than in any trace), and a gather to rank 0 whose root receives what the others do
+/// not.
+#[test]
+fn waitany_runs_and_a_gathers_root() {
+    let h = Halo {
+        shape: Shape { ndims: 3, order: Order::ColumnMajor, periodic: 0 },
+        null_edges: false,
+        iters: 3,
+        bytes: |_| 46240,
+        burst: |_| 20_000,
+    };
+    // `scramble`: the traces complete in an order of their own; the target's truth in
+    // request order, as the extrapolation makes it.
+    let make = |p: u32, scramble: bool| {
+        let mut t = h.trace(p);
+        t.path = format!("ghost-{p}.psins").into();
+        for (me, recs) in t.tasks.iter_mut().enumerate() {
+            let mut out = Vec::new();
+            let mut instance = 1000;
+            for r in recs.drain(..) {
+                match r.op {
+                    Op::Wait { func: WaitFn::Waitall, count } => {
+                        let mut done: Vec<&[i64]> = r.list.chunks_exact(4).collect();
+                        if scramble {
+                            let k = (me + 1) % done.len().max(1);
+                            done.rotate_left(k);
+                        }
+                        for (i, q) in done.iter().enumerate() {
+                            let op = Op::Wait { func: WaitFn::Waitany, count: 12 };
+                            out.push(Record {
+                                gap_ns: if i == 0 { r.gap_ns } else { 0 },
+                                dur_ns: 0,
+                                op,
+                                list: q.to_vec(),
+                            });
+                        }
+                        assert!(count as usize == done.len());
+                    }
+                    Op::Finalize => {
+                        instance += 1;
+                        let root = me == 0;
+                        let op = Op::Coll {
+                            coll: Coll::Gather,
+                            comm: COMM_WORLD,
+                            root: 0,
+                            send_bytes: 8,
+                            recv_bytes: if root { 8 } else { 0 },
+                            count: 0,
+                            flags: 0,
+                            req: 0,
+                            instance,
+                        };
+                        out.push(Record::new(0, 0, op));
+                        out.push(r);
+                    }
+                    _ => out.push(r),
+                }
+            }
+            *recs = out;
+        }
+        t
+    };
+    let s = series(vec![make(4, true), make(8, true), make(16, true)]);
+    let t = find_template(&s).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t.shape.to_string(), "3-D grid, column-major");
+    let ex = extrapolate(&s, t, &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 }).unwrap();
+    let truth = make(64, false);
+    // Rank 21 of 4x4x4 has all six neighbours; no traced rank had more than four.
+    for r in [0, 21, 63] {
+        let mut got = Vec::new();
+        ex.rank(r, &mut got).unwrap();
+        let want = &truth.tasks[r as usize];
+        assert_eq!(got.len(), want.len(), "rank {r}");
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            // Instances are the generator's own numbering.
+            let (mut go, mut wo) = (g.op, w.op);
+            for o in [&mut go, &mut wo] {
+                if let Op::Coll { instance, .. } = o {
+                    *instance = 0;
+                }
+            }
+            assert_eq!((go, &g.list), (wo, &w.list), "rank {r}, record {i}");
+        }
+    }
+}

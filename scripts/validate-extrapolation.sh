@@ -106,7 +106,7 @@ for spec in $APPS; do
 done
 cat >"$out/README.md" <<EOF
 Extrapolation against real traces: \`bash scripts/validate-extrapolation.sh\` on $(hostname),
-$(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), PSINS_CLOCK=$CLOCK,
+$(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), PSINS_CLOCK=$CLOCK, BIN=$BIN,
 APPS="$APPS" SERIES="$SERIES" TARGETS="$TARGETS" (cg: SERIES_cg="$SERIES_cg" TARGETS_cg="$TARGETS_cg" SCALING_cg=$SCALING_cg) MACHINES="$MACHINES"${REAL_APPS:+ REAL_APPS=$REAL_APPS}, load $(cut -d' ' -f1-3 /proc/loadavg).
 results.csv: one row per app, target and machine; ratio = extrapolated / traced predicted time.
 EOF

@@ -65,8 +65,9 @@ command_of() {
 trace() {
     local app=$1 args=$2 n=$3 dir
     dir=$(mktemp -d)
-    PSINS_DIR=$dir PSINS_CLOCK=$CLOCK LD_PRELOAD=$BIN/libpsinstrace.so \
-        timeout "$RUN_TIMEOUT" mpirun -n "$n" $(command_of "$app" "$args" "$n") </dev/null >/dev/null
+    # In the scratch directory: miniGhost writes its results.yaml where it runs.
+    (cd "$dir" && PSINS_DIR=$dir PSINS_CLOCK=$CLOCK LD_PRELOAD=$BIN/libpsinstrace.so \
+        timeout "$RUN_TIMEOUT" mpirun -n "$n" $(command_of "$app" "$args" "$n") </dev/null >/dev/null)
     "$BIN/psins-consolidate" -q "$dir"/*/ -o "$out/$app-$n.psins"
     rm -rf "$dir"
 }

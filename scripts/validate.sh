@@ -35,8 +35,8 @@
 # noisy file missed by up to 12.6 % where a clean one's stayed within 4 % (docs/validation.md).
 # Run on a quiet host (load average below 1): psins-calibrate refuses a noisy one.
 set -Eeuo pipefail
-# A run that stops says where and why (the fifth session's third run ended without a word:
-# an app hung in MPI_Finalize, `timeout` ended it, and set -e the script, docs/validation.md):
+# A run that stops says where and why (else an app hung in MPI_Finalize, ended by `timeout`,
+# ends the script through set -e without a word; docs/validation.md, *What the runs showed*):
 # a failing command names its line, a signal its name.
 trap 'echo "validate: stopped: line $LINENO: $BASH_COMMAND failed (exit $?)" >&2' ERR
 for sig in HUP INT TERM; do trap "echo 'validate: stopped by SIG$sig' >&2; exit 1" "$sig"; done
@@ -118,9 +118,9 @@ check() {
 
 # Every network calibrated in one state of the host: with shared memory calibrated in the
 # VM's fast state and TCP in its slow one, every app waits for a change of state before each
-# network's runs (the seventh session's third run: 145 of 187 checks failed, two apps in 20
-# minutes). A network whose file the host no longer matches after the last calibration is
-# calibrated again, at most CALIBRATE_TRIES times.
+# network's runs (in one run 145 of 187 checks failed, two apps in 20 minutes;
+# docs/validation.md, *What the runs showed*). A network whose file the host no longer
+# matches after the last calibration is calibrated again, at most CALIBRATE_TRIES times.
 if ((CHECK_TRIES > 0)); then
   for ((i = 1; i <= CALIBRATE_TRIES; i++)); do
     stale=""
@@ -233,7 +233,7 @@ validate() {
   done
   # The trace is one run, and its computation is replayed as it was: a traced run made during
   # a slower spell of the CPUs (which --check's ping-pongs do not see: stencil3d's traced run
-  # computed 25 % longer than usual, docs/validation.md, eighth session) predicts that spell.
+  # computed 25 % longer than usual, docs/validation.md, *What the runs showed*) predicts that spell.
   # So a traced run whose span is more than TRACE_SLACK % from the untraced runs' median on
   # shared memory is made again, at most RUN_REDO times; the last is kept and its row marked.
   local mark=""

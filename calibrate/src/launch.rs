@@ -2,10 +2,11 @@
 //!
 //! MPI_Finalize can hang after the worker has written every figure: on MPICH 4.0.2 over
 //! UCX's TCP transport one rank sat in a PMI barrier while the other spun in UCX waiting
-//! for it (seen in the sixth session's validation, a `--check` that never returned; the
-//! same race is reported against UCX and Open MPI). The worker's `done` line comes before
-//! MPI_Finalize, so a worker that wrote it and does not exit within a grace time is stopped
-//! and its output used; one that never writes it within the time limit is an error.
+//! for it (a `--check` during `make validate` never returned; docs/validation.md, *What the
+//! runs showed*; the same race is reported against UCX and Open MPI). The worker's `done`
+//! line comes before MPI_Finalize, so a worker that wrote it and does not exit within a grace
+//! time is stopped and its output used; one that never writes it within the time limit is an
+//! error.
 
 use crate::error::Error;
 use std::io::{BufRead, BufReader, Read};

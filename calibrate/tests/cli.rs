@@ -205,9 +205,10 @@ fn a_recalibration_says_when_the_host_has_changed() {
 
 /// A worker launch that hangs is stopped, never waited for without end: one that has written
 /// every figure and then does not exit (MPI_Finalize hanging, as MPICH over UCX's TCP did in
-/// the sixth session's validation) is stopped after 10 s and its figures used; one that
-/// writes nothing within --timeout is one error naming the launch. Both under real mpirun,
-/// the first with the real worker followed by a sleep in each rank.
+/// a `make validate` run, docs/validation.md, *What the runs showed*) is stopped after 10 s
+/// and its figures used; one that writes nothing within --timeout is one error naming the
+/// launch. Both under real mpirun, the first with the real worker followed by a sleep in each
+/// rank.
 #[test]
 fn a_hanging_worker_is_stopped() {
     let worker = String::from_utf8(calibrate(&["--print-worker"]).stdout).unwrap().trim().to_string();

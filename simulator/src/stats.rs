@@ -32,7 +32,7 @@ pub const STEP_FN: u16 = u16::MAX;
 /// ([`functions::of_op`]), else [`OTHER_FN`], `COMM_OTHER` or [`STEP_FN`]. Out of line:
 /// inlined into the replay's task loop, the match's arms spread over more code lines than
 /// the call costs (less code per record; timing did not show the instruction cache to be
-/// what limits the replay, docs/performance.md, fifth session).
+/// what limits the replay, docs/performance.md, *Findings behind the code*).
 #[inline(never)]
 pub fn fn_id(op: &Op) -> u16 {
     if !op.is_call() {

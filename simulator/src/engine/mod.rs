@@ -117,11 +117,11 @@ pub struct Sim<'m, S: TraceSource> {
     /// plain replay runs none of their checks (fewer instructions a record). They are not
     /// `#[cold]`: measured on the 1,024-rank stencil, that made the plain replay 0.86–0.87 s
     /// against 0.83–0.85 s and the critical-path one 1.01–1.07 s against 1.00 s
-    /// (docs/performance.md, fifth session).
+    /// (docs/performance.md, *Findings behind the code*).
     observed: bool,
     /// A timeline or predicted trace is on. The observers run the critical path's hooks
     /// inline and these two behind this flag, out of line again: a critical-path replay then
-    /// runs small observer functions (docs/performance.md, sixth session).
+    /// runs small observer functions (docs/performance.md, *Findings behind the code*).
     recording: bool,
 }
 

@@ -63,7 +63,7 @@ impl MemberArgs {
     /// counts element by element. The derived `==` compares the counts as a slice, which
     /// calls the C library's memcmp even for the empty lists of every non-v collective; on
     /// the 1,024-rank stencil's replay (a world allreduce an iteration) that call made the
-    /// whole replay 17 % slower (docs/performance.md, fifth session).
+    /// whole replay 17 % slower (docs/performance.md, *Findings behind the code*).
     #[inline]
     fn same(&self, other: &MemberArgs) -> bool {
         self.root == other.root

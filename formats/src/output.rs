@@ -11,6 +11,8 @@
 //! - A symlink is followed: the file it points to is written (the link itself stays a link).
 //! - Anything else that is not a directory (a device such as /dev/null, a FIFO) is written
 //!   through: opened for writing and filled, never replaced by a regular file.
+//! - Directories on the way that do not exist are created (as `mkdir -p`), as every tool
+//!   that writes a directory of files does; one that cannot be created is the error.
 //! - Writability is checked when the output is prepared, before the tool does its work, by
 //!   creating the temporary file.
 //! - Interrupted (Ctrl-C, SIGINT or SIGTERM), the tool removes the temporary files of the
@@ -93,6 +95,10 @@ impl Output {
             }
             _ => {
                 let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                if !dir.exists() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| Error::io(path, &format!("cannot create the directory {}/", dir.display()), e))?;
+                }
                 let tmp = temp_in(dir, &file_name(&target));
                 (Dest::Replace(target), tmp)
             }
@@ -283,4 +289,24 @@ fn copy_into(tmp: &Path, dest: std::io::Result<File>, named: &Path) -> Result<()
         .and_then(|_| dest.flush())
         .map(|_| ())
         .map_err(|e| Error::io(named, "cannot write", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A missing directory on the way is created; one that cannot be is one error naming it.
+    #[test]
+    fn missing_directories_are_created() {
+        let base = std::env::temp_dir().join(format!("psins-output-dirs-{}", std::process::id()));
+        let path = base.join("a/b/out.json");
+        let out = Output::prepare(&path, &[]).unwrap();
+        std::fs::write(out.temp_path(), b"{}").unwrap();
+        out.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"{}");
+        std::fs::remove_dir_all(&base).unwrap();
+        // /proc takes no directories, even from root.
+        let err = Output::prepare(Path::new("/proc/psins-no-such/out.json"), &[]).unwrap_err().to_string();
+        assert!(err.contains("cannot create the directory /proc/psins-no-such/"), "{err}");
+    }
 }

@@ -7,7 +7,7 @@ use psins_consolidate::run::{self, Failure};
 use psins_consolidate::RankInput;
 use psins_formats::{note, Output};
 use psins_interop::{dumpi, otf2, ti};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Import a trace written by another tool as a psins compact trace.
@@ -37,10 +37,14 @@ use std::process::ExitCode;
 /// archive in which other ranks need an empty rank (a member of a communicator they use, or
 /// the peer of their message): it is incomplete.
 ///
+/// An INPUT that is plainly another of these formats (a `.meta` file or a directory of them,
+/// an `.otf2` anchor or a directory holding one, text action files) is refused with the
+/// `--from` to use.
+///
 /// Exit status (docs/exit-codes.md): 0 trace written; 1 the input cannot be read or holds an
 /// action that cannot be imported (the message names the file, rank, record and line, or byte
-/// offset for dumpi); 2 bad
-/// arguments; 3 the output could not be written.
+/// offset for dumpi); 2 bad arguments (a `--from` that does not match INPUT); 3 the output
+/// could not be written.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
@@ -64,7 +68,7 @@ struct Args {
     quiet: bool,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// SimGrid time-independent traces.
     Ti,
@@ -81,9 +85,66 @@ fn positive(s: &str) -> Result<f64, String> {
     }
 }
 
+impl Format {
+    fn flag(self) -> &'static str {
+        match self {
+            Format::Ti => "ti",
+            Format::Dumpi => "dumpi",
+            Format::Otf2 => "otf2",
+        }
+    }
+    fn what(self) -> &'static str {
+        match self {
+            Format::Ti => "SimGrid time-independent actions (text)",
+            Format::Dumpi => "an sst-dumpi trace (.meta)",
+            Format::Otf2 => "an OTF2 archive (.otf2 anchor)",
+        }
+    }
+}
+
+/// The format INPUT plainly is, from its names and first bytes; `None` when it is not plain
+/// (the importer asked for then says what it finds).
+fn looks_like(input: &Path) -> Option<Format> {
+    let ext = |p: &Path, e: &str| p.extension().is_some_and(|x| x == e);
+    let text = |p: &Path| {
+        let mut buf = [0u8; 512];
+        let n = std::fs::File::open(p).and_then(|mut f| std::io::Read::read(&mut f, &mut buf)).unwrap_or(0);
+        n > 0 && std::str::from_utf8(&buf[..n]).is_ok_and(|s| !s.contains('\0'))
+    };
+    if input.is_dir() {
+        let names: Vec<PathBuf> =
+            std::fs::read_dir(input).ok()?.filter_map(|e| e.ok().map(|e| e.path())).take(4096).collect();
+        if names.iter().any(|p| ext(p, "meta")) {
+            return Some(Format::Dumpi);
+        }
+        if names.iter().any(|p| ext(p, "otf2")) {
+            return Some(Format::Otf2);
+        }
+        let files: Vec<&PathBuf> = names.iter().filter(|p| p.is_file()).collect();
+        return (!files.is_empty() && files.iter().all(|p| text(p))).then_some(Format::Ti);
+    }
+    if ext(input, "meta") {
+        return Some(Format::Dumpi);
+    }
+    if ext(input, "otf2") || ext(input, "def") || ext(input, "evt") {
+        return Some(Format::Otf2);
+    }
+    (input.is_file() && text(input)).then_some(Format::Ti)
+}
+
 fn main() -> ExitCode {
     psins_cli::generate_if_asked::<Args>();
     let args = Args::parse();
+    if let Some(f) = looks_like(&args.input).filter(|&f| f != args.from) {
+        note!(
+            "psins-import: {}: this is {}, not {}: use --from {}",
+            args.input.display(),
+            f.what(),
+            args.from.what(),
+            f.flag()
+        );
+        return ExitCode::from(2);
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(m)) => {

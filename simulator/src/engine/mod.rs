@@ -176,7 +176,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         if src.total_records() == 0 {
             // A run whose logs kept nothing (a partial consolidation of ranks killed early)
             // would predict 0 s: no prediction at all is the honest answer.
-            return Err(SimError::Usage(format!(
+            // An input that holds nothing usable is a bad input (exit 1), not a bad command.
+            return Err(SimError::Input(format!(
                 "{}: the trace has no records, so there is nothing to predict",
                 src.describe()
             )));

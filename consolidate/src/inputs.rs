@@ -1,6 +1,6 @@
 //! Finding the logs of one run and checking they belong together.
 
-use psins_formats::{Error, LogHeader, LogReader};
+use psins_formats::{jobs, Error, LogHeader, LogReader};
 use std::path::{Path, PathBuf};
 
 /// One rank's log, header read.
@@ -15,19 +15,15 @@ pub fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for a in args {
         if a.is_dir() {
-            let rd = std::fs::read_dir(a).map_err(|e| format!("{}: cannot list: {e}", a.display()))?;
-            let mut found: Vec<PathBuf> = rd
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with("rank-") && n.ends_with(".bin"))
-                })
-                .collect();
+            std::fs::read_dir(a).map_err(|e| format!("{}: cannot list: {e}", a.display()))?;
+            let found = jobs::logs_in(a);
             if found.is_empty() {
+                let runs = jobs::runs_in(a);
+                if !runs.is_empty() {
+                    return Err(format!("{}: {}", a.display(), jobs::runs_hint(&runs)));
+                }
                 return Err(format!("{}: directory holds no rank-*.bin logs", a.display()));
             }
-            found.sort();
             files.extend(found);
         } else {
             files.push(a.clone());

@@ -507,3 +507,27 @@ fn wildcards_and_remote_ranks_consolidate() {
         )
     );
 }
+
+/// The parent of the job directories (`psins-trace/`) names its runs, newest first.
+#[test]
+fn the_directory_of_runs_names_them() {
+    let d = std::env::temp_dir().join(format!("psins-consolidate-runs-{}", std::process::id()));
+    for job in ["20261128-090000-1", "20261129-112436-25856"] {
+        std::fs::create_dir_all(d.join(job)).unwrap();
+        std::fs::write(d.join(job).join("rank-000000.bin"), b"PSINSLOG").unwrap();
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_psins-consolidate"))
+        .arg(&d)
+        .arg("-o")
+        .arg(d.join("x.psins"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("holds 2 traced runs") && err.contains("20261129-112436-25856 -o app.psins` (the newest)"),
+        "{err}"
+    );
+    assert!(err.contains("the others:") && err.contains("20261128-090000-1"), "{err}");
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -12,6 +12,7 @@ mod encode;
 pub mod error;
 mod fast;
 pub mod functions;
+pub mod jobs;
 pub mod log;
 pub mod magic;
 pub mod messages;

@@ -61,7 +61,13 @@ pub fn check(path: &Path, head: &[u8], want: FileKind) -> Result<()> {
     match sniff(head) {
         Some(k) if k == want => {}
         Some(k) => {
-            return Err(Error::new(path, format!("this is {}, expected {}", k.describe(), want.describe())));
+            let hint = match (k, path.parent().filter(|d| !d.as_os_str().is_empty())) {
+                (FileKind::Log, Some(dir)) if want == FileKind::Trace => {
+                    format!(": consolidate its run first, `psins-consolidate {} -o app.psins`", dir.display())
+                }
+                _ => String::new(),
+            };
+            return Err(Error::new(path, format!("this is {}, expected {}{hint}", k.describe(), want.describe())));
         }
         None => {
             let shown: String = head[..8].iter().map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();

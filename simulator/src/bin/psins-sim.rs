@@ -165,6 +165,11 @@ struct RunArgs {
 
 fn main() {
     psins_cli::generate_if_asked::<Cli>();
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(msg) = Cli::try_parse().err().filter(|e| e.use_stderr()).and_then(|_| slip(&argv)) {
+        note!("psins-sim: {msg}");
+        std::process::exit(psins_sim::error::exit::USAGE);
+    }
     let cli: Cli = parse_args();
     let result = match (&cli.cmd, cli.list_models) {
         (_, true) => list_models(),
@@ -177,6 +182,68 @@ fn main() {
         note!("psins-sim: {}", chain(&e));
         std::process::exit(e.exit_code());
     }
+}
+
+/// What a command line clap refuses most likely meant, where it is one of the usual slips:
+/// `--set KEY VALUE` without `=`, two machines for one replay, several traces (a glob).
+/// `None`: clap's own message says it well enough.
+fn slip(argv: &[String]) -> Option<String> {
+    use clap::CommandFactory;
+    if argv.first().is_some_and(|a| ["check", "synth", "sweep", "help"].contains(&a.as_str())) {
+        return None;
+    }
+    let cmd = Cli::command();
+    let takes_value = |a: &str| {
+        cmd.get_arguments().any(|arg| {
+            arg.get_action().takes_values()
+                && (arg.get_long().is_some_and(|l| a == format!("--{l}"))
+                    || arg.get_short().is_some_and(|s| a == format!("-{s}")))
+        })
+    };
+    let mut machines = Vec::new();
+    let mut positional = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        if a == "--set" {
+            if let (Some(k), Some(v)) = (argv.get(i + 1), argv.get(i + 2)) {
+                if !k.contains('=') && !v.starts_with('-') {
+                    return Some(format!("--set takes KEY=VALUE as one word: `--set {k}={v}`"));
+                }
+            }
+        }
+        if a == "-m" || a == "--machine" {
+            machines.extend(argv.get(i + 1).cloned());
+        } else if let Some(m) = a.strip_prefix("--machine=") {
+            machines.push(m.to_string());
+        }
+        if takes_value(a) {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-') || a == "-" {
+            positional.push(a.to_string());
+        }
+        i += 1;
+    }
+    if machines.len() > 1 {
+        return Some(format!(
+            "one machine per replay (-m given {} times: {}); to replay one trace on several machines: `psins-sim sweep TRACE -m {}` (docs/sweep.md)",
+            machines.len(),
+            machines.join(", "),
+            machines.join(" -m ")
+        ));
+    }
+    if positional.len() > 1 {
+        return Some(format!(
+            "one TRACE per replay, {} given ({}{}): a shell glob that matched several? replay each in turn: `for t in {}; do psins-sim \"$t\" -m …; done`",
+            positional.len(),
+            positional.iter().take(4).cloned().collect::<Vec<_>>().join(", "),
+            if positional.len() > 4 { ", …" } else { "" },
+            positional.iter().take(2).cloned().collect::<Vec<_>>().join(" ")
+        ));
+    }
+    None
 }
 
 fn list_models() -> Result<()> {

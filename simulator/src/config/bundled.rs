@@ -11,10 +11,27 @@ use std::path::{Path, PathBuf};
 /// `.toml`); else the first bundled `NAME.toml`. `Err` lists where it looked and what exists.
 pub fn resolve(arg: &Path) -> Result<PathBuf, String> {
     let text = arg.to_string_lossy();
-    if arg.exists() || text.contains('/') || text.ends_with(".toml") {
+    let dirs = search_dirs();
+    if arg.exists() {
         return Ok(arg.to_path_buf());
     }
-    let dirs = search_dirs();
+    if text.contains('/') || text.ends_with(".toml") {
+        // The README's `-m configs/NAME.toml` run from outside the source tree: the bundled
+        // machine of that name is the one meant.
+        let stem = arg.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let in_configs = arg.parent().and_then(|p| p.file_name()).is_some_and(|d| d == "configs");
+        if let Some(p) = dirs.iter().map(|d| d.join(format!("{stem}.toml"))).find(|p| p.is_file()) {
+            if in_configs {
+                psins_formats::note!(
+                    "psins-sim: note: no file {text} here; the bundled machine {stem} is {} (`-m {stem}` names it from anywhere)",
+                    p.display()
+                );
+                return Ok(p);
+            }
+            return Err(format!("no such file; the bundled machine of that name is `-m {stem}` ({})", p.display()));
+        }
+        return Ok(arg.to_path_buf());
+    }
     for d in &dirs {
         let p = d.join(format!("{text}.toml"));
         if p.is_file() {
@@ -45,7 +62,9 @@ fn search_dirs() -> Vec<PathBuf> {
         dirs.push(bin.join("../share/psins/configs"));
     }
     dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs"));
-    dirs.into_iter().filter(|d| d.is_dir()).collect()
+    // Canonical, so that a bundled machine is named `/…/configs/NAME.toml`, not
+    // `/…/simulator/../configs/NAME.toml`.
+    dirs.into_iter().filter_map(|d| d.canonicalize().ok()).filter(|d| d.is_dir()).collect()
 }
 
 #[cfg(test)]

@@ -251,8 +251,15 @@ impl Machine {
             overrides::apply(&mut doc, o).map_err(|m| cfg_err(path, m))?;
         }
         let edited = doc.to_string();
-        let note = if overrides.is_empty() { "" } else { "\n(the file as modified by --set)" };
-        let file: MachineFile = toml::from_str(&edited).map_err(|e| cfg_err(path, format!("{e}{note}")))?;
+        let file: MachineFile = match toml::from_str(&edited) {
+            Ok(f) => f,
+            // The file alone is fine: the --set is what is wrong, and is named as such rather
+            // than by a line of the edited file the user never sees.
+            Err(e) if !overrides.is_empty() && toml::from_str::<MachineFile>(text).is_ok() => {
+                return Err(cfg_err(path, set_error(overrides, e.message())));
+            }
+            Err(e) => return Err(cfg_err(path, e.to_string())),
+        };
         effective::resolve(path, file).map_err(|m| cfg_err(path, m))
     }
 
@@ -272,6 +279,52 @@ impl Machine {
     pub fn effective(&self) -> String {
         effective::print(self)
     }
+}
+
+/// The message of a `--set` the machine file's schema refuses: the override, serde's reason,
+/// and for an unknown key the nearest known one.
+fn set_error(overrides: &[String], msg: &str) -> String {
+    let unknown = msg.strip_prefix("unknown field `").and_then(|r| r.split('`').next());
+    let culprit = overrides
+        .iter()
+        .find(|o| {
+            let key = o.split('=').next().unwrap_or("");
+            unknown.is_some_and(|u| key.rsplit('.').next() == Some(u))
+        })
+        .map(String::as_str);
+    let mut s = match culprit {
+        Some(o) => format!("--set {o}: {msg}"),
+        None => format!("--set {}: {msg}", overrides.join(" --set ")),
+    };
+    if let (Some(u), Some(expected)) = (unknown, msg.split("expected one of ").nth(1)) {
+        let names: Vec<&str> = expected.split(", ").map(|n| n.trim_matches('`')).collect();
+        if let Some(best) = names.iter().min_by_key(|n| distance(u, n)).filter(|n| distance(u, n) <= 3) {
+            s += &format!("; did you mean `{best}`?");
+        }
+    }
+    s
+}
+
+/// Edit distance (insertions, deletions, substitutions, adjacent swaps), for suggestions.
+fn distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 fn cfg_err(path: &Path, msg: String) -> SimError {

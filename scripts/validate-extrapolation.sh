@@ -2,8 +2,9 @@
 # make validate-extrapolation (docs/extrapolate.md): each app traced at the SERIES rank counts
 # and, as the truth, at the TARGETS (oversubscribed on a small host), extrapolated from the
 # series to each target, compared rank by rank with the real trace (psins-extrapolate
-# --against: peers, messages, collectives, bytes) and both replayed on the MACHINES; one CSV
-# row per app, target and machine.
+# --against: peers, messages, collectives, bytes) and both replayed on the MACHINES (the
+# predicted time, and the ranks' mean time in communication); one CSV row per app, target and
+# machine.
 #
 # APPS: app:arguments, the arguments separated by commas (mpi-test-apps/bin), or `minighost`
 # (miniGhost as scripts/real-apps.sh builds it into REAL_APPS, run weak-scaled at 32^3 points
@@ -72,11 +73,11 @@ trace() {
     rm -rf "$dir"
 }
 
-predicted() { # TRACE MACHINE -> the predicted time in seconds
-    "$BIN/psins-sim" "$1" -m "$2" -q --json - | jq -r '.predicted_seconds'
+predicted() { # TRACE MACHINE -> the predicted time and the ranks' mean communication time, in seconds
+    "$BIN/psins-sim" "$1" -m "$2" -q --json - | jq -r '"\(.predicted_seconds) \([.tasks[].comm_s] | add / length)"'
 }
 
-echo "app,target,series,machine,extrapolated_s,traced_s,ratio,same_peers,same_messages,same_collectives,bytes_within_1pc,ranks,scaling" >"$csv"
+echo "app,target,series,machine,extrapolated_s,traced_s,ratio,same_peers,same_messages,same_collectives,bytes_within_1pc,ranks,scaling,extrapolated_comm_s,traced_comm_s,comm_ratio" >"$csv"
 for spec in $APPS; do
     app=${spec%%:*}
     args=$(echo "${spec#*:}" | tr ',' ' ')
@@ -98,10 +99,11 @@ for spec in $APPS; do
         # "against FILE: N ranks: same peers on A, same messages on B, same collectives on C, bytes within 1 % on D ..."
         read -r ranks peers msgs colls bytes < <(echo "$cmp" | sed -E 's/.*: ([0-9]+) ranks: same peers on ([0-9]+), same messages on ([0-9]+), same collectives on ([0-9]+), bytes within 1 % on ([0-9]+).*/\1 \2 \3 \4 \5/')
         for m in $MACHINES; do
-            xs=$(predicted "$x" "$m")
-            ts=$(predicted "$out/$app-$t.psins" "$m")
+            read -r xs xc < <(predicted "$x" "$m")
+            read -r ts tc < <(predicted "$out/$app-$t.psins" "$m")
             ratio=$(python3 -c "print(f'{$xs / $ts:.4f}')")
-            echo "$app,$t,${series// /;},$m,$xs,$ts,$ratio,$peers,$msgs,$colls,$bytes,$ranks,${scaling:-any}" | tee -a "$csv"
+            cratio=$(python3 -c "print(f'{$xc / $tc:.4f}')")
+            echo "$app,$t,${series// /;},$m,$xs,$ts,$ratio,$peers,$msgs,$colls,$bytes,$ranks,${scaling:-any},$xc,$tc,$cratio" | tee -a "$csv"
         done
     done
 done
@@ -109,6 +111,6 @@ cat >"$out/README.md" <<EOF
 Extrapolation against real traces: \`bash scripts/validate-extrapolation.sh\` on $(hostname),
 $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), PSINS_CLOCK=$CLOCK, BIN=$BIN,
 APPS="$APPS" SERIES="$SERIES" TARGETS="$TARGETS" (cg: SERIES_cg="$SERIES_cg" TARGETS_cg="$TARGETS_cg" SCALING_cg=$SCALING_cg) MACHINES="$MACHINES"${REAL_APPS:+ REAL_APPS=$REAL_APPS}, load $(cut -d' ' -f1-3 /proc/loadavg).
-results.csv: one row per app, target and machine; ratio = extrapolated / traced predicted time.
+results.csv: one row per app, target and machine; ratio = extrapolated / traced predicted time; comm_ratio = the same of the ranks' mean time in communication (psins-sim --json: tasks[].comm_s).
 EOF
 echo "validate-extrapolation: $csv" >&2

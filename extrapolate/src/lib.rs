@@ -253,6 +253,14 @@ pub struct FitLine {
     pub at_target: f64,
 }
 
+impl FitLine {
+    /// A size's (or a trip count's) law over the traced points, its value at the target.
+    fn size(what: String, fit: Fit, pts: &[(u32, u64)], at_target: f64) -> FitLine {
+        let points = pts.iter().map(|&(p, v)| (p, v as f64)).collect();
+        FitLine { what, fit, points, slots: 0, size: true, at_target }
+    }
+}
+
 /// An extrapolation: the template, the fits and the target.
 pub struct Extrapolation {
     pub template: Template,
@@ -391,15 +399,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                                 if pts.len() < 3 { "; the call is in fewer than three of the traces: trace larger runs, or say --scaling" } else { "" }
                             )));
                         }
-                        let at = fit.at(target).round().max(0.0);
-                        fits.push(FitLine {
-                            what,
-                            fit,
-                            points: pts.iter().map(|&(p, v)| (p, v as f64)).collect(),
-                            slots: 0,
-                            size: true,
-                            at_target: at,
-                        });
+                        fits.push(FitLine::size(what, fit, &pts, fit.at(target).round().max(0.0)));
                         memo.insert(key, fits.len() - 1);
                         fits.len() - 1
                     }
@@ -482,14 +482,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                         if near.is_empty() { "none".into() } else { near.join(", ") }
                     )));
                 }
-                fits.push(FitLine {
-                    what,
-                    fit,
-                    points: pts.iter().map(|&(p, v)| (p, v as f64)).collect(),
-                    slots: 0,
-                    size: true,
-                    at_target: at.round(),
-                });
+                fits.push(FitLine::size(what, fit, &pts, at.round()));
                 memo.insert(key, fits.len() - 1);
                 fits.len() - 1
             }

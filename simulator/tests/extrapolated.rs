@@ -27,6 +27,17 @@ fn predict(trace: &str, machine: &str) -> (f64, serde_json::Value) {
     (v["predicted_seconds"].as_f64().unwrap(), v)
 }
 
+/// The series extrapolated to 64 ranks and written, as psins-extrapolate writes it; its path.
+fn extrapolate_to_64(inputs: &[PathBuf], dir: &Path) -> PathBuf {
+    let opts =
+        psins_extrapolate::Options { ranks: 64, scaling: psins_extrapolate::fit::Scaling::Unknown, tolerance: 0.05 };
+    let (series, ex) = psins_extrapolate::from_paths(inputs, &opts).unwrap();
+    let written = dir.join("x-64.psins");
+    psins_extrapolate::write::trace(&Arc::new(ex), &series, &written, &written, None)
+        .unwrap_or_else(|_| panic!("write"));
+    written
+}
+
 #[test]
 fn streamed_written_and_true_agree() {
     let d = scratch("stencil");
@@ -35,12 +46,7 @@ fn streamed_written_and_true_agree() {
     for (n, p) in [4, 8, 16].iter().zip(&inputs) {
         synth(&spec(*n), p);
     }
-    let opts =
-        psins_extrapolate::Options { ranks: 64, scaling: psins_extrapolate::fit::Scaling::Unknown, tolerance: 0.05 };
-    let (series, ex) = psins_extrapolate::from_paths(&inputs, &opts).unwrap();
-    let written = d.join("x-64.psins");
-    psins_extrapolate::write::trace(&Arc::new(ex), &series, &written, &written, None)
-        .unwrap_or_else(|_| panic!("write"));
+    let written = extrapolate_to_64(&inputs, &d);
     let list: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
     let streamed = format!("extrapolate:{}:ranks=64", list.join(","));
     for machine in ["bus-cluster", "torus-8x8"] {
@@ -145,12 +151,7 @@ fn sub_communicators_streamed_written_and_true_agree() {
     }
     let truth = d.join("r-64.psins");
     rows_and_columns(&truth, 64);
-    let opts =
-        psins_extrapolate::Options { ranks: 64, scaling: psins_extrapolate::fit::Scaling::Unknown, tolerance: 0.05 };
-    let (series, ex) = psins_extrapolate::from_paths(&inputs, &opts).unwrap();
-    let written = d.join("x-64.psins");
-    psins_extrapolate::write::trace(&Arc::new(ex), &series, &written, &written, None)
-        .unwrap_or_else(|_| panic!("write"));
+    let written = extrapolate_to_64(&inputs, &d);
     let comms = psins_formats::TraceReader::open(&written).unwrap().header.comms;
     assert_eq!(comms.iter().filter(|c| c.members.len() == 8).count(), 16, "8 rows and 8 columns: {comms:?}");
     let list: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();

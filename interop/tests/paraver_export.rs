@@ -144,8 +144,8 @@ fn bad_outputs_and_inputs_are_one_error_each() {
     // stdout cannot take three files
     let o = export(&trace, Path::new("-"));
     assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
-    // a directory that does not exist
-    let o = export(&trace, &dir.join("no/such/x.prv"));
+    // a directory that cannot be made (/proc takes none, even from root)
+    let o = export(&trace, Path::new("/proc/psins-no-such/x.prv"));
     assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
     // not a trace
     std::fs::write(dir.join("junk.psins"), b"not a trace").unwrap();

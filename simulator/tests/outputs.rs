@@ -58,9 +58,9 @@ fn json_and_timeline_are_checked_before_the_replay() {
     let m = machine_file();
     for opt in ["--json", "--timeline"] {
         let (c, _, err) =
-            code(SIM, &[trace.to_str().unwrap(), "-m", m.to_str().unwrap(), opt, "/nonexistent-dir/x.json"]);
+            code(SIM, &[trace.to_str().unwrap(), "-m", m.to_str().unwrap(), opt, "/proc/nonexistent-dir/x.json"]);
         assert_eq!(c, 3, "{opt}: {err}");
-        assert!(err.contains("/nonexistent-dir/x.json") && !err.contains("deadlock"), "{opt}: {err}");
+        assert!(err.contains("/proc/nonexistent-dir/x.json") && !err.contains("deadlock"), "{opt}: {err}");
     }
     // An output onto the trace itself is refused and the trace left intact.
     let before = std::fs::read(&trace).unwrap();
@@ -97,7 +97,7 @@ fn a_deadlock_still_writes_the_json_report_and_a_closed_timeline() {
     let (c, out, err) = code(SIM, &[&args[..], &["--timeline", tl.to_str().unwrap()][..]].concat());
     assert_eq!(c, 4, "{err}");
     assert!(out.is_empty(), "no prediction table: {out}");
-    assert!(err.contains("rank 1: MPI_Recv (record 0, called at 3us)"), "{err}");
+    assert!(err.contains("rank 1: MPI_Recv (record 0, called at 3.000 µs)"), "{err}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["status"], "deadlock");
     assert!(v["predicted_seconds"].is_null(), "no prediction: {v}");

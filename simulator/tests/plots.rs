@@ -111,7 +111,8 @@ fn a_synthetic_sweep_marks_saturation() {
 #[test]
 fn an_unwritable_chart_stops_the_run_before_it_starts() {
     let m = machine();
-    let out = tmp("no-such-dir").join("ranks.svg");
+    // A directory that cannot be made (/proc takes none, even from root).
+    let out = std::path::PathBuf::from("/proc/psins-no-such-dir/ranks.svg");
     let json = tmp("plots-unwritten.json");
     let (code, err) = sim(&[
         "gen:stencil2d:ranks=4,iters=3",

@@ -284,12 +284,16 @@ impl Machine {
 /// The message of a `--set` the machine file's schema refuses: the override, serde's reason,
 /// and for an unknown key the nearest known one.
 fn set_error(overrides: &[String], msg: &str) -> String {
-    let unknown = msg.strip_prefix("unknown field `").and_then(|r| r.split('`').next());
+    let quoted = |prefix: &str| msg.strip_prefix(prefix).and_then(|r| r.split('`').next());
+    let unknown = quoted("unknown field `");
+    let variant = quoted("unknown variant `");
+    // The override that names the unknown key, or sets the unknown value.
     let culprit = overrides
         .iter()
         .find(|o| {
-            let key = o.split('=').next().unwrap_or("");
+            let (key, value) = o.split_once('=').unwrap_or((o, ""));
             unknown.is_some_and(|u| key.rsplit('.').next() == Some(u))
+                || variant.is_some_and(|v| value.trim().trim_matches('"') == v)
         })
         .map(String::as_str);
     let mut s = match culprit {
@@ -312,8 +316,8 @@ fn distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, x) in d[0].iter_mut().enumerate() {
+        *x = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {

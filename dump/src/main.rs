@@ -39,8 +39,9 @@ struct Args {
     #[arg(long, conflicts_with_all = ["stats", "task", "profile", "timeline"])]
     header: bool,
     /// The measured profile of a compact trace (mpiP/IPM style): per MPI function calls and
-    /// total, mean and largest time; per rank span and MPI time; message sizes. With --json:
-    /// one JSON object.
+    /// total, mean and largest time (in ns, µs, ms or s); per rank span and MPI time; message
+    /// sizes. A predicted trace (psins-sim --predicted-trace) gives the predicted run's,
+    /// naming the machine. With --json: one JSON object, times in seconds.
     #[arg(long, conflicts_with_all = ["stats", "task"])]
     profile: bool,
     /// Write the measured run as a Chrome trace-event timeline to OUT (`-`: stdout), with

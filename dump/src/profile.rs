@@ -4,8 +4,11 @@
 //! the time in MPI; the sizes of the point-to-point messages sent. MPI_Init and MPI_Finalize
 //! are outside the span and not profiled. A rank's bursts are its span less its MPI time: the
 //! computation between its calls, timed as the trace says (`PSINS_CLOCK`: wall or CPU time).
+//! A predicted trace (`psins-sim --predicted-trace`) is profiled alike: its durations are
+//! the prediction's, and the profile says so and names the machine.
 
 use psins_formats::{functions, BurstClock, Op, Record, TraceReader};
+use psins_sim::units::{human_time_ns, size_bin};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -39,6 +42,8 @@ pub struct Profile {
     ranks: Vec<Rank>,
     /// The clock of the bursts, for a trace the tracer wrote.
     bursts: Option<BurstClock>,
+    /// The machine file of a predicted trace (psins-sim --predicted-trace).
+    predicted_on: Option<String>,
     /// Point-to-point sends by size: bucket i holds sizes in [2^(i-1), 2^i) (0: empty).
     sizes: [u64; 65],
 }
@@ -52,6 +57,7 @@ impl Profile {
             fns: BTreeMap::new(),
             ranks: vec![Rank::default(); reader.tasks() as usize],
             bursts: reader.header.meta("tracer_version").and(reader.header.burst_clock()),
+            predicted_on: predicted_machine(&reader.header),
             sizes: [0; 65],
         };
         let mut rec = Record::default();
@@ -111,7 +117,11 @@ impl Profile {
     /// The message-size histogram as a chart (`--plot`).
     pub fn size_chart(&self) -> psins_plot::Bars {
         let name = Path::new(&self.path).file_name().map_or(self.path.clone(), |n| n.to_string_lossy().into_owned());
-        psins_plot::size_histogram(format!("Point-to-point message sizes sent: {name} (measured)"), &self.size_rows())
+        let what = match &self.predicted_on {
+            Some(m) => format!("predicted on {}", short_machine(m)),
+            None => "measured".to_string(),
+        };
+        psins_plot::size_histogram(format!("Point-to-point message sizes sent: {name} ({what})"), &self.size_rows())
     }
 
     pub fn json(&self) -> Value {
@@ -149,50 +159,44 @@ impl Profile {
         let ((rank, span), (mpi, spans)) = self.totals();
         let pct = |a: u64, b: u64| if b > 0 { 100.0 * a as f64 / b as f64 } else { 0.0 };
         let mut o = String::new();
-        let _ = writeln!(
-            o,
-            "profile of {}: {} ranks, {} records (durations as traced)",
-            self.path,
-            self.ranks.len(),
-            self.records
-        );
+        let durations = match &self.predicted_on {
+            Some(m) => format!("durations as predicted by psins-sim on {m}"),
+            None => "durations as traced".to_string(),
+        };
+        let _ =
+            writeln!(o, "profile of {}: {} ranks, {} records ({durations})", self.path, self.ranks.len(), self.records);
         if let Some(b) = self.bursts {
             let _ = writeln!(o, "bursts:      {}", b.describe());
         }
-        let _ = writeln!(o, "span:        {:.9} s (rank {rank}, MPI_Init to MPI_Finalize)", s(span));
-        let _ = writeln!(o, "in MPI:      {:.9} s of {:.9} rank-seconds ({:.1} %)", s(mpi), s(spans), pct(mpi, spans));
+        let _ = writeln!(o, "span:        {} (rank {rank}, MPI_Init to MPI_Finalize)", human_time_ns(span));
+        let (mpi_t, spans_t) = (human_time_ns(mpi), human_time_ns(spans));
+        let _ = writeln!(o, "in MPI:      {mpi_t} of {spans_t} summed over the ranks ({:.1} %)", pct(mpi, spans));
         let _ = writeln!(
             o,
             "\n{:<28} {:>10} {:>14} {:>14} {:>14} {:>6}",
-            "MPI function", "calls", "total (s)", "mean (s)", "max (s)", "%MPI"
+            "MPI function", "calls", "total", "mean", "max", "%MPI"
         );
         let mut fns: Vec<(&String, &Fn)> = self.fns.iter().collect();
         fns.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.0.cmp(b.0)));
         for (n, f) in fns {
-            let mean = f.total_ns as f64 / f.count.max(1) as f64 / 1e9;
-            let _ = writeln!(
-                o,
-                "{n:<28} {:>10} {:>14.9} {:>14.9} {:>14.9} {:>5.1}%",
-                f.count,
-                s(f.total_ns),
-                mean,
-                s(f.max_ns),
-                pct(f.total_ns, mpi)
-            );
+            let mean = human_time_ns((f.total_ns as f64 / f.count.max(1) as f64).round() as u64);
+            let (total, max) = (human_time_ns(f.total_ns), human_time_ns(f.max_ns));
+            let _ =
+                writeln!(o, "{n:<28} {:>10} {total:>14} {mean:>14} {max:>14} {:>5.1}%", f.count, pct(f.total_ns, mpi));
         }
         let _ = writeln!(
             o,
             "\n{:<16} {:>14} {:>14} {:>6} {:>14} {:>10}",
-            "per rank", "span (s)", "MPI (s)", "%MPI", "bursts (s)", "calls"
+            "per rank", "span", "MPI", "%MPI", "bursts", "calls"
         );
         let row = |o: &mut String, label: String, r: &Rank| {
             let _ = writeln!(
                 o,
-                "{label:<16} {:>14.9} {:>14.9} {:>5.1}% {:>14.9} {:>10}",
-                s(r.span_ns),
-                s(r.mpi_ns),
+                "{label:<16} {:>14} {:>14} {:>5.1}% {:>14} {:>10}",
+                human_time_ns(r.span_ns),
+                human_time_ns(r.mpi_ns),
                 pct(r.mpi_ns, r.span_ns),
-                s(r.bursts_ns()),
+                human_time_ns(r.bursts_ns()),
                 r.calls
             );
         };
@@ -216,9 +220,9 @@ impl Profile {
         if !rows.is_empty() {
             let max = rows.iter().map(|r| r.2).max().unwrap_or(1);
             let _ = writeln!(o, "\nmessage size (point-to-point sends):");
-            for (lo, hi, c) in rows {
+            for (lo, _, c) in rows {
                 let bar = "#".repeat(((c as f64 / max as f64) * 40.0).ceil() as usize);
-                let _ = writeln!(o, "  [{lo:>12}, {hi:>12}) B  {c:>12}  {bar}");
+                let _ = writeln!(o, "  {:>24}  {c:>12}  {bar}", size_bin(lo));
             }
         }
         o
@@ -227,4 +231,16 @@ impl Profile {
 
 fn s(ns: u64) -> f64 {
     ns as f64 / 1e9
+}
+
+/// The machine a predicted trace was predicted on (its `predicted_machine` metadata, which
+/// psins-sim writes with `clock` = `predicted`).
+fn predicted_machine(h: &psins_formats::TraceHeader) -> Option<String> {
+    (h.meta("clock") == Some("predicted"))
+        .then(|| h.meta("predicted_machine").unwrap_or("an unnamed machine").to_string())
+}
+
+/// A machine file's name without its directory and `.toml`, for a chart title.
+fn short_machine(path: &str) -> String {
+    Path::new(path).file_stem().map_or(path.to_string(), |s| s.to_string_lossy().into_owned())
 }

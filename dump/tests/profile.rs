@@ -53,13 +53,23 @@ fn profile_of_a_hand_built_trace() {
     );
     let o = Command::new(DUMP).arg(&path).arg("--profile").output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("span:        0.000023000 s (rank 1, MPI_Init to MPI_Finalize)"), "{text}");
-    assert!(text.contains("in MPI:      0.000027000 s of 0.000043000 rank-seconds (62.8 %)"), "{text}");
+    assert!(text.contains("profile of ") && text.contains("(durations as traced)"), "{text}");
+    assert!(text.contains("span:        23.00 µs (rank 1, MPI_Init to MPI_Finalize)"), "{text}");
+    assert!(text.contains("in MPI:      27.00 µs of 43.00 µs summed over the ranks (62.8 %)"), "{text}");
     let recv_line = text.lines().find(|l| l.starts_with("MPI_Recv")).unwrap();
     assert_eq!(
         recv_line.split_whitespace().collect::<Vec<_>>(),
-        ["MPI_Recv", "2", "0.000021000", "0.000010500", "0.000020000", "77.8%"]
+        ["MPI_Recv", "2", "21.00", "µs", "10.50", "µs", "20.00", "µs", "77.8%"]
     );
+    let rank0 = text.lines().find(|l| l.starts_with("rank 0")).unwrap();
+    assert_eq!(
+        rank0.split_whitespace().collect::<Vec<_>>(),
+        ["rank", "0", "20.00", "µs", "6.000", "µs", "30.0%", "14.00", "µs", "2"]
+    );
+    // The size bins in binary units, as psins-sim's report writes them.
+    for bin in ["[512 B, 1 KiB)  ", "[2 KiB, 4 KiB)  "] {
+        assert!(text.contains(bin), "{bin} in {text}");
+    }
     // --plot: the histogram of the two sends, 1000 B in the bar of 512 and 3000 B in the bar
     // of 2Ki, the empty 1Ki bin between drawn as a gap.
     let svg = dir.join("sizes.svg");
@@ -81,4 +91,33 @@ fn profile_of_a_hand_built_trace() {
     let o = Command::new(DUMP).arg(&bad).arg("--profile").output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not-a-trace"));
+}
+
+/// A predicted trace (psins-sim --predicted-trace: `clock` = `predicted`) is profiled as the
+/// prediction it is: the heading and the chart's title name the machine, not "as traced".
+#[test]
+fn a_predicted_trace_profile_says_predicted_and_on_which_machine() {
+    let init = || Record::new(0, 0, Op::Init { thread_level: 0 });
+    let fin = || Record::new(0, 0, Op::Finalize);
+    let tasks = [vec![init(), send(1000, 1500, 64), fin()], vec![init(), recv(0, 2500, 64), fin()]];
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dump-predicted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pred.psins");
+    let meta = [("clock", "predicted"), ("predicted_machine", "configs/torus-8x8.toml")];
+    TraceWriter::write_tasks(&path, &tasks, meta.map(|(k, v)| (k.to_string(), v.to_string())).to_vec(), vec![])
+        .unwrap();
+    let svg = dir.join("sizes.svg");
+    let o = Command::new(DUMP).arg(&path).arg("--profile").arg("--plot").arg(&svg).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.ends_with("2 ranks, 6 records (durations as predicted by psins-sim on configs/torus-8x8.toml)"),
+        "{first}"
+    );
+    assert!(!text.contains("as traced"), "{text}");
+    assert!(text.contains("span:        2.500 µs (rank 0, MPI_Init to MPI_Finalize)"), "{text}");
+    assert!(text.contains("[64 B, 128 B)"), "{text}");
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.contains("Point-to-point message sizes sent: pred.psins (predicted on torus-8x8)"), "{chart}");
 }

@@ -455,34 +455,28 @@ impl CriticalPath {
     }
 
     pub fn table(&self, s: &mut String) {
+        use crate::units::human_time;
         use std::fmt::Write;
-        let secs = crate::units::secs;
         let names = crate::stats::fn_names();
-        let _ = writeln!(s, "\ncritical path: {:.9} s, ending on rank {}", secs(self.total), self.end_rank);
+        let _ = writeln!(s, "\ncritical path: {}, ending on rank {}", human_time(self.total), self.end_rank);
         let _ = write!(s, "  ");
         for (cat, name) in CATS {
-            let _ = write!(s, "{name} {:.9} s  ", secs(self.cats[cat as usize]));
+            let _ = write!(s, "{name} {}  ", human_time(self.cats[cat as usize]));
         }
         let _ = writeln!(s);
         let row = |s: &mut String, label: String, c: &[Ps; 4]| {
-            let _ = writeln!(
-                s,
-                "  {label:<24} {:>14.9} {:>14.9} {:>14.9} {:>14.9}",
-                secs(c[0]),
-                secs(c[1]),
-                secs(c[2]),
-                secs(c[3])
-            );
+            let [a, b, c, d] = c.map(human_time);
+            let _ = writeln!(s, "  {label:<24} {a:>14} {b:>14} {c:>14} {d:>14}");
         };
         let _ = writeln!(
             s,
             "  {:<24} {:>14} {:>14} {:>14} {:>14}",
-            "by rank (s)", "computation", "latency", "transfer", "waiting"
+            "by rank", "computation", "latency", "transfer", "waiting"
         );
         for (r, c) in self.by_rank.iter().take(5) {
             row(s, format!("rank {r}"), c);
         }
-        let _ = writeln!(s, "  {:<24}", "by function (s)");
+        let _ = writeln!(s, "  {:<24}", "by function");
         for (f, c) in self.by_fn.iter().take(5) {
             row(s, fn_name(&names, *f), c);
         }
@@ -493,8 +487,8 @@ impl CriticalPath {
         for t in self.top.iter().take(5) {
             let _ = writeln!(
                 s,
-                "    {:.9} s  rank {} {} ({})",
-                secs(t.ps),
+                "    {:>10}  rank {} {} ({})",
+                human_time(t.ps),
                 t.rank,
                 fn_name(&names, t.func),
                 CATS[t.cat as usize].1

@@ -1,10 +1,16 @@
-//! What a replay tells the user: a table for people, JSON for programs. Both are pure
-//! functions of the replay (no wall-clock figures), so two runs give identical bytes.
+//! What a replay tells the user: a table for people, JSON for programs. The JSON is a pure
+//! function of the replay (no wall-clock figures), so two runs give identical bytes; so is
+//! the table but for one figure, the age of a calibrated machine file, which is counted to
+//! today because a stale calibration is what it warns of.
+
+mod assumptions;
+
+pub use assumptions::Assumptions;
 
 use crate::config::Machine;
 use crate::model::NetworkModel;
 use crate::stats::{fn_names, Log2Hist, Stats};
-use crate::units::{fmt_bytes, fmt_time, secs, Ps};
+use crate::units::{human_time, human_time_ns, secs, size_bin, Ps};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 use std::time::Duration;
@@ -40,6 +46,8 @@ pub struct Report {
     pub measured: Option<crate::source::Measured>,
     /// The critical path, when tracked (`--critical-path`).
     pub critical: Option<crate::critpath::CriticalPath>,
+    /// What the prediction assumes of the machine (the table's block, `assumptions` in JSON).
+    pub assumptions: Assumptions,
 }
 
 /// A replay that stopped with tasks blocked.
@@ -75,7 +83,7 @@ impl BlockedTask {
             self.rank,
             self.call,
             self.record,
-            fmt_time(self.called_at)
+            human_time(self.called_at)
         );
         for n in &self.notes {
             s.push_str(", ");
@@ -123,7 +131,14 @@ impl Report {
             provenance: None,
             measured: None,
             critical: None,
+            assumptions: Assumptions::of(m, tasks.len() as u32),
         }
+    }
+
+    /// Predicted over measured time, for a completed replay of a trace with a measured span.
+    pub fn predicted_over_measured(&self) -> Option<f64> {
+        let m = self.measured.as_ref().filter(|m| m.span_ns > 0 && self.deadlock.is_none())?;
+        Some(secs(self.predicted) / (m.span_ns as f64 / 1e9))
     }
 
     /// Records replayed per second of wall-clock time.
@@ -218,7 +233,8 @@ impl Report {
         if let Some(m) = &self.measured {
             let (span, comm) = (m.span_ns as f64 / 1e9, m.comm_ns as f64 / 1e9);
             let bursts = m.bursts.map(psins_formats::BurstClock::name);
-            v["measured"] = json!({"span_s": span, "slowest_rank": m.rank, "comm_s": comm, "bursts": bursts});
+            v["measured"] = json!({"span_s": span, "slowest_rank": m.rank, "comm_s": comm, "bursts": bursts,
+                                   "predicted_over_measured": self.predicted_over_measured()});
         }
         if let Some(p) = &self.provenance {
             v["provenance"] = p.clone();
@@ -236,6 +252,7 @@ impl Report {
             ext.insert(name.into(), json!({"min_rank": e.min.0, "min_s": secs(e.min.1), "max_rank": e.max.0, "max_s": secs(e.max.1), "mean_s": secs(e.mean)}));
         }
         v["extremes"] = ext.into();
+        v["assumptions"] = self.assumptions.json(self.collectives);
         v["most_waiting"] =
             most_waiting(&self.tasks, 5).iter().map(|&(r, w)| json!({"rank": r, "wait_s": secs(w)})).collect();
         v
@@ -252,22 +269,32 @@ impl Report {
         ))
     }
 
+    /// The table, a calibrated machine file's age counted to now.
     pub fn table(&self) -> String {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        self.table_at(now)
+    }
+
+    /// The table, a calibrated machine file's age counted to `now` (seconds since 1970).
+    pub fn table_at(&self, now: u64) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "source:      {}", self.source);
         let _ = writeln!(s, "machine:     {} (model {}, collectives {})", self.machine, self.model, self.collectives);
         if let Some(p) = &self.provenance {
             s.push_str(&crate::provenance::table_lines(p));
         }
-        let _ = writeln!(s, "predicted:   {:.9} s", secs(self.predicted));
+        let _ = writeln!(s, "predicted:   {}", human_time(self.predicted));
         if let Some(m) = &self.measured {
             let _ = writeln!(
                 s,
-                "measured:    {:.9} s (the traced run, MPI_Init to MPI_Finalize of rank {}; at most {:.9} s in MPI)",
-                m.span_ns as f64 / 1e9,
+                "measured:    {} (the traced run, MPI_Init to MPI_Finalize of rank {}; at most {} in MPI)",
+                human_time_ns(m.span_ns),
                 m.rank,
-                m.comm_ns as f64 / 1e9
+                human_time_ns(m.comm_ns)
             );
+            if let Some(r) = self.predicted_over_measured() {
+                let _ = writeln!(s, "ratio:       {}", ratio_text(r));
+            }
             let bursts = match m.bursts {
                 Some(b @ psins_formats::BurstClock::Cpu) => {
                     format!("{}: the measured span is that CPU time plus the calls' wall time", b.describe())
@@ -277,6 +304,8 @@ impl Report {
             };
             let _ = writeln!(s, "bursts:      {bursts}");
         }
+        let named = self.provenance.as_ref().and_then(|p| p["machine"]["path"].as_str());
+        s.push_str(&self.assumptions.table(named, self.collectives, now));
         self.task_table(&mut s);
         self.function_table(&mut s);
         self.region_table(&mut s);
@@ -288,8 +317,10 @@ impl Report {
         if st.rma_ops > 0 {
             let _ = writeln!(s, "one-sided:   {} operations ({} bytes moved)", st.rma_ops, st.rma_bytes);
         }
-        hist_table(&mut s, "message size", &st.sizes, fmt_bytes);
-        hist_table(&mut s, "achieved bandwidth", &st.bandwidths, short_bandwidth);
+        hist_table(&mut s, "message size", &st.sizes, |lo, _| size_bin(lo));
+        hist_table(&mut s, "achieved bandwidth", &st.bandwidths, |lo, hi| {
+            format!("[{}, {})", short_bandwidth(lo), short_bandwidth(hi))
+        });
         if !self.network.is_empty() {
             let _ = writeln!(s, "\nnetwork ({}):", self.model);
             for (k, v) in &self.network {
@@ -321,17 +352,16 @@ impl Report {
         if n == 0 {
             return;
         }
-        let _ =
-            writeln!(s, "\n{:<12} {:>14} {:>14} {:>14}", "per task (s)", "compute", "communication", "of which wait");
+        let _ = writeln!(s, "\n{:<12} {:>14} {:>14} {:>14}", "per task", "compute", "communication", "of which wait");
         if n <= 16 {
             for (r, t) in self.tasks.iter().enumerate() {
                 let _ = writeln!(
                     s,
-                    "{:<12} {:>14.9} {:>14.9} {:>14.9}",
+                    "{:<12} {:>14} {:>14} {:>14}",
                     format!("rank {r}"),
-                    secs(t.compute),
-                    secs(t.comm),
-                    secs(t.wait)
+                    human_time(t.compute),
+                    human_time(t.comm),
+                    human_time(t.wait)
                 );
             }
             return;
@@ -345,11 +375,11 @@ impl Report {
             let v = |e: &Extremes| [e.min.1, e.mean, e.max.1][pick];
             let _ = writeln!(
                 s,
-                "{:<12} {:>14.9} {:>14.9} {:>14.9}",
+                "{:<12} {:>14} {:>14} {:>14}",
                 label,
-                secs(v(&cols[0])),
-                secs(v(&cols[1])),
-                secs(v(&cols[2]))
+                human_time(v(&cols[0])),
+                human_time(v(&cols[1])),
+                human_time(v(&cols[2]))
             );
             if pick != 1 {
                 let r = |e: &Extremes| format!("rank {}", if pick == 0 { e.min.0 } else { e.max.0 });
@@ -364,7 +394,7 @@ impl Report {
             }
         }
         let top: Vec<String> =
-            most_waiting(&self.tasks, 5).iter().map(|&(r, w)| format!("rank {r} ({:.9} s)", secs(w))).collect();
+            most_waiting(&self.tasks, 5).iter().map(|&(r, w)| format!("rank {r} ({})", human_time(w))).collect();
         let _ = writeln!(s, "most waiting: {}", top.join(", "));
     }
 
@@ -374,17 +404,13 @@ impl Report {
             return;
         }
         let total: Ps = f.iter().map(|(_, x)| x.time).sum();
-        let _ = writeln!(
-            s,
-            "\n{:<28} {:>12} {:>14} {:>14} {:>7}",
-            "MPI function", "calls", "time (s)", "wait (s)", "%comm"
-        );
+        let _ = writeln!(s, "\n{:<28} {:>12} {:>14} {:>14} {:>7}", "MPI function", "calls", "time", "wait", "%comm");
         let mut f = f;
         f.sort_by(|a, b| b.1.time.cmp(&a.1.time).then(a.0.cmp(&b.0)));
         for (name, x) in f {
             let pct = if total > 0 { 100.0 * x.time as f64 / total as f64 } else { 0.0 };
-            let _ =
-                writeln!(s, "{:<28} {:>12} {:>14.9} {:>14.9} {:>6.1}%", name, x.count, secs(x.time), secs(x.wait), pct);
+            let (time, wait) = (human_time(x.time), human_time(x.wait));
+            let _ = writeln!(s, "{:<28} {:>12} {:>14} {:>14} {:>6.1}%", name, x.count, time, wait, pct);
         }
     }
 }
@@ -398,11 +424,12 @@ impl Report {
         let _ = writeln!(
             s,
             "\n{:<28} {:>14} {:>14} {:>14}",
-            "MPI_Pcontrol region (s)", "compute", "communication", "of which wait"
+            "MPI_Pcontrol region", "compute", "communication", "of which wait"
         );
         for (level, r) in &self.stats.regions {
             let name = format!("level {level}{}", if *level == 0 { " (paused, untraced)" } else { "" });
-            let _ = writeln!(s, "{:<28} {:>14.9} {:>14.9} {:>14.9}", name, secs(r.compute), secs(r.comm), secs(r.wait));
+            let (compute, comm, wait) = (human_time(r.compute), human_time(r.comm), human_time(r.wait));
+            let _ = writeln!(s, "{:<28} {:>14} {:>14} {:>14}", name, compute, comm, wait);
         }
     }
 }
@@ -433,7 +460,20 @@ pub fn most_waiting(tasks: &[TaskTimes], n: usize) -> Vec<(usize, Ps)> {
     v
 }
 
-/// Bandwidth bucket bounds with three significant digits ("16.8MB/s").
+/// Predicted over measured, and by how much the prediction is off in words.
+fn ratio_text(r: f64) -> String {
+    let off = (r - 1.0) * 100.0;
+    let how = if off.abs() < 0.05 {
+        "the prediction equals the measured run".to_string()
+    } else if off > 0.0 {
+        format!("the prediction {off:.1} % longer than the measured run")
+    } else {
+        format!("the prediction {:.1} % shorter than the measured run", -off)
+    };
+    format!("{r:.3} predicted / measured ({how})")
+}
+
+/// Bandwidth bucket bounds with three significant digits ("16.8 MB/s").
 fn short_bandwidth(v: u64) -> String {
     let v = v as f64;
     for (scale, unit) in [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "KB/s")] {
@@ -446,10 +486,10 @@ fn short_bandwidth(v: u64) -> String {
             } else {
                 2
             };
-            return format!("{x:.decimals$}{unit}");
+            return format!("{x:.decimals$} {unit}");
         }
     }
-    format!("{v:.0}B/s")
+    format!("{v:.0} B/s")
 }
 
 fn hist_json(h: &Log2Hist, unit: &str) -> Value {
@@ -467,7 +507,8 @@ fn hist_json(h: &Log2Hist, unit: &str) -> Value {
     )
 }
 
-fn hist_table(s: &mut String, title: &str, h: &Log2Hist, fmt: impl Fn(u64) -> String) {
+/// A histogram's rows, each bin as `bin(lo, hi)` writes it.
+fn hist_table(s: &mut String, title: &str, h: &Log2Hist, bin: impl Fn(u64, u64) -> String) {
     let rows = h.rows();
     if rows.is_empty() {
         return;
@@ -476,7 +517,7 @@ fn hist_table(s: &mut String, title: &str, h: &Log2Hist, fmt: impl Fn(u64) -> St
     let _ = writeln!(s, "\n{title}:");
     for (lo, hi, c) in rows {
         let bar = "#".repeat(((c as f64 / max as f64) * 40.0).ceil() as usize);
-        let _ = writeln!(s, "  [{:>10}, {:>10})  {:>12}  {bar}", fmt(lo), fmt(hi), c);
+        let _ = writeln!(s, "  {:>24}  {:>12}  {bar}", bin(lo, hi), c);
     }
 }
 

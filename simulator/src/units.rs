@@ -165,6 +165,60 @@ fn trim_float(v: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A time for people to read, as mpiP and IPM print them: 3 or 4 significant digits in the
+/// largest of s, ms, µs, ns that keeps the value at least 1 ("591.0 ns", "1.234 ms",
+/// "12.35 s"); below a nanosecond, whole picoseconds. Every text report prints times with it;
+/// JSON keeps seconds.
+pub fn human_time(ps: Ps) -> String {
+    if ps == 0 {
+        return "0 s".into();
+    }
+    const UNITS: [(f64, &str); 4] = [(1e12, "s"), (1e9, "ms"), (1e6, "µs"), (1e3, "ns")];
+    // A value that rounds up to 1000 of a unit is printed as 1 of the next one.
+    for (scale, unit) in UNITS {
+        let x = ps as f64 / scale;
+        if x >= 0.99995 {
+            return format!("{} {unit}", significant(x));
+        }
+    }
+    format!("{ps} ps")
+}
+
+/// [`human_time`] of nanoseconds (the tracer's unit).
+pub fn human_time_ns(ns: u64) -> String {
+    human_time(ns.saturating_mul(PS_PER_NS))
+}
+
+/// `x` (at least about 1) with 4 significant digits, 3 decimals at most.
+fn significant(x: f64) -> String {
+    let decimals = if x >= 99.995 {
+        1
+    } else if x >= 9.9995 {
+        2
+    } else {
+        3
+    };
+    format!("{x:.decimals$}")
+}
+
+/// A power-of-two size bin `[lo, 2·lo)` (or `[0 B, 1 B)`) in binary units, the one style of
+/// psins-sim's and psins-dump's message-size tables: "[1 KiB, 2 KiB)".
+pub fn size_bin(lo: u64) -> String {
+    let hi = if lo == 0 { 1 } else { lo as u128 * 2 };
+    format!("[{}, {})", binary_size(lo as u128), binary_size(hi))
+}
+
+/// A byte count in the largest binary unit that divides it ("64 KiB", "1500 B").
+fn binary_size(b: u128) -> String {
+    const UNITS: [(u32, &str); 6] = [(60, "EiB"), (50, "PiB"), (40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
+    for (shift, unit) in UNITS {
+        if b >= 1 << shift && b.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", b >> shift);
+        }
+    }
+    format!("{b} B")
+}
+
 /// Seconds as f64 for reports (the only place picoseconds become floating point).
 pub fn secs(ps: Ps) -> f64 {
     ps as f64 / PS_PER_S as f64
@@ -267,5 +321,30 @@ mod tests {
         }
         assert_eq!(fmt_bandwidth(1e10), "10GB/s");
         assert_eq!(fmt_bytes(65536), "64KiB");
+    }
+
+    #[test]
+    fn human_times_have_four_significant_digits() {
+        assert_eq!(human_time(0), "0 s");
+        assert_eq!(human_time(30), "30 ps");
+        assert_eq!(human_time(30_000), "30.00 ns");
+        assert_eq!(human_time(591_000), "591.0 ns");
+        assert_eq!(human_time(1_234_567_890), "1.235 ms");
+        assert_eq!(human_time(61_006_821_000), "61.01 ms");
+        assert_eq!(human_time(12_345_000_000_000), "12.35 s");
+        assert_eq!(human_time(4_000_000_000_000_000), "4000.0 s");
+        // rounding up to 1000 of a unit moves to the next one
+        assert_eq!(human_time(999_960), "1.000 µs");
+        assert_eq!(human_time(999_940), "999.9 ns");
+        assert_eq!(human_time_ns(23_000), "23.00 µs");
+    }
+
+    #[test]
+    fn size_bins_in_binary_units() {
+        assert_eq!(size_bin(0), "[0 B, 1 B)");
+        assert_eq!(size_bin(1), "[1 B, 2 B)");
+        assert_eq!(size_bin(512), "[512 B, 1 KiB)");
+        assert_eq!(size_bin(1024), "[1 KiB, 2 KiB)");
+        assert_eq!(size_bin(1 << 63), "[8 EiB, 16 EiB)");
     }
 }

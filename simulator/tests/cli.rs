@@ -165,14 +165,17 @@ fn the_measured_span_stands_beside_the_prediction() {
     let (code, out, err) = sim(&[trace.to_str().unwrap(), "-m", m.to_str().unwrap(), "--json", json.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("measured:    0.000022000 s (the traced run, MPI_Init to MPI_Finalize of rank 1; at most 0.000020000 s in MPI)"),
+        out.contains(
+            "measured:    22.00 µs (the traced run, MPI_Init to MPI_Finalize of rank 1; at most 20.00 µs in MPI)"
+        ),
         "{out}"
     );
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(
-        v["measured"],
-        serde_json::json!({"span_s": 2.2e-5, "slowest_rank": 1, "comm_s": 2e-5, "bursts": "wall"})
-    );
+    // predicted / measured, to the rounding of JSON's decimal figures.
+    let mut measured = v["measured"].clone();
+    let ratio = measured.as_object_mut().unwrap().remove("predicted_over_measured").unwrap().as_f64().unwrap();
+    assert!((ratio - v["predicted_seconds"].as_f64().unwrap() / 2.2e-5).abs() < 1e-12, "{ratio}");
+    assert_eq!(measured, serde_json::json!({"span_s": 2.2e-5, "slowest_rank": 1, "comm_s": 2e-5, "bursts": "wall"}));
     assert!(out.contains("\nbursts:      wall-clock time between calls\n"), "{out}");
     // The same records timed with PSINS_CLOCK=cpu: the report says the bursts are CPU time.
     let cpu_trace = tmp("measured-cpu.psins");

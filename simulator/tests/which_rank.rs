@@ -19,7 +19,7 @@ fn names_the_extreme_and_most_waiting_ranks() {
     let most: Vec<u64> = j["most_waiting"].as_array().unwrap().iter().map(|w| w["rank"].as_u64().unwrap()).collect();
     assert_eq!(most, [7, 0, 5, 10, 15]);
     let t = r.table();
-    assert!(t.contains("most waiting: rank 7 (0.000013000 s), rank 0 (0.000004000 s), rank 5"), "{t}");
+    assert!(t.contains("most waiting: rank 7 (13.00 µs), rank 0 (4.000 µs), rank 5"), "{t}");
     let max_at = t.lines().find(|l| l.starts_with("  max at")).unwrap();
     assert_eq!(max_at.split_whitespace().collect::<Vec<_>>(), ["max", "at", "rank", "4", "rank", "7", "rank", "7"]);
 }

@@ -7,7 +7,7 @@ use super::Sim;
 use crate::report::{BlockedTask, Deadlock};
 use crate::source::TraceSource;
 use crate::stats::fn_names;
-use crate::units::fmt_time;
+use crate::units::human_time;
 
 /// At most this many tasks are listed one by one.
 const MAX_LISTED: usize = 64;
@@ -52,7 +52,7 @@ impl<S: TraceSource> Sim<'_, S> {
         let message = cause.unwrap_or_else(|| {
             let mut s = format!(
                 "deadlock: no task can progress at t = {}; {} of {} tasks are blocked:",
-                fmt_time(self.now),
+                human_time(self.now),
                 blocked.len(),
                 self.tasks.len()
             );

@@ -84,7 +84,7 @@ pub fn run(sweep: &Sweep, o: &RunOptions) -> Result<Outcome> {
                 finished += 1;
                 if !o.quiet {
                     let what = match &report.deadlock {
-                        None => format!("{:.9} s", crate::units::secs(report.predicted)),
+                        None => crate::units::human_time(report.predicted),
                         Some(_) => "deadlock".into(),
                     };
                     note!(

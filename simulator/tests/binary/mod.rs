@@ -35,8 +35,27 @@ pub fn apps() -> Vec<PathBuf> {
     v
 }
 
-/// The seconds of a report's `predicted:` line.
+/// The seconds of a report's `predicted:` line ("predicted:   1.234 ms"), to its 4
+/// significant digits.
 pub fn predicted(out: &str) -> f64 {
     let line = out.lines().find(|l| l.starts_with("predicted:")).unwrap_or_else(|| panic!("{out}"));
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    let mut words = line.split_whitespace().skip(1);
+    let value: f64 = words.next().unwrap().parse().unwrap();
+    let scale = match words.next() {
+        Some("s") => 1.0,
+        Some("ms") => 1e-3,
+        Some("µs") => 1e-6,
+        Some("ns") => 1e-9,
+        Some("ps") => 1e-12,
+        unit => panic!("unit {unit:?} in {line}"),
+    };
+    value * scale
+}
+
+/// The exact predicted seconds of `psins-sim args…` (its JSON report's `predicted_seconds`).
+pub fn predicted_exact(args: &[&str]) -> f64 {
+    let (code, out, err) = sim(&[args, &["-q", "--json", "-"]].concat());
+    assert_eq!(code, 0, "{args:?}: {err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    v["predicted_seconds"].as_f64().unwrap()
 }

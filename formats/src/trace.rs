@@ -753,6 +753,21 @@ impl TaskCursor {
     }
 }
 
+/// What to say of a directory given where a compact trace was expected.
+fn directory_hint(dir: &Path) -> String {
+    if !crate::jobs::logs_in(dir).is_empty() {
+        return format!(
+            "is a directory of per-rank logs (rank-*.bin): consolidate them first, `psins-consolidate {} -o app.psins`, then give app.psins",
+            dir.display()
+        );
+    }
+    let runs = crate::jobs::runs_in(dir);
+    if !runs.is_empty() {
+        return crate::jobs::runs_hint(&runs);
+    }
+    "is a directory, expected a psins compact trace (.psins, written by psins-consolidate)".into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -800,19 +815,4 @@ mod tests {
         assert!(members(2, &[NO_RANK as i64, 0, 1]).is_err(), "in the local group");
         assert!(members(1, &[0, 2]).is_err(), "beyond the world");
     }
-}
-
-/// What to say of a directory given where a compact trace was expected.
-fn directory_hint(dir: &Path) -> String {
-    if !crate::jobs::logs_in(dir).is_empty() {
-        return format!(
-            "is a directory of per-rank logs (rank-*.bin): consolidate them first, `psins-consolidate {} -o app.psins`, then give app.psins",
-            dir.display()
-        );
-    }
-    let runs = crate::jobs::runs_in(dir);
-    if !runs.is_empty() {
-        return crate::jobs::runs_hint(&runs);
-    }
-    "is a directory, expected a psins compact trace (.psins, written by psins-consolidate)".into()
 }

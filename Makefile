@@ -2,7 +2,10 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 MPIRUN ?= mpirun
-RELEASE := target/release
+# The cargo profile `make build` and `make install` use, and where it puts the programs
+# (`make install PROFILE=test-fast`: the tests install what they built, without a release build).
+PROFILE ?= release
+RELEASE ?= target/$(if $(filter dev,$(PROFILE)),debug,$(PROFILE))
 # The tests' cargo profile: release's code without LTO (Cargo.toml says why).
 TEST_PROFILE := test-fast
 APPS := mpi-test-apps/bin
@@ -16,7 +19,7 @@ setup: ## install MPICH, gfortran, SimGrid and libotf2 from Debian's packages if
 	bash scripts/setup.sh
 
 build:
-	$(CARGO) build --release --workspace
+	$(CARGO) build --profile $(PROFILE) --workspace
 
 apps:
 	$(MAKE) -C mpi-test-apps

@@ -286,18 +286,24 @@ pub fn profile_dir() -> PathBuf {
 /// directory, once per test process (cargo: a no-op when they are up to date). The whole
 /// workspace, as `make` and `cargo test --workspace` build it: a single package (`-p`) would
 /// resolve its dependencies' features alone and rebuild them and the tools a second time.
+/// The name of the cargo profile of [`profile_dir`]: the directory's name, except `debug`,
+/// which is the dev profile's.
+pub fn profile_name() -> String {
+    let dir = profile_dir();
+    match dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => "dev".into(),
+        Some(name) => name.into(),
+        None => panic!("{}: no profile name", dir.display()),
+    }
+}
+
 fn build_workspace() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         let dir = profile_dir();
-        // The directory is the profile's name, except `debug`, which is the dev profile's.
-        let profile = match dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") => "dev",
-            Some(name) => name,
-            None => panic!("{}: no profile name", dir.display()),
-        };
+        let profile = profile_name();
         let st = Command::new(env!("CARGO"))
-            .args(["build", "--workspace", "--profile", profile, "--target-dir"])
+            .args(["build", "--workspace", "--profile", &profile, "--target-dir"])
             .arg(dir.parent().unwrap())
             .current_dir(root())
             .status();

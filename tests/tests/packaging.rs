@@ -89,9 +89,13 @@ fn make_install_puts_everything_under_prefix_stripped() {
         return;
     }
     let prefix = scratch("prefix");
+    // What these tests were built with, not a release build of its own.
     let out = Command::new("make")
         .arg("install")
         .arg(format!("PREFIX={}", prefix.display()))
+        .arg(format!("PROFILE={}", psins_e2e::profile_name()))
+        .arg(format!("RELEASE={}", psins_e2e::profile_dir().display()))
+        .env("CARGO_TARGET_DIR", psins_e2e::profile_dir().parent().unwrap())
         .current_dir(root())
         .output()
         .unwrap();

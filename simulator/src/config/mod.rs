@@ -294,6 +294,7 @@ fn set_error(overrides: &[String], msg: &str) -> String {
             let (key, value) = o.split_once('=').unwrap_or((o, ""));
             unknown.is_some_and(|u| key.rsplit('.').next() == Some(u))
                 || variant.is_some_and(|v| value.trim().trim_matches('"') == v)
+                || (!value.is_empty() && msg.starts_with(&format!("{} ", value.trim())))
         })
         .map(String::as_str);
     let mut s = match culprit {

@@ -69,10 +69,10 @@ pub fn program(
 
 /// How a wait reports request `req` of slot `c` complete: a receive with its source (a rank
 /// of its communicator), tag and size as generated; a send or a collective with none.
-fn completion(t: &Template, g: &Grid, v: &impl Values, c: SlotId, req: u32, peer: i32) -> [i64; 4] {
+fn completion(t: &Template, g: &Grid, v: &impl Values, c: SlotId, req: u32, peer: i32, tag: i32) -> [i64; 4] {
     match (t.slots[c].shape, peer) {
         (Op::Irecv { .. }, PROC_NULL) => [req as i64, PROC_NULL as i64, ANY_TAG as i64, 0],
-        (Op::Irecv { tag, comm, .. }, peer) => {
+        (Op::Irecv { comm, .. }, peer) => {
             let peer = match crate::comms::class(comm) {
                 Some(mask) if peer >= 0 => crate::comms::rank_in(g, mask, peer as u32) as i32,
                 _ => peer,
@@ -92,8 +92,8 @@ pub struct Cursor {
     instance: u32,
     /// The bursts of the slots skipped since the last call.
     pending: u64,
-    /// The requests in flight: the slot that started each, its id, and a receive's peer.
-    live: Vec<(u32, u32, i32)>,
+    /// The requests in flight: the slot that started each, its id, and a receive's peer and tag.
+    live: Vec<(u32, u32, i32, i32)>,
     /// The loop being run: its first and past-the-end positions in the template's order
     /// (`end` 0: none), its iteration and trip count.
     start: u32,
@@ -180,6 +180,7 @@ impl Cursor {
                 continue;
             }
             shape::set_peers(&mut op, peers);
+            shape::shift_tags(&mut op, slot.tag_step * k_iter as i32);
             shape::set_params(&mut op, v.params(t, id));
             if crate::comms::is_root(g, me, &op) {
                 if let Some(p) = v.root_params(t, id) {
@@ -203,7 +204,7 @@ impl Cursor {
                 // The smallest id not in use, as consolidation numbers them.
                 let req = self.take_id();
                 shape::set_request(&mut op, req);
-                self.live.push((id as u32, req, peers[0]));
+                self.live.push((id as u32, req, peers[0], shape::tags(&op).0[0]));
             }
             if let Op::Wait { count, func } = &mut op {
                 let mut done = 0u32;
@@ -212,7 +213,7 @@ impl Cursor {
                 // the run's timing; the traces were read with their completions in that order,
                 // crate::comms). Every other wait completes all it was seen to complete.
                 let one = matches!(func, psins_formats::WaitFn::Waitany | psins_formats::WaitFn::Testany);
-                let mine = |l: &(u32, u32, i32)| slot.completes.contains(&(l.0 as usize));
+                let mine = |l: &(u32, u32, i32, i32)| slot.completes.contains(&(l.0 as usize));
                 loop {
                     let at = if one {
                         if done > 0 {
@@ -225,9 +226,9 @@ impl Cursor {
                         slot.completes.iter().find_map(|&c| self.live.iter().position(|l| l.0 as usize == c))
                     };
                     let Some(at) = at else { break };
-                    let (c, req, peer) = self.live.remove(at);
+                    let (c, req, peer, tag) = self.live.remove(at);
                     self.free_id(req);
-                    rec.list.extend_from_slice(&completion(t, g, v, c as usize, req, peer));
+                    rec.list.extend_from_slice(&completion(t, g, v, c as usize, req, peer, tag));
                     done += 1;
                 }
                 if done == 0 && !slot.completes.is_empty() {

@@ -91,6 +91,33 @@ pub fn set_peers(op: &mut Op, p: [i32; MAX_PEERS]) {
     }
 }
 
+/// The record's tags: a loop over partners often tags each message with its iteration.
+fn tag_fields(op: &mut Op) -> [Option<&mut i32>; 2] {
+    match op {
+        Op::Send { tag, .. } | Op::Isend { tag, .. } | Op::Recv { tag, .. } | Op::Irecv { tag, .. } => {
+            [Some(tag), None]
+        }
+        Op::Probe { tag, .. } => [Some(tag), None],
+        Op::Sendrecv { tag, rtag, .. } => [Some(tag), Some(rtag)],
+        _ => [None, None],
+    }
+}
+
+/// The record's tags (0 where it has none) and how many it has.
+pub fn tags(op: &Op) -> ([i32; 2], usize) {
+    let mut op = *op;
+    let f = tag_fields(&mut op);
+    let n = f.iter().filter(|t| t.is_some()).count();
+    (f.map(|t| t.map_or(0, |x| *x)), n)
+}
+
+/// `op` with every tag moved by `by`.
+pub fn shift_tags(op: &mut Op, by: i32) {
+    for t in tag_fields(op).into_iter().flatten() {
+        *t += by;
+    }
+}
+
 /// The record's sizes and counts, fitted as functions of the rank count: the one list
 /// [`params`] and [`set_params`] read and write.
 fn param_fields(op: &mut Op) -> [Option<&mut u64>; MAX_PARAMS] {

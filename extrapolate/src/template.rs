@@ -134,6 +134,8 @@ pub struct Looped<'a> {
     pub at: u16,
     /// Per peer: `None` where it is the same every iteration, else the steps it may follow.
     pub steps: [Option<Vec<Step>>; MAX_PEERS],
+    /// How much its tags grow an iteration (0 or 1).
+    pub tag_step: i32,
     /// Every iteration's record, the first being the item's.
     pub iters: Vec<(u64, &'a Record)>,
 }
@@ -145,33 +147,45 @@ enum Run {
     Steps(Vec<Step>),
 }
 
-/// Two iterations of one call of a loop: the same shape, sizes and completions.
+/// Two iterations of one call of a loop: the same shape (tags aside: see [`tag_step`]), sizes
+/// and completions.
 fn same_body(a: &Record, b: &Record) -> bool {
     let count = |r: &Record| if let Op::Wait { count, .. } = r.op { count } else { 0 };
-    shape::shape(&a.op) == shape::shape(&b.op)
+    let untagged = |op: &Op| {
+        let mut s = shape::shape(op);
+        shape::shift_tags(&mut s, -shape::tags(op).0[0]);
+        s
+    };
+    untagged(&a.op) == untagged(&b.op)
         && shape::params(&a.op) == shape::params(&b.op)
         && count(a) == count(b)
         && a.list.len() == b.list.len()
 }
 
-/// The loop of body `len` starting at record `i` of `recs`: its iterations (two or more) and
-/// its calls' peer runs; `None` when the records there do not repeat so.
-fn run(
-    recs: &[(u64, &Record)],
-    i: usize,
-    len: usize,
-    me: u32,
-    n: u32,
-) -> Option<(usize, Vec<[Option<Run>; MAX_PEERS]>)> {
+/// How a call's tags go from iteration 0 (`a`) to iteration `k` (`b`): the same (0), or up by
+/// one an iteration (1, a loop tagging each message with its phase); `None` otherwise.
+fn tag_step(a: &Record, b: &Record, k: usize) -> Option<i32> {
+    let ((ta, n), (tb, _)) = (shape::tags(&a.op), shape::tags(&b.op));
+    [0, 1].into_iter().find(|&d| (0..n).all(|i| tb[i] as i64 == ta[i] as i64 + d as i64 * k as i64))
+}
+
+/// A loop's iterations, each body call's peer runs and tag step.
+type Body = (usize, Vec<[Option<Run>; MAX_PEERS]>, Vec<i32>);
+
+/// The loop of body `len` starting at record `i` of `recs`: its iterations (two or more), its
+/// calls' peer runs and tag steps; `None` when the records there do not repeat so.
+fn run(recs: &[(u64, &Record)], i: usize, len: usize, me: u32, n: u32) -> Option<Body> {
     if i + 2 * len > recs.len() {
         return None;
     }
     let mut runs: Vec<[Option<Run>; MAX_PEERS]> = Vec::with_capacity(len);
+    let mut steps = Vec::with_capacity(len);
     for b in 0..len {
         let (a, c) = (recs[i + b].1, recs[i + len + b].1);
         if !same_body(a, c) {
             return None;
         }
+        steps.push(tag_step(a, c, 1)?);
         let ((pa, np), (pc, _)) = (shape::peers(&a.op), shape::peers(&c.op));
         let mut r: [Option<Run>; MAX_PEERS] = Default::default();
         for k in 0..np {
@@ -194,7 +208,7 @@ fn run(
         let mut next = runs.clone();
         for (b, r) in next.iter_mut().enumerate() {
             let rec = recs[i + m * len + b].1;
-            if !same_body(recs[i + b].1, rec) {
+            if !same_body(recs[i + b].1, rec) || tag_step(recs[i + b].1, rec, m) != Some(steps[b]) {
                 break 'more;
             }
             let (p, _) = shape::peers(&rec.op);
@@ -221,7 +235,7 @@ fn run(
     if len > 1 && !runs.iter().flatten().any(|r| matches!(r, Some(Run::Steps(_)))) {
         return None;
     }
-    Some((m, runs))
+    Some((m, runs, steps))
 }
 
 /// `prog` with each loop of up to [`MAX_BODY`] calls repeated two or more times folded: the
@@ -231,19 +245,20 @@ fn fold<'a>(prog: &Program<'a>, me: u32, n: u32) -> Vec<Item<'a>> {
     let mut out = Vec::with_capacity(recs.len());
     let mut i = 0;
     while i < recs.len() {
-        match (1..=MAX_BODY).find_map(|len| run(recs, i, len, me, n).map(|(m, r)| (len, m, r))) {
+        match (1..=MAX_BODY).find_map(|len| run(recs, i, len, me, n).map(|(m, r, t)| (len, m, r, t))) {
             None => {
                 out.push(Item { idx: recs[i].0, rec: recs[i].1, lp: None });
                 i += 1;
             }
-            Some((len, m, runs)) => {
+            Some((len, m, runs, tag_steps)) => {
                 for (at, r) in runs.into_iter().enumerate() {
                     let steps = r.map(|x| match x {
                         Some(Run::Steps(v)) => Some(v),
                         _ => None,
                     });
                     let iters = (0..m).map(|k| recs[i + at + k * len]).collect();
-                    let looped = Looped { len: len as u16, at: at as u16, steps, iters };
+                    let tag_step = tag_steps[at];
+                    let looped = Looped { len: len as u16, at: at as u16, steps, tag_step, iters };
                     out.push(Item { idx: recs[i + at].0, rec: recs[i + at].1, lp: Some(looped) });
                 }
                 i += len * m;
@@ -434,6 +449,8 @@ pub struct Slot {
     cands: [Candidates; MAX_PEERS],
     /// For a call in a loop: the body's length and the call's place in it.
     pub lp: Option<(u16, u16)>,
+    /// For a call in a loop: how much its tags grow an iteration.
+    pub tag_step: i32,
     /// For a call in a loop, per peer: the steps it may still follow (`None`: the same peer
     /// every iteration, said by `cands`).
     steps: [Option<Vec<Step>>; MAX_PEERS],
@@ -604,7 +621,10 @@ impl Template {
 
     fn matches(&self, id: SlotId, g: &Grid, me: u32, item: &Item) -> bool {
         let s = &self.slots[id];
-        if shape::shape(&item.rec.op) != s.shape || s.lp != item.lp.as_ref().map(|l| (l.len, l.at)) {
+        if shape::shape(&item.rec.op) != s.shape
+            || s.lp != item.lp.as_ref().map(|l| (l.len, l.at))
+            || s.tag_step != item.lp.as_ref().map_or(0, |l| l.tag_step)
+        {
             return false;
         }
         let (p, n) = shape::peers(&item.rec.op);
@@ -673,6 +693,7 @@ impl Template {
                             npeers: n,
                             cands: Default::default(),
                             lp: item.lp.as_ref().map(|l| (l.len, l.at)),
+                            tag_step: item.lp.as_ref().map_or(0, |l| l.tag_step),
                             steps: item.lp.as_ref().map(|l| l.steps.clone()).unwrap_or_default(),
                             forms: [Form::Fixed(NO_RANK); MAX_PEERS],
                             exists: Exists::All,

@@ -796,3 +796,36 @@ fn waitany_runs_and_a_gathers_root() {
         }
     }
 }
+
+/// The ParRes Kernels' transpose: per phase k = 1 .. P-1, a receive from rank + k and a send
+/// to rank - k, each tagged with the phase, then a wait for each; blocks shrink as 1/P^2.
+#[test]
+fn phases_tagged_with_their_number() {
+    let make = |p: u32| {
+        program("prk", p, &|p, me| {
+            let bytes = (1 << 24) / (p as u64 * p as u64);
+            let mut v = Vec::new();
+            for it in 0..2 {
+                for phase in 1..p {
+                    let (from, to) = ((me + phase) % p, (me + p - phase) % p);
+                    let tag = phase as i32;
+                    v.push(Record::new(1000, 0, Op::Irecv { peer: from as i32, tag, bytes, comm: COMM_WORLD, req: 1 }));
+                    let op =
+                        Op::Isend { mode: SendMode::Standard, peer: to as i32, tag, bytes, comm: COMM_WORLD, req: 2 };
+                    v.push(Record::new(1000, 0, op));
+                    let wait = |list: Vec<i64>| Record {
+                        gap_ns: 0,
+                        dur_ns: 0,
+                        op: Op::Wait { func: WaitFn::Wait, count: 1 },
+                        list,
+                    };
+                    v.push(wait(vec![1, from as i64, tag as i64, bytes as i64]));
+                    v.push(wait(vec![2, NO_RANK as i64, 0, 0]));
+                }
+                v.push(Record::new(500, 0, coll(Coll::Barrier, 0, NO_RANK, it + 1)));
+            }
+            v
+        })
+    };
+    check("phases tagged with their number", &make, 32, "1-D line");
+}

@@ -4,7 +4,7 @@
 #   bash scripts/real-apps.sh SRC_DIR [OUT_DIR]
 #
 # SRC_DIR holds the applications' sources, one directory each, named like their repositories
-# (TeaLeaf_ref, CloverLeaf3D_ref, miniGhost, Quicksilver, Nekbone, Kripke). Third-party code never
+# (TeaLeaf_ref, CloverLeaf3D_ref, miniGhost, Quicksilver, Nekbone, Kripke, Kernels). Third-party code never
 # enters this repository and this script downloads nothing: the sources are fetched by hand.
 # Each application found is copied to OUT_DIR/<name>/src (the source tree stays untouched),
 # built there with MPICH's compiler wrappers, and given an input deck in OUT_DIR/<name>/run
@@ -193,8 +193,21 @@ build_kripke() { # BUILD RUN
   list kripke "$2" "$1/src/kripke --procs 2,1,1 --zones 16,16,16 --groups 16 --quad 48 --niter 5"
 }
 
+# The ParRes Kernels (ParRes/Kernels, MPI1/Transpose): a distributed matrix transpose; per
+# iteration a local transpose and, for each phase k = 1 .. P-1, a nonblocking exchange with
+# ranks rank + k and rank - k tagged with the phase. C. Only MPI1/, common/ and include/ of
+# the repository are needed.
+build_prk_transpose() { # BUILD RUN
+  cd "$1/MPI1/Transpose" || return 1
+  # common/make.defs is the user's choice of compilers (the repository ships examples).
+  printf 'MPICC=%s\nDEFAULT_OPT_FLAGS=-O3\n' "$MPICC" > ../../common/make.defs
+  make transpose || return 1
+  # 10 iterations of a 1,920² matrix (divisible by every power of two up to 128 ranks).
+  list prk_transpose "$2" "$1/MPI1/Transpose/transpose 10 1920"
+}
+
 # name:directory in SRC_DIR
-APPS="tealeaf:TeaLeaf_ref cloverleaf3d:CloverLeaf3D_ref minighost:miniGhost quicksilver:Quicksilver nekbone:Nekbone kripke:Kripke"
+APPS="tealeaf:TeaLeaf_ref cloverleaf3d:CloverLeaf3D_ref minighost:miniGhost quicksilver:Quicksilver nekbone:Nekbone kripke:Kripke prk_transpose:Kernels"
 : > "$OUT/apps.list"
 failed=() found=0
 for spec in $APPS; do

@@ -8,7 +8,8 @@
 #
 # APPS: app:arguments, the arguments separated by commas (mpi-test-apps/bin), or `minighost`
 # (miniGhost as scripts/real-apps.sh builds it into REAL_APPS, run weak-scaled at 32^3 points
-# per rank on the MPI_Dims_create grid of each rank count). SERIES, TARGETS: rank counts;
+# per rank on the MPI_Dims_create grid of each rank count; `prk_transpose`, the ParRes
+# Kernels' transpose of a 1,920² matrix, strong-scaled). SERIES, TARGETS: rank counts;
 # SERIES_<app>, TARGETS_<app> and SCALING_<app> (weak or strong: psins-extrapolate --scaling)
 # override them for one app (cg's transposes need square grids: 4 16, then 64). MACHINES: bundled
 # machine files that hold the largest target. PSINS_CLOCK (default cpu) times the bursts by
@@ -20,7 +21,7 @@ set -Eeuo pipefail
 trap 'echo "validate-extrapolation: stopped: line $LINENO: $BASH_COMMAND failed (exit $?)" >&2' ERR
 cd "$(dirname "$0")/.."
 BIN=${BIN:-$PWD/target/release}
-APPS=${APPS:-"stencil2d:100,64 stencil3d:60,16 cg:50,4096 is:10,8192${REAL_APPS:+ minighost}"}
+APPS=${APPS:-"stencil2d:100,64 stencil3d:60,16 cg:50,4096 is:10,8192${REAL_APPS:+ minighost prk_transpose}"}
 SERIES_cg=${SERIES_cg:-"4 16"}
 TARGETS_cg=${TARGETS_cg:-64}
 SCALING_cg=${SCALING_cg:-weak}
@@ -57,6 +58,10 @@ command_of() {
         [[ -n ${REAL_APPS:-} ]] || { echo "validate-extrapolation: minighost needs REAL_APPS (scripts/real-apps.sh)" >&2; exit 2; }
         read -r px py pz < <(dims "$n" 3)
         echo "$REAL_APPS/minighost/src/ref/miniGhost.x --scaling 2 --nx 32 --ny 32 --nz 32 --num_vars 5 --num_tsteps 20 --stencil 23 --comm_method 10 --npx $px --npy $py --npz $pz"
+        ;;
+    prk_transpose)
+        [[ -n ${REAL_APPS:-} ]] || { echo "validate-extrapolation: prk_transpose needs REAL_APPS (scripts/real-apps.sh)" >&2; exit 2; }
+        echo "$REAL_APPS/prk_transpose/src/MPI1/Transpose/transpose 10 1920"
         ;;
     *) echo "$PWD/mpi-test-apps/bin/$app $args" ;;
     esac

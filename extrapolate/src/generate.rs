@@ -10,8 +10,9 @@ pub trait Values {
     fn params(&self, t: &Template, id: SlotId) -> [u64; shape::MAX_PARAMS];
     /// A collective's sizes at its root, where they differ from the other ranks'.
     fn root_params(&self, t: &Template, id: SlotId) -> Option<[u64; shape::MAX_PARAMS]>;
-    /// Rank `me`'s burst before slot `id`.
-    fn gap(&self, t: &Template, id: SlotId, me: u32) -> u64;
+    /// Rank `me`'s burst before slot `id`, at iteration `k` of the loop the slot is in (0
+    /// outside loops).
+    fn gap(&self, t: &Template, id: SlotId, me: u32, k: u32) -> u64;
     fn dur(&self, t: &Template, id: SlotId) -> u64;
     /// Requests a wait passes beyond those it completes.
     fn extra(&self, t: &Template, id: SlotId) -> u64;
@@ -33,7 +34,7 @@ impl Values for Observed {
         (!s.root_values[0].is_empty())
             .then(|| std::array::from_fn(|k| crate::template::Seen::mode(&s.root_values[k]).0))
     }
-    fn gap(&self, _: &Template, _: SlotId, _: u32) -> u64 {
+    fn gap(&self, _: &Template, _: SlotId, _: u32, _: u32) -> u64 {
         0
     }
     fn dur(&self, _: &Template, _: SlotId) -> u64 {
@@ -160,7 +161,7 @@ impl Cursor {
             }
             if !t.exists(id, g, me) {
                 if t.carries_gap(id) {
-                    self.pending += v.gap(t, id, me);
+                    self.pending += v.gap(t, id, me, k);
                 }
                 continue;
             }
@@ -176,7 +177,7 @@ impl Cursor {
                 }
             }
             if missing {
-                self.pending += v.gap(t, id, me);
+                self.pending += v.gap(t, id, me, k);
                 continue;
             }
             shape::set_peers(&mut op, peers);
@@ -232,7 +233,7 @@ impl Cursor {
                     done += 1;
                 }
                 if done == 0 && !slot.completes.is_empty() {
-                    self.pending += v.gap(t, id, me);
+                    self.pending += v.gap(t, id, me, k);
                     continue;
                 }
                 if slot.drain && self.live.iter().any(mine) {
@@ -240,7 +241,7 @@ impl Cursor {
                 }
                 *count = done + v.extra(t, id) as u32;
             }
-            rec.gap_ns = std::mem::take(&mut self.pending) + v.gap(t, id, me);
+            rec.gap_ns = std::mem::take(&mut self.pending) + v.gap(t, id, me, k);
             rec.dur_ns = v.dur(t, id);
             rec.op = op;
             return Some(id);

@@ -214,13 +214,15 @@ impl Values for Fitted {
     fn root_params(&self, _: &Template, id: SlotId) -> Option<[u64; shape::MAX_PARAMS]> {
         self.root_params[id]
     }
-    fn gap(&self, _: &Template, id: SlotId, me: u32) -> u64 {
+    fn gap(&self, _: &Template, id: SlotId, me: u32, k: u32) -> u64 {
         let pool = &self.pools[self.pool_of[id] as usize];
         if pool.is_empty() {
             return self.gaps[id];
         }
-        // A fixed draw per rank and slot (SplitMix64 of both): the same trace every time.
-        let mut z = ((me as u64) << 32 | id as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        // A fixed draw per rank, slot and loop iteration (SplitMix64 of the three): the same
+        // trace every time, and a rank is not slow in every iteration of a loop.
+        let key = ((me as u64) << 32 | id as u64) ^ (k as u64) << 20;
+        let mut z = key.wrapping_add(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^= z >> 31;

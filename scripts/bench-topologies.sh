@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fat-tree, dragonfly and flow-model speed (part of `make bench`; issue 14's targets, figures
+# Fat-tree, dragonfly and flow-model speed (part of `make bench`; targets and figures
 # in docs/performance.md): packet-hops per CPU second under uniform traffic at about half of
 # each bundled design's saturation throughput (docs/fattree.md, docs/dragonfly.md), and
 # records per CPU second of the flow model replaying a 1,024-rank stencil on the 512-node
 # flow fat-tree (two ranks per node), and the 1,048,576-rank stencil on the 524,288-node
-# fattree-1m-flow (issue 14: < 120 s on one core, <= 4 KiB per rank; --perf prints the CPU
+# fattree-1m-flow (target: < 120 s on one core, <= 4 KiB per rank; --perf prints the CPU
 # time and peak RSS; FLOW_1M_ITERS=0 skips it). psins-sim prints its own CPU time.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 //! What every psins tool's command line shares: shell completions and man pages generated
-//! from the tool's own clap definition, so they never disagree with its `--help` (issue 17
-//! item 16). Each tool calls [`generate_if_asked`] first thing in `main`:
+//! from the tool's own clap definition, so they never disagree with its `--help`. Each tool
+//! calls [`generate_if_asked`] first thing in `main`:
 //!
 //! ```text
 //! TOOL --generate-completions SHELL   bash, zsh, fish, elvish or powershell, on stdout

@@ -14,7 +14,7 @@ pub struct RankState {
     /// Record indices just after each blocking collective on the world communicator (and its
     /// expansion steps): the places where all ranks can be cut consistently. Kept only by the
     /// scan of a truncated run (`track_sync`): elsewhere nothing reads them, and a list per
-    /// rank and world collective would make memory grow with the run (issue 17 item 8).
+    /// rank and world collective would make memory grow with the run.
     pub sync_points: Vec<u64>,
     track_sync: bool,
     /// The communicator of the last collective: its expansion steps (which follow it) name

@@ -87,7 +87,7 @@ mod tests {
     }
 
     /// The write pass keeps no sync point: consolidation memory does not grow with the number
-    /// of world collectives (issue 17 item 8); the scan of a truncated run keeps one each.
+    /// of world collectives; the scan of a truncated run keeps one each.
     #[test]
     fn only_the_scan_keeps_sync_points() {
         let n = 100_000;

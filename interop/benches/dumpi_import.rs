@@ -3,7 +3,7 @@
 //! trace: 8 rank files as libdumpi 13 lays them out (every record with thread id, CPU and wall
 //! times and statuses, as libdumpi writes by default), each iteration a stencil-like mix of 2
 //! MPI_Irecv, 2 MPI_Isend, an MPI_Waitall and an MPI_Allreduce. The figure is the lead's to
-//! measure (docs/performance.md); issue 16's target is 50 MB/s per core.
+//! measure (docs/performance.md); the target is 50 MB/s per core.
 
 use std::path::Path;
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! Records a process cannot have made (issue 17 item 6): each is an error naming the task
+//! Records a process cannot have made: each is an error naming the task
 //! and the record, exit code 1, never a replay that quietly means something else. The traces
 //! are written by hand through the real writer, as a buggy importer would write them;
 //! psins-consolidate never produces them (it refuses the request cases itself).

@@ -18,7 +18,7 @@ fn an_isend_never_completed_is_delivered_and_not_waited_for() {
     assert!(end(&a, 1) > US);
     // The sender does not wait: its end is its own computation (1 us) plus the two calls.
     assert!(end(&a, 0) <= end(&b, 0));
-    // A counted warning, as psins-consolidate gives (issue 17 items 6 and 10).
+    // A counted warning, as psins-consolidate gives.
     assert_eq!((a.stats.open_requests, a.stats.open_request_ranks), (2, 1));
     assert_eq!((b.stats.open_requests, b.stats.open_request_ranks), (0, 0));
     assert!(a.table().contains("warning: 2 requests left open at the end (MPI_Finalize) on 1 ranks"), "{}", a.table());

@@ -211,7 +211,7 @@ fn endpoint_overheads_apply_on_the_torus() {
     }
 }
 
-/// A message too large to simulate packet by packet (issue 17 item 4) is an error naming
+/// A message too large to simulate packet by packet is an error naming
 /// its rank, record, size and the limit, before a single packet is cut: a crafted
 /// u64::MAX-byte send, and one just past a small `max_message_packets`; a message exactly
 /// at the limit replays. The same send between two ranks of one node never reaches the

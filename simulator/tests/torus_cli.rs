@@ -155,7 +155,7 @@ fn replay_reports_the_network_statistics_in_table_and_json() {
 
 /// A generated run with a message too large for the packet model: exit 1 and one message
 /// naming the rank, the record (record 1 of rank 0: the send after Init), the size and the
-/// limit, at once instead of simulating 2^54 packets (issue 17 item 4).
+/// limit, at once instead of simulating 2^54 packets.
 #[test]
 fn a_generated_message_over_the_packet_limit_is_refused() {
     let m = config("torus-4x4.toml");

@@ -1,4 +1,4 @@
-//! DUMPI import against psins's own tracer (issue 16): the committed libdumpi traces
+//! DUMPI import against psins's own tracer: the committed libdumpi traces
 //! (interop/tests/fixtures/dumpi, scripts/make-dumpi-fixtures.sh) are of runs this test makes
 //! again under the tracer, with the same app, arguments and ranks. Both traces must hold the
 //! same messages (each rank's sends in order; its receives as a set, since the two tracers

@@ -1,4 +1,4 @@
-//! Packaging (issue 17 item 16): every tool writes its man pages and shell completions from
+//! Packaging: every tool writes its man pages and shell completions from
 //! its own clap definition (psins-cli), so they name every flag its `--help` lists; and
 //! `make install PREFIX=…` installs the tools, the tracer library, the calibration worker,
 //! the bundled machines, the man pages and the completions, stripped of debug info.

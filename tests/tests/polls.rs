@@ -1,4 +1,4 @@
-//! End-to-end tests of what real codes' habits make of a trace (issue 17 items 5, 11, 12):
+//! End-to-end tests of what real codes' habits make of a trace:
 //! polling loops folded into `poll` records, MPI_Pcontrol regions and pauses, and the
 //! collective thresholds among the tracer's settings. Real `mpirun`, real apps
 //! (`mpi-test-apps/poll.c`, `pcontrol.c`), their own call counts.

@@ -119,7 +119,7 @@ fn round_trip(app: &str, trace: &Path, dir: &Path) {
 
 /// SimGrid's FAT_TREE and DRAGONFLY clusters (CM02, factors 1, SPLITDUPLEX links) against
 /// psins's flow model on the equal graph (scripts/smpi-agree.sh says how each is made equal):
-/// the stored test-app traces (4 ranks) within 0.01 % (issue 14 asks 2 %; they agree to SMPI's
+/// the stored test-app traces (4 ranks) within 0.01 % (the target is 2 %; they agree to SMPI's
 /// printed digits), and the 16-rank alltoall, whose flows contend inside the graph, within
 /// 0.1 % on both.
 #[test]

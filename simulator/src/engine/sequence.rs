@@ -3,7 +3,7 @@
 //! numbers its collectives and puts each one's expansion steps right after it); a trace
 //! built by hand or by a buggy importer may not, and replaying it would give a number
 //! that means nothing. So each record read is checked here, and the first one out of
-//! order is an error naming the task and record (issue 17 item 6).
+//! order is an error naming the task and record.
 //!
 //! - nothing after `Finalize` or `Abort` (the process is gone);
 //! - one `Init`;

@@ -34,28 +34,34 @@ pub fn class(comm: u32) -> Option<u32> {
 }
 
 /// The dimensions of `mask`, the one of largest stride first: the order of the members'
-/// ascending world ranks.
-fn spanned(g: &Grid, mask: u32) -> Vec<usize> {
-    let mut d: Vec<usize> = (0..g.dims.len()).filter(|&d| mask >> d & 1 == 1).collect();
-    d.sort_by_key(|&x| std::cmp::Reverse(g.stride_of(x)));
-    d
+/// ascending world ranks. No allocation: a streamed replay asks it for every record on a
+/// sub-communicator.
+fn spanned(g: &Grid, mask: u32) -> impl DoubleEndedIterator<Item = usize> {
+    let mut d = [usize::MAX; 3];
+    let mut n = 0;
+    for x in (0..g.dims.len()).filter(|&x| mask >> x & 1 == 1) {
+        d[n] = x;
+        n += 1;
+    }
+    d[..n].sort_unstable_by_key(|&x| std::cmp::Reverse(g.stride_of(x)));
+    d.into_iter().take(n)
 }
 
 /// The members' count of class `mask`.
 pub fn size(g: &Grid, mask: u32) -> u32 {
-    spanned(g, mask).iter().map(|&d| g.dims[d]).product()
+    spanned(g, mask).map(|d| g.dims[d]).product()
 }
 
 /// World rank `q`'s rank in its communicator of class `mask`.
 pub fn rank_in(g: &Grid, mask: u32, q: u32) -> u32 {
     let c = g.coords(q);
-    spanned(g, mask).iter().fold(0, |acc, &d| acc * g.dims[d] + c[d])
+    spanned(g, mask).fold(0, |acc, d| acc * g.dims[d] + c[d])
 }
 
 /// The world rank of member `i` of rank `me`'s communicator of class `mask`.
 pub fn member(g: &Grid, mask: u32, me: u32, mut i: u32) -> u32 {
     let mut c = g.coords(me);
-    for &d in spanned(g, mask).iter().rev() {
+    for d in spanned(g, mask).rev() {
         c[d] = i % g.dims[d];
         i /= g.dims[d];
     }

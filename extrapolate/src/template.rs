@@ -412,8 +412,6 @@ pub struct Seen {
     pub values: [Vec<(u64, u32)>; MAX_PARAMS],
     /// A rooted collective's sizes at its root.
     pub root_values: [Vec<(u64, u32)>; MAX_PARAMS],
-    pub gap_sum: f64,
-    pub dur_sum: f64,
     /// `count` less the requests completed, for a wait (requests passed that were null).
     pub extra: Vec<(u64, u32)>,
     /// For a call in a loop: its iterations.
@@ -744,8 +742,6 @@ impl Template {
             }
             for &(idx, rec) in iters {
                 let seen = &mut self.slots[id].seen[ti];
-                seen.gap_sum += rec.gap_ns as f64;
-                seen.dur_sum += rec.dur_ns as f64;
                 if let Some(req) = shape::starts_request(&rec.op) {
                     reqs.insert(req, id);
                 }

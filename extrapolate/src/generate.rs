@@ -167,11 +167,10 @@ impl Cursor {
             }
             let slot = &t.slots[id];
             let mut op = slot.shape;
-            let k_iter = k;
             let mut peers = [0i32; shape::MAX_PEERS];
             let mut missing = false;
-            for (k, p) in peers.iter_mut().enumerate().take(slot.npeers) {
-                match slot.forms[k].resolve_at(g, me, k_iter) {
+            for (form, p) in slot.forms.iter().zip(peers.iter_mut()).take(slot.npeers) {
+                match form.resolve_at(g, me, k) {
                     Some(x) => *p = x,
                     None => missing = true,
                 }
@@ -181,7 +180,7 @@ impl Cursor {
                 continue;
             }
             shape::set_peers(&mut op, peers);
-            shape::shift_tags(&mut op, slot.tag_step * k_iter as i32);
+            shape::shift_tags(&mut op, slot.tag_step * k as i32);
             shape::set_params(&mut op, v.params(t, id));
             if crate::comms::is_root(g, me, &op) {
                 if let Some(p) = v.root_params(t, id) {
@@ -248,5 +247,14 @@ impl Cursor {
         }
         self.done = true;
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// What a streamed replay keeps per rank (docs/simulator.md, *Extrapolated runs*).
+    #[test]
+    fn a_cursor_is_under_a_hundred_bytes() {
+        assert!(std::mem::size_of::<super::Cursor>() < 100, "{}", std::mem::size_of::<super::Cursor>());
     }
 }

@@ -182,7 +182,8 @@ impl Cursor {
             shape::set_peers(&mut op, peers);
             shape::shift_tags(&mut op, slot.tag_step * k as i32);
             shape::set_params(&mut op, v.params(t, id));
-            if crate::comms::is_root(g, me, &op) {
+            let at_root = crate::comms::is_root(g, me, &op);
+            if at_root {
                 if let Some(p) = v.root_params(t, id) {
                     shape::set_params(&mut op, p);
                 }
@@ -191,7 +192,7 @@ impl Cursor {
             if let Op::Coll { coll, comm, .. } = op {
                 if shape::evened(coll) {
                     let (size, _) = crate::comms::size_and_rank(g, me, comm);
-                    shape::even(&mut op, size, &mut rec.list);
+                    shape::even(&mut op, size, at_root, &mut rec.list);
                 }
             }
             if let Op::Coll { instance, .. } = &mut op {

@@ -187,7 +187,7 @@ pub fn unsupported(op: &Op, list: &[i64]) -> Option<String> {
             Some("persistent requests are not extrapolated".into())
         }
         Op::Coll { coll, .. } if !list.is_empty() && !evened(coll) => Some(format!(
-            "{} has per-rank counts ({} values); only those of alltoallv, alltoallw, allgatherv and reduce_scatter are extrapolated",
+            "{} has per-rank counts ({} values); only those of gatherv, scatterv, allgatherv, alltoallv, alltoallw and reduce_scatter are extrapolated",
             coll.name(),
             list.len()
         )),
@@ -204,16 +204,20 @@ pub fn unsupported(op: &Op, list: &[i64]) -> Option<String> {
 
 /// Whether a collective's per-rank counts are extrapolated, as even counts (see [`even`]).
 pub fn evened(coll: Coll) -> bool {
-    matches!(coll, Coll::Alltoallv | Coll::Alltoallw | Coll::Allgatherv | Coll::ReduceScatter)
+    matches!(
+        coll,
+        Coll::Gatherv | Coll::Scatterv | Coll::Alltoallv | Coll::Alltoallw | Coll::Allgatherv | Coll::ReduceScatter
+    )
 }
 
 /// The size that is not fitted in a collective with even counts but follows from the fitted
 /// one and the communicator's size: alltoallv's received bytes (what the others send), the
-/// gathered bytes of allgatherv, the contributed bytes of reduce_scatter.
+/// gathered bytes of allgatherv and of gatherv's root (0 elsewhere), the contributed bytes of
+/// reduce_scatter, the scattered bytes of scatterv's root (0 elsewhere).
 pub fn derived(op: &Op) -> Option<usize> {
     match *op {
-        Op::Coll { coll: Coll::Alltoallv | Coll::Alltoallw | Coll::Allgatherv, .. } => Some(1),
-        Op::Coll { coll: Coll::ReduceScatter, .. } => Some(0),
+        Op::Coll { coll: Coll::Alltoallv | Coll::Alltoallw | Coll::Allgatherv | Coll::Gatherv, .. } => Some(1),
+        Op::Coll { coll: Coll::ReduceScatter | Coll::Scatterv, .. } => Some(0),
         _ => None,
     }
 }
@@ -239,8 +243,9 @@ pub fn unevenness(coll: Coll, list: &[i64]) -> f64 {
 
 /// A collective with even counts on a communicator of `size`, its fitted size set: its
 /// counts list, and its derived size (each rank sends the same to each, so receives what it
-/// sends; contributes the same as every other).
-pub fn even(op: &mut Op, size: u32, list: &mut Vec<i64>) {
+/// sends; contributes the same as every other). Gatherv and scatterv have counts at their
+/// root (`at_root`) only, as the tracer records them.
+pub fn even(op: &mut Op, size: u32, at_root: bool, list: &mut Vec<i64>) {
     let Op::Coll { coll, send_bytes, recv_bytes, .. } = op else { return };
     let p = size.max(1) as u64;
     list.clear();
@@ -259,6 +264,16 @@ pub fn even(op: &mut Op, size: u32, list: &mut Vec<i64>) {
             *send_bytes = *recv_bytes * p;
             list.resize(p as usize, *recv_bytes as i64);
         }
+        Coll::Gatherv if at_root => {
+            *recv_bytes = *send_bytes * p;
+            list.resize(p as usize, *send_bytes as i64);
+        }
+        Coll::Scatterv if at_root => {
+            *send_bytes = *recv_bytes * p;
+            list.resize(p as usize, *recv_bytes as i64);
+        }
+        Coll::Gatherv => *recv_bytes = 0,
+        Coll::Scatterv => *send_bytes = 0,
         _ => {}
     }
 }

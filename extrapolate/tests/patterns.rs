@@ -709,6 +709,70 @@ fn per_rank_counts_taken_as_even() {
     assert!(m.contains("skew-") && m.contains("alltoallv: per-rank counts are") && m.contains("within 25 %"), "{m}");
 }
 
+/// A root that scatters a fixed total over the ranks with MPI_Scatterv and gathers it back
+/// with MPI_Gatherv (strong scaling: each rank's share falls as 1/P), the counts off even by
+/// up to `spread` in the root's lists. Non-roots send or receive their own share only, with no
+/// list, as the tracer records them.
+fn scatter_gather_v(p: u32, spread: f64, name: &str) -> Trace {
+    program(name, p, &|p, me| {
+        let total = 1u64 << 20;
+        let per = (total / p as u64) as i64;
+        // The root's own share stays even; the others' go up and down by `spread` in pairs.
+        let counts: Vec<i64> = (0..p as i64)
+            .map(|r| match r {
+                0 => per,
+                r if r % 2 == 1 && r + 1 < p as i64 => per + (spread * per as f64) as i64,
+                r if r % 2 == 0 => per - (spread * per as f64) as i64,
+                _ => per,
+            })
+            .collect();
+        let mine = counts[me as usize] as u64;
+        let root = me == 0;
+        let mut v = Vec::new();
+        for it in 0..2u32 {
+            let vcoll = |coll, send_bytes, recv_bytes, instance| {
+                let op = Op::Coll { coll, comm: COMM_WORLD, root: 0, send_bytes, recv_bytes, count: 0, flags: 0, req: 0, instance };
+                Record { gap_ns: 3000, dur_ns: 0, op, list: if root { counts.clone() } else { Vec::new() } }
+            };
+            v.push(vcoll(Coll::Scatterv, if root { total } else { 0 }, mine, 2 * it + 1));
+            v.push(vcoll(Coll::Gatherv, mine, if root { total } else { 0 }, 2 * it + 2));
+        }
+        v
+    })
+}
+
+#[test]
+fn scatterv_and_gatherv_counts_taken_as_even() {
+    let s = series(vec![
+        scatter_gather_v(4, 0.0, "sg"),
+        scatter_gather_v(8, 0.0, "sg"),
+        scatter_gather_v(16, 0.0, "sg"),
+    ]);
+    let ex = extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 })
+        .unwrap();
+    let truth = scatter_gather_v(64, 0.0, "sg");
+    for r in [0, 1, 63] {
+        let mut got = Vec::new();
+        ex.rank(r, &mut got).unwrap();
+        assert_eq!(got, truth.tasks[r as usize], "rank {r}");
+    }
+    let report = ex.report(&s);
+    assert!(report.contains("note: scatterv root 0: per-rank counts taken as even"), "{report}");
+    assert!(report.contains("note: gatherv root 0: per-rank counts taken as even"), "{report}");
+    // The root's lists far from even: refused, naming the collective.
+    let s = series(vec![
+        scatter_gather_v(4, 0.4, "skewed"),
+        scatter_gather_v(8, 0.4, "skewed"),
+        scatter_gather_v(16, 0.4, "skewed"),
+    ]);
+    let m = refusal(extrapolate(
+        &s,
+        find_template(&s).unwrap(),
+        &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 },
+    ));
+    assert!(m.contains("skewed-") && m.contains("scatterv root 0: per-rank counts are 40.0 %") && m.contains("within 25 %"), "{m}");
+}
+
 /// miniGhost's habits on a 3-D grid: each halo's requests completed by one MPI_Waitany per
 /// request (an array of 12, the run's timing choosing the order; more neighbours at the
 /// target than in any trace), and a gather to rank 0 whose root receives what the others do

@@ -731,7 +731,17 @@ fn scatter_gather_v(p: u32, spread: f64, name: &str) -> Trace {
         let mut v = Vec::new();
         for it in 0..2u32 {
             let vcoll = |coll, send_bytes, recv_bytes, instance| {
-                let op = Op::Coll { coll, comm: COMM_WORLD, root: 0, send_bytes, recv_bytes, count: 0, flags: 0, req: 0, instance };
+                let op = Op::Coll {
+                    coll,
+                    comm: COMM_WORLD,
+                    root: 0,
+                    send_bytes,
+                    recv_bytes,
+                    count: 0,
+                    flags: 0,
+                    req: 0,
+                    instance,
+                };
                 Record { gap_ns: 3000, dur_ns: 0, op, list: if root { counts.clone() } else { Vec::new() } }
             };
             v.push(vcoll(Coll::Scatterv, if root { total } else { 0 }, mine, 2 * it + 1));
@@ -743,13 +753,11 @@ fn scatter_gather_v(p: u32, spread: f64, name: &str) -> Trace {
 
 #[test]
 fn scatterv_and_gatherv_counts_taken_as_even() {
-    let s = series(vec![
-        scatter_gather_v(4, 0.0, "sg"),
-        scatter_gather_v(8, 0.0, "sg"),
-        scatter_gather_v(16, 0.0, "sg"),
-    ]);
-    let ex = extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 })
-        .unwrap();
+    let s =
+        series(vec![scatter_gather_v(4, 0.0, "sg"), scatter_gather_v(8, 0.0, "sg"), scatter_gather_v(16, 0.0, "sg")]);
+    let ex =
+        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 })
+            .unwrap();
     let truth = scatter_gather_v(64, 0.0, "sg");
     for r in [0, 1, 63] {
         let mut got = Vec::new();
@@ -770,7 +778,10 @@ fn scatterv_and_gatherv_counts_taken_as_even() {
         find_template(&s).unwrap(),
         &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 },
     ));
-    assert!(m.contains("skewed-") && m.contains("scatterv root 0: per-rank counts are 40.0 %") && m.contains("within 25 %"), "{m}");
+    assert!(
+        m.contains("skewed-") && m.contains("scatterv root 0: per-rank counts are 40.0 %") && m.contains("within 25 %"),
+        "{m}"
+    );
 }
 
 /// miniGhost's habits on a 3-D grid: each halo's requests completed by one MPI_Waitany per

@@ -194,14 +194,18 @@ pub struct Fitted {
     params: Vec<[u64; shape::MAX_PARAMS]>,
     root_params: Vec<Option<[u64; shape::MAX_PARAMS]>>,
     gaps: Vec<u64>,
-    /// Per kind of call (a slot's label), every burst of the largest trace before such a call
-    /// over its slot's mean; each slot's index into them in `pool_of`. Each rank of the target
-    /// draws its factor for each slot from its kind's pool, so the bursts keep the spread
-    /// between ranks and iterations the traced run had, and the slowest of more ranks is
-    /// slower, as in a real run (a mean alone loses both, and the waits they cause at every
-    /// collective).
+    /// A slot's burst at the target is its law's value times two factors taken from the
+    /// largest trace, each burst there over its slot's mean: the factor shared by all ranks
+    /// at that iteration (`common`, per slot: the ranks' mean factor at each iteration), and a
+    /// rank's own factor over it, drawn from the pool of its kind of call (a slot's label;
+    /// each slot's index into `pools` in `pool_of`). What all ranks do slower in one iteration
+    /// stays one slow iteration at any rank count; what ranks do slower one by one makes the
+    /// slowest of more ranks slower, as in a real run. A mean alone loses both, and the waits
+    /// they cause at every collective; a draw of the whole factor per rank counts the shared
+    /// part as one rank's and makes the slowest of many too slow (docs/extrapolate.md).
     pools: Vec<Vec<f32>>,
     pool_of: Vec<u32>,
+    common: Vec<Vec<f32>>,
     durs: Vec<u64>,
     extras: Vec<u64>,
     trips: Vec<u32>,
@@ -226,7 +230,8 @@ impl Values for Fitted {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^= z >> 31;
-        let f = pool[(z % pool.len() as u64) as usize];
+        let shared = self.common[id].get(k as usize % self.common[id].len().max(1)).copied().unwrap_or(1.0);
+        let f = shared * pool[(z % pool.len() as u64) as usize];
         (self.gaps[id] as f64 * f as f64).round() as u64
     }
     fn dur(&self, _: &Template, id: SlotId) -> u64 {
@@ -602,11 +607,13 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         });
         burst_law.insert(label.clone(), at);
     }
-    // The largest trace's spread of each slot's burst over its ranks, pooled per kind of call.
+    // The largest trace's spread of each slot's burst: per iteration, the ranks' shared factor
+    // and each rank's own over it (Fitted::pools).
     let last = traces - 1;
     let tr = &series.traces[last];
     let g = t.shape.at(tr.ranks());
-    let mut raw: Vec<(SlotId, f64)> = Vec::new();
+    // Per slot, each rank's bursts by iteration (ranks in order), and their sum and count.
+    let mut bursts: Vec<Vec<(u32, Vec<f64>)>> = vec![Vec::new(); n];
     let mut mean = vec![(0f64, 0u32); n];
     for r in 0..tr.ranks() {
         let ids = slot_ids(&t, &g, r, last);
@@ -617,7 +624,10 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             // Only a burst that is the slot's own (the rank made the slot before it too).
             if follows(&ids, k) {
                 let gap = rec.gap_ns.saturating_sub(floor) as f64;
-                raw.push((id, gap));
+                if bursts[id].last().map(|b| b.0) != Some(r) {
+                    bursts[id].push((r, Vec::new()));
+                }
+                bursts[id].last_mut().expect("pushed").1.push(gap);
                 mean[id].0 += gap;
                 mean[id].1 += 1;
             }
@@ -630,11 +640,28 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         *p = *pool_index.entry(t.slots[id].label(ndims)).or_insert(next);
     }
     let mut pools = vec![Vec::new(); pool_index.len()];
-    for (id, x) in raw {
+    let mut common = vec![Vec::new(); n];
+    for (id, ranks) in bursts.iter().enumerate() {
         let (sum, cnt) = mean[id];
-        if cnt > 0 && sum > 0.0 {
-            pools[pool_of[id] as usize].push((x / (sum / cnt as f64)) as f32);
+        if cnt == 0 || sum <= 0.0 {
+            continue;
         }
+        let slot_mean = sum / cnt as f64;
+        let iterations = ranks.iter().map(|r| r.1.len()).max().unwrap_or(0);
+        let shared: Vec<f64> = (0..iterations)
+            .map(|k| {
+                let (s, c) = ranks.iter().filter_map(|r| r.1.get(k)).fold((0.0, 0), |(s, c), &x| (s + x, c + 1));
+                s / c as f64 / slot_mean
+            })
+            .collect();
+        for (_, by_iteration) in ranks {
+            for (k, &x) in by_iteration.iter().enumerate() {
+                if shared[k] > 0.0 {
+                    pools[pool_of[id] as usize].push((x / slot_mean / shared[k]) as f32);
+                }
+            }
+        }
+        common[id] = shared.into_iter().map(|f| f as f32).collect();
     }
     let mut gaps = vec![0u64; n];
     let mut durs = vec![0u64; n];
@@ -657,7 +684,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     Ok(Extrapolation {
         template: t,
         grid,
-        values: Fitted { params, root_params, gaps, pools, pool_of, durs, extras, trips },
+        values: Fitted { params, root_params, gaps, pools, pool_of, common, durs, extras, trips },
         fits,
         sizes,
         expanded,

@@ -4,7 +4,8 @@
 #   bash scripts/real-apps.sh SRC_DIR [OUT_DIR]
 #
 # SRC_DIR holds the applications' sources, one directory each, named like their repositories
-# (TeaLeaf_ref, CloverLeaf3D_ref, miniGhost, Quicksilver, Nekbone, Kripke, Kernels). Third-party code never
+# (TeaLeaf_ref, CloverLeaf3D_ref, miniGhost, Quicksilver, Nekbone, Kripke, Kernels, NPB3.4-MPI,
+# HPCCG). Third-party code never
 # enters this repository and this script downloads nothing: the sources are fetched by hand.
 # Each application found is copied to OUT_DIR/<name>/src (the source tree stays untouched),
 # built there with MPICH's compiler wrappers, and given an input deck in OUT_DIR/<name>/run
@@ -206,8 +207,136 @@ build_prk_transpose() { # BUILD RUN
   list prk_transpose "$2" "$1/MPI1/Transpose/transpose 10 1920"
 }
 
+# The ParRes Kernels' stencil (ParRes/Kernels, MPI1/Stencil): a radius-2 star stencil on a
+# square grid split over a 2D grid of ranks (its own factorisation of the rank count); per
+# iteration a face-halo exchange with up to 4 neighbours (Irecv/Isend/Wait), and two
+# reductions at the end. C. Needs MPI1/, common/ (with common/Stencil's loop generator) and
+# include/ of the repository, as the transpose does.
+build_prk_stencil() { # BUILD RUN
+  cd "$1/MPI1/Stencil" || return 1
+  printf 'MPICC=%s\nDEFAULT_OPT_FLAGS=-O3\n' "$MPICC" > ../../common/make.defs
+  # The Makefile's defaults: radius 2, star-shaped, double precision, compact loop body.
+  make stencil || return 1
+  # 50 iterations on a 1,920² grid (strong scaling; 1,920 divides among 2, 4 or 8 ranks a
+  # side, so every power of two up to 64 ranks gets equal blocks).
+  list prk_stencil "$2" "$1/MPI1/Stencil/stencil 50 1920"
+}
+
+# HPCCG (Mantevo/HPCCG): a conjugate-gradient solve of a 27-point-stencil sparse matrix on
+# a brick of nx x ny x nz points per rank, the ranks stacked in z (weak scaling); per
+# iteration a halo exchange with the ranks above and below and two dot-product allreduces,
+# 150 iterations (fixed in main.cpp). C++. Writes a hpccg-*.yaml summary where it runs.
+build_hpccg() { # BUILD RUN
+  cd "$1" || return 1
+  # USE_MPI=-DUSING_MPI: the MPI build (the Makefile's default is serial); the wrapper for
+  # CXX and LINKER (the Makefile names /usr/local/bin/g++); CPP_OPT_FLAGS without the
+  # Makefile's -ftree-vectorizer-verbose (a report nobody reads); no OpenMP (its default).
+  make -j"$JOBS" CXX="$MPICXX" LINKER="$MPICXX" USE_MPI=-DUSING_MPI CPP_OPT_FLAGS=-O3 test_HPCCG || return 1
+  # 32³ points per rank: about 0.09 s of CPU per rank for the 150 iterations.
+  list hpccg "$2" "$1/test_HPCCG 32 32 32"
+}
+
+# The NAS Parallel Benchmarks 3.4, MPI version (NPB3.4-MPI). Since 3.4 the arrays are
+# allocated at run time: a binary serves any process count (checked when it runs; CG, MG, FT,
+# IS and LU want a power of two), so one binary per benchmark and class. The copy used
+# (thaisacs/NPB3.4-MPI) adds a course's iteration timer, kernel_stats/: the benchmarks call
+# it at each iteration and it prints one "[MO833] ..." line per rank and iteration; its two
+# objects are linked when the directory is there (stock NPB has none).
+# npb_make BUILD BENCHMARK CLASS builds BUILD/bin/BENCHMARK.CLASS.x.
+npb_make() {
+  cd "$1" || return 1
+  local stats=
+  if [ -d kernel_stats ]; then
+    $MPICC -O2 -c -o kernel_stats/kernel_stats.o kernel_stats/kernel_stats.c || return 1
+    $MPICC -O2 -c -o kernel_stats/arg_parse.o kernel_stats/arg_parse.c || return 1
+    stats="../kernel_stats/kernel_stats.o ../kernel_stats/arg_parse.o"
+  fi
+  # config/make.def is the user's; this one names the wrappers. CC (the host compiler)
+  # builds sys/setparams, which writes each benchmark's npbparams.h for the class.
+  # Serial make: the Fortran modules' order is in the Makefiles' rules, not guaranteed by -j.
+  cat > config/make.def << EOF
+MPIFC = $MPIF90
+FLINK = \$(MPIFC)
+FFLAGS = -O3 $FMISMATCH
+FLINKFLAGS = \$(FFLAGS) $stats
+MPICC = $MPICC
+CLINK = \$(MPICC)
+CFLAGS = -O3
+CLINKFLAGS = \$(CFLAGS) $stats
+CC = cc
+BINDIR = ../bin
+RAND = randi8
+EOF
+  mkdir -p bin && make "$2" CLASS="$3"
+}
+
+# NPB CG: conjugate gradient on a random sparse matrix over a 2D grid of ranks; per iteration
+# row reductions by recursive exchanges (Send/Irecv) and a transpose exchange. Class S (1,400
+# rows, 15 x 25 iterations): class W's run takes 80 s at 16 ranks on 2 cores (oversubscribed,
+# each of its many small messages costs a time slice), S's 56 s.
+build_npb_cg() { # BUILD RUN
+  npb_make "$1" cg S || return 1
+  list npb_cg "$2" "$1/bin/cg.S.x"
+}
+
+# NPB MG: V-cycle multigrid on a 3D grid of ranks; face exchanges at every level, allreduces
+# for the norms. Class W (128³, 4 iterations): S (32³) has next to no compute (under 0.01 s
+# on one rank; W 0.08 s).
+build_npb_mg() { # BUILD RUN
+  npb_make "$1" mg W || return 1
+  list npb_mg "$2" "$1/bin/mg.W.x"
+}
+
+# NPB FT: 3D FFT over a 1D or 2D decomposition (2D: row and column communicators split off);
+# all-to-all transposes and a checksum reduction per iteration. Class W (128 x 128 x 32, 6 iterations), the larger of two small ones.
+build_npb_ft() { # BUILD RUN
+  npb_make "$1" ft W || return 1
+  list npb_ft "$2" "$1/bin/ft.W.x"
+}
+
+# NPB IS: bucketed integer sort; per iteration an allreduce of the bucket sizes and an
+# all-to-all(v) of the keys. C. Class W (2^20 keys, 10 iterations): S's 2^16 keys are next to
+# no compute.
+build_npb_is() { # BUILD RUN
+  npb_make "$1" is W || return 1
+  list npb_is "$2" "$1/bin/is.W.x"
+}
+
+# NPB LU: SSOR solver of a 3D system over a 2D grid of ranks; a pipelined wavefront of small
+# messages per k-plane in the lower and upper sweeps, face exchanges for the right-hand side,
+# allreduces for the norms. Class W (33³): class S's 12³ is split too finely beyond 16 ranks
+# (LU wants 3 points a side per rank). W's 300 iterations take 14 s at 4 ranks, over 2 min
+# at 16: the input deck inputlu.data (read from where it runs) keeps W's size and time step
+# but does 50 iterations (no reference answer then: class U, verification UNSUCCESSFUL).
+build_npb_lu() { # BUILD RUN
+  npb_make "$1" lu W || return 1
+  cat > "$2/inputlu.data" << 'EOF'
+c
+c***controls printing of the progress of iterations: ipr    inorm
+                                                      1      50
+c
+c***the maximum no. of pseudo-time steps to be performed: nitmax
+                                                             50
+c
+c***magnitude of the time step: dt
+                               1.5e-03
+c
+c***relaxation factor for SSOR iterations: omega
+                                            1.2
+c
+c***tolerance levels for steady-state residuals: tolnwt(m),m=1,5
+                             1.0e-08   1.0e-08   1.0e-08  1.0e-08  1.0e-08
+c
+c***number of grid points in xi and eta and zeta directions: nx   ny   nz
+                                                            33  33  33
+EOF
+  list npb_lu "$2" "$1/bin/lu.W.x"
+}
+
 # name:directory in SRC_DIR
-APPS="tealeaf:TeaLeaf_ref cloverleaf3d:CloverLeaf3D_ref minighost:miniGhost quicksilver:Quicksilver nekbone:Nekbone kripke:Kripke prk_transpose:Kernels"
+APPS="tealeaf:TeaLeaf_ref cloverleaf3d:CloverLeaf3D_ref minighost:miniGhost quicksilver:Quicksilver nekbone:Nekbone kripke:Kripke prk_transpose:Kernels
+  prk_stencil:Kernels hpccg:HPCCG npb_cg:NPB3.4-MPI npb_mg:NPB3.4-MPI npb_ft:NPB3.4-MPI npb_is:NPB3.4-MPI
+  npb_lu:NPB3.4-MPI"
 : > "$OUT/apps.list"
 failed=() found=0
 for spec in $APPS; do

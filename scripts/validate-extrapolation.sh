@@ -9,19 +9,26 @@
 # APPS: app:arguments, the arguments separated by commas (mpi-test-apps/bin), or `minighost`
 # (miniGhost as scripts/real-apps.sh builds it into REAL_APPS, run weak-scaled at 32^3 points
 # per rank on the MPI_Dims_create grid of each rank count; `prk_transpose`, the ParRes
-# Kernels' transpose of a 1,920² matrix, strong-scaled). SERIES, TARGETS: rank counts;
-# SERIES_<app>, TARGETS_<app> and SCALING_<app> (weak or strong: psins-extrapolate --scaling)
-# override them for one app (cg's transposes need square grids: 4 16, then 64). MACHINES: bundled
-# machine files that hold the largest target. PSINS_CLOCK (default cpu) times the bursts by
+# Kernels' transpose of a 1,920² matrix, strong-scaled; `prk_stencil`, their radius-2 stencil
+# on a 1,920² grid, 50 iterations, strong-scaled; `hpccg`, HPCCG weak-scaled at 32^3 points per
+# rank (the ranks stacked in z); `npb_cg`, `npb_mg`, `npb_ft`, `npb_is`, `npb_lu`, the NAS
+# Parallel Benchmarks 3.4 at a fixed class, strong-scaled: CG class S, MG, FT and IS class W,
+# LU class W cut to 50 iterations by the input deck real-apps.sh leaves in its run directory;
+# the files of a real app's run directory are copied to where it runs). SERIES, TARGETS: rank
+# counts; SERIES_<app>, TARGETS_<app> and SCALING_<app> (weak or strong: psins-extrapolate
+# --scaling) override them for one app (cg's transposes need square grids: 4 16, then 64).
+# MACHINES: bundled machine files that hold the largest target. PSINS_CLOCK (default cpu) times the bursts by
 # the thread's CPU clock, so that an oversubscribed run's bursts are those of dedicated cores
 # (docs/tracer.md); PSINS_CLOCK=wall keeps the default clock.
 # OUT: the results directory (default measurements/DATE-extrapolation): results.csv, a README
-# with the command, and the traces (not to be committed). REUSE=1 keeps traces already in OUT.
+# with the command, refusals.txt, and the traces (not to be committed). REUSE=1 keeps traces
+# already in OUT. A series psins-extrapolate refuses is one row marked `refused` per target
+# (its target is not traced).
 set -Eeuo pipefail
 trap 'echo "validate-extrapolation: stopped: line $LINENO: $BASH_COMMAND failed (exit $?)" >&2' ERR
 cd "$(dirname "$0")/.."
 BIN=${BIN:-$PWD/target/release}
-APPS=${APPS:-"stencil2d:100,64 stencil3d:60,16 cg:50,4096 is:10,8192${REAL_APPS:+ minighost prk_transpose}"}
+APPS=${APPS:-"stencil2d:100,64 stencil3d:60,16 cg:50,4096 is:10,8192${REAL_APPS:+ minighost prk_transpose prk_stencil hpccg npb_cg npb_mg npb_ft npb_is npb_lu}"}
 SERIES_cg=${SERIES_cg:-"4 16"}
 TARGETS_cg=${TARGETS_cg:-64}
 SCALING_cg=${SCALING_cg:-weak}
@@ -54,15 +61,26 @@ print(*sorted(dims, reverse=True))" "$1" "$2"
 command_of() {
     local app=$1 args=$2 n=$3
     case $app in
+    minighost | prk_* | hpccg | npb_*)
+        [[ -n ${REAL_APPS:-} ]] || { echo "validate-extrapolation: $app needs REAL_APPS (scripts/real-apps.sh)" >&2; exit 2; }
+        ;;
+    esac
+    case $app in
     minighost)
-        [[ -n ${REAL_APPS:-} ]] || { echo "validate-extrapolation: minighost needs REAL_APPS (scripts/real-apps.sh)" >&2; exit 2; }
         read -r px py pz < <(dims "$n" 3)
         echo "$REAL_APPS/minighost/src/ref/miniGhost.x --scaling 2 --nx 32 --ny 32 --nz 32 --num_vars 5 --num_tsteps 20 --stencil 23 --comm_method 10 --npx $px --npy $py --npz $pz"
         ;;
-    prk_transpose)
-        [[ -n ${REAL_APPS:-} ]] || { echo "validate-extrapolation: prk_transpose needs REAL_APPS (scripts/real-apps.sh)" >&2; exit 2; }
-        echo "$REAL_APPS/prk_transpose/src/MPI1/Transpose/transpose 10 1920"
-        ;;
+    prk_transpose) echo "$REAL_APPS/prk_transpose/src/MPI1/Transpose/transpose 10 1920" ;;
+    # The stencil splits the grid over its own 2D factorisation of N (equal blocks up to 64 ranks).
+    prk_stencil) echo "$REAL_APPS/prk_stencil/src/MPI1/Stencil/stencil 50 1920" ;;
+    # HPCCG's sizes are per rank; it stacks the ranks in z itself.
+    hpccg) echo "$REAL_APPS/hpccg/src/test_HPCCG 32 32 32" ;;
+    # NPB: the class is compiled in, the process grid chosen at run time (N a power of two).
+    npb_cg) echo "$REAL_APPS/npb_cg/src/bin/cg.S.x" ;;
+    npb_mg) echo "$REAL_APPS/npb_mg/src/bin/mg.W.x" ;;
+    npb_ft) echo "$REAL_APPS/npb_ft/src/bin/ft.W.x" ;;
+    npb_is) echo "$REAL_APPS/npb_is/src/bin/is.W.x" ;;
+    npb_lu) echo "$REAL_APPS/npb_lu/src/bin/lu.W.x" ;; # with run/inputlu.data: 50 iterations
     *) echo "$PWD/mpi-test-apps/bin/$app $args" ;;
     esac
 }
@@ -71,7 +89,11 @@ command_of() {
 trace() {
     local app=$1 args=$2 n=$3 dir
     dir=$(mktemp -d)
-    # In the scratch directory: miniGhost writes its results.yaml where it runs.
+    # In the scratch directory: miniGhost writes its results.yaml where it runs, HPCCG its
+    # hpccg-*.yaml; NPB LU reads its inputlu.data there (files only: the tracer's are directories).
+    if [[ -n ${REAL_APPS:-} && -d $REAL_APPS/$app/run ]]; then
+        find "$REAL_APPS/$app/run" -maxdepth 1 -type f -exec cp -t "$dir" {} +
+    fi
     (cd "$dir" && PSINS_DIR=$dir PSINS_CLOCK=$CLOCK LD_PRELOAD=$BIN/libpsinstrace.so \
         timeout "$RUN_TIMEOUT" mpirun -n "$n" $(command_of "$app" "$args" "$n") </dev/null >/dev/null)
     "$BIN/psins-consolidate" -q "$dir"/*/ -o "$out/$app-$n.psins"
@@ -82,6 +104,7 @@ predicted() { # TRACE MACHINE -> the predicted time and the ranks' mean communic
     "$BIN/psins-sim" "$1" -m "$2" -q --json - | jq -r '"\(.predicted_seconds) \([.tasks[].comm_s] | add / length)"'
 }
 
+rm -f "$out/refusals.txt"
 echo "app,target,series,machine,extrapolated_s,traced_s,ratio,same_peers,same_messages,same_collectives,bytes_within_1pc,ranks,scaling,extrapolated_comm_s,traced_comm_s,comm_ratio" >"$csv"
 for spec in $APPS; do
     app=${spec%%:*}
@@ -89,7 +112,7 @@ for spec in $APPS; do
     [[ $spec == *:* ]] || args=
     sv=SERIES_$app tv=TARGETS_$app cv=SCALING_$app
     series=${!sv:-$SERIES} targets=${!tv:-$TARGETS} scaling=${!cv:-}
-    for n in $series $targets; do
+    for n in $series; do
         [[ ${REUSE:-0} == 1 && -s $out/$app-$n.psins ]] && continue
         echo "validate-extrapolation: tracing $app $args at $n ranks (PSINS_CLOCK=$CLOCK)" >&2
         trace "$app" "$args" "$n"
@@ -98,6 +121,19 @@ for spec in $APPS; do
     for n in $series; do inputs+=("$out/$app-$n.psins"); done
     for t in $targets; do
         x=$out/$app-x$t.psins
+        # Extrapolated first: a refusal is a row of its own (its reason in refusals.txt), and
+        # the target, which would be traced only to be compared, is not.
+        if ! why=$("$BIN/psins-extrapolate" -q "${inputs[@]}" -n "$t" -o "$x" --fits-json "$out/$app-x$t.fits.json" \
+            ${scaling:+--scaling "$scaling"} 2>&1 >/dev/null); then
+            echo "$why" >&2
+            printf '%s at %s from %s:\n%s\n\n' "$app" "$t" "$series" "$why" >>"$out/refusals.txt"
+            echo "$app,$t,${series// /;},,,,refused,,,,,,${scaling:-any},,," | tee -a "$csv"
+            continue
+        fi
+        if [[ ${REUSE:-0} != 1 || ! -s $out/$app-$t.psins ]]; then
+            echo "validate-extrapolation: tracing $app $args at $t ranks (PSINS_CLOCK=$CLOCK)" >&2
+            trace "$app" "$args" "$t"
+        fi
         cmp=$("$BIN/psins-extrapolate" -q "${inputs[@]}" -n "$t" -o "$x" --fits-json "$out/$app-x$t.fits.json" \
             ${scaling:+--scaling "$scaling"} --against "$out/$app-$t.psins" || true)
         echo "$cmp" >&2
@@ -116,6 +152,6 @@ cat >"$out/README.md" <<EOF
 Extrapolation against real traces: \`bash scripts/validate-extrapolation.sh\` on $(hostname),
 $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), PSINS_CLOCK=$CLOCK, BIN=$BIN,
 APPS="$APPS" SERIES="$SERIES" TARGETS="$TARGETS" (cg: SERIES_cg="$SERIES_cg" TARGETS_cg="$TARGETS_cg" SCALING_cg=$SCALING_cg) MACHINES="$MACHINES"${REAL_APPS:+ REAL_APPS=$REAL_APPS}, load $(cut -d' ' -f1-3 /proc/loadavg).
-results.csv: one row per app, target and machine; ratio = extrapolated / traced predicted time; comm_ratio = the same of the ranks' mean time in communication (psins-sim --json: tasks[].comm_s).
+results.csv: one row per app, target and machine; ratio = extrapolated / traced predicted time; comm_ratio = the same of the ranks' mean time in communication (psins-sim --json: tasks[].comm_s). An app refused at a target has one row with ratio "refused" (the target not traced) and psins-extrapolate's message in refusals.txt.
 EOF
 echo "validate-extrapolation: $csv" >&2

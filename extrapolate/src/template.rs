@@ -533,6 +533,24 @@ pub fn describe(op: &Op) -> String {
     s
 }
 
+/// A call as [`describe`] says it, and for a wait what it completes (two waits differ in
+/// that alone).
+fn describe_call(rec: &Record) -> String {
+    let mut s = describe(&rec.op);
+    if let Op::Wait { count, .. } = rec.op {
+        let done: Vec<String> = rec
+            .list
+            .chunks_exact(4)
+            .map(|q| match q[1] {
+                -3 => "a send or collective".to_string(),
+                src => format!("a receive from {}", shape::sentinel(src as i32).map(str::to_string).unwrap_or(src.to_string())),
+            })
+            .collect();
+        s += &format!(" of {count} requests completing {}", if done.is_empty() { "none".into() } else { done.join(", ") });
+    }
+    s
+}
+
 impl Form {
     pub fn show(&self, ndims: usize) -> String {
         match *self {
@@ -1011,8 +1029,8 @@ impl Template {
                     };
                     if !same {
                         let record = want.map(|w| w.0).unwrap_or(tr.tasks[r as usize].len() as u64);
-                        let traced = want.map(|w| describe(&w.1.op)).unwrap_or("the end of the rank's records".into());
-                        let pattern = got.map(|g| describe(&g.op)).unwrap_or("the end of the program".into());
+                        let traced = want.map(|w| describe_call(&w.1)).unwrap_or("the end of the rank's records".into());
+                        let pattern = got.map(describe_call).unwrap_or("the end of the program".into());
                         return Err(Mismatch {
                             trace: ti,
                             rank: r,

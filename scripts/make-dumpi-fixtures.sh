@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/dumpi/: traces written by the real libdumpi (sst-dumpi)
-# of six test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
+# of seven test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
 # app's name (fileprefix=APP, APP-NNNN.bin) so the fixtures do not carry a date.
 #
 #   scripts/make-dumpi-fixtures.sh SST_DUMPI_SRC [APP...]
@@ -66,3 +66,6 @@ trace is 4 1 64
 trace requests 4 64 1
 # Row and column communicators from MPI_Comm_split of the world, used and freed.
 trace cg 4 2 64
+# Communicators from groups (MPI_Comm_group, MPI_Group_*, MPI_Comm_create) and Cartesian
+# topologies (MPI_Cart_create, MPI_Cart_sub).
+trace groups 4

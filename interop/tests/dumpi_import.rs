@@ -28,6 +28,16 @@ fn import(input: &Path, out: &Path) -> Output {
         .unwrap()
 }
 
+fn import_strict(input: &Path, out: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_psins-import"))
+        .args(["--from", "dumpi", "--strict"])
+        .arg(input)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
 fn imported(app: &str) -> (Vec<Vec<Record>>, String) {
     let out = scratch(app).join("x.psins");
     let o = import(&fixture(app), &out);
@@ -244,18 +254,165 @@ fn a_peer_outside_its_communicator_is_one_error() {
     fails(&d, &["cg-0000.bin: rank 0, record", &offset, "MPI_Sendrecv: peer 3 is outside communicator 4 (size 2)"]);
 }
 
+/// The first record of `label` in `b` whose mask has thread id, CPU and wall times and
+/// statuses (libdumpi's default): the offset of its label.
+fn record_at(b: &[u8], label: u16, nth: usize) -> usize {
+    let l = label.to_be_bytes();
+    (16..b.len() - 3).filter(|&i| b[i..i + 2] == l && b[i + 2] == 0x4f).nth(nth).expect("the record")
+}
+
 #[test]
-fn a_function_psins_cannot_replay_names_its_record_and_offset() {
-    // Rank 0 of ring: the first MPI_Irecv's label (12) becomes MPI_Comm_create's (85). The
-    // records start after the 16 bytes of magic and time offsets; Init's record is 2 + 1 + 2
-    // (label, mask, thread) + 2 × 12 (CPU and wall times) + its arguments.
+fn a_label_outside_the_table_or_refused_names_its_record_and_offset() {
+    // Rank 0 of ring: the first MPI_Irecv's label (12) becomes 300, which no dumpi has; the
+    // dumpi calls before it: MPI_Init, MPI_Comm_rank, MPI_Comm_size.
     let d = copy("ring", "unknown");
     let f = d.join("ring-0000.bin");
     let mut b = std::fs::read(&f).unwrap();
-    let at = (16..b.len() - 1).find(|&i| b[i] == 0 && b[i + 1] == 12 && b[i + 2] & 0x0c == 0x0c).unwrap();
-    b[at + 1] = 85;
+    let at = record_at(&b, 12, 0);
+    b[at..at + 2].copy_from_slice(&300u16.to_be_bytes());
     std::fs::write(&f, &b).unwrap();
-    fails(&d, &["ring-0000.bin: rank 0, record 1", &format!("byte offset {at}"), "MPI_Comm_create cannot be imported"]);
+    let want = ["ring-0000.bin: rank 0, record 1", &format!("byte offset {at}"), "dumpi call 3: function label 300"];
+    fails(&d, &want);
+    // MPI_Cancel (24): read, and refused with why.
+    b[at..at + 2].copy_from_slice(&24u16.to_be_bytes());
+    std::fs::write(&f, &b).unwrap();
+    fails(&d, &["record 1", "dumpi call 3, MPI_Cancel: cannot be imported: a cancelled request"]);
+}
+
+/// The dumpi function names a psins record of `op` stands for.
+fn mpi_name(op: &Op) -> &'static str {
+    match op {
+        Op::Init { .. } => "MPI_Init",
+        Op::Finalize => "MPI_Finalize",
+        Op::Sendrecv { .. } => "MPI_Sendrecv",
+        Op::Coll { coll: Coll::Allreduce, .. } => "MPI_Allreduce",
+        Op::CommFree { .. } => "MPI_Comm_free",
+        Op::CommCreate { func: CommFn::Create, .. } => "MPI_Comm_create",
+        Op::CommCreate { func: CommFn::CartCreate, .. } => "MPI_Cart_create",
+        Op::CommCreate { func: CommFn::CartSub, .. } => "MPI_Cart_sub",
+        op => panic!("{op:?}"),
+    }
+}
+
+/// What `groups` (mpi-test-apps/groups.c) printed at 4 ranks when the fixture was made: its
+/// own count of each MPI call per rank.
+const GROUPS_COUNTS: [&str; 4] = [
+    "MPI_Allreduce=4 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=5 MPI_Comm_group=1 MPI_Comm_rank=6 MPI_Comm_size=6 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=5 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=5",
+    "MPI_Allreduce=3 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=4 MPI_Comm_group=1 MPI_Comm_rank=5 MPI_Comm_size=5 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=4 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=4",
+    "MPI_Allreduce=4 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=5 MPI_Comm_group=1 MPI_Comm_rank=6 MPI_Comm_size=6 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=5 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=5",
+    "MPI_Allreduce=3 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=3 MPI_Comm_group=1 MPI_Comm_rank=4 MPI_Comm_size=4 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=3 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=3",
+];
+
+#[test]
+fn communicators_from_groups_and_cartesian_grids() {
+    // `groups` at 4 ranks. Groups: the world's evens by MPI_Group_incl, odds by
+    // MPI_Group_excl, their union (0 2 1 3), the evens again by MPI_Group_range_incl; MPI_Comm_create
+    // from the range (odd ranks get MPI_COMM_NULL: no communicator, time only) and from the
+    // union. Then a 2x2 MPI_Cart_create, its rows by MPI_Cart_sub, and a line of ranks 0..2
+    // (rank 3 gets MPI_COMM_NULL). Each communicator: a Sendrecv ring of its ranks and (not
+    // the line) an Allreduce, then freed.
+    let (t, err) = imported("groups");
+    for (r, recs) in t.iter().enumerate() {
+        // Made of the world, but the rows of the grid.
+        let mut grid = None;
+        let made: Vec<(CommFn, &[i64])> = recs
+            .iter()
+            .filter_map(|x| match x.op {
+                Op::CommCreate { func, parent, comm, split: 0 } => {
+                    let want = if func == CommFn::CartSub { grid.unwrap() } else { W };
+                    assert_eq!(parent, want, "rank {r}: {:?}", x.op);
+                    grid = grid.or((func == CommFn::CartCreate).then_some(comm));
+                    Some((func, &x.list[..]))
+                }
+                _ => None,
+            })
+            .collect();
+        let row = 2 * (r as i64 / 2);
+        let row = [row, row + 1];
+        let mut want: Vec<(CommFn, &[i64])> = Vec::new();
+        if r % 2 == 0 {
+            want.push((CommFn::Create, &[0, 2]));
+        }
+        want.extend([
+            (CommFn::Create, &[0, 2, 1, 3][..]),
+            (CommFn::CartCreate, &[0, 1, 2, 3][..]),
+            (CommFn::CartSub, &row[..]),
+        ]);
+        if r < 3 {
+            want.push((CommFn::CartCreate, &[0, 1, 2]));
+        }
+        assert_eq!(made, want, "rank {r}");
+        // Each ring's peers are communicator-local: right and left of this rank's place.
+        let mut members: Vec<&[i64]> = Vec::new();
+        for x in recs {
+            match x.op {
+                Op::CommCreate { .. } => members.push(&x.list),
+                Op::Sendrecv { peer, src, .. } => {
+                    let m = members.last().unwrap();
+                    let (i, n) = (m.iter().position(|&w| w == r as i64).unwrap() as i32, m.len() as i32);
+                    assert_eq!((peer, src), ((i + 1) % n, (i + n - 1) % n), "rank {r} on {m:?}");
+                }
+                _ => {}
+            }
+        }
+    }
+    // Per rank, the records and the folded calls are every call the app counted.
+    let trace = psins_interop::dumpi::Trace::open(&fixture("groups")).unwrap();
+    let opts = psins_consolidate::run::Options { compress: None, repeats: true, allow_partial: false, quiet: true };
+    let out = scratch("groups-counts").join("x.psins");
+    psins_consolidate::run::consolidate(&trace.ranks, &[], &opts, &out, &indicatif::ProgressBar::hidden())
+        .unwrap_or_else(|_| panic!("consolidation"));
+    for (r, recs) in t.iter().enumerate() {
+        let mut got = std::collections::BTreeMap::<String, u64>::new();
+        for x in recs {
+            *got.entry(mpi_name(&x.op).to_string()).or_default() += 1;
+        }
+        for (f, n) in trace.folded_on(r as u32) {
+            *got.entry(f).or_default() += n;
+        }
+        let want: std::collections::BTreeMap<String, u64> = GROUPS_COUNTS[r]
+            .split(' ')
+            .map(|kv| kv.split_once('=').unwrap())
+            .map(|(k, v)| (k.to_string(), v.parse().unwrap()))
+            .collect();
+        assert_eq!(got, want, "rank {r}");
+    }
+    assert!(err.contains("MPI_Comm_group 4, "), "{err}");
+    assert!(err.contains("MPI_Group_incl 4, MPI_Group_range_incl 4, MPI_Group_translate_ranks 4"), "{err}");
+    assert!(!err.contains("does not replay"), "{err}");
+}
+
+#[test]
+fn a_group_naming_a_rank_outside_it_is_one_error() {
+    // Rank 0 of groups: MPI_Group_incl of the world's evens (ranks 0 and 2): group, count,
+    // the ranks' count and the ranks, after the label, mask, thread id and times. Rank 2
+    // made 7, which a 4-rank group does not have.
+    let d = copy("groups", "group-rank");
+    let f = d.join("groups-0000.bin");
+    let mut b = std::fs::read(&f).unwrap();
+    let at = record_at(&b, 76, 0);
+    let ranks = at + 3 + 2 + 12 + 12 + 2 + 4 + 4;
+    assert_eq!(b[ranks..ranks + 8], [0, 0, 0, 0, 0, 0, 0, 2]);
+    b[ranks + 7] = 7;
+    std::fs::write(&f, &b).unwrap();
+    let offset = format!("byte offset {at}");
+    fails(&d, &["groups-0000.bin: rank 0, record 1", &offset, "MPI_Group_incl: rank 7 is outside group"]);
+}
+
+#[test]
+fn a_communicator_used_before_its_creation_is_one_error() {
+    // Rank 1 of groups: its first MPI_Sendrecv is on the union's communicator; its handle
+    // (the last 2 bytes before the status) made one no call created.
+    let d = copy("groups", "unmade-comm");
+    let f = d.join("groups-0001.bin");
+    let mut b = std::fs::read(&f).unwrap();
+    let at = record_at(&b, 33, 0);
+    // sendcount, sendtype, dest, sendtag, recvcount, recvtype, source, recvtag: 28 bytes.
+    let comm = at + 3 + 2 + 12 + 12 + 28;
+    assert!(b[comm] == 0 && b[comm + 1] > 3, "a communicator handle: {:?}", &b[comm..comm + 2]);
+    b[comm + 1] = 60;
+    std::fs::write(&f, &b).unwrap();
+    fails(&d, &["groups-0001.bin: rank 1, record 2", "MPI_Sendrecv: communicator 60 is used before its creation"]);
 }
 
 #[test]
@@ -323,4 +480,54 @@ fn communicators_split_from_the_world() {
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), 4, "{ids:?}");
+}
+
+/// Rank file `f`'s `nth` record of `from` made one of `to` (a function with the same fields'
+/// layout), its footer's counts moved with it.
+fn relabel(f: &Path, from: u16, nth: usize, to: u16) {
+    let mut b = std::fs::read(f).unwrap();
+    let at = record_at(&b, from, nth);
+    b[at..at + 2].copy_from_slice(&to.to_be_bytes());
+    // The index's seventh word is the footer's offset: its magic, then a 32-bit count per label.
+    let idx = b.len() - 64;
+    let footer = u64::from_be_bytes(b[idx + 48..idx + 56].try_into().unwrap()) as usize + 8;
+    for (label, d) in [(from, -1i64), (to, 1)] {
+        let c = footer + 4 * label as usize;
+        let n = u32::from_be_bytes(b[c..c + 4].try_into().unwrap()) as i64 + d;
+        b[c..c + 4].copy_from_slice(&(n as u32).to_be_bytes());
+    }
+    std::fs::write(f, &b).unwrap();
+}
+
+#[test]
+fn a_call_psins_does_not_replay_is_folded_and_said_or_refused_with_strict() {
+    // Rank 0 of cg: its second MPI_Comm_free (87: a communicator handle) made MPI_Win_free
+    // (147: a window handle), one-sided communication.
+    let d = copy("cg", "unmodelled");
+    relabel(&d.join("cg-0000.bin"), 87, 1, 147);
+    let o = import(&d, &d.join("x.psins"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "warning: 1 calls psins does not replay (one-sided, MPI-IO, communicators not followed) folded into \
+             computation (MPI_Win_free 1); --strict refuses them"
+        ),
+        "{err}"
+    );
+    let o = import_strict(&d, &d.join("y.psins"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    for w in [
+        "cg-0000.bin: rank 0, record",
+        "byte offset",
+        "MPI_Win_free: one-sided communication, which psins does not replay: --strict refuses to fold it",
+    ] {
+        assert!(err.contains(w), "{w:?} not in {err}");
+    }
+    // Calls without communication still fold under --strict: the group calls among them.
+    let out = scratch("strict-groups").join("x.psins");
+    let o = import_strict(&fixture("groups"), &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

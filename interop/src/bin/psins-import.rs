@@ -15,9 +15,11 @@ use std::process::ExitCode;
 /// `--from dumpi`: sst-dumpi (libdumpi) traces: INPUT is the `.meta` file or the directory
 /// holding exactly one; each rank's `PREFIX-NNNN.bin` is read natively. The gap before each
 /// call is wall-clock time since the previous call returned. Calls without communication
-/// (MPI_Comm_rank, MPI_Wtime, ...) fold into that computation, counted in the summary; calls
-/// psins cannot replay are refused. What is kept, approximated and refused:
-/// docs/interop-dumpi.md.
+/// (MPI_Comm_rank, MPI_Wtime, ...) fold into that computation, counted in the summary; so do
+/// calls psins does not replay from a DUMPI trace (one-sided, MPI-IO, communicators it does
+/// not follow), counted apart, unless `--strict`. Every function sst-dumpi writes can be read
+/// (a table generated from its sources); the few refused say why. What is kept, approximated
+/// and refused: docs/interop-dumpi.md.
 ///
 /// `--from ti`: SimGrid time-independent traces (SimGrid 3.32's replay syntax, e.g. written by
 /// `smpirun -trace-ti` or by psins-export): INPUT is the list file `-replay` takes (one action
@@ -66,6 +68,11 @@ struct Args {
     /// No summary on stderr.
     #[arg(short, long)]
     quiet: bool,
+    /// dumpi: refuse a call psins does not replay (one-sided, MPI-IO, a communicator the
+    /// importer does not follow) instead of folding it into computation. Calls without
+    /// communication (MPI_Comm_rank, MPI_Wtime, the group calls, ...) still fold.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -145,6 +152,10 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    if args.strict && args.from != Format::Dumpi {
+        note!("psins-import: --strict applies to --from dumpi only");
+        return ExitCode::from(2);
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(m)) => {
@@ -166,7 +177,7 @@ fn run(args: &Args) -> Result<(), Failure> {
             write(args, &ranks, "simgrid-ti", meta, &[], &|| Ok(()))
         }
         Format::Dumpi => {
-            let trace = dumpi::Trace::open(&args.input).map_err(|e| Failure::Input(e.to_string()))?;
+            let trace = dumpi::Trace::open_with(&args.input, args.strict).map_err(|e| Failure::Input(e.to_string()))?;
             write(args, &trace.ranks, "dumpi", Vec::new(), std::slice::from_ref(&trace.meta), &|| Ok(()))?;
             if !args.quiet {
                 let folded = trace.folded_calls();
@@ -175,6 +186,16 @@ fn run(args: &Args) -> Result<(), Failure> {
                     let total: u64 = folded.iter().map(|f| f.1).sum();
                     note!(
                         "psins-import: warning: {total} calls without communication folded into computation ({})",
+                        list.join(", ")
+                    );
+                }
+                let lost = trace.unmodelled_calls();
+                if !lost.is_empty() {
+                    let list: Vec<String> = lost.iter().map(|(f, n)| format!("{f} {n}")).collect();
+                    let total: u64 = lost.iter().map(|f| f.1).sum();
+                    note!(
+                        "psins-import: warning: {total} calls psins does not replay (one-sided, MPI-IO, communicators \
+                         not followed) folded into computation ({}); --strict refuses them",
                         list.join(", ")
                     );
                 }

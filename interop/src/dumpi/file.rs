@@ -11,10 +11,9 @@ use std::fmt;
 pub const HEAD_MAGIC: u64 = 0xffaa_dd44_554d_5049;
 /// The footer's magic number.
 pub const FOOT_MAGIC: u64 = 0xf007_fee7;
-/// Function labels 0..ALL_FUNCTIONS are MPI functions; the footer counts each.
-pub const ALL_FUNCTIONS: u16 = 290;
-/// The label that ends the call records.
-pub const END_OF_STREAM: u16 = 293;
+/// Function labels 0..ALL_FUNCTIONS are MPI functions (the footer counts each); the label
+/// that ends the call records. Both from the generated table.
+pub use super::table::{ALL_FUNCTIONS, END_OF_STREAM};
 
 /// A read past the end or a value that breaks the layout, at a byte offset.
 #[derive(Debug)]

@@ -4,8 +4,10 @@
 //! (`psins-import --from dumpi`). docs/interop-dumpi.md says what each call becomes.
 
 mod calls;
+mod fields;
 mod file;
 mod stream;
+mod table;
 
 use psins_consolidate::{RankInput, RecordStream};
 use psins_formats::{Error, Record};
@@ -23,6 +25,7 @@ pub struct DumpiRank {
     pub world: u32,
     folded: Folded,
     splits: stream::Splits,
+    strict: bool,
 }
 
 impl RankInput for DumpiRank {
@@ -38,7 +41,7 @@ impl RankInput for DumpiRank {
     fn open(&self) -> Result<DumpiStream, Error> {
         let buf = std::fs::read(&self.path).map_err(|e| Error::io(&self.path, "cannot read", e))?;
         let layout = file::Layout::read(&buf).map_err(|b| self.error(b, 0))?;
-        let dec = stream::Decoder::new(buf, layout, self.world, Some(self.splits.clone()));
+        let dec = stream::Decoder::new(buf, layout, self.rank, self.world, Some(self.splits.clone()), self.strict);
         Ok(DumpiStream { path: self.path.clone(), rank: self.rank, dec, folded: self.folded.clone() })
     }
 }
@@ -81,7 +84,14 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// The trace, folding the calls psins does not replay into computation.
     pub fn open(input: &Path) -> Result<Trace, Error> {
+        Trace::open_with(input, false)
+    }
+
+    /// The trace; with `strict`, a call psins does not replay (one-sided, MPI-IO, a
+    /// communicator the importer does not follow) is refused instead of folded.
+    pub fn open_with(input: &Path, strict: bool) -> Result<Trace, Error> {
         let meta = if input.is_dir() { only_meta(input)? } else { input.to_path_buf() };
         let text = std::fs::read_to_string(&meta).map_err(|e| Error::io(&meta, "cannot read", e))?;
         let mut keys = BTreeMap::new();
@@ -120,7 +130,7 @@ impl Trace {
                     format!("rank {r}'s file is missing ({} names {world} ranks)", meta.display()),
                 ));
             }
-            ranks.push(DumpiRank { path, rank: r, world, folded: folded.clone(), splits: Default::default() });
+            ranks.push(DumpiRank { path, rank: r, world, folded: folded.clone(), splits: Default::default(), strict });
         }
         let splits = world_splits(&ranks)?;
         for r in &mut ranks {
@@ -129,13 +139,36 @@ impl Trace {
         Ok(Trace { meta, ranks, folded })
     }
 
-    /// The calls folded into computation over every rank: (MPI name, count), by name.
+    /// The calls without communication folded into computation over every rank: (MPI name,
+    /// count), by name.
     pub fn folded_calls(&self) -> Vec<(String, u64)> {
+        self.sum(|t| !matches!(t, calls::Take::Unmodelled(_)))
+    }
+
+    /// The calls psins does not replay (one-sided, MPI-IO, ...) folded into computation over
+    /// every rank: (MPI name, count), by name. `--strict` refuses them.
+    pub fn unmodelled_calls(&self) -> Vec<(String, u64)> {
+        self.sum(|t| matches!(t, calls::Take::Unmodelled(_)))
+    }
+
+    /// Every call folded into computation on `rank` (either kind): (MPI name, count), by name.
+    pub fn folded_on(&self, rank: u32) -> Vec<(String, u64)> {
+        let mut sum: BTreeMap<String, u64> = BTreeMap::new();
+        if let Some(counts) = self.folded.lock().unwrap().get(&rank) {
+            for (label, &n) in counts.iter().enumerate().filter(|c| *c.1 > 0) {
+                *sum.entry(calls::name(label as u16)).or_default() += n as u64;
+            }
+        }
+        sum.into_iter().collect()
+    }
+
+    fn sum(&self, which: impl Fn(calls::Take) -> bool) -> Vec<(String, u64)> {
         let mut sum: BTreeMap<String, u64> = BTreeMap::new();
         for counts in self.folded.lock().unwrap().values() {
             for (label, &n) in counts.iter().enumerate() {
-                if n > 0 {
-                    *sum.entry(calls::name(label as u16)).or_default() += n as u64;
+                match calls::take(label as u16) {
+                    Some((f, t)) if n > 0 && which(t) => *sum.entry(f.name.to_string()).or_default() += n as u64,
+                    _ => {}
                 }
             }
         }
@@ -155,7 +188,7 @@ fn world_splits(ranks: &[DumpiRank]) -> Result<stream::Splits, Error> {
             all.push(Vec::new());
             continue;
         }
-        let mut dec = stream::Decoder::new(buf, layout, r.world, None);
+        let mut dec = stream::Decoder::new(buf, layout, r.rank, r.world, None, r.strict);
         let mut rec = Record::default();
         while dec.next(&mut rec).map_err(|b| r.error(b, dec.records))? {}
         all.push(dec.my_splits);

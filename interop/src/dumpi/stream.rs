@@ -4,15 +4,19 @@
 //! times, counters, statuses), then the function's own fields in the order libdumpi writes
 //! them. The gap before a record is the wall-clock time from the previous kept call's return
 //! to this call's entry (CPU time for a record without wall-clock times): calls folded into
-//! computation (MPI_Comm_rank, ...) count in it.
-//! Requests are dumpi's handles, mapped to psins ids when posted.
+//! computation (MPI_Comm_rank, ...) count in it. Any function of the generated table can be
+//! read past ([`super::fields`]); calls.rs says which become records.
+//! Requests are dumpi's handles, mapped to psins ids when posted. Communicators and groups are
+//! dumpi's handles too, each with its members as world ranks.
 
 use super::calls::{self, Take};
-use super::file::{bad, Bad, Cursor, Layout, ALL_FUNCTIONS, END_OF_STREAM};
+use super::fields;
+use super::file::{bad, Bad, Cursor, Layout, END_OF_STREAM};
+use super::table::{Function, Kind, Scalar};
 use psins_formats::comms::Reach;
 use psins_formats::{
-    Coll, CollFlags, CommFn, Op, ProbeFlags, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_WORLD, NO_RANK,
-    NO_REQUEST,
+    Coll, CollFlags, CommFn, Op, ProbeFlags, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_SELF, COMM_WORLD,
+    NO_RANK, NO_REQUEST,
 };
 use std::collections::{HashMap, VecDeque};
 
@@ -26,6 +30,27 @@ const DUMPI_COMM_NULL: u16 = 1;
 /// MPI_Comm_split's function label.
 pub const COMM_SPLIT: u16 = 86;
 const DUMPI_COMM_WORLD: u16 = 2;
+const DUMPI_COMM_SELF: u16 = 3;
+/// dumpi's MPI_GROUP_NULL and MPI_GROUP_EMPTY.
+const DUMPI_GROUP_NULL: u16 = 1;
+const DUMPI_GROUP_EMPTY: u16 = 2;
+/// Labels of the functions followed here beyond the hand-decoded ones (checked against the
+/// table's names by a test).
+const SENDRECV_REPLACE: u16 = 34;
+const COMM_GROUP: u16 = 72;
+const GROUP_UNION: u16 = 73;
+const GROUP_INTERSECTION: u16 = 74;
+const GROUP_DIFFERENCE: u16 = 75;
+const GROUP_INCL: u16 = 76;
+const GROUP_EXCL: u16 = 77;
+const GROUP_RANGE_INCL: u16 = 78;
+const GROUP_RANGE_EXCL: u16 = 79;
+const COMM_SIZE: u16 = 81;
+const COMM_RANK: u16 = 82;
+const COMM_CREATE: u16 = 85;
+const CART_CREATE: u16 = 99;
+const CART_SUB: u16 = 111;
+const EXSCAN: u16 = 156;
 const DUMPI_ANY: i32 = -1;
 const DUMPI_REQUEST_NULL: i32 = 1;
 /// dumpi's predefined reduction operations are 1..=13 (MPI_MAX .. MPI_REPLACE).
@@ -60,6 +85,17 @@ struct Ranks {
     n: Option<u32>,
 }
 
+/// A communicator this rank holds (by its dumpi handle).
+struct Comm {
+    /// This rank's id for it (the tracer's per-rank numbering, from 2).
+    id: u32,
+    /// Its members as world ranks, in its rank order; None in the first pass for a split's
+    /// (and what is made from one), whose members only the second pass knows.
+    members: Option<Vec<u32>>,
+    /// A Cartesian communicator's dimensions (MPI_Cart_create, MPI_Cart_sub).
+    grid: Option<Vec<u32>>,
+}
+
 /// Every rank's MPI_Comm_split calls on MPI_COMM_WORLD, in order: (colour, key), the
 /// colour `None` where the rank got MPI_COMM_NULL. A first pass over the files
 /// ([`Decoder::world_splits`]) finds them; the k-th split of one rank is the k-th of all (a
@@ -71,7 +107,12 @@ pub struct Decoder {
     buf: Vec<u8>,
     layout: Layout,
     world: u32,
+    rank: u32,
+    /// Refuse a call psins does not replay rather than fold it (`psins-import --strict`).
+    strict: bool,
     pos: usize,
+    /// dumpi call records read (every label), for messages.
+    pub calls: u64,
     /// Wall-clock (or CPU) ns at which the previous kept call returned.
     prev_stop: Option<u64>,
     /// Records of each label read, to check against the footer's counts at the end.
@@ -85,11 +126,17 @@ pub struct Decoder {
     persistent: HashMap<i32, Posted>,
     next_req: u32,
     instance: u32,
-    /// Communicators by dumpi handle: (this rank's id, members as world ranks); the world's
-    /// is implicit. Ids count from 2, as the tracer's per-rank numbering (consolidation makes
-    /// them global).
-    comms: HashMap<u16, (u32, Vec<u32>)>,
+    /// Communicators by dumpi handle; the world's and self's are implicit. Ids count from 2,
+    /// as the tracer's per-rank numbering (consolidation makes them global).
+    comms: HashMap<u16, Comm>,
     next_comm: u32,
+    /// Groups by dumpi handle: members as world ranks (None where a communicator's are not
+    /// known yet: the first pass). A handle made again (MPI hands the same group out twice)
+    /// takes the new members; MPI_Group_free forgets nothing, a later call may still name it.
+    groups: HashMap<u16, Option<Vec<u32>>>,
+    /// Communicator handles made by a call the importer does not follow, and its name: a
+    /// record on one is refused naming it.
+    unfollowed: HashMap<u16, &'static str>,
     /// The world's splits of every rank ([`Splits`]); None in the first pass, which collects
     /// this rank's into `my_splits`.
     splits: Option<Splits>,
@@ -101,14 +148,18 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    pub fn new(buf: Vec<u8>, layout: Layout, world: u32, splits: Option<Splits>) -> Decoder {
-        let n = ALL_FUNCTIONS as usize + 1;
+    pub fn new(buf: Vec<u8>, layout: Layout, rank: u32, world: u32, splits: Option<Splits>, strict: bool) -> Decoder {
+        // Every label up to function exit is counted (the footer's are the MPI functions').
+        let n = super::table::FUNCTION_EXIT as usize + 1;
         let pos = layout.body;
         Decoder {
             buf,
             layout,
             world,
+            rank,
+            strict,
             pos,
+            calls: 0,
             prev_stop: None,
             seen: vec![0; n],
             posted: HashMap::new(),
@@ -117,6 +168,8 @@ impl Decoder {
             instance: 0,
             comms: HashMap::new(),
             next_comm: 2,
+            groups: HashMap::new(),
+            unfollowed: HashMap::new(),
             splits,
             my_splits: Vec::new(),
             folded: vec![0; n],
@@ -143,9 +196,26 @@ impl Decoder {
                 self.done = true;
                 return self.check_counts(start).map(|_| false);
             }
-            let Some(take) = calls::take(label) else {
-                return Err(bad(start, format!("{} cannot be imported (docs/interop-dumpi.md)", calls::name(label))));
+            let call = self.calls;
+            self.calls += 1;
+            let Some((fun, take)) = calls::take(label) else {
+                return Err(bad(start, format!("dumpi call {call}: {}", calls::outside(label))));
             };
+            let name = fun.name;
+            match take {
+                Take::Refuse(why) => {
+                    let msg = format!("dumpi call {call}, {name}: cannot be imported: {why} (docs/interop-dumpi.md)");
+                    return Err(bad(start, msg));
+                }
+                Take::Unmodelled(what) if self.strict => {
+                    let msg = format!(
+                        "dumpi call {call}, {name}: {what}, which psins does not replay: --strict refuses to fold it \
+                         into computation"
+                    );
+                    return Err(bad(start, msg));
+                }
+                _ => {}
+            }
             let mask = c.u8()?;
             if mask & MASK_THREAD != 0 && c.u16()? != 0 {
                 return Err(bad(
@@ -163,11 +233,23 @@ impl Decoder {
                 bad(start, "a call without timestamps (traced with timestamps off) cannot be imported")
             })?;
             let statuses = mask & MASK_STATUS != 0;
-            let name = calls::name(label);
-            let op = self.fields(label, &mut c, statuses, rec).map_err(|m| bad(start, format!("{name}: {m}")))?;
+            #[cfg(test)]
+            let fields_at = c.pos;
+            let op = match take {
+                Take::Record => self.fields(label, fun, &mut c, statuses, rec),
+                _ => self.fold(label, fun, &mut c, statuses),
+            };
+            let op = op.map_err(|m| bad(start, format!("dumpi call {call}, {name}: {m}")))?;
+            #[cfg(test)]
+            {
+                // The hand decoders read as many bytes as the generated layout says.
+                let mut t = Cursor::at(&buf[..self.layout.header], fields_at);
+                fields::read(fun, &mut t, statuses, false)?;
+                assert_eq!(t.pos, c.pos, "{name} at {start}: the table's layout and the decoder disagree");
+            }
             self.pos = c.pos;
             self.seen[label as usize] += 1;
-            if take == Take::Fold || op.is_none() {
+            if op.is_none() {
                 self.folded[label as usize] += 1;
                 continue;
             }
@@ -217,47 +299,74 @@ impl Decoder {
         Ok(count as u64 * self.type_size(dt)?)
     }
 
+    /// The psins id of communicator handle `comm`: the world, self, or one a followed call
+    /// made; any other is used before its creation (or made by a call not followed).
     fn comm(&self, comm: u16) -> Result<u32, String> {
-        if comm == DUMPI_COMM_WORLD {
-            return Ok(COMM_WORLD);
+        match comm {
+            DUMPI_COMM_WORLD => return Ok(COMM_WORLD),
+            DUMPI_COMM_SELF => return Ok(COMM_SELF),
+            _ => {}
         }
-        match self.comms.get(&comm) {
-            Some(&(id, _)) => Ok(id),
+        if let Some(c) = self.comms.get(&comm) {
+            return Ok(c.id);
+        }
+        match self.unfollowed.get(&comm) {
+            Some(by) => Err(format!(
+                "communicator {comm} was made by {by}, which the importer does not follow (docs/interop-dumpi.md)"
+            )),
             None => Err(format!(
-                "communicator {comm} is neither MPI_COMM_WORLD nor one made by MPI_Comm_dup or MPI_Comm_split of the world (other communicators are not imported yet)"
+                "communicator {comm} is used before its creation: it is not MPI_COMM_WORLD or MPI_COMM_SELF, and no \
+                 call before this one made it (or it was freed)"
             )),
         }
     }
 
-    fn members(&self, comm: u16) -> Result<Vec<u32>, String> {
-        if comm == DUMPI_COMM_WORLD {
-            return Ok((0..self.world).collect());
+    /// Members of communicator `comm` as world ranks, in its rank order (None: a split's in
+    /// the first pass).
+    fn members(&self, comm: u16) -> Result<Option<Vec<u32>>, String> {
+        match comm {
+            DUMPI_COMM_WORLD => return Ok(Some((0..self.world).collect())),
+            DUMPI_COMM_SELF => return Ok(Some(vec![self.rank])),
+            _ => {}
         }
         self.comm(comm)?;
-        Ok(self.comms[&comm].1.clone())
+        Ok(self.comms[&comm].members.clone())
     }
 
     /// Communicator `comm` with its number of ranks ([`Ranks`]).
     fn ranks(&self, comm: u16) -> Result<Ranks, String> {
-        let n = if comm == DUMPI_COMM_WORLD {
-            Some(self.world)
-        } else {
-            self.comm(comm)?;
-            self.splits.as_ref().map(|_| self.comms[&comm].1.len() as u32)
+        let n = match comm {
+            DUMPI_COMM_WORLD => Some(self.world),
+            DUMPI_COMM_SELF => Some(1),
+            _ => {
+                self.comm(comm)?;
+                self.comms[&comm].members.as_ref().map(|m| m.len() as u32)
+            }
         };
         Ok(Ranks { comm, n })
     }
 
     /// A new communicator under dumpi handle `new` with `members`: its CommCreate record.
-    fn made(&mut self, func: CommFn, parent: u16, new: u16, members: Vec<u32>, rec: &mut Record) -> Result<Op, String> {
+    fn made(
+        &mut self,
+        func: CommFn,
+        parent: u16,
+        new: u16,
+        members: Option<Vec<u32>>,
+        grid: Option<Vec<u32>>,
+        rec: &mut Record,
+    ) -> Result<Op, String> {
         let parent = self.comm(parent)?;
-        if new <= DUMPI_COMM_WORLD + 1 || self.comms.contains_key(&new) {
+        if new <= DUMPI_COMM_SELF || self.comms.contains_key(&new) {
             return Err(format!("new communicator handle {new} is predefined or already in use"));
         }
         let comm = self.next_comm;
         self.next_comm += 1;
-        rec.list.extend(members.iter().map(|&m| m as i64));
-        self.comms.insert(new, (comm, members));
+        if let Some(m) = &members {
+            rec.list.extend(m.iter().map(|&m| m as i64));
+        }
+        self.unfollowed.remove(&new);
+        self.comms.insert(new, Comm { id: comm, members, grid });
         Ok(Op::CommCreate { func, parent, comm, split: 0 })
     }
 
@@ -429,7 +538,14 @@ impl Decoder {
     }
 
     /// One call's fields (libdumpi's order); the op it becomes, or None when it folds.
-    fn fields(&mut self, label: u16, c: &mut Cursor, st: bool, rec: &mut Record) -> Result<Option<Op>, String> {
+    fn fields(
+        &mut self,
+        label: u16,
+        fun: &'static Function,
+        c: &mut Cursor,
+        st: bool,
+        rec: &mut Record,
+    ) -> Result<Option<Op>, String> {
         let e = |b: Bad| format!("{b} (at byte {})", b.offset);
         let tagged = self.layout.version[0] > 0 || self.layout.version[1] > 6 || self.layout.version[2] >= 3;
         rec.list.clear();
@@ -493,12 +609,6 @@ impl Decoder {
                     }
                 }
             }
-            // Get_count: status, type, count.
-            2 => {
-                Self::statuses(c, st, tagged).map_err(e)?;
-                c.skip(6).map_err(e)?;
-                return Ok(None);
-            }
             // Wait: request, status. Test: request, flag, status.
             13 | 14 => {
                 let h = c.i32().map_err(e)?;
@@ -560,7 +670,16 @@ impl Decoder {
             84 => {
                 let (old, new) = (c.u16().map_err(e)?, c.u16().map_err(e)?);
                 let members = self.members(old)?;
-                self.made(CommFn::Dup, old, new, members, rec)?
+                let grid = self.comms.get(&old).and_then(|c| c.grid.clone());
+                self.made(CommFn::Dup, old, new, members, grid, rec)?
+            }
+            COMM_CREATE | CART_CREATE | CART_SUB => {
+                let v = fields::read(fun, c, st, true).map_err(e)?;
+                return match label {
+                    COMM_CREATE => self.comm_create(fun, &v, rec),
+                    CART_CREATE => self.cart_create(fun, &v, rec),
+                    _ => self.cart_sub(fun, &v, rec),
+                };
             }
             // Comm_split: oldcomm, color, key, newcomm (MPI_COMM_NULL for MPI_UNDEFINED).
             86 => {
@@ -578,10 +697,10 @@ impl Decoder {
                     // A rank left out of every new communicator: no communicator, only time.
                     (None, _) => return Ok(None),
                     // The first pass only collects colours and keys.
-                    (Some(_), false) => self.made(CommFn::Split, old, new, Vec::new(), rec)?,
+                    (Some(_), false) => self.made(CommFn::Split, old, new, None, None, rec)?,
                     (Some(color), true) => {
                         let members = self.split_members(k, color)?;
-                        self.made(CommFn::Split, old, new, members, rec)?
+                        self.made(CommFn::Split, old, new, Some(members), None, rec)?
                     }
                 }
             }
@@ -589,8 +708,11 @@ impl Decoder {
             87 => {
                 let h = c.u16().map_err(e)?;
                 let comm = self.comm(h)?;
-                if comm == COMM_WORLD {
-                    return Err("MPI_COMM_WORLD freed".into());
+                if comm == COMM_WORLD || comm == COMM_SELF {
+                    return Err(format!(
+                        "{} freed",
+                        if comm == COMM_WORLD { "MPI_COMM_WORLD" } else { "MPI_COMM_SELF" }
+                    ));
                 }
                 self.comms.remove(&h);
                 Op::CommFree { comm }
@@ -666,10 +788,24 @@ impl Decoder {
                 };
                 Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm: self.comm(comm)?, replace: false }
             }
-            // Type_contiguous: count, oldtype, newtype. Type_size: type, size.
-            35 => return c.skip(8).map(|_| None).map_err(e),
-            43 => return c.skip(6).map(|_| None).map_err(e),
-            46 | 47 => return c.skip(2).map(|_| None).map_err(e),
+            // Sendrecv_replace: count, type, dest, sendtag, source, recvtag, comm, status: the
+            // same buffer both ways.
+            SENDRECV_REPLACE => {
+                let (n, dt, dest, stag) =
+                    (c.i32().map_err(e)?, c.u16().map_err(e)?, c.i32().map_err(e)?, c.i32().map_err(e)?);
+                let (src, rtag, comm) = (c.i32().map_err(e)?, c.i32().map_err(e)?, c.u16().map_err(e)?);
+                let s = Self::statuses(c, st, tagged).map_err(e)?;
+                let on = self.ranks(comm)?;
+                let (bytes, peer, tag) = (self.bytes(n, dt)?, self.peer(dest, false, on)?, Self::tag(stag, false)?);
+                let (src, rtag, rbytes) = match s.first() {
+                    Some(s) => (self.peer(s.source, false, on)?, Self::tag(s.tag, false)?, s.bytes),
+                    None if src == DUMPI_ANY || rtag == DUMPI_ANY => {
+                        return Err("a wildcard receive without its status (trace with statuses on)".into())
+                    }
+                    None => (self.peer(src, false, on)?, Self::tag(rtag, false)?, bytes),
+                };
+                Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm: self.comm(comm)?, replace: true }
+            }
             52 => self.coll(Coll::Barrier, c.u16().map_err(e)?, NO_RANK, 0, 0, 0, 0)?,
             // Bcast: count, type, root, comm.
             53 => {
@@ -764,8 +900,8 @@ impl Decoder {
                 let rb = self.per_rank(&rc, rdt, on, rec)?;
                 self.coll(Coll::Alltoallv, comm, NO_RANK, sb, rb, 0, 0)?
             }
-            // Reduce: count, type, op, root, comm. Allreduce, Scan: count, type, op, comm.
-            62 | 65 | 67 => {
+            // Reduce: count, type, op, root, comm. Allreduce, Scan, Exscan: count, type, op, comm.
+            62 | 65 | 67 | EXSCAN => {
                 let (n, dt, op) = (c.i32().map_err(e)?, c.u16().map_err(e)?, c.u8().map_err(e)?);
                 let root = if label == 62 { c.i32().map_err(e)? } else { NO_RANK };
                 let comm = c.u16().map_err(e)?;
@@ -777,24 +913,11 @@ impl Decoder {
                 let coll = match label {
                     62 => Coll::Reduce,
                     65 => Coll::Allreduce,
-                    _ => Coll::Scan,
+                    67 => Coll::Scan,
+                    _ => Coll::Exscan,
                 };
                 self.coll(coll, comm, root, b, b, n as u64, flags)?
             }
-            // Comm_size, Comm_rank: comm, value.
-            81 | 82 => return c.skip(6).map(|_| None).map_err(e),
-            // Dims_create: nodes, ndims, dims in, dims out.
-            100 => {
-                c.skip(8).map_err(e)?;
-                c.i32s().map_err(e)?;
-                c.i32s().map_err(e)?;
-                return Ok(None);
-            }
-            // Get_version: version, subversion. Initialized, Finalized: flag.
-            115 => return c.skip(8).map(|_| None).map_err(e),
-            126 | 202 => return c.skip(4).map(|_| None).map_err(e),
-            122 | 123 => return Ok(None),
-            173 => return c.skip(1).map(|_| None).map_err(e),
             // Init: argc, then each argument. Init_thread: the same, required, provided.
             124 | 171 => {
                 let argc = c.count(4).map_err(e)?;
@@ -811,9 +934,223 @@ impl Decoder {
                 c.u16().map_err(e)?;
                 Op::Abort { code: c.i32().map_err(e)? }
             }
-            _ => unreachable!("calls::take lists only the labels decoded here"),
+            _ => unreachable!("calls.rs makes records only of the labels decoded here"),
         };
         Ok(Some(op))
+    }
+
+    /// A call folded into computation (no record), read by the table's layout. The group
+    /// calls are followed; MPI_Comm_rank and MPI_Comm_size are checked against the members the
+    /// importer gave the communicator; a communicator made by a call not followed is noted, to
+    /// name it if a record uses it.
+    fn fold(&mut self, label: u16, fun: &'static Function, c: &mut Cursor, st: bool) -> Result<Option<Op>, String> {
+        let e = |b: Bad| format!("{b} (at byte {})", b.offset);
+        let keep = matches!(label, GROUP_INCL | GROUP_EXCL | GROUP_RANGE_INCL | GROUP_RANGE_EXCL);
+        let v = fields::read(fun, c, st, keep).map_err(e)?;
+        match label {
+            COMM_GROUP => {
+                let (comm, group) = (v.handle(fun, "comm")?, v.handle(fun, "group")?);
+                let members = self.members(comm)?;
+                self.new_group(group, members)?;
+            }
+            GROUP_INCL | GROUP_EXCL | GROUP_RANGE_INCL | GROUP_RANGE_EXCL => {
+                let (group, new) = (v.handle(fun, "group")?, v.handle(fun, "newgroup")?);
+                let members = match self.group(group)? {
+                    None => None,
+                    Some(base) => {
+                        let ranks = match label {
+                            GROUP_INCL | GROUP_EXCL => v.ints(fun, "ranks")?.to_vec(),
+                            _ => ranges(v.nested(fun, "ranges")?, base.len(), group)?,
+                        };
+                        Some(pick(&base, &ranks, matches!(label, GROUP_INCL | GROUP_RANGE_INCL), group)?)
+                    }
+                };
+                self.new_group(new, members)?;
+            }
+            GROUP_UNION | GROUP_INTERSECTION | GROUP_DIFFERENCE => {
+                let (g1, g2) = (self.group(v.handle(fun, "group1")?)?, self.group(v.handle(fun, "group2")?)?);
+                let members = g1.zip(g2).map(|(a, b)| match label {
+                    GROUP_UNION => a.iter().chain(b.iter().filter(|m| !a.contains(m))).copied().collect(),
+                    GROUP_INTERSECTION => a.into_iter().filter(|m| b.contains(m)).collect(),
+                    _ => a.into_iter().filter(|m| !b.contains(m)).collect(),
+                });
+                self.new_group(v.handle(fun, "newgroup")?, members)?;
+            }
+            COMM_RANK | COMM_SIZE => {
+                let comm = v.handle(fun, "comm")?;
+                let members = match self.members(comm) {
+                    Ok(Some(m)) => m,
+                    _ => return Ok(None),
+                };
+                if label == COMM_RANK {
+                    let got = v.int(fun, "rank")?;
+                    let mine = members.iter().position(|&m| m == self.rank);
+                    if mine.map(|i| i as i64) != Some(got) {
+                        let at = mine.map_or("not a member".to_string(), |i| format!("rank {i}"));
+                        return Err(format!(
+                            "gives rank {got} on communicator {}, where its members as the importer made them \
+                             ({members:?}) put this rank at {at}",
+                            handle_name(comm)
+                        ));
+                    }
+                } else if v.int(fun, "size")? != members.len() as i64 {
+                    let got = v.int(fun, "size")?;
+                    return Err(format!(
+                        "gives size {got} to communicator {}, which the importer made with {} members",
+                        handle_name(comm),
+                        members.len()
+                    ));
+                }
+            }
+            _ => {
+                // A communicator handle a call made and the importer does not follow.
+                let made =
+                    fun.fields.unwrap_or(&[]).iter().enumerate().filter(|(_, f)| {
+                        f.kind == Kind::Scalar(Scalar::Comm) && matches!(f.name, "newcomm" | "parent")
+                    });
+                for (_, f) in made {
+                    if let Ok(h) = v.handle(fun, f.name) {
+                        if h > DUMPI_COMM_SELF {
+                            self.comms.remove(&h);
+                            self.unfollowed.insert(h, fun.name);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Group handle `g`'s members (None: not known in the first pass).
+    fn group(&self, g: u16) -> Result<Option<Vec<u32>>, String> {
+        match g {
+            DUMPI_GROUP_EMPTY => Ok(Some(Vec::new())),
+            DUMPI_GROUP_NULL => Err("MPI_GROUP_NULL used as a group".into()),
+            _ => self.groups.get(&g).cloned().ok_or_else(|| {
+                format!(
+                    "group {g} is used before its creation: no MPI_Comm_group or group call before this one made it"
+                )
+            }),
+        }
+    }
+
+    fn new_group(&mut self, g: u16, members: Option<Vec<u32>>) -> Result<(), String> {
+        if g <= DUMPI_GROUP_EMPTY {
+            // MPI hands out MPI_GROUP_EMPTY for an empty result.
+            return match members {
+                Some(m) if !m.is_empty() && g == DUMPI_GROUP_EMPTY => {
+                    Err(format!("a group of {} members written as MPI_GROUP_EMPTY", m.len()))
+                }
+                _ => Ok(()),
+            };
+        }
+        self.groups.insert(g, members);
+        Ok(())
+    }
+
+    /// MPI_Comm_create: oldcomm, group, newcomm. The new communicator's members are the
+    /// group's, in its order; a rank outside the group gets MPI_COMM_NULL (no record, as a
+    /// split's MPI_UNDEFINED).
+    fn comm_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, String> {
+        let (old, group, new) = (v.handle(fun, "oldcomm")?, v.handle(fun, "group")?, v.handle(fun, "newcomm")?);
+        let parent = self.members(old)?;
+        let members = self.group(group)?;
+        if let (Some(p), Some(m)) = (&parent, &members) {
+            if let Some(x) = m.iter().find(|x| !p.contains(x)) {
+                return Err(format!("group {group} holds world rank {x}, which is not in communicator {old}"));
+            }
+            let inside = m.contains(&self.rank);
+            if inside != (new != DUMPI_COMM_NULL) {
+                return Err(if inside {
+                    format!("this rank is in group {group} and got MPI_COMM_NULL")
+                } else {
+                    format!("this rank is not in group {group} and got communicator {new}")
+                });
+            }
+        }
+        if new == DUMPI_COMM_NULL {
+            self.comm(old)?;
+            return Ok(None);
+        }
+        self.made(CommFn::Create, old, new, members, None, rec).map(Some)
+    }
+
+    /// MPI_Cart_create: oldcomm, ndim, dims, periods, reorder, newcomm. The grid's ranks are
+    /// the first dims' product of the old communicator's, in its order, also with reorder
+    /// (MPICH and Open MPI keep the order; MPI_Comm_rank on the grid is checked against it);
+    /// the ranks beyond get MPI_COMM_NULL.
+    fn cart_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, String> {
+        let (old, new) = (v.handle(fun, "oldcomm")?, v.handle(fun, "newcomm")?);
+        let dims = v.ints(fun, "dims")?;
+        let mut n = 1u64;
+        for &d in dims {
+            if d <= 0 {
+                return Err(format!("dimensions {dims:?}: each must be positive"));
+            }
+            n = n.saturating_mul(d as u64);
+        }
+        let grid: Vec<u32> = dims.iter().map(|&d| d as u32).collect();
+        let parent = self.members(old)?;
+        let members = match parent {
+            Some(p) if n > p.len() as u64 => {
+                return Err(format!("a grid of {n} ranks ({dims:?}) on communicator {old} of {} ranks", p.len()))
+            }
+            Some(p) => {
+                let members = p[..n as usize].to_vec();
+                if members.contains(&self.rank) != (new != DUMPI_COMM_NULL) {
+                    return Err(format!(
+                        "this rank {} the grid's first {n} ranks of communicator {old} and got {}",
+                        if new == DUMPI_COMM_NULL { "is among" } else { "is not among" },
+                        if new == DUMPI_COMM_NULL {
+                            "MPI_COMM_NULL".to_string()
+                        } else {
+                            format!("communicator {new}")
+                        }
+                    ));
+                }
+                Some(members)
+            }
+            None => None,
+        };
+        if new == DUMPI_COMM_NULL {
+            self.comm(old)?;
+            return Ok(None);
+        }
+        self.made(CommFn::CartCreate, old, new, members, Some(grid), rec).map(Some)
+    }
+
+    /// MPI_Cart_sub: ndim, comm, remain_dims, newcomm. The members are the grid's ranks whose
+    /// coordinates equal this rank's in every dimension dropped, in grid order (MPI's
+    /// row-major numbering: the last dimension varies fastest).
+    fn cart_sub(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, String> {
+        let (old, new) = (v.handle(fun, "oldcomm")?, v.handle(fun, "newcomm")?);
+        let keep = v.ints(fun, "remain_dims")?;
+        self.comm(old)?;
+        let c = self.comms.get(&old);
+        let grid = c.and_then(|c| c.grid.clone()).ok_or_else(|| {
+            format!("communicator {old} is not a Cartesian one (MPI_Cart_create or MPI_Cart_sub did not make it)")
+        })?;
+        if keep.len() != grid.len() {
+            return Err(format!("{} remain_dims for the {} dimensions of communicator {old}", keep.len(), grid.len()));
+        }
+        let sub: Vec<u32> = grid.iter().zip(keep).filter(|(_, &k)| k != 0).map(|(&d, _)| d).collect();
+        let members = c.and_then(|c| c.members.clone()).map(|m| {
+            let coords = |mut i: usize| {
+                let mut x = vec![0u32; grid.len()];
+                for (d, &n) in grid.iter().enumerate().rev() {
+                    x[d] = (i % n as usize) as u32;
+                    i /= n as usize;
+                }
+                x
+            };
+            let me = m.iter().position(|&r| r == self.rank).map(coords);
+            let same = |x: &[u32]| me.as_ref().is_some_and(|me| (0..grid.len()).all(|d| keep[d] != 0 || x[d] == me[d]));
+            m.iter().enumerate().filter(|&(i, _)| same(&coords(i))).map(|(_, &r)| r).collect::<Vec<u32>>()
+        });
+        if members.as_ref().is_some_and(|m| m.is_empty()) {
+            return Err(format!("this rank is not a member of communicator {old}"));
+        }
+        self.made(CommFn::CartSub, old, new, members, Some(sub), rec).map(Some)
     }
 
     /// The list of a v-collective on `on`: bytes per rank of it (appended to the record's
@@ -832,5 +1169,130 @@ impl Decoder {
             sum = sum.checked_add(b).ok_or("counts overflow")?;
         }
         Ok(sum)
+    }
+}
+
+/// A communicator handle for messages.
+fn handle_name(comm: u16) -> String {
+    match comm {
+        DUMPI_COMM_WORLD => "MPI_COMM_WORLD".into(),
+        DUMPI_COMM_SELF => "MPI_COMM_SELF".into(),
+        _ => comm.to_string(),
+    }
+}
+
+/// `ranks` of a group of `base` (MPI_Group_incl when `incl`, else MPI_Group_excl): each a rank
+/// of the group, none twice.
+fn pick(base: &[u32], ranks: &[i32], incl: bool, group: u16) -> Result<Vec<u32>, String> {
+    let mut taken = vec![false; base.len()];
+    for &r in ranks {
+        if r < 0 || r as usize >= base.len() {
+            return Err(format!("rank {r} is outside group {group} (ranks 0..{})", base.len()));
+        }
+        if std::mem::replace(&mut taken[r as usize], true) {
+            return Err(format!("rank {r} of group {group} named twice"));
+        }
+    }
+    Ok(if incl {
+        ranks.iter().map(|&r| base[r as usize]).collect()
+    } else {
+        base.iter().zip(&taken).filter(|(_, &t)| !t).map(|(&m, _)| m).collect()
+    })
+}
+
+/// The ranks the (first, last, stride) triplets of MPI_Group_range_incl/excl name, in order,
+/// on a group of `n`: every one within it (checked by [`pick`]; a triplet naming more ranks
+/// than the group has is refused before they are listed).
+fn ranges(triplets: &[Vec<i32>], n: usize, group: u16) -> Result<Vec<i32>, String> {
+    let mut out = Vec::new();
+    for t in triplets {
+        let &[first, last, stride] = &t[..] else {
+            return Err(format!("a range of {} values, not (first, last, stride)", t.len()));
+        };
+        if stride == 0 {
+            return Err(format!("range ({first}, {last}, 0) of group {group}: a stride of 0"));
+        }
+        let (first, last, stride) = (first as i64, last as i64, stride as i64);
+        if (last - first) / stride < 0 {
+            return Err(format!("range ({first}, {last}, {stride}) of group {group} runs away from its last rank"));
+        }
+        let count = (last - first) / stride + 1;
+        if out.len() as i64 + count > n as i64 {
+            return Err(format!("range ({first}, {last}, {stride}) names more ranks than group {group}'s {n}"));
+        }
+        out.extend((0..count).map(|k| (first + k * stride) as i32));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_labels_followed_here_are_the_tables() {
+        for (l, n) in [
+            (SENDRECV_REPLACE, "MPI_Sendrecv_replace"),
+            (COMM_GROUP, "MPI_Comm_group"),
+            (GROUP_UNION, "MPI_Group_union"),
+            (GROUP_INTERSECTION, "MPI_Group_intersection"),
+            (GROUP_DIFFERENCE, "MPI_Group_difference"),
+            (GROUP_INCL, "MPI_Group_incl"),
+            (GROUP_EXCL, "MPI_Group_excl"),
+            (GROUP_RANGE_INCL, "MPI_Group_range_incl"),
+            (GROUP_RANGE_EXCL, "MPI_Group_range_excl"),
+            (COMM_SIZE, "MPI_Comm_size"),
+            (COMM_RANK, "MPI_Comm_rank"),
+            (COMM_CREATE, "MPI_Comm_create"),
+            (COMM_SPLIT, "MPI_Comm_split"),
+            (CART_CREATE, "MPI_Cart_create"),
+            (CART_SUB, "MPI_Cart_sub"),
+            (EXSCAN, "MPI_Exscan"),
+        ] {
+            assert_eq!(calls::name(l), n);
+        }
+    }
+
+    /// Every record of every fixture decoded: the decoder asserts (in tests) that each record
+    /// it makes takes the bytes the generated layout gives it.
+    #[test]
+    fn the_hand_decoders_read_the_tables_layouts() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dumpi");
+        let mut files = 0;
+        for app in std::fs::read_dir(&root).unwrap() {
+            let bins: Vec<_> = std::fs::read_dir(app.unwrap().path())
+                .unwrap()
+                .map(|f| f.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+                .collect();
+            for p in &bins {
+                let stem = p.file_stem().unwrap().to_str().unwrap();
+                let rank: u32 = stem[stem.len() - 4..].parse().unwrap();
+                let buf = std::fs::read(p).unwrap();
+                let layout = Layout::read(&buf).unwrap();
+                // The first pass's decoder: no other rank's splits needed.
+                let mut dec = Decoder::new(buf, layout, rank, bins.len() as u32, None, false);
+                let mut rec = Record::default();
+                while dec.next(&mut rec).unwrap_or_else(|b| panic!("{}: {b} at {}", p.display(), b.offset)) {}
+                files += 1;
+            }
+        }
+        assert!(files >= 26, "{files}");
+    }
+
+    #[test]
+    fn group_ranks_and_ranges() {
+        let world = [10, 11, 12, 13, 14];
+        assert_eq!(pick(&world, &[4, 0], true, 3), Ok(vec![14, 10]));
+        assert_eq!(pick(&world, &[4, 0], false, 3), Ok(vec![11, 12, 13]));
+        assert_eq!(pick(&world, &[5], true, 3), Err("rank 5 is outside group 3 (ranks 0..5)".into()));
+        assert_eq!(pick(&world, &[-1], false, 3), Err("rank -1 is outside group 3 (ranks 0..5)".into()));
+        assert_eq!(pick(&world, &[1, 1], true, 3), Err("rank 1 of group 3 named twice".into()));
+        assert_eq!(ranges(&[vec![0, 4, 2], vec![3, 1, -2]], 5, 3), Ok(vec![0, 2, 4, 3, 1]));
+        assert_eq!(ranges(&[vec![4, 4, 1]], 5, 3), Ok(vec![4]));
+        assert!(ranges(&[vec![0, 4, 0]], 5, 3).unwrap_err().contains("stride of 0"));
+        assert!(ranges(&[vec![4, 0, 1]], 5, 3).unwrap_err().contains("runs away"));
+        assert!(ranges(&[vec![0, 1_000_000_000, 1]], 5, 3).unwrap_err().contains("more ranks"));
+        assert!(ranges(&[vec![0, 1]], 5, 3).unwrap_err().contains("2 values"));
     }
 }

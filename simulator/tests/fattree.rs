@@ -8,7 +8,7 @@ use binary::*;
 
 #[test]
 fn bundled_fat_trees_check_and_print_every_key() {
-    for (name, nodes) in [("fattree-16.toml", 16), ("fattree-512.toml", 512)] {
+    for (name, nodes) in [("fattree-16.toml", 16), ("fattree-512.toml", 512), ("fattree-64k.toml", 65536)] {
         let (code, out, err) = sim(&["check", &config(name)]);
         assert_eq!(code, 0, "{name}: {err}");
         for key in

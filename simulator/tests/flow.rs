@@ -41,10 +41,11 @@ fn check_and_errors() {
     assert!(err.contains("set nodes = 72"), "{err}");
     let (_, out, _) = sim(&["--list-models"]);
     assert!(out.lines().any(|l| l.starts_with("flow ")), "{out}");
-    // The bundled twins of the 512-node fat-tree and the 1,056-node dragonfly, and the
-    // million-rank fat-tree.
+    // The bundled twins of the 512-node and the 65,536-node fat-trees and of the 1,056-node
+    // dragonfly, and the million-rank fat-tree.
     for (name, topology) in [
         ("fattree-512-flow.toml", "fattree"),
+        ("fattree-64k-flow.toml", "fattree"),
         ("dragonfly-1056-flow.toml", "dragonfly"),
         ("fattree-1m-flow.toml", "fattree"),
     ] {

@@ -28,7 +28,7 @@ Examples:
   psins-sim app.psins -m configs/fat-simple.toml --set network.bandwidth=25GB/s
   psins-sim app.psins -m configs/bus-cluster.toml --plot ranks.svg --plot-sizes sizes.svg
   psins-sim gen:stencil2d:ranks=1024,iters=100 -m configs/fat-simple.toml
-  psins-sim extrapolate:app-4.psins,app-8.psins,app-16.psins:ranks=65536 -m fattree-1m-flow
+  psins-sim extrapolate:app-4.psins,app-8.psins,app-16.psins:ranks=65536 -m fattree-64k-flow
   psins-sim check configs/bus-cluster.toml
   psins-sim sweep app.psins -m configs/fat-simple.toml --vary network.bandwidth=1GB/s..16GB/s*2 -o bw
   psins-sim synth -m configs/torus-8x8.toml --pattern uniform --load 0.3

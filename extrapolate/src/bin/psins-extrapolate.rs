@@ -23,8 +23,9 @@ use std::sync::Arc;
 /// exactly at every traced count. Each message size and element count is fitted as a law of
 /// the rank count P (constant, a*P^b, a + b*log2 P, a/P + c, a + b*P), chosen by its
 /// leave-one-out error over the series; the CPU bursts before each kind of call are fitted
-/// the same way, summed over the program, and each target rank draws its spread between
-/// ranks and iterations from the largest trace. Sub-communicators that are rows, columns or
+/// the same way, summed over the program, and each burst at the target takes the largest
+/// trace's spread: the factor all its ranks shared at that iteration, times a rank's own
+/// drawn from its kind of call's. Sub-communicators that are rows, columns or
 /// planes of the grid (MPI_Comm_split by a coordinate, MPI_Cart_sub) are one communicator per
 /// row at the target; others are refused. On a square 2-D grid the rank across the diagonal
 /// (a transpose's partner) is a form too. Collectives are expanded again at the target with MPICH's algorithms when the

@@ -65,6 +65,9 @@ impl Law {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fit {
     pub law: Law,
+    /// The variable: the rank count P (None), or the product of the grid's extents in the
+    /// dimensions of this mask (bit d: dimension d, written D0, D1, D2).
+    pub of: Option<u8>,
     pub a: f64,
     pub b: f64,
     /// Leave-one-out error: the largest relative error of a traced point predicted from the
@@ -87,12 +90,26 @@ impl Fit {
 
 impl fmt::Display for Fit {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let v = match self.of {
+            None => "P".to_string(),
+            Some(mask) => {
+                let dims: Vec<String> = (0..8).filter(|d| mask & 1 << d != 0).map(|d| format!("D{d}")).collect();
+                if dims.len() == 1 {
+                    dims[0].clone()
+                } else {
+                    format!("({})", dims.join("*"))
+                }
+            }
+        };
+        if self.of.is_some() && self.law == Law::Power && self.b == -1.0 {
+            return write!(f, "{}/{v}", num((self.a.exp() * 1e6).round() / 1e6));
+        }
         match self.law {
             Law::Constant => write!(f, "{}", num(self.a)),
-            Law::Power => write!(f, "{}*P^{:.3}", num(self.a.exp()), self.b),
-            Law::Log => write!(f, "{} + {}*log2(P)", num(self.a), num(self.b)),
-            Law::Inverse => write!(f, "{}/P + {}", num(self.b), num(self.a)),
-            Law::Linear => write!(f, "{} + {}*P", num(self.a), num(self.b)),
+            Law::Power => write!(f, "{}*{v}^{:.3}", num(self.a.exp()), self.b),
+            Law::Log => write!(f, "{} + {}*log2({v})", num(self.a), num(self.b)),
+            Law::Inverse => write!(f, "{}/{v} + {}", num(self.b), num(self.a)),
+            Law::Linear => write!(f, "{} + {}*{v}", num(self.a), num(self.b)),
         }
     }
 }
@@ -196,14 +213,14 @@ pub fn whole(pts: &[(u32, u64)]) -> Option<Fit> {
 /// `law` fitted to every point, with its errors.
 fn best_of(pts: &[(f64, f64)], law: Law) -> Option<Fit> {
     let (a, b) = solve(law, pts)?;
-    let mut fit = Fit { law, a, b, loo: 0.0, residual: 0.0 };
+    let mut fit = Fit { law, of: None, a, b, loo: 0.0, residual: 0.0 };
     fit.residual = pts.iter().map(|p| rel(fit.at(p.0), p.1)).fold(0.0, f64::max);
     if pts.len() > law.params() {
         fit.loo = (0..pts.len())
             .map(|i| {
                 let rest: Vec<(f64, f64)> = pts.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, p)| *p).collect();
                 solve(law, &rest).map_or(f64::INFINITY, |(a, b)| {
-                    rel(Fit { law, a, b, loo: 0.0, residual: 0.0 }.at(pts[i].0), pts[i].1)
+                    rel(Fit { law, of: None, a, b, loo: 0.0, residual: 0.0 }.at(pts[i].0), pts[i].1)
                 })
             })
             .fold(0.0, f64::max);

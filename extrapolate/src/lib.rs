@@ -391,9 +391,50 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                     Some(&l) => l,
                     None => {
                         let fpts: Vec<(f64, f64)> = pts.iter().map(|&(p, v)| (p as f64, v as f64)).collect();
-                        let fit = fit::best(&fpts, opts.scaling).ok_or_else(|| {
+                        let mut fit = fit::best(&fpts, opts.scaling).ok_or_else(|| {
                             Refusal::Input(format!("{what}: no law fits the values {}", show_points(&pts)))
                         })?;
+                        // A grid's halo follows the extents of its dimensions rather than P:
+                        // strong-scaled, a face of a 2-D block is 1/D1 of the rows across it
+                        // (8 ranks lay 4x2 and 16 lay 4x4, so P doubles twice where D1 does
+                        // once), of a 3-D block 1/(D1·D2). Where no law of P fits, the size
+                        // times the extents of some of the dimensions may be a constant.
+                        let mut at = fit.at(target);
+                        if fit.loo > opts.tolerance && ndims > 1 && pts.len() >= 2 {
+                            let extent = |p: u32, mask: u8| -> f64 {
+                                let g = t.shape.at(p);
+                                (0..ndims).filter(|d| mask & 1 << d != 0).map(|d| g.dims[d] as f64).product()
+                            };
+                            for mask in 1..(1u8 << ndims) - 1 {
+                                let c: Vec<f64> = pts.iter().map(|&(p, v)| v as f64 * extent(p, mask)).collect();
+                                let loo = (0..c.len())
+                                    .map(|i| {
+                                        let rest = (c.iter().sum::<f64>() - c[i]) / (c.len() - 1) as f64;
+                                        if c[i] > 0.0 {
+                                            (rest - c[i]).abs() / c[i]
+                                        } else {
+                                            f64::INFINITY
+                                        }
+                                    })
+                                    .fold(0.0, f64::max);
+                                if loo < fit.loo - 1e-9 {
+                                    let mean = c.iter().sum::<f64>() / c.len() as f64;
+                                    let residual = c
+                                        .iter()
+                                        .map(|x| (x - mean).abs() / x.max(f64::MIN_POSITIVE))
+                                        .fold(0.0, f64::max);
+                                    fit = fit::Fit {
+                                        law: fit::Law::Power,
+                                        of: Some(mask),
+                                        a: mean.ln(),
+                                        b: -1.0,
+                                        loo,
+                                        residual,
+                                    };
+                                    at = mean / extent(opts.ranks, mask);
+                                }
+                            }
+                        }
                         if fit.loo > opts.tolerance {
                             let (ti, r) = first_seen(slot);
                             return Err(Refusal::Input(format!(
@@ -406,7 +447,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                                 if pts.len() < 3 { "; the call is in fewer than three of the traces: trace larger runs, or say --scaling" } else { "" }
                             )));
                         }
-                        fits.push(FitLine::size(what, fit, &pts, fit.at(target).round().max(0.0)));
+                        fits.push(FitLine::size(what, fit, &pts, at.round().max(0.0)));
                         memo.insert(key, fits.len() - 1);
                         fits.len() - 1
                     }

@@ -543,10 +543,16 @@ fn describe_call(rec: &Record) -> String {
             .chunks_exact(4)
             .map(|q| match q[1] {
                 -3 => "a send or collective".to_string(),
-                src => format!("a receive from {}", shape::sentinel(src as i32).map(str::to_string).unwrap_or(src.to_string())),
+                src => format!(
+                    "a receive from {}",
+                    shape::sentinel(src as i32).map(str::to_string).unwrap_or(src.to_string())
+                ),
             })
             .collect();
-        s += &format!(" of {count} requests completing {}", if done.is_empty() { "none".into() } else { done.join(", ") });
+        s += &format!(
+            " of {count} requests completing {}",
+            if done.is_empty() { "none".into() } else { done.join(", ") }
+        );
     }
     s
 }
@@ -635,13 +641,24 @@ impl Template {
         Ok(t)
     }
 
-    fn matches(&self, id: SlotId, g: &Grid, me: u32, item: &Item) -> bool {
+    /// Whether `item` can be a call of slot `id`. A wait completing requests whose calls are
+    /// known (`reqs`: this rank's request ids by the slot that started them) is a call of a
+    /// wait slot that completed one of those calls' requests before: waits have no peers, and
+    /// a rank with fewer neighbours than another waits for other requests in the same places
+    /// (the ParRes stencil's top-edge ranks wait for their bottom neighbour's messages first).
+    fn matches(&self, id: SlotId, g: &Grid, me: u32, item: &Item, reqs: &HashMap<u32, SlotId>) -> bool {
         let s = &self.slots[id];
         if shape::shape(&item.rec.op) != s.shape
             || s.lp != item.lp.as_ref().map(|l| (l.len, l.at))
             || s.tag_step != item.lp.as_ref().map_or(0, |l| l.tag_step)
         {
             return false;
+        }
+        if matches!(item.rec.op, Op::Wait { .. }) && !s.completes.is_empty() {
+            let mut from = item.rec.list.chunks_exact(4).filter_map(|q| reqs.get(&(q[0] as u32))).peekable();
+            if from.peek().is_some() && !from.any(|f| s.completes.contains(f)) {
+                return false;
+            }
         }
         let (p, n) = shape::peers(&item.rec.op);
         (0..n).all(|i| match (&s.steps[i], item.lp.as_ref().and_then(|l| l.steps[i].as_ref())) {
@@ -677,7 +694,7 @@ impl Template {
                     progress: *progress,
                 });
             }
-            let here = i < self.order.len() && self.matches(self.order[i], g, me, item);
+            let here = i < self.order.len() && self.matches(self.order[i], g, me, item, &reqs);
             let id = if here {
                 let id = self.order[i];
                 order.push(id);
@@ -688,10 +705,10 @@ impl Template {
                 // whichever agrees again sooner.
                 let skip = (1..WINDOW)
                     .take_while(|d| i + d < self.order.len())
-                    .find(|d| self.matches(self.order[i + d], g, me, item));
+                    .find(|d| self.matches(self.order[i + d], g, me, item, &reqs));
                 let ahead = (1..WINDOW)
                     .take_while(|d| j + d < prog.len())
-                    .find(|d| i < self.order.len() && self.matches(self.order[i], g, me, &prog[j + d]));
+                    .find(|d| i < self.order.len() && self.matches(self.order[i], g, me, &prog[j + d], &reqs));
                 match (skip, ahead) {
                     (Some(s), a) if a.is_none_or(|a| s <= a) => {
                         order.extend_from_slice(&self.order[i..i + s]);
@@ -1029,7 +1046,8 @@ impl Template {
                     };
                     if !same {
                         let record = want.map(|w| w.0).unwrap_or(tr.tasks[r as usize].len() as u64);
-                        let traced = want.map(|w| describe_call(&w.1)).unwrap_or("the end of the rank's records".into());
+                        let traced =
+                            want.map(|w| describe_call(w.1)).unwrap_or("the end of the rank's records".into());
                         let pattern = got.map(describe_call).unwrap_or("the end of the program".into());
                         return Err(Mismatch {
                             trace: ti,

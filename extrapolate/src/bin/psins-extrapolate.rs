@@ -22,7 +22,8 @@ use std::sync::Arc;
 /// 2^k, rank +/- k mod P, rank k, or every other rank in turn, the trip count a law of P given
 /// exactly at every traced count. Each message size and element count is fitted as a law of
 /// the rank count P (constant, a*P^b, a + b*log2 P, a/P + c, a + b*P), chosen by its
-/// leave-one-out error over the series; the CPU bursts before each kind of call are fitted
+/// leave-one-out error over the series, or on a grid where none fits as a constant over some
+/// dimensions' extents (a block's face: 30720/D1); the CPU bursts before each kind of call are fitted
 /// the same way, summed over the program, and each burst at the target takes the largest
 /// trace's spread: the factor all its ranks shared at that iteration, times a rank's own
 /// drawn from its kind of call's. Sub-communicators that are rows, columns or

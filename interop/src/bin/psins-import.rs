@@ -31,8 +31,11 @@ use std::process::ExitCode;
 /// `--from otf2`: an OTF2 archive (e.g. Score-P's), read through libotf2: INPUT is its anchor
 /// file (NAME.otf2). Each location of the MPI ranks is a rank; each outermost MPI region a
 /// call, its MPI events (point-to-point, requests, collectives, communicator creation) giving
-/// peers, tags and sizes; the time between MPI regions is computation. What is kept,
-/// approximated and refused: docs/interop-otf2.md. A build without libotf2 says so.
+/// peers, tags and sizes; the time between MPI regions is computation (user, compiler and
+/// OpenMP regions, Score-P's measurement events, counted in the summary). Calls without
+/// communication before MPI_Init or after MPI_Finalize (MPI_Initialized...) are left out,
+/// counted. Only each rank's master thread is read (a warning names the other threads). What
+/// is kept, approximated and refused: docs/interop-otf2.md. A build without libotf2 says so.
 ///
 /// A rank without any MPI call (an OTF2 location without MPI events) is written as an empty
 /// rank, with a warning naming it; a trace whose ranks are all empty is refused, and so is an
@@ -210,7 +213,40 @@ fn run(args: &Args) -> Result<(), Failure> {
 fn from_otf2(args: &Args) -> Result<(), Failure> {
     let ranks = otf2::import::ranks(&args.input).map_err(|e| Failure::Input(e.to_string()))?;
     let needed = || otf2::import::check_empty_ranks(&ranks).map_err(|e| e.to_string());
-    write(args, &ranks, "otf2", Vec::new(), &[], &needed)
+    write(args, &ranks, "otf2", Vec::new(), &[], &needed)?;
+    // A hybrid run's other threads (Score-P writes a location per thread): only each rank's
+    // master thread is read, the others' time is its computation. Said, like empty ranks,
+    // even with -q.
+    let others = otf2::import::other_locations(&ranks);
+    if let Some(&(rank, location)) = others.first() {
+        let n = others.len();
+        let whose = rank.map_or("no rank's process".to_string(), |r| format!("rank {r}'s process"));
+        let (s, are) = if n == 1 { ("", "is") } else { ("s", "are") };
+        note!(
+            "psins-import: warning: {n} location{s} besides the ranks' {are} not read (other threads; the first: \
+             location {location}, in {whose}): each rank's MPI calls are its master thread's, the other threads' \
+             events are folded into its computation"
+        );
+    }
+    if !args.quiet {
+        let folded = otf2::import::folded(&ranks);
+        let list = |m: &std::collections::BTreeMap<String, u64>| {
+            let total: u64 = m.values().sum();
+            (total, m.iter().map(|(f, n)| format!("{f} {n}")).collect::<Vec<_>>().join(", "))
+        };
+        if !folded.calls.is_empty() {
+            let (total, names) = list(&folded.calls);
+            note!(
+                "psins-import: warning: {total} calls without communication before MPI_Init or after MPI_Finalize \
+                 folded ({names})"
+            );
+        }
+        if !folded.other.is_empty() {
+            let (total, names) = list(&folded.other);
+            note!("psins-import: {total} regions and measurement events besides MPI folded into computation ({names})");
+        }
+    }
+    Ok(())
 }
 
 #[cfg(not(has_otf2))]

@@ -74,3 +74,34 @@ pub fn of(name: &str) -> Option<Call> {
     }
     functions::id_of(name).map(Call::Other)
 }
+
+/// Whether the function named `name` communicates nothing: a local query or setting, which
+/// c-headers/mpi_functions.tbl has the tracer count only (`count`) or not wrap (`none`):
+/// MPI_Initialized, MPI_Finalized, MPI_Get_version, MPI_Get_library_version,
+/// MPI_Query_thread, the MPI_T_ tool interface, MPI_Comm_rank, MPI_Wtime... The MPI standard
+/// lets a process call such functions before MPI_Init and after MPI_Finalize (Score-P's ranks
+/// call MPI_Initialized and MPI_Finalized there).
+pub fn local(name: &str) -> bool {
+    static LOCAL: OnceLock<std::collections::HashSet<String>> = OnceLock::new();
+    LOCAL
+        .get_or_init(|| {
+            let table = include_str!("../../../c-headers/mpi_functions.tbl");
+            let funcs = psins_formats::mpi_table::parse_table(table).unwrap_or_default();
+            funcs.into_iter().filter(|f| f.how == "count" || f.how == "none").map(|f| f.name).collect()
+        })
+        .contains(name)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn local_calls_are_the_tables_count_and_none() {
+        for f in ["MPI_Initialized", "MPI_Finalized", "MPI_Get_version", "MPI_Get_library_version", "MPI_Query_thread"]
+        {
+            assert!(super::local(f), "{f}");
+        }
+        for f in ["MPI_Init", "MPI_Finalize", "MPI_Send", "MPI_Barrier", "MPI_Comm_split", "MPI_Win_fence"] {
+            assert!(!super::local(f), "{f}");
+        }
+    }
+}

@@ -10,7 +10,7 @@ use psins_formats::{
     Coll, CommFn, Op, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF, COMM_WORLD, NO_RANK,
     PROC_NULL,
 };
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 const CREATE_HANDLE: u8 = 17;
 const DESTROY_HANDLE: u8 = 18;
@@ -30,6 +30,29 @@ pub struct Model {
     pub offset: u64,
     /// The attribute holding psins's collective element count (archives psins wrote).
     pub count_attr: Option<u32>,
+    /// Region id → what a region that is not MPI's counts as, folded ([`super::defs::Defs::fold_label`]).
+    pub labels: HashMap<u32, String>,
+}
+
+/// What a rank's conversion folded into computation (or dropped outside the span), counted:
+/// `calls`, MPI calls without communication before MPI_Init or after MPI_Finalize, by
+/// function; `other`, the regions besides MPI's (by [`Model::labels`]) and the measurement
+/// system's events (`BufferFlush`, `MeasurementOnOff`), by kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Folded {
+    pub calls: BTreeMap<String, u64>,
+    pub other: BTreeMap<String, u64>,
+}
+
+impl Folded {
+    pub fn add(&mut self, o: &Folded) {
+        for (k, v) in &o.calls {
+            *self.calls.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &o.other {
+            *self.other.entry(k.clone()).or_default() += v;
+        }
+    }
 }
 
 impl Model {
@@ -86,9 +109,18 @@ struct Current {
 /// A conversion failure: the message and the index of the event it is about.
 pub type Bad = (String, usize);
 
-/// The records of `rank`'s events.
-pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<Vec<Record>, Bad> {
+/// The records of `rank`'s events, and what was folded.
+pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<(Vec<Record>, Folded), Bad> {
+    // A rank that calls MPI_Init (Score-P's do) starts there: calls without communication
+    // before it fold (MPI_Initialized...).
+    let has_init = evs.iter().any(|e| match *e {
+        Ev::Enter(_, r) => model.regions.get(&r).is_some_and(|x| x.1 && calls::of(&x.0) == Some(Call::Init)),
+        _ => false,
+    });
     let mut c = Conv {
+        has_init,
+        finalized: false,
+        folded: Folded::default(),
         model,
         rank,
         out: Vec::new(),
@@ -111,7 +143,7 @@ pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<Vec<Record>, Bad>
         // No MPI call at all (no events, or only user regions): an empty rank, as a partial
         // consolidation's killed ranks are (docs/format.md lets a task hold no records), not
         // a made-up MPI_Finalize. psins-import says which ranks are empty.
-        return Ok(Vec::new());
+        return Ok((Vec::new(), c.folded));
     }
     if !matches!(c.out.last().map(|r| &r.op), Some(Op::Finalize)) {
         // A trace without MPI_Finalize ends at its last event.
@@ -120,7 +152,7 @@ pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<Vec<Record>, Bad>
         c.out.push(Record::new(gap, 0, Op::Finalize));
     }
     c.add_uncreated_comms();
-    Ok(c.out)
+    Ok((c.out, c.folded))
 }
 
 fn time(e: &Ev) -> u64 {
@@ -129,6 +161,7 @@ fn time(e: &Ev) -> u64 {
             t
         }
         Ev::IsendComplete(t, _) | Ev::IrecvRequest(t, _) | Ev::CollBegin(t) | Ev::CollEnd(t, ..) => t,
+        Ev::BufferFlush(t, _) | Ev::MeasurementOnOff(t, _) => t,
     }
 }
 
@@ -155,6 +188,8 @@ pub(super) fn kind(e: &Ev) -> &'static str {
         Ev::IrecvRequest(..) => "MpiIrecvRequest",
         Ev::CollBegin(..) => "MpiCollectiveBegin",
         Ev::CollEnd(..) => "MpiCollectiveEnd",
+        Ev::BufferFlush(..) => "BufferFlush",
+        Ev::MeasurementOnOff(..) => "MeasurementOnOff",
     }
 }
 
@@ -174,6 +209,10 @@ struct Conv<'a> {
     irecv_at: HashMap<u32, usize>,
     /// Communicators this rank's events created (OTF2 ids).
     created: Vec<u32>,
+    /// The rank's events enter MPI_Init's region; MPI_Finalize's record was made.
+    has_init: bool,
+    finalized: bool,
+    folded: Folded,
 }
 
 impl Conv<'_> {
@@ -205,10 +244,19 @@ impl Conv<'_> {
                     if r != self.cur.region {
                         return Err(("regions left in another order than entered".into(), i));
                     }
-                    self.call(self.model.ns(t)).map_err(|m| (m, self.cur.event))?;
+                    // The call's first event (taken from `cur` as the call is made).
+                    let at = self.cur.event;
+                    self.call(self.model.ns(t)).map_err(|m| (m, at))?;
                 }
             }
-            Ev::Enter(..) | Ev::Leave(..) => {}
+            Ev::Enter(_, r) => {
+                let label = self.model.labels.get(&r).map_or("regions not defined", String::as_str);
+                count(&mut self.folded.other, label);
+            }
+            Ev::Leave(..) => {}
+            // The measurement system's own (Score-P's): where they lie, inside an MPI call or
+            // between calls, they are its time.
+            Ev::BufferFlush(..) | Ev::MeasurementOnOff(..) => count(&mut self.folded.other, kind(&ev)),
             _ if self.depth == 0 => return Err(("an MPI event outside any MPI region".into(), i)),
             Ev::Send(_, p, c, tag, n) => self.cur.sends.push((p, c, tag, n)),
             Ev::Recv(_, p, c, tag, n) => self.cur.recvs.push((p, c, tag, n)),
@@ -247,6 +295,30 @@ impl Conv<'_> {
     fn call(&mut self, end: u64) -> Result<(), String> {
         let (name, _) = self.model.regions.get(&self.cur.region).cloned().unwrap_or_default();
         let begin = self.cur.begin;
+        // Before MPI_Init and after MPI_Finalize, MPI allows calls without communication
+        // (MPI_Initialized, MPI_Get_version, MPI_Finalized...): outside the span, folded. One
+        // that communicates before MPI_Init is refused at MPI_Init ("after the first MPI
+        // call"), after MPI_Finalize here.
+        let before = self.last.is_none() && self.has_init && calls::of(&name) != Some(Call::Init);
+        if before || self.finalized {
+            let c = &self.cur;
+            let events = !c.sends.is_empty()
+                || !c.recvs.is_empty()
+                || c.isend.is_some()
+                || c.irecv_request.is_some()
+                || !c.completions.is_empty()
+                || c.coll_end.is_some();
+            if calls::local(&name) && !events {
+                *self.folded.calls.entry(name).or_default() += 1;
+                self.cur = Current::default();
+                return Ok(());
+            }
+            if self.finalized {
+                return Err(format!(
+                    "{name} after MPI_Finalize (only calls without communication, such as MPI_Finalized, may follow it)"
+                ));
+            }
+        }
         if self.last.is_none() {
             // The span starts when MPI_Init returns; a trace without MPI_Init starts at its
             // first MPI call.
@@ -292,6 +364,7 @@ impl Conv<'_> {
         } else {
             self.p2p(&name, call, &cur, &mut list)?
         };
+        self.finalized = matches!(op, Op::Finalize);
         let mut rec = Record::new(gap, dur, op);
         rec.list = list;
         self.out.push(rec);
@@ -393,6 +466,17 @@ impl Conv<'_> {
             let rec = Record::new(0, 0, op).with_list(members.iter().map(|&m| m as i64).collect());
             self.out.insert(at, rec);
             at += 1;
+        }
+    }
+}
+
+/// One more `what` in `m` (a compiler-instrumented trace enters millions of regions: no
+/// allocation but the first time).
+fn count(m: &mut BTreeMap<String, u64>, what: &str) {
+    match m.get_mut(what) {
+        Some(n) => *n += 1,
+        None => {
+            m.insert(what.to_string(), 1);
         }
     }
 }

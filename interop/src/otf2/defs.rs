@@ -15,8 +15,9 @@ pub struct Defs {
     strings: HashMap<u32, String>,
     region_names: HashMap<u32, u32>,
     region_paradigm: HashMap<u32, u8>,
-    /// Locations in definition order.
-    pub locations: Vec<u64>,
+    region_role: HashMap<u32, u8>,
+    /// Locations in definition order, with their location group (process).
+    pub locations: Vec<(u64, u32)>,
     /// Group → (type, paradigm, members).
     groups: HashMap<u32, (u8, u8, Vec<u64>)>,
     /// Communicator → (group, parent).
@@ -40,6 +41,39 @@ impl Defs {
         (name, mpi)
     }
 
+    /// What a region that is not MPI's is counted as when folded into computation: an
+    /// artificial or measurement-system region (Score-P's `MEASUREMENT OFF`, `TRACE BUFFER
+    /// FLUSH`) by its name, the others by their paradigm.
+    pub fn fold_label(&self, r: u32) -> String {
+        let paradigm = self.region_paradigm.get(&r).copied().unwrap_or(sys::PARADIGM_UNKNOWN);
+        if self.region_role.get(&r) == Some(&sys::REGION_ROLE_ARTIFICIAL)
+            || paradigm == sys::PARADIGM_MEASUREMENT_SYSTEM
+        {
+            return self.region(r).0.to_string();
+        }
+        match paradigm {
+            sys::PARADIGM_USER => "user regions".into(),
+            sys::PARADIGM_COMPILER => "compiler regions".into(),
+            sys::PARADIGM_OPENMP => "OpenMP regions".into(),
+            sys::PARADIGM_UNKNOWN => "regions of no paradigm".into(),
+            p => format!("regions of paradigm {p}"),
+        }
+    }
+
+    /// The locations besides `ranks` (other threads of a rank's process, or of none), each with
+    /// the rank whose location group (process) it is in.
+    pub fn others(&self, ranks: &[u64]) -> Vec<(Option<u32>, u64)> {
+        let groups: HashMap<u64, u32> = self.locations.iter().copied().collect();
+        let by_group: HashMap<u32, u32> =
+            ranks.iter().enumerate().filter_map(|(r, l)| Some((*groups.get(l)?, r as u32))).collect();
+        let ranks: std::collections::HashSet<u64> = ranks.iter().copied().collect();
+        self.locations
+            .iter()
+            .filter(|(l, _)| !ranks.contains(l))
+            .map(|&(l, g)| (by_group.get(&g).copied(), l))
+            .collect()
+    }
+
     /// The id of the attribute named `name`.
     pub fn attribute(&self, name: &str) -> Option<u32> {
         self.attributes.iter().find(|(_, s)| self.strings.get(s).is_some_and(|x| x == name)).map(|(a, _)| *a)
@@ -50,14 +84,18 @@ impl Defs {
     }
 
     /// The locations in MPI rank order: the `COMM_LOCATIONS` group of the MPI paradigm, else
-    /// every location in definition order.
+    /// the first location of each location group (process: its master thread), in definition
+    /// order.
     pub fn ranks(&self) -> Vec<u64> {
         let locations = |(t, p, _): &(u8, u8, Vec<u64>)| *t == sys::GROUP_TYPE_COMM_LOCATIONS && mpi(*p);
         let mut g: Vec<_> = self.groups.iter().filter(|(_, g)| locations(g)).collect();
         g.sort_by_key(|(id, _)| **id);
         match g.first() {
             Some((_, (_, _, m))) => m.clone(),
-            None => self.locations.clone(),
+            None => {
+                let mut seen = std::collections::HashSet::new();
+                self.locations.iter().filter(|&&(_, g)| seen.insert(g)).map(|&(l, _)| l).collect()
+            }
         }
     }
 
@@ -97,8 +135,8 @@ extern "C" fn on_string(user: *mut c_void, id: u32, s: *const c_char) -> sys::Ca
     sys::CALLBACK_SUCCESS
 }
 
-extern "C" fn on_location(user: *mut c_void, id: u64, _: u32, _: u8, _: u64, _: u32) -> sys::CallbackCode {
-    defs(user).locations.push(id);
+extern "C" fn on_location(user: *mut c_void, id: u64, _: u32, _: u8, _: u64, group: u32) -> sys::CallbackCode {
+    defs(user).locations.push((id, group));
     sys::CALLBACK_SUCCESS
 }
 
@@ -108,7 +146,7 @@ extern "C" fn on_region(
     name: u32,
     _: u32,
     _: u32,
-    _: u8,
+    role: u8,
     paradigm: u8,
     _: u32,
     _: u32,
@@ -118,6 +156,7 @@ extern "C" fn on_region(
     let d = defs(user);
     d.region_names.insert(id, name);
     d.region_paradigm.insert(id, paradigm);
+    d.region_role.insert(id, role);
     sys::CALLBACK_SUCCESS
 }
 
@@ -203,5 +242,55 @@ fn ok(code: sys::ErrorCode) -> Result<(), String> {
         Ok(())
     } else {
         Err(super::last_error(&sys::describe(code)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Score-P's artificial regions by their names, the others by their paradigm.
+    #[test]
+    fn folded_regions_are_labelled_by_paradigm_or_artificial_name() {
+        let mut d = Defs::default();
+        let regions = [
+            ("MEASUREMENT OFF", sys::REGION_ROLE_ARTIFICIAL, sys::PARADIGM_USER),
+            ("TRACE BUFFER FLUSH", sys::REGION_ROLE_ARTIFICIAL, sys::PARADIGM_MEASUREMENT_SYSTEM),
+            ("foo", sys::REGION_ROLE_FUNCTION, sys::PARADIGM_USER),
+            ("main", sys::REGION_ROLE_FUNCTION, sys::PARADIGM_COMPILER),
+            ("!$omp parallel", 5, sys::PARADIGM_OPENMP),
+            ("x", sys::REGION_ROLE_FUNCTION, sys::PARADIGM_UNKNOWN),
+            ("cudaMemcpy", sys::REGION_ROLE_FUNCTION, 5),
+        ];
+        for (i, &(name, role, paradigm)) in regions.iter().enumerate() {
+            let i = i as u32;
+            d.strings.insert(i, name.into());
+            d.region_names.insert(i, i);
+            d.region_role.insert(i, role);
+            d.region_paradigm.insert(i, paradigm);
+        }
+        let labels: Vec<String> = (0..regions.len() as u32).map(|r| d.fold_label(r)).collect();
+        let want = [
+            "MEASUREMENT OFF",
+            "TRACE BUFFER FLUSH",
+            "user regions",
+            "compiler regions",
+            "OpenMP regions",
+            "regions of no paradigm",
+            "regions of paradigm 5",
+        ];
+        assert_eq!(labels, want);
+    }
+
+    /// Without an MPI COMM_LOCATIONS group: each process's first location is its rank; the
+    /// others are its threads (or no rank's).
+    #[test]
+    fn ranks_without_the_mpi_locations_group_are_each_processs_first_location() {
+        let t = 1u64 << 32;
+        let d = Defs { locations: vec![(0, 0), (t, 0), (1, 1), (t | 1, 1), (9, 7)], ..Defs::default() };
+        let ranks = d.ranks();
+        assert_eq!(ranks, [0, 1, 9]);
+        assert_eq!(d.others(&ranks), [(Some(0), t), (Some(1), t | 1)]);
+        assert_eq!(d.others(&[0, 1]), [(Some(0), t), (Some(1), t | 1), (None, 9)]);
     }
 }

@@ -20,6 +20,10 @@ pub enum Ev {
     CollBegin(u64),
     /// time, operation, comm, root, sent, received, element count (psins's attribute)
     CollEnd(u64, u8, u32, u32, u64, u64, Option<u64>),
+    /// The measurement system's own events (Score-P's): a buffer flush (start, stop) and
+    /// measurement switched off or on (time, on).
+    BufferFlush(u64, u64),
+    MeasurementOnOff(u64, bool),
 }
 
 /// What the callbacks fill: the events, and the attribute id of psins's element count.
@@ -146,6 +150,15 @@ extern "C" fn coll_end(
     OK
 }
 
+extern "C" fn buffer_flush(_: u64, t: u64, _: u64, u: *mut c_void, _: A, stop: u64) -> sys::CallbackCode {
+    list(u).push(Ev::BufferFlush(t, stop));
+    OK
+}
+extern "C" fn measurement(_: u64, t: u64, _: u64, u: *mut c_void, _: A, mode: u8) -> sys::CallbackCode {
+    list(u).push(Ev::MeasurementOnOff(t, mode == sys::MEASUREMENT_ON));
+    OK
+}
+
 /// Every event of `location` in the archive of `anchor`; on failure, libotf2's reason and
 /// how many events were read before it.
 pub fn read(anchor: &CString, location: u64, count_attr: Option<u32>) -> Result<Vec<Ev>, (String, usize)> {
@@ -196,6 +209,8 @@ pub fn read(anchor: &CString, location: u64, count_attr: Option<u32>) -> Result<
             sys::OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, irecv_request);
             sys::OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, coll_begin);
             sys::OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, coll_end);
+            sys::OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, buffer_flush);
+            sys::OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb, measurement);
             let reg = sys::OTF2_Reader_RegisterEvtCallbacks(r, e, cb, &mut sink as *mut Sink as *mut c_void);
             sys::OTF2_EvtReaderCallbacks_Delete(cb);
             ok(reg, 0)?;

@@ -2,14 +2,14 @@
 //! global definitions read once, then each rank's location read through libotf2 and converted
 //! ([`super::convert`]) when consolidation opens it.
 
-use super::convert::{self, Model};
+use super::convert::{self, Folded, Model};
 use super::{defs, events};
 use psins_consolidate::{RankInput, Records};
 use psins_formats::Error;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// One rank of an OTF2 archive: its location and its event file (which messages name).
 pub struct Otf2Rank {
@@ -22,6 +22,11 @@ pub struct Otf2Rank {
     model: Arc<Model>,
     /// What its events, once read, held: [`UNREAD`], [`CALLS`] or [`EMPTY`] (no MPI call).
     found: AtomicU8,
+    /// What its conversion folded (set at each read: consolidation may read a rank twice).
+    folded: Mutex<Folded>,
+    /// The archive's locations besides the ranks' (other threads), with the rank whose
+    /// process each is in (None: no rank's); the same for every rank.
+    others: Arc<Vec<(Option<u32>, u64)>>,
 }
 
 /// The ranks of the archive whose anchor file is `anchor` (`NAME.otf2`), in MPI rank order.
@@ -53,6 +58,8 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
     let world_comm = ids.iter().copied().find(|c| !comms[c].is_self && comms[c].members == world);
     let self_comm = ids.iter().copied().find(|c| comms[c].is_self);
     let regions = d.region_ids().map(|r| (r, (d.region(r).0.to_string(), d.region(r).1))).collect();
+    let labels = d.region_ids().filter(|&r| !d.region(r).1).map(|r| (r, d.fold_label(r))).collect();
+    let others = Arc::new(d.others(&locations));
     let model = Arc::new(Model {
         regions,
         comms: comms.into_iter().map(|(k, v)| (k, (v.members, v.parent))).collect(),
@@ -62,6 +69,7 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
         resolution: d.resolution,
         offset: d.offset,
         count_attr: d.attribute(super::write::COUNT_ATTRIBUTE),
+        labels,
     });
     let dir = anchor.with_extension("");
     Ok(locations
@@ -75,6 +83,8 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
             location,
             model: model.clone(),
             found: AtomicU8::new(UNREAD),
+            folded: Mutex::new(Folded::default()),
+            others: others.clone(),
         })
         .collect())
 }
@@ -92,6 +102,25 @@ impl Otf2Rank {
     pub(super) fn model(&self) -> &Model {
         &self.model
     }
+    /// What this rank's conversion folded into computation, once consolidation read it.
+    pub fn folded(&self) -> Folded {
+        self.folded.lock().map(|f| f.clone()).unwrap_or_default()
+    }
+}
+
+/// What the conversion folded, summed over `ranks`.
+pub fn folded(ranks: &[Otf2Rank]) -> Folded {
+    let mut sum = Folded::default();
+    for r in ranks {
+        sum.add(&r.folded());
+    }
+    sum
+}
+
+/// The archive's locations that are no rank's (a hybrid run's other threads: Score-P writes
+/// one location per thread), not read: (the rank whose process holds it, or None; location).
+pub fn other_locations(ranks: &[Otf2Rank]) -> &[(Option<u32>, u64)] {
+    ranks.first().map_or(&[], |r| r.others.as_slice())
 }
 
 /// After consolidation (whether it succeeded or not): the ranks read and found empty must be
@@ -121,8 +150,60 @@ impl RankInput for Otf2Rank {
     fn open(&self) -> Result<Records, Error> {
         let at = |m: String, event: usize| Error::new(&self.evt, format!("event {event}: {m}")).task(self.rank);
         let evs = events::read(&self.anchor_c, self.location, self.model.count_attr).map_err(|(m, n)| at(m, n))?;
-        let records = convert::records(&self.model, self.rank, &evs).map_err(|(m, n)| at(m, n))?;
+        let (records, folded) = convert::records(&self.model, self.rank, &evs).map_err(|(m, n)| at(m, n))?;
+        if let Ok(mut f) = self.folded.lock() {
+            *f = folded;
+        }
         self.found.store(if records.is_empty() { EMPTY } else { CALLS }, Ordering::Relaxed);
         Ok(Records::new(records))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Per rank, what tests/otf2/scorep.c's archive (Score-P's sequence) folds.
+    #[test]
+    fn scoreps_folds_counted_per_rank() {
+        let dir = std::env::temp_dir().join(format!("psins-otf2-folds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otf2/scorep.c");
+        let exe = dir.join("scorep");
+        let cc = std::process::Command::new("cc").arg(&src).arg("-o").arg(&exe).arg("-lotf2").output().unwrap();
+        assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+        let w = std::process::Command::new(&exe).arg(dir.join("a")).arg("scorep").output().unwrap();
+        assert!(w.status.success());
+        let ranks = ranks(&dir.join("a/s.otf2")).unwrap();
+        assert_eq!(ranks.iter().map(|r| r.location).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(other_locations(&ranks), [(Some(0), 1u64 << 32)]);
+        let counts = |v: &[(&str, u64)]| v.iter().map(|&(k, n)| (k.to_string(), n)).collect();
+        let mut calls = Vec::new();
+        for r in &ranks {
+            let mut rd = r.open().unwrap();
+            let mut rec = psins_formats::Record::default();
+            while psins_consolidate::RecordStream::next(&mut rd, &mut rec).unwrap() {}
+            calls.push(psins_consolidate::RecordStream::records(&rd));
+        }
+        // Init, the message, Finalize on each.
+        assert_eq!(calls, [3, 3]);
+        let want0 = Folded {
+            calls: counts(&[("MPI_Finalized", 1), ("MPI_Initialized", 1)]),
+            other: counts(&[
+                ("BufferFlush", 1),
+                ("MeasurementOnOff", 2),
+                ("OpenMP regions", 1),
+                ("compiler regions", 1),
+                ("user regions", 1),
+            ]),
+        };
+        let want1 = Folded { calls: counts(&[("MPI_Initialized", 1)]), other: counts(&[("compiler regions", 1)]) };
+        assert_eq!(ranks[0].folded(), want0);
+        assert_eq!(ranks[1].folded(), want1);
+        // Read again (consolidation reads a rank twice): the same counts, not doubled.
+        ranks[0].open().unwrap();
+        assert_eq!(ranks[0].folded(), want0);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -28,6 +28,11 @@ pub const REGION_ROLE_COLL_ONE2ALL: u8 = 23;
 pub const PARADIGM_UNKNOWN: u8 = 0;
 pub const PARADIGM_USER: u8 = 1;
 pub const PARADIGM_MPI: u8 = 4;
+pub const PARADIGM_COMPILER: u8 = 2;
+pub const PARADIGM_OPENMP: u8 = 3;
+pub const PARADIGM_MEASUREMENT_SYSTEM: u8 = 6;
+pub const REGION_ROLE_ARTIFICIAL: u8 = 31;
+pub const MEASUREMENT_ON: u8 = 1;
 pub const LOCATION_TYPE_CPU_THREAD: u8 = 1;
 pub const LOCATION_GROUP_TYPE_PROCESS: u8 = 1;
 pub const GROUP_TYPE_COMM_LOCATIONS: u8 = 4;
@@ -73,6 +78,9 @@ pub type IsendCb =
     extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u32, u32, u64, u64) -> CallbackCode;
 pub type RequestCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u64) -> CallbackCode;
 pub type CollBeginCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList) -> CallbackCode;
+/// BufferFlush: … stop time; MeasurementOnOff: … mode.
+pub type FlushCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, TimeStamp) -> CallbackCode;
+pub type OnOffCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u8) -> CallbackCode;
 pub type CollEndCb =
     extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u8, u32, u32, u64, u64) -> CallbackCode;
 
@@ -316,6 +324,8 @@ extern "C" {
         f: CollBeginCb,
     ) -> ErrorCode;
     pub fn OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb: *mut EvtReaderCallbacks, f: CollEndCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb: *mut EvtReaderCallbacks, f: FlushCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb: *mut EvtReaderCallbacks, f: OnOffCb) -> ErrorCode;
 }
 
 /// libotf2's text for an error code.

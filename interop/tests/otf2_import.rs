@@ -7,7 +7,9 @@
 use psins_formats::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+
+#[path = "otf2/compile.rs"]
+mod compile;
 
 #[path = "otf2_export.rs"]
 #[allow(dead_code)]
@@ -168,15 +170,8 @@ fn damaged_event_files_are_refused_with_one_error() {
 }
 
 /// tests/otf2/cases.c, compiled once.
-fn cases_writer() -> &'static Path {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let exe = scratch("cases-writer").join("cases");
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otf2/cases.c");
-        let cc = Command::new("cc").arg(&src).arg("-o").arg(&exe).arg("-lotf2").output().unwrap();
-        assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
-        exe
-    })
+fn cases_writer() -> PathBuf {
+    compile::writer("cases", || scratch("cases-writer"))
 }
 
 /// The archive of `case` (cases.c) naming rank `peer`: its anchor file.

@@ -9,7 +9,9 @@
 use psins_formats::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+
+#[path = "otf2/compile.rs"]
+mod compile;
 
 fn ready() -> bool {
     match psins_interop::otf2::available() {
@@ -29,15 +31,8 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// tests/otf2/scorep.c, compiled once.
-fn writer() -> &'static Path {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let exe = scratch("writer").join("scorep");
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otf2/scorep.c");
-        let cc = Command::new("cc").arg(&src).arg("-o").arg(&exe).arg("-lotf2").output().unwrap();
-        assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
-        exe
-    })
+fn writer() -> PathBuf {
+    compile::writer("scorep", || scratch("writer"))
 }
 
 /// The archive of `variant` (scorep.c): its anchor file.

@@ -19,7 +19,10 @@
 # --scaling) override them for one app (cg's transposes need square grids: 4 16, then 64).
 # MACHINES: bundled machine files that hold the largest target. PSINS_CLOCK (default cpu) times the bursts by
 # the thread's CPU clock, so that an oversubscribed run's bursts are those of dedicated cores
-# (docs/tracer.md); PSINS_CLOCK=wall keeps the default clock.
+# (docs/tracer.md); PSINS_CLOCK=wall keeps the default clock. MPIRUN (default mpirun), SO (the
+# tracer, default BIN/libpsinstrace.so) and APPS_DIR (the test apps) trace under another MPI:
+# an Open MPI mpirun gets --oversubscribe (it then yields while it waits, docs/tracer.md) and
+# -x for the tracer's settings.
 # OUT: the results directory (default measurements/DATE-extrapolation): results.csv, a README
 # with the command, refusals.txt, and the traces (not to be committed). REUSE=1 keeps traces
 # already in OUT. A series psins-extrapolate refuses is one row marked `refused` per target
@@ -37,6 +40,13 @@ TARGETS=${TARGETS:-"32 64"}
 MACHINES=${MACHINES:-"bus-cluster torus-8x8 dragonfly-72"}
 CLOCK=${PSINS_CLOCK:-cpu}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+MPIRUN=${MPIRUN:-mpirun}
+SO=${SO:-$BIN/libpsinstrace.so}
+APPS_DIR=${APPS_DIR:-$PWD/mpi-test-apps/bin}
+launcher=("$MPIRUN")
+if "$MPIRUN" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
+    launcher+=(--oversubscribe --allow-run-as-root -x LD_PRELOAD -x PSINS_DIR -x PSINS_CLOCK)
+fi
 out=${OUT:-measurements/$(date -u +%Y-%m-%d)-extrapolation}
 mkdir -p "$out"
 csv=$out/results.csv
@@ -81,7 +91,7 @@ command_of() {
     npb_ft) echo "$REAL_APPS/npb_ft/src/bin/ft.W.x" ;;
     npb_is) echo "$REAL_APPS/npb_is/src/bin/is.W.x" ;;
     npb_lu) echo "$REAL_APPS/npb_lu/src/bin/lu.W.x" ;; # with run/inputlu.data: 50 iterations
-    *) echo "$PWD/mpi-test-apps/bin/$app $args" ;;
+    *) echo "$APPS_DIR/$app $args" ;;
     esac
 }
 
@@ -94,8 +104,8 @@ trace() {
     if [[ -n ${REAL_APPS:-} && -d $REAL_APPS/$app/run ]]; then
         find "$REAL_APPS/$app/run" -maxdepth 1 -type f -exec cp -t "$dir" {} +
     fi
-    (cd "$dir" && PSINS_DIR=$dir PSINS_CLOCK=$CLOCK LD_PRELOAD=$BIN/libpsinstrace.so \
-        timeout "$RUN_TIMEOUT" mpirun -n "$n" $(command_of "$app" "$args" "$n") </dev/null >/dev/null)
+    (cd "$dir" && PSINS_DIR=$dir PSINS_CLOCK=$CLOCK LD_PRELOAD=$SO \
+        timeout "$RUN_TIMEOUT" "${launcher[@]}" -n "$n" $(command_of "$app" "$args" "$n") </dev/null >/dev/null)
     "$BIN/psins-consolidate" -q "$dir"/*/ -o "$out/$app-$n.psins"
     rm -rf "$dir"
 }
@@ -150,7 +160,7 @@ for spec in $APPS; do
 done
 cat >"$out/README.md" <<EOF
 Extrapolation against real traces: \`bash scripts/validate-extrapolation.sh\` on $(hostname),
-$(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), PSINS_CLOCK=$CLOCK, BIN=$BIN,
+$(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), PSINS_CLOCK=$CLOCK, BIN=$BIN, MPIRUN=$MPIRUN ($("$MPIRUN" --version 2>&1 | head -1)),
 APPS="$APPS" SERIES="$SERIES" TARGETS="$TARGETS" (cg: SERIES_cg="$SERIES_cg" TARGETS_cg="$TARGETS_cg" SCALING_cg=$SCALING_cg) MACHINES="$MACHINES"${REAL_APPS:+ REAL_APPS=$REAL_APPS}, load $(cut -d' ' -f1-3 /proc/loadavg).
 results.csv: one row per app, target and machine; ratio = extrapolated / traced predicted time; comm_ratio = the same of the ranks' mean time in communication (psins-sim --json: tasks[].comm_s). An app refused at a target has one row with ratio "refused" (the target not traced) and psins-extrapolate's message in refusals.txt.
 EOF

@@ -9,6 +9,10 @@
 # DUMPI_PREFIX=DIR uses a libdumpi already installed there (DIR/lib/libdumpi.so, built by this
 # script's steps) instead of building one.
 #
+# REAL_APPS=DIR (scripts/real-apps.sh's build) adds traces of open-source codes at 4 ranks
+# (NPB IS and FT, the ParRes stencil, miniGhost). Each fixture gets calls.txt: the calls
+# sst-dumpi's dumpi2ascii finds in each rank file, one line a rank.
+#
 # SST_DUMPI_SRC is a checkout of https://github.com/sstsimulator/sst-dumpi (tested at its
 # a4c8bf5, dumpi 13.0.0). It is built into a scratch prefix with autotools and MPICH's mpicc
 # (needs autoconf, automake, libtool); nothing of it enters the repository. The apps are
@@ -36,15 +40,22 @@ else
     make -j2 && make install) >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
   lib=$work/prefix/lib/libdumpi.so
 fi
+dumpi2ascii=$(dirname "$lib")/../bin/dumpi2ascii
 make -s -C mpi-test-apps >/dev/null
 
 # app, ranks, arguments: small runs (a few KB per rank file).
 trace() {
   local app=$1 n=$2; shift 2
+  trace_cmd "$app" "$n" "$root/mpi-test-apps/bin/$app" "$@"
+}
+
+# app, ranks, program and arguments.
+trace_cmd() {
+  local app=$1 n=$2; shift 2
   if [ "$only" != "  " ] && [[ $only != *" $app "* ]]; then return; fi
   local d=$work/run-$app
   mkdir -p "$d"
-  (cd "$d" && LD_PRELOAD=$lib timeout 60 mpirun -n "$n" "$root/mpi-test-apps/bin/$app" "$@" >/dev/null)
+  (cd "$d" && LD_PRELOAD=$lib timeout 60 mpirun -n "$n" "$@" >/dev/null)
   local meta
   meta=$(ls "$d"/*.meta)
   local prefix
@@ -55,6 +66,10 @@ trace() {
     mv "$d/$(printf '%s-%04d.bin' "$prefix" "$r")" "$out/$app/$(printf '%s-%04d.bin' "$app" "$r")"
   done
   sed "s/^fileprefix=.*/fileprefix=$app/" "$meta" >"$out/$app/$app.meta"
+  # What sst-dumpi's own reader finds in each rank file: its calls, for the tests to compare.
+  for ((r = 0; r < n; r++)); do
+    "$dumpi2ascii" "$out/$app/$(printf '%s-%04d.bin' "$app" "$r")" 2>/dev/null | grep -c " entering at walltime" || true
+  done >"$out/$app/calls.txt"
   echo "$app: $n ranks, $(du -sk "$out/$app" | cut -f1) KB"
 }
 
@@ -69,3 +84,14 @@ trace cg 4 2 64
 # Communicators from groups (MPI_Comm_group, MPI_Group_*, MPI_Comm_create) and Cartesian
 # topologies (MPI_Cart_create, MPI_Cart_sub).
 trace groups 4
+
+# Open-source codes (REAL_APPS: scripts/real-apps.sh's build), 4 ranks, small inputs: NPB IS
+# and FT (class W; FT's row communicator from MPI_Comm_split), the ParRes stencil (10
+# iterations of 480²), miniGhost (a 2x2x1 grid, 16³ per rank, 4 steps).
+if [ -n "${REAL_APPS:-}" ]; then
+  trace_cmd npb_is 4 "$REAL_APPS/npb_is/src/bin/is.W.x"
+  trace_cmd npb_ft 4 "$REAL_APPS/npb_ft/src/bin/ft.W.x"
+  trace_cmd prk_stencil 4 "$REAL_APPS/prk_stencil/src/MPI1/Stencil/stencil" 10 480
+  trace_cmd minighost 4 "$REAL_APPS/minighost/src/ref/miniGhost.x" --scaling 2 --nx 16 --ny 16 --nz 16 \
+    --num_vars 2 --num_tsteps 4 --stencil 23 --comm_method 10 --npx 2 --npy 2 --npz 1
+fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/dumpi/: traces written by the real libdumpi (sst-dumpi)
-# of seven test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
+# of eight test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
 # app's name (fileprefix=APP, APP-NNNN.bin) so the fixtures do not carry a date.
 #
 #   scripts/make-dumpi-fixtures.sh SST_DUMPI_SRC [APP...]
@@ -84,6 +84,10 @@ trace cg 4 2 64
 # Communicators from groups (MPI_Comm_group, MPI_Group_*, MPI_Comm_create) and Cartesian
 # topologies (MPI_Cart_create, MPI_Cart_sub).
 trace groups 4
+# The blocking collectives, among them MPI_Alltoallw and MPI_Reduce_scatter, and a reduction
+# of the program's own (MPI_Op_create). libdumpi 13 records no MPI-3 call (the nonblocking
+# collectives, MPI_Reduce_scatter_block), so the run leaves them out.
+trace collectives 4 blocking
 
 # Open-source codes (REAL_APPS: scripts/real-apps.sh's build), 4 ranks, small inputs: NPB IS
 # and FT (class W; FT's row communicator from MPI_Comm_split), the ParRes stencil (10

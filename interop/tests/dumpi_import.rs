@@ -39,7 +39,10 @@ fn import_strict(input: &Path, out: &Path) -> Output {
 }
 
 fn imported(app: &str) -> (Vec<Vec<Record>>, String) {
-    let out = scratch(app).join("x.psins");
+    // A directory of its own per call: tests run in parallel and may import the same fixture.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = scratch(&format!("{app}-{n}")).join("x.psins");
     let o = import(&fixture(app), &out);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{err}");
@@ -538,7 +541,7 @@ fn a_call_psins_does_not_replay_is_folded_and_said_or_refused_with_strict() {
 /// rank has records; the import passes consolidation's checks.
 #[test]
 fn open_source_codes_traced_by_libdumpi_import_call_for_call() {
-    for app in ["npb_is", "npb_ft", "prk_stencil", "minighost"] {
+    for app in ["npb_is", "npb_ft", "prk_stencil", "minighost", "collectives"] {
         let (tasks, err) = imported(app);
         let calls: Vec<usize> = std::fs::read_to_string(fixture(app).join("calls.txt"))
             .unwrap()
@@ -555,5 +558,35 @@ fn open_source_codes_traced_by_libdumpi_import_call_for_call() {
         for (r, t) in tasks.iter().enumerate() {
             assert!(t.len() > 2 && t.len() <= calls[r] * 64, "{app}: rank {r}: {} records", t.len());
         }
+    }
+}
+
+/// The collectives app's blocking part as libdumpi traced it: MPI_Reduce_scatter (every
+/// rank's block, their sum sent, its own received), MPI_Alltoallw (a count and a type per
+/// peer) and an MPI_Allreduce with the program's own non-commutative reduction, whose
+/// MPI_Op_create the importer followed; as the tracer records them (where dumpi has no
+/// MPI_IN_PLACE, no in-place flag).
+#[test]
+fn reduce_scatter_alltoallw_and_a_programs_own_reduction() {
+    let (tasks, _) = imported("collectives");
+    for (r, t) in tasks.iter().enumerate() {
+        let colls: Vec<&Record> = t.iter().filter(|x| matches!(x.op, Op::Coll { .. })).collect();
+        let rs: Vec<&&Record> =
+            colls.iter().filter(|x| matches!(x.op, Op::Coll { coll: Coll::ReduceScatter, .. })).collect();
+        assert_eq!(rs.len(), 2, "rank {r}");
+        for x in &rs {
+            let Op::Coll { send_bytes, recv_bytes, flags, .. } = x.op else { unreachable!() };
+            assert_eq!(x.list.len(), 4, "rank {r}");
+            assert_eq!(send_bytes, x.list.iter().sum::<i64>() as u64, "rank {r}");
+            assert_eq!(recv_bytes, x.list[r] as u64, "rank {r}");
+            assert_eq!(flags, CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE, "rank {r}");
+        }
+        assert_eq!(rs[0].list, vec![512, 1024, 1536, 2048], "rank {r}: MPI_Reduce_scatter's blocks");
+        let w: Vec<&&Record> =
+            colls.iter().filter(|x| matches!(x.op, Op::Coll { coll: Coll::Alltoallw, .. })).collect();
+        assert_eq!(w.len(), 1, "rank {r}");
+        assert_eq!(w[0].list, vec![1024; 8], "rank {r}: MPI_Alltoallw's send then receive bytes");
+        let own = colls.iter().filter(|x| matches!(x.op, Op::Coll { coll: Coll::Allreduce, flags: 0, .. })).count();
+        assert_eq!(own, 1, "rank {r}: the allreduce with the program's own non-commutative operation");
     }
 }

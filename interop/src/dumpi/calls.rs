@@ -66,7 +66,9 @@ const RECORD: &[&str] = &[
     "MPI_Allgatherv",
     "MPI_Alltoall",
     "MPI_Alltoallv",
+    "MPI_Alltoallw",
     "MPI_Reduce",
+    "MPI_Reduce_scatter",
     "MPI_Allreduce",
     "MPI_Scan",
     "MPI_Exscan",
@@ -85,8 +87,6 @@ const RECORD: &[&str] = &[
 /// Refused: folding them would leave the rest of the trace wrong.
 const REFUSE: &[(&str, &str)] = &[
     ("MPI_Cancel", "a cancelled request completes without its message, and the trace does not say whether it was"),
-    ("MPI_Reduce_scatter", "a collective the importer does not decode yet (its peers' records would lose their match)"),
-    ("MPI_Alltoallw", "a collective the importer does not decode yet (its peers' records would lose their match)"),
 ];
 
 const ONE_SIDED: &str = "one-sided communication";

@@ -88,6 +88,11 @@ impl<'a> Cursor<'a> {
         let n = self.count(4)?;
         (0..n).map(|_| self.i32()).collect()
     }
+    /// An array of 16-bit values (count, then values): datatypes.
+    pub fn u16s(&mut self) -> Result<Vec<u16>, Bad> {
+        let n = self.count(2)?;
+        (0..n).map(|_| self.u16()).collect()
+    }
     /// A character array with a 32-bit length (MPI_Init's arguments).
     pub fn chars(&mut self) -> Result<(), Bad> {
         let n = self.count(1)?;

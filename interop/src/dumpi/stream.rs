@@ -51,6 +51,9 @@ const COMM_CREATE: u16 = 85;
 const CART_CREATE: u16 = 99;
 const CART_SUB: u16 = 111;
 const EXSCAN: u16 = 156;
+const REDUCE_SCATTER: u16 = 66;
+const OP_CREATE: u16 = 63;
+const ALLTOALLW: u16 = 155;
 const DUMPI_ANY: i32 = -1;
 const DUMPI_REQUEST_NULL: i32 = 1;
 /// dumpi's predefined reduction operations are 1..=13 (MPI_MAX .. MPI_REPLACE).
@@ -137,6 +140,8 @@ pub struct Decoder {
     /// Communicator handles made by a call the importer does not follow, and its name: a
     /// record on one is refused naming it.
     unfollowed: HashMap<u16, &'static str>,
+    /// Reductions MPI_Op_create made, by dumpi handle: whether each commutes.
+    user_ops: HashMap<u8, bool>,
     /// The world's splits of every rank ([`Splits`]); None in the first pass, which collects
     /// this rank's into `my_splits`.
     splits: Option<Splits>,
@@ -170,6 +175,7 @@ impl Decoder {
             next_comm: 2,
             groups: HashMap::new(),
             unfollowed: HashMap::new(),
+            user_ops: HashMap::new(),
             splits,
             my_splits: Vec::new(),
             folded: vec![0; n],
@@ -331,6 +337,12 @@ impl Decoder {
         }
         self.comm(comm)?;
         Ok(self.comms[&comm].members.clone())
+    }
+
+    /// This rank's index in communicator `comm` (0 where its members are not known yet: a
+    /// split's in the first pass, which only counts).
+    fn index_in(&self, comm: u16) -> Result<usize, String> {
+        Ok(self.members(comm)?.and_then(|m| m.iter().position(|&r| r == self.rank)).unwrap_or(0))
     }
 
     /// Communicator `comm` with its number of ranks ([`Ranks`]).
@@ -528,12 +540,17 @@ impl Decoder {
         Ok(Op::Coll { coll, comm, root, send_bytes: send, recv_bytes: recv, count, flags, req, instance })
     }
 
-    fn op_flags(op: u8) -> u8 {
-        // Every predefined operation is commutative; a user's may not be (refused below).
+    /// A reduction's flags as the tracer sets them: every predefined operation commutes; a
+    /// program's own as its MPI_Op_create said. One whose creation the trace lacks is refused.
+    fn op_flags(&self, op: u8) -> Result<u8, String> {
         if (1..=DUMPI_LAST_BUILTIN_OP).contains(&op) {
-            CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE
-        } else {
-            0
+            return Ok(CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE);
+        }
+        match self.user_ops.get(&op) {
+            Some(&commutes) => Ok(if commutes { CollFlags::OP_COMMUTATIVE } else { 0 }),
+            None => Err(format!(
+                "reduction operation {op} is the program's own, and no MPI_Op_create before it says whether it commutes"
+            )),
         }
     }
 
@@ -900,15 +917,39 @@ impl Decoder {
                 let rb = self.per_rank(&rc, rdt, on, rec)?;
                 self.coll(Coll::Alltoallv, comm, NO_RANK, sb, rb, 0, 0)?
             }
+            // Alltoallw: commsize, sendcounts, sdispls, sendtypes, recvcounts, rdispls,
+            // recvtypes, comm: a type per peer.
+            ALLTOALLW => {
+                c.i32().map_err(e)?;
+                let (sc, _, st) = (c.i32s().map_err(e)?, c.i32s().map_err(e)?, c.u16s().map_err(e)?);
+                let (rc, _, rt, comm) =
+                    (c.i32s().map_err(e)?, c.i32s().map_err(e)?, c.u16s().map_err(e)?, c.u16().map_err(e)?);
+                let on = self.ranks(comm)?;
+                let sb = self.per_rank_typed(&sc, &st, on, rec)?;
+                let rb = self.per_rank_typed(&rc, &rt, on, rec)?;
+                self.coll(Coll::Alltoallw, comm, NO_RANK, sb, rb, 0, 0)?
+            }
+            // Reduce_scatter: commsize, recvcounts, type, op, comm. The record as the tracer
+            // makes it: every rank's block (the list), their sum sent, this rank's received.
+            // Whether the send buffer was MPI_IN_PLACE is not in the trace.
+            REDUCE_SCATTER => {
+                c.i32().map_err(e)?;
+                let counts = c.i32s().map_err(e)?;
+                let (dt, op, comm) = (c.u16().map_err(e)?, c.u8().map_err(e)?, c.u16().map_err(e)?);
+                let flags = self.op_flags(op)?;
+                let on = self.ranks(comm)?;
+                let sb = self.per_rank(&counts, dt, on, rec)?;
+                let me = self.index_in(comm)?;
+                let rb = rec.list.get(me).map_or(0, |&b| b as u64);
+                let elems = counts.iter().map(|&n| n.max(0) as u64).sum();
+                self.coll(Coll::ReduceScatter, comm, NO_RANK, sb, rb, elems, flags)?
+            }
             // Reduce: count, type, op, root, comm. Allreduce, Scan, Exscan: count, type, op, comm.
             62 | 65 | 67 | EXSCAN => {
                 let (n, dt, op) = (c.i32().map_err(e)?, c.u16().map_err(e)?, c.u8().map_err(e)?);
                 let root = if label == 62 { c.i32().map_err(e)? } else { NO_RANK };
                 let comm = c.u16().map_err(e)?;
-                let flags = Self::op_flags(op);
-                if flags == 0 {
-                    return Err(format!("reduction operation {op} is the program's own (MPI_Op_create): its commutativity is not in the trace"));
-                }
+                let flags = self.op_flags(op)?;
                 let b = self.bytes(n, dt)?;
                 let coll = match label {
                     62 => Coll::Reduce,
@@ -975,6 +1016,11 @@ impl Decoder {
                     _ => a.into_iter().filter(|m| !b.contains(m)).collect(),
                 });
                 self.new_group(v.handle(fun, "newgroup")?, members)?;
+            }
+            // A reduction of the program's own: whether it commutes, for its collectives.
+            OP_CREATE => {
+                let op = v.int(fun, "op")? as u8;
+                self.user_ops.insert(op, v.int(fun, "commute")? != 0);
             }
             COMM_RANK | COMM_SIZE => {
                 let comm = v.handle(fun, "comm")?;
@@ -1155,6 +1201,26 @@ impl Decoder {
 
     /// The list of a v-collective on `on`: bytes per rank of it (appended to the record's
     /// list); their sum.
+    /// [`Decoder::per_rank`] with a type per rank (alltoallw).
+    fn per_rank_typed(&self, counts: &[i32], types: &[u16], on: Ranks, rec: &mut Record) -> Result<u64, String> {
+        if types.len() != counts.len() {
+            return Err(format!("{} counts but {} datatypes", counts.len(), types.len()));
+        }
+        match on.n {
+            Some(n) if !counts.is_empty() && counts.len() != n as usize => {
+                return Err(format!("{} counts for the {n} ranks of its communicator", counts.len()))
+            }
+            _ => {}
+        }
+        let mut sum = 0u64;
+        for (&n, &dt) in counts.iter().zip(types) {
+            let b = self.bytes(n, dt)?;
+            rec.list.push(b as i64);
+            sum = sum.checked_add(b).ok_or("counts overflow")?;
+        }
+        Ok(sum)
+    }
+
     fn per_rank(&self, counts: &[i32], dt: u16, on: Ranks, rec: &mut Record) -> Result<u64, String> {
         match on.n {
             Some(n) if !counts.is_empty() && counts.len() != n as usize => {

@@ -1052,8 +1052,7 @@ impl Template {
                     };
                     if !same {
                         let record = want.map(|w| w.0).unwrap_or(tr.tasks[r as usize].len() as u64);
-                        let traced =
-                            want.map(|w| describe_call(w.1)).unwrap_or("the end of the rank's records".into());
+                        let traced = want.map(|w| describe_call(w.1)).unwrap_or("the end of the rank's records".into());
                         let pattern = got.map(describe_call).unwrap_or("the end of the program".into());
                         return Err(Mismatch {
                             trace: ti,

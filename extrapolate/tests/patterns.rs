@@ -237,11 +237,7 @@ fn wait_pairs(p: u32) -> Trace {
                     let peer = peer as i32;
                     let (rq, sq) = (posted.len() as u32 * 2 + 1, posted.len() as u32 * 2 + 2);
                     let tag = (d * 2) as i32 + (s > 0) as i32;
-                    v.push(Record::new(
-                        0,
-                        0,
-                        Op::Irecv { peer, tag: tag ^ 1, bytes: 512, comm: COMM_WORLD, req: rq },
-                    ));
+                    v.push(Record::new(0, 0, Op::Irecv { peer, tag: tag ^ 1, bytes: 512, comm: COMM_WORLD, req: rq }));
                     let op = Op::Isend { mode: SendMode::Standard, peer, tag, bytes: 512, comm: COMM_WORLD, req: sq };
                     v.push(Record::new(0, 0, op));
                     posted.push((peer, tag ^ 1, rq, sq));

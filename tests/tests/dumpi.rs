@@ -160,10 +160,10 @@ fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() 
         assert_eq!((made, freed), want, "{app}: communicators made and freed");
         let colls: usize = (0..n as usize).map(|r| traffic(&b[r]).colls.len()).sum();
         let want = match app {
-            "stencil2d" => 4 * 2, // an Allreduce per iteration
-            "is" => 4 * 3,        // Alltoall, Alltoallv, Allreduce
-            "requests" => 4,      // the Barrier before the ready sends
-            "cg" => 4 * 10,       // Allreduces: 1 before, 3 per iteration, 3 after
+            "stencil2d" => 4 * 2,      // an Allreduce per iteration
+            "is" => 4 * 3,             // Alltoall, Alltoallv, Allreduce
+            "requests" => 4,           // the Barrier before the ready sends
+            "cg" => 4 * 10,            // Allreduces: 1 before, 3 per iteration, 3 after
             "groups" => 2 + 4 + 4 + 4, // an Allreduce on each communicator but the line
             _ => 0,
         };

@@ -85,9 +85,8 @@ const RECORD: &[&str] = &[
 ];
 
 /// Refused: folding them would leave the rest of the trace wrong.
-const REFUSE: &[(&str, &str)] = &[
-    ("MPI_Cancel", "a cancelled request completes without its message, and the trace does not say whether it was"),
-];
+const REFUSE: &[(&str, &str)] =
+    &[("MPI_Cancel", "a cancelled request completes without its message, and the trace does not say whether it was")];
 
 const ONE_SIDED: &str = "one-sided communication";
 const IO: &str = "MPI-IO";

@@ -210,6 +210,24 @@ pub fn whole(pts: &[(u32, u64)]) -> Option<Fit> {
     })
 }
 
+/// A face of a grid: y = c / x, where x at each point is the product of the grid's extents in
+/// the dimensions of `mask` (a 2-D block's halo across dimension 0 is 1/D1 of its rows); c is
+/// the mean of x·y, and each point is left out of it in turn for the leave-one-out error.
+pub fn face(pts: &[(f64, f64)], mask: u8) -> Option<Fit> {
+    let c: Vec<f64> = pts.iter().map(|&(x, y)| x * y).collect();
+    let sum: f64 = c.iter().sum();
+    if c.len() < 2 || sum <= 0.0 {
+        return None;
+    }
+    let through = |c: f64| Fit { law: Law::Power, of: Some(mask), a: c.ln(), b: -1.0, loo: 0.0, residual: 0.0 };
+    let mut fit = through(sum / c.len() as f64);
+    fit.residual = pts.iter().map(|&(x, y)| rel(fit.at(x), y)).fold(0.0, f64::max);
+    fit.loo = (0..c.len())
+        .map(|i| rel(through((sum - c[i]) / (c.len() - 1) as f64).at(pts[i].0), pts[i].1))
+        .fold(0.0, f64::max);
+    Some(fit)
+}
+
 /// `law` fitted to every point, with its errors.
 fn best_of(pts: &[(f64, f64)], law: Law) -> Option<Fit> {
     let (a, b) = solve(law, pts)?;

@@ -400,38 +400,17 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                         // once), of a 3-D block 1/(D1·D2). Where no law of P fits, the size
                         // times the extents of some of the dimensions may be a constant.
                         let mut at = fit.at(target);
-                        if fit.loo > opts.tolerance && ndims > 1 && pts.len() >= 2 {
+                        if fit.loo > opts.tolerance && ndims > 1 {
                             let extent = |p: u32, mask: u8| -> f64 {
                                 let g = t.shape.at(p);
                                 (0..ndims).filter(|d| mask & 1 << d != 0).map(|d| g.dims[d] as f64).product()
                             };
                             for mask in 1..(1u8 << ndims) - 1 {
-                                let c: Vec<f64> = pts.iter().map(|&(p, v)| v as f64 * extent(p, mask)).collect();
-                                let loo = (0..c.len())
-                                    .map(|i| {
-                                        let rest = (c.iter().sum::<f64>() - c[i]) / (c.len() - 1) as f64;
-                                        if c[i] > 0.0 {
-                                            (rest - c[i]).abs() / c[i]
-                                        } else {
-                                            f64::INFINITY
-                                        }
-                                    })
-                                    .fold(0.0, f64::max);
-                                if loo < fit.loo - 1e-9 {
-                                    let mean = c.iter().sum::<f64>() / c.len() as f64;
-                                    let residual = c
-                                        .iter()
-                                        .map(|x| (x - mean).abs() / x.max(f64::MIN_POSITIVE))
-                                        .fold(0.0, f64::max);
-                                    fit = fit::Fit {
-                                        law: fit::Law::Power,
-                                        of: Some(mask),
-                                        a: mean.ln(),
-                                        b: -1.0,
-                                        loo,
-                                        residual,
-                                    };
-                                    at = mean / extent(opts.ranks, mask);
+                                let xs: Vec<(f64, f64)> =
+                                    pts.iter().map(|&(p, v)| (extent(p, mask), v as f64)).collect();
+                                if let Some(f) = fit::face(&xs, mask).filter(|f| f.loo < fit.loo - 1e-9) {
+                                    at = f.at(extent(opts.ranks, mask));
+                                    fit = f;
                                 }
                             }
                         }

@@ -151,13 +151,10 @@ pub fn fmt_bandwidth(bps: f64) -> String {
     format!("{}B/s", trim_float(bps))
 }
 
+/// A byte count in the largest binary unit up to GiB that divides it, as machine files write
+/// sizes and the parser reads them back ("64KiB", "1500B").
 pub fn fmt_bytes(b: u64) -> String {
-    for (scale, name) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
-        if b >= scale && b.is_multiple_of(scale) {
-            return format!("{}{name}", b / scale);
-        }
-    }
-    format!("{b}B")
+    binary_size(b as u128, "", 30)
 }
 
 fn trim_float(v: f64) -> String {
@@ -167,8 +164,8 @@ fn trim_float(v: f64) -> String {
 
 /// A time for people to read, as mpiP and IPM print them: 3 or 4 significant digits in the
 /// largest of s, ms, µs, ns that keeps the value at least 1 ("591.0 ns", "1.234 ms",
-/// "12.35 s"); below a nanosecond, whole picoseconds. Every text report prints times with it;
-/// JSON keeps seconds.
+/// "12.35 s"); below a nanosecond, whole picoseconds. The replay's and the profile's text
+/// tables print times with it (a sweep's merged table keeps seconds); JSON keeps seconds.
 pub fn human_time(ps: Ps) -> String {
     if ps == 0 {
         return "0 s".into();
@@ -205,18 +202,19 @@ fn significant(x: f64) -> String {
 /// psins-sim's and psins-dump's message-size tables: "[1 KiB, 2 KiB)".
 pub fn size_bin(lo: u64) -> String {
     let hi = if lo == 0 { 1 } else { lo as u128 * 2 };
-    format!("[{}, {})", binary_size(lo as u128), binary_size(hi))
+    format!("[{}, {})", binary_size(lo as u128, " ", 60), binary_size(hi, " ", 60))
 }
 
-/// A byte count in the largest binary unit that divides it ("64 KiB", "1500 B").
-fn binary_size(b: u128) -> String {
+/// A byte count in the largest binary unit of at most 2^`largest` bytes that divides it, `sep`
+/// before the unit ("64 KiB", "1500 B" for reports).
+fn binary_size(b: u128, sep: &str, largest: u32) -> String {
     const UNITS: [(u32, &str); 6] = [(60, "EiB"), (50, "PiB"), (40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
     for (shift, unit) in UNITS {
-        if b >= 1 << shift && b.is_multiple_of(1 << shift) {
-            return format!("{} {unit}", b >> shift);
+        if shift <= largest && b >= 1 << shift && b.is_multiple_of(1 << shift) {
+            return format!("{}{sep}{unit}", b >> shift);
         }
     }
-    format!("{b} B")
+    format!("{b}{sep}B")
 }
 
 /// Seconds as f64 for reports (the only place picoseconds become floating point).

@@ -282,10 +282,6 @@ pub fn profile_dir() -> PathBuf {
     .clone()
 }
 
-/// Builds the workspace's programs under the profile of [`profile_dir`], into its target
-/// directory, once per test process (cargo: a no-op when they are up to date). The whole
-/// workspace, as `make` and `cargo test --workspace` build it: a single package (`-p`) would
-/// resolve its dependencies' features alone and rebuild them and the tools a second time.
 /// The name of the cargo profile of [`profile_dir`]: the directory's name, except `debug`,
 /// which is the dev profile's.
 pub fn profile_name() -> String {
@@ -297,6 +293,10 @@ pub fn profile_name() -> String {
     }
 }
 
+/// Builds the workspace's programs under the profile of [`profile_dir`], into its target
+/// directory, once per test process (cargo: a no-op when they are up to date). The whole
+/// workspace, as `make` and `cargo test --workspace` build it: a single package (`-p`) would
+/// resolve its dependencies' features alone and rebuild them and the tools a second time.
 fn build_workspace() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {

@@ -303,33 +303,13 @@ fn set_error(overrides: &[String], msg: &str) -> String {
     };
     if let (Some(u), Some(expected)) = (unknown, msg.split("expected one of ").nth(1)) {
         let names: Vec<&str> = expected.split(", ").map(|n| n.trim_matches('`')).collect();
-        if let Some(best) = names.iter().min_by_key(|n| distance(u, n)).filter(|n| distance(u, n) <= 3) {
+        // Insertions, deletions, substitutions and adjacent swaps.
+        let distance = |n: &str| strsim::osa_distance(u, n);
+        if let Some(best) = names.iter().min_by_key(|n| distance(n)).filter(|n| distance(n) <= 3) {
             s += &format!("; did you mean `{best}`?");
         }
     }
     s
-}
-
-/// Edit distance (insertions, deletions, substitutions, adjacent swaps), for suggestions.
-fn distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, x) in d[0].iter_mut().enumerate() {
-        *x = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 fn cfg_err(path: &Path, msg: String) -> SimError {

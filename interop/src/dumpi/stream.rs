@@ -921,12 +921,12 @@ impl Decoder {
             // recvtypes, comm: a type per peer.
             ALLTOALLW => {
                 c.i32().map_err(e)?;
-                let (sc, _, st) = (c.i32s().map_err(e)?, c.i32s().map_err(e)?, c.u16s().map_err(e)?);
-                let (rc, _, rt, comm) =
+                let (sc, _, stypes) = (c.i32s().map_err(e)?, c.i32s().map_err(e)?, c.u16s().map_err(e)?);
+                let (rc, _, rtypes, comm) =
                     (c.i32s().map_err(e)?, c.i32s().map_err(e)?, c.u16s().map_err(e)?, c.u16().map_err(e)?);
                 let on = self.ranks(comm)?;
-                let sb = self.per_rank_typed(&sc, &st, on, rec)?;
-                let rb = self.per_rank_typed(&rc, &rt, on, rec)?;
+                let sb = self.per_rank_typed(&sc, &stypes, on, rec)?;
+                let rb = self.per_rank_typed(&rc, &rtypes, on, rec)?;
                 self.coll(Coll::Alltoallw, comm, NO_RANK, sb, rb, 0, 0)?
             }
             // Reduce_scatter: commsize, recvcounts, type, op, comm. The record as the tracer
@@ -1201,7 +1201,11 @@ impl Decoder {
 
     /// The list of a v-collective on `on`: bytes per rank of it (appended to the record's
     /// list); their sum.
-    /// [`Decoder::per_rank`] with a type per rank (alltoallw).
+    fn per_rank(&self, counts: &[i32], dt: u16, on: Ranks, rec: &mut Record) -> Result<u64, String> {
+        self.per_rank_typed(counts, &vec![dt; counts.len()], on, rec)
+    }
+
+    /// [`Decoder::per_rank`] with a datatype per rank (alltoallw).
     fn per_rank_typed(&self, counts: &[i32], types: &[u16], on: Ranks, rec: &mut Record) -> Result<u64, String> {
         if types.len() != counts.len() {
             return Err(format!("{} counts but {} datatypes", counts.len(), types.len()));
@@ -1214,22 +1218,6 @@ impl Decoder {
         }
         let mut sum = 0u64;
         for (&n, &dt) in counts.iter().zip(types) {
-            let b = self.bytes(n, dt)?;
-            rec.list.push(b as i64);
-            sum = sum.checked_add(b).ok_or("counts overflow")?;
-        }
-        Ok(sum)
-    }
-
-    fn per_rank(&self, counts: &[i32], dt: u16, on: Ranks, rec: &mut Record) -> Result<u64, String> {
-        match on.n {
-            Some(n) if !counts.is_empty() && counts.len() != n as usize => {
-                return Err(format!("{} counts for the {n} ranks of its communicator", counts.len()))
-            }
-            _ => {}
-        }
-        let mut sum = 0u64;
-        for &n in counts {
             let b = self.bytes(n, dt)?;
             rec.list.push(b as i64);
             sum = sum.checked_add(b).ok_or("counts overflow")?;
@@ -1314,6 +1302,9 @@ mod tests {
             (CART_CREATE, "MPI_Cart_create"),
             (CART_SUB, "MPI_Cart_sub"),
             (EXSCAN, "MPI_Exscan"),
+            (REDUCE_SCATTER, "MPI_Reduce_scatter"),
+            (OP_CREATE, "MPI_Op_create"),
+            (ALLTOALLW, "MPI_Alltoallw"),
         ] {
             assert_eq!(calls::name(l), n);
         }

@@ -82,14 +82,9 @@ pub fn of(name: &str) -> Option<Call> {
 /// lets a process call such functions before MPI_Init and after MPI_Finalize (Score-P's ranks
 /// call MPI_Initialized and MPI_Finalized there).
 pub fn local(name: &str) -> bool {
-    static LOCAL: OnceLock<std::collections::HashSet<String>> = OnceLock::new();
-    LOCAL
-        .get_or_init(|| {
-            let table = include_str!("../../../c-headers/mpi_functions.tbl");
-            let funcs = psins_formats::mpi_table::parse_table(table).unwrap_or_default();
-            funcs.into_iter().filter(|f| f.how == "count" || f.how == "none").map(|f| f.name).collect()
-        })
-        .contains(name)
+    psins_formats::functions::FUNCTIONS
+        .iter()
+        .any(|&(_, n, how)| n == name && matches!(how.split(' ').next(), Some("count" | "none")))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 # Compiles MPICH's intra-communicator algorithm files (the ones docs/collectives.md cites)
 # against mpiimpl.h here, a stand-in whose point-to-point calls go to a recording mock
 # transport (mock.c: one thread per rank, buffered sends), runs every case that the
-# mpich_oracle_dump example prints through the algorithm that psins-collectives selected,
+# oracle_dump example prints (for mpich) through the algorithm that psins-collectives selected,
 # and compares each rank's sends and receives (peer, bytes, order).
 #
 # Usage: collectives/oracle/run.sh MPICH_SOURCE_DIR
@@ -47,5 +47,5 @@ cc "$here/mock.c" -o "$work/mock.o"
 cc "$here/driver.c" -o "$work/driver.o"
 gcc -o "$work/oracle" "$work"/*.o -lpthread
 
-(cd "$here/../.." && cargo run -q -p psins-collectives --example mpich_oracle_dump) > "$work/mine.txt"
+(cd "$here/../.." && cargo run -q -p psins-collectives --example oracle_dump -- mpich) > "$work/mine.txt"
 python3 "$here/compare.py" "$work/oracle" "$work/mine.txt"

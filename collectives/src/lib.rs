@@ -18,6 +18,7 @@ mod blocks;
 pub mod check;
 mod gather;
 mod nonblocking;
+pub mod ompi;
 mod rabenseifner;
 mod reduce;
 mod reduce_scatter;
@@ -270,6 +271,128 @@ impl fmt::Display for ExpandError {
 
 impl std::error::Error for ExpandError {}
 
+/// The MPI library whose algorithms an expansion follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Library {
+    /// MPICH 4.0.2's flat selection ([`expand`]).
+    #[default]
+    Mpich,
+    /// Open MPI 4.1's coll/tuned fixed rules and coll/basic ([`ompi::expand`]).
+    OpenMpi,
+}
+
+impl Library {
+    /// Every library, in the order help texts list them.
+    pub const ALL: [Library; 2] = [Library::Mpich, Library::OpenMpi];
+
+    /// The name `mpi.library` takes and reports print.
+    pub fn name(self) -> &'static str {
+        match self {
+            Library::Mpich => "mpich",
+            Library::OpenMpi => "openmpi",
+        }
+    }
+
+    /// The library and release whose algorithms are followed, for reports.
+    pub fn algorithms(self) -> &'static str {
+        match self {
+            Library::Mpich => "MPICH 4.0.2",
+            Library::OpenMpi => "Open MPI 4.1.4",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Library> {
+        Library::ALL.into_iter().find(|l| l.name().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// The library a trace ran under, from the first line of its `MPI_Get_library_version`
+    /// string ("MPICH Version: 4.0.2", "Open MPI v4.1.4, package: …"); `None` for any other
+    /// (the caller says which it uses instead).
+    pub fn of_version_string(s: &str) -> Option<Library> {
+        let s = s.trim_start();
+        if s.starts_with("Open MPI") {
+            Some(Library::OpenMpi)
+        } else if s.starts_with("MPICH") {
+            Some(Library::Mpich)
+        } else {
+            None
+        }
+    }
+
+    /// The library whose algorithms replay a trace: `set` when the user chose one, else the
+    /// one `traced` names (the trace's `MPI_Get_library_version` line), else MPICH. A trace
+    /// from a library or release whose algorithms are not the ones followed here gets a
+    /// warning naming both.
+    pub fn choose(set: Option<Library>, traced: Option<&str>) -> Choice {
+        let traced = traced.map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+        if let Some(library) = set {
+            return Choice { library, traced, by: ChoiceBy::Setting, warning: None };
+        }
+        let Some(t) = traced.clone() else {
+            return Choice { library: Library::Mpich, traced, by: ChoiceBy::Default, warning: None };
+        };
+        let (library, warning) = match Library::of_version_string(&t) {
+            Some(l) if l.follows_release(&t) => (l, None),
+            Some(l) => {
+                (l, Some(format!("the trace ran under {t}; its collectives follow {}'s algorithms", l.algorithms())))
+            }
+            None => (
+                Library::Mpich,
+                Some(format!(
+                    "psins has no collective algorithms for {t}; MPICH 4.0.2's are used \
+                     (`--set mpi.library=openmpi` chooses Open MPI 4.1.4's)"
+                )),
+            ),
+        };
+        Choice { library, traced, by: ChoiceBy::Trace, warning }
+    }
+
+    /// Whether the version string names the release series whose algorithms are followed
+    /// (MPICH 4.0.x, Open MPI 4.1.x: the selection tables changed between series, not within).
+    fn follows_release(self, s: &str) -> bool {
+        let version = s
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .map(|w| w.trim_start_matches('v'))
+            .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+            .unwrap_or("");
+        let series = match self {
+            Library::Mpich => "4.0",
+            Library::OpenMpi => "4.1",
+        };
+        version == series || version.starts_with(&format!("{series}."))
+    }
+
+    /// [`expand`] for MPICH, [`ompi::expand`] for Open MPI (whose fixed rules have no
+    /// thresholds to set: `th` is MPICH's).
+    pub fn expand(self, args: &CollArgs, th: &Thresholds, out: &mut Vec<Step>) -> Result<&'static str, ExpandError> {
+        match self {
+            Library::Mpich => expand(args, th, out),
+            Library::OpenMpi => ompi::expand(args, out),
+        }
+    }
+}
+
+/// Which library's algorithms a replay follows, and why ([`Library::choose`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub library: Library,
+    /// The trace's `MPI_Get_library_version` line, when it has one.
+    pub traced: Option<String>,
+    pub by: ChoiceBy,
+    /// Set when the trace's library or release is not one whose algorithms are followed.
+    pub warning: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChoiceBy {
+    /// `mpi.library` was set.
+    Setting,
+    /// The trace names its library.
+    Trace,
+    /// Neither: MPICH.
+    Default,
+}
+
 /// Clears `out`, pushes this rank's steps in order and returns the algorithm's name
 /// (e.g. `"bcast_binomial"`, or [`NOOP`]).
 pub fn expand(args: &CollArgs, th: &Thresholds, out: &mut Vec<Step>) -> Result<&'static str, ExpandError> {
@@ -319,7 +442,7 @@ fn expected_counts(a: &CollArgs) -> Option<usize> {
     }
 }
 
-fn validate(a: &CollArgs) -> Result<(), ExpandError> {
+pub(crate) fn validate(a: &CollArgs) -> Result<(), ExpandError> {
     if a.size == 0 {
         return Err(ExpandError::EmptyCommunicator);
     }
@@ -337,4 +460,34 @@ fn validate(a: &CollArgs) -> Result<(), ExpandError> {
         a.counts.iter().try_fold(0u64, |s, &c| s.checked_add(c)).ok_or(ExpandError::Overflow { coll: a.coll })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod library_tests {
+    use super::*;
+
+    #[test]
+    fn the_trace_names_the_library_and_other_releases_are_warned_about() {
+        let c = Library::choose(None, Some("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4"));
+        assert_eq!((c.library, c.by, c.warning.is_none()), (Library::OpenMpi, ChoiceBy::Trace, true));
+        let c = Library::choose(None, Some("MPICH Version:\t4.0.2"));
+        assert_eq!((c.library, c.warning.is_none()), (Library::Mpich, true));
+        let c = Library::choose(None, Some("Open MPI v5.0.3, package: Open MPI"));
+        assert_eq!(c.library, Library::OpenMpi);
+        assert!(c.warning.as_deref().unwrap().contains("Open MPI 4.1.4"), "{c:?}");
+        let c = Library::choose(None, Some("Intel(R) MPI Library 2021.10 for Linux* OS"));
+        assert_eq!(c.library, Library::Mpich);
+        let w = c.warning.unwrap();
+        assert!(w.contains("Intel(R) MPI Library 2021.10") && w.contains("MPICH 4.0.2"), "{w}");
+    }
+
+    #[test]
+    fn the_setting_wins_and_no_name_means_mpich() {
+        let c = Library::choose(Some(Library::Mpich), Some("Open MPI v4.1.4"));
+        assert_eq!((c.library, c.by, c.warning), (Library::Mpich, ChoiceBy::Setting, None));
+        let c = Library::choose(None, Some("  "));
+        assert_eq!((c.library, c.by, c.traced), (Library::Mpich, ChoiceBy::Default, None));
+        assert_eq!(Library::from_name("OpenMPI"), Some(Library::OpenMpi));
+        assert_eq!(Library::from_name("intel"), None);
+    }
 }

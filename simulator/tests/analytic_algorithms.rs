@@ -1,6 +1,6 @@
 //! Analytic collectives cost what their expansion costs: on the contention-free `simple`
-//! model, the analytic duration of every collective and algorithm (the cost of MPICH's
-//! algorithm, model/algorithm) agrees within 1 % with the replay of its point-to-point
+//! model, the analytic duration of every collective and algorithm (the cost of the MPI
+//! library's algorithm, MPICH's or Open MPI's: model/algorithm) agrees within 1 % with the replay of its point-to-point
 //! steps through the engine (`mpi.collectives = "expanded"`), at P = 2..64, on one node,
 //! one rank per node and mixed placements, eager and rendezvous, with and without overheads,
 //! with and without crossing costs.
@@ -10,7 +10,7 @@ mod common;
 
 use common::{replay, US};
 use proptest::prelude::*;
-use psins_collectives::{expand, CollArgs, Step, Thresholds};
+use psins_collectives::{expand, CollArgs, Library, Step, Thresholds};
 use psins_formats::*;
 use psins_sim::model::algorithm::{lockstep, oracle, rounds, PathCost};
 use psins_sim::Machine;
@@ -85,6 +85,11 @@ enum Costs {
 /// 64 nodes of `cores` cores, L = 1us, B = 1 GB/s between nodes; 0.5us, 2 GB/s within;
 /// with `costs`' bands on both paths.
 fn machine_with(cores: u32, eager: u64, handshake: bool, costs: Costs, mode: &str) -> Machine {
+    machine_of(Library::Mpich, cores, eager, handshake, costs, mode)
+}
+
+/// [`machine_with`], replaying `library`'s algorithms (`mpi.library`).
+fn machine_of(library: Library, cores: u32, eager: u64, handshake: bool, costs: Costs, mode: &str) -> Machine {
     let band = |section: &str| match costs {
         Costs::Plain => String::new(),
         Costs::Overheads => BANDS.replace("SECTION", section),
@@ -92,9 +97,11 @@ fn machine_with(cores: u32, eager: u64, handshake: bool, costs: Costs, mode: &st
     };
     let text = format!(
         "[machine]\nnodes = 64\ncores_per_node = {cores}\n\n[intra]\nlatency = \"0.5us\"\nbandwidth = \"2GB/s\"\n{}\n\
-         [mpi]\neager_threshold = \"{eager}B\"\nrendezvous_handshake = {handshake}\ncollectives = \"{mode}\"\n\n\
+         [mpi]\neager_threshold = \"{eager}B\"\nrendezvous_handshake = {handshake}\ncollectives = \"{mode}\"\n\
+         library = \"{}\"\n\n\
          [network]\nmodel = \"simple\"\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n{}",
         band("intra"),
+        library.name(),
         band("network"),
     );
     Machine::from_str(Path::new("analytic-test.toml"), &text, &[]).expect("valid machine")
@@ -180,15 +187,15 @@ fn predicted(tasks: &[Vec<Record>], m: &Machine) -> u64 {
 }
 
 /// Analytic and expanded replay of one call; returns (analytic, expanded) in picoseconds.
-fn both(ops: &[(Op, Vec<i64>)], cores: u32, eager: u64, handshake: bool, bands: Costs) -> (u64, u64) {
+fn both(ops: &[(Op, Vec<i64>)], lib: Library, cores: u32, eager: u64, handshake: bool, bands: Costs) -> (u64, u64) {
     let tasks: Vec<Vec<Record>> =
         ops.iter().map(|(op, list)| vec![Record::new(0, 0, *op).with_list(list.clone()), common::fin()]).collect();
-    let a = predicted(&tasks, &machine_with(cores, eager, handshake, bands, "analytic"));
-    let x = predicted(&tasks, &machine_with(cores, eager, handshake, bands, "expanded"));
+    let a = predicted(&tasks, &machine_of(lib, cores, eager, handshake, bands, "analytic"));
+    let x = predicted(&tasks, &machine_of(lib, cores, eager, handshake, bands, "expanded"));
     (a, x)
 }
 
-fn algorithm(ops: &[(Op, Vec<i64>)]) -> &'static str {
+fn algorithm(ops: &[(Op, Vec<i64>)], lib: Library) -> &'static str {
     let (Op::Coll { coll, root, send_bytes, recv_bytes, count, flags, .. }, list) = &ops[0] else { unreachable!() };
     let counts: Vec<u64> = list.iter().map(|&v| v as u64).collect();
     let a = CollArgs {
@@ -204,7 +211,7 @@ fn algorithm(ops: &[(Op, Vec<i64>)]) -> &'static str {
         op_commutative: flags & CollFlags::OP_COMMUTATIVE != 0,
         in_place: flags & CollFlags::IN_PLACE != 0,
     };
-    expand(&a, &Thresholds::default(), &mut Vec::new()).unwrap_or("error")
+    lib.expand(&a, &Thresholds::default(), &mut Vec::new()).unwrap_or("error")
 }
 
 fn bytes_strategy() -> impl Strategy<Value = u64> {
@@ -227,14 +234,15 @@ proptest! {
         eager in prop_oneof![Just(0u64), Just(4096), Just(65536), Just(u64::MAX / 2)],
         handshake in any::<bool>(),
         bands in prop_oneof![Just(Costs::Plain), Just(Costs::Overheads), Just(Costs::Crossing)],
+        lib in proptest::sample::select(Library::ALL.to_vec()),
     ) {
         let ops = call(coll, p, root, bytes, elem, flags, seed);
-        let (a, x) = both(&ops, cores, eager, handshake, bands);
+        let (a, x) = both(&ops, lib, cores, eager, handshake, bands);
         let diff = a.abs_diff(x) as f64;
         prop_assert!(
             diff <= 0.01 * x as f64,
             "{} ({}) P={p} bytes={bytes} cores per node={cores} eager={eager} handshake={handshake} costs={bands:?}: analytic {a} ps, expanded {x} ps",
-            coll.name(), algorithm(&ops)
+            coll.name(), algorithm(&ops, lib)
         );
     }
 }
@@ -293,8 +301,8 @@ fn closed_forms_equal_the_step_by_step_evaluator() {
 fn allreduce_recursive_doubling_by_hand() {
     for (p, want) in [(16u32, 4_032_000u64), (6, 3_024_000)] {
         let ops = call(Coll::Allreduce, p, 0, 8, 8, 0, 1);
-        assert_eq!(algorithm(&ops), "allreduce_recursive_doubling");
-        let (a, x) = both(&ops, 1, 65536, true, Costs::Plain);
+        assert_eq!(algorithm(&ops, Library::Mpich), "allreduce_recursive_doubling");
+        let (a, x) = both(&ops, Library::Mpich, 1, 65536, true, Costs::Plain);
         assert_eq!((a, x), (want, want), "P={p}");
     }
 }
@@ -307,9 +315,9 @@ fn allreduce_recursive_doubling_by_hand() {
 #[test]
 fn barrier_with_overheads_by_hand() {
     let ops = call(Coll::Barrier, 4, 0, 0, 1, 0, 1);
-    assert_eq!(algorithm(&ops), "barrier_dissemination");
-    assert_eq!(both(&ops, 1, 65536, true, Costs::Overheads), (3 * US, 3 * US));
-    assert_eq!(both(&ops, 1, 65536, true, Costs::Plain), (2 * US, 2 * US));
+    assert_eq!(algorithm(&ops, Library::Mpich), "barrier_dissemination");
+    assert_eq!(both(&ops, Library::Mpich, 1, 65536, true, Costs::Overheads), (3 * US, 3 * US));
+    assert_eq!(both(&ops, Library::Mpich, 1, 65536, true, Costs::Plain), (2 * US, 2 * US));
 }
 
 /// Hand-computed, rendezvous: a 100,000-byte bcast over 4 ranks (fewer than 8: binomial) on
@@ -319,8 +327,8 @@ fn barrier_with_overheads_by_hand() {
 #[test]
 fn rendezvous_bcast_by_hand() {
     let ops = call(Coll::Bcast, 4, 0, 100_000, 1, 0, 1);
-    assert_eq!(algorithm(&ops), "bcast_binomial");
-    assert_eq!(both(&ops, 1, 65536, true, Costs::Plain), (206 * US, 206 * US));
+    assert_eq!(algorithm(&ops, Library::Mpich), "bcast_binomial");
+    assert_eq!(both(&ops, Library::Mpich, 1, 65536, true, Costs::Plain), (206 * US, 206 * US));
 }
 
 /// Hand-computed, batches: a 1000-B alltoall (above Bruck's 256 B, below 32 KiB: scattered)
@@ -332,8 +340,8 @@ fn rendezvous_bcast_by_hand() {
 fn batched_alltoall_by_hand() {
     for (p, want) in [(4u32, 2 * US), (40, 4 * US)] {
         let ops = call(Coll::Alltoall, p, 0, 1000, 1, 0, 1);
-        assert_eq!(algorithm(&ops), "alltoall_scattered");
-        assert_eq!(both(&ops, 1, 65536, true, Costs::Plain), (want, want), "P={p}");
+        assert_eq!(algorithm(&ops, Library::Mpich), "alltoall_scattered");
+        assert_eq!(both(&ops, Library::Mpich, 1, 65536, true, Costs::Plain), (want, want), "P={p}");
     }
 }
 
@@ -358,9 +366,9 @@ fn every_algorithm_at_every_size_2_to_64() {
                         continue;
                     }
                     let ops = call(coll, p, p / 2, bytes, 8, flags, p as u64);
-                    let name = algorithm(&ops);
+                    let name = algorithm(&ops, Library::Mpich);
                     for costs in [Costs::Overheads, Costs::Crossing] {
-                        let (a, x) = both(&ops, 1, 65536, true, costs);
+                        let (a, x) = both(&ops, Library::Mpich, 1, 65536, true, costs);
                         assert!(
                             a.abs_diff(x) as f64 <= 0.01 * x as f64,
                             "{} ({name}) P={p} bytes={bytes} costs={costs:?}: analytic {a} ps, expanded {x} ps",
@@ -416,13 +424,13 @@ fn bad_arguments_and_neighbourhood_fallback() {
 #[test]
 fn crossing_exchange_by_hand() {
     let eager = call(Coll::Alltoall, 2, 0, 8, 1, 0, 1);
-    assert_eq!(algorithm(&eager), "alltoall_scattered");
-    assert_eq!(both(&eager, 1, 4096, true, Costs::Crossing), (2_708_000, 2_708_000));
-    assert_eq!(both(&eager, 1, 4096, true, Costs::Overheads), (1_808_000, 1_808_000));
+    assert_eq!(algorithm(&eager, Library::Mpich), "alltoall_scattered");
+    assert_eq!(both(&eager, Library::Mpich, 1, 4096, true, Costs::Crossing), (2_708_000, 2_708_000));
+    assert_eq!(both(&eager, Library::Mpich, 1, 4096, true, Costs::Overheads), (1_808_000, 1_808_000));
     let rendezvous = call(Coll::Alltoall, 2, 0, 96_000, 1, 0, 1);
-    assert_eq!(algorithm(&rendezvous), "alltoall_pairwise");
-    assert_eq!(both(&rendezvous, 1, 4096, true, Costs::Crossing), (74_600_000, 74_600_000));
-    assert_eq!(both(&rendezvous, 1, 4096, true, Costs::Overheads), (53_900_000, 53_900_000));
+    assert_eq!(algorithm(&rendezvous, Library::Mpich), "alltoall_pairwise");
+    assert_eq!(both(&rendezvous, Library::Mpich, 1, 4096, true, Costs::Crossing), (74_600_000, 74_600_000));
+    assert_eq!(both(&rendezvous, Library::Mpich, 1, 4096, true, Costs::Overheads), (53_900_000, 53_900_000));
 
     let cost = PathCost::new(&machine_with(1, 4096, true, Costs::Crossing, "analytic"), false);
     for (bytes, want) in [(8u64, 2_708_000u64), (96_000, 74_600_000)] {

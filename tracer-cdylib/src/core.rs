@@ -5,7 +5,7 @@ use crate::config::Config;
 use crate::ev::{EV_NO_TIME, EV_REPLACE};
 use crate::ffi::Ev;
 use crate::polls;
-use psins_collectives::{expand, expand_nonblocking, CollArgs, ExpandError, Step, Thresholds};
+use psins_collectives::{expand_nonblocking, CollArgs, ExpandError, Library, Step, Thresholds};
 use psins_formats::log::{self, LogEncoder};
 use psins_formats::{
     Coll, CollFlags, CommFn, Kind, LogHeader, Op, PollRun, RmaFn, SendMode, WaitFn, WinFlags, WinFn, WinSyncFn,
@@ -54,6 +54,9 @@ pub struct Tracer {
     instance: u32,
     pub cfg: Config,
     th: Thresholds,
+    /// The library the run is linked with (from `MPI_Get_library_version`), whose algorithms
+    /// the blocking collectives are expanded with; MPICH's for any other library.
+    library: Library,
     pub rank: i32,
     pub owner_pid: i32,
     pub expand_errors: u64,
@@ -144,6 +147,7 @@ impl Tracer {
             last_cpu: LOAD_CPU.load(Ordering::Relaxed),
             instance: 0,
             th,
+            library: Library::of_version_string(&header.mpi_version).unwrap_or_default(),
             rank,
             owner_pid: unsafe { libc::getpid() },
             expand_errors: 0,
@@ -384,9 +388,14 @@ impl Tracer {
                 op_commutative: ev.flags & CollFlags::OP_COMMUTATIVE as u32 != 0,
                 in_place: ev.flags & CollFlags::IN_PLACE as u32 != 0,
             };
-            // Nonblocking collectives run MPICH's schedule of the sched algorithm.
-            let expand_fn = if ev.flags & CollFlags::NONBLOCKING as u32 != 0 { expand_nonblocking } else { expand };
-            match expand_fn(&args, &self.th, &mut self.steps) {
+            // Nonblocking collectives run MPICH's schedule of the sched algorithm (Open MPI's
+            // libnbc schedules are not followed: docs/collectives.md).
+            let expanded = if ev.flags & CollFlags::NONBLOCKING as u32 != 0 {
+                expand_nonblocking(&args, &self.th, &mut self.steps)
+            } else {
+                self.library.expand(&args, &self.th, &mut self.steps)
+            };
+            match expanded {
                 Ok(_) => {}
                 // Expected, not a fault: the neighbourhood is in the topology, not the arguments.
                 Err(ExpandError::Unsupported { .. }) => {

@@ -409,6 +409,9 @@ fn output(a: &RunArgs, json: Option<Output>, plots: [Option<Output>; 2], what: &
         }
         psins_sim::plot::write(&psins_sim::plot::sizes(report, what), o)?;
     }
+    if let Some(w) = &report.assumptions.library.warning {
+        note!("psins-sim: warning: {w}");
+    }
     if !a.quiet {
         print(&report.table()).map_err(SimError::OutputFile)?;
     } else if let Some(w) = report.unreceived_warning() {

@@ -76,6 +76,7 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         own,
         eager_threshold: f.mpi.eager_threshold.map(|b| b.0).unwrap_or(DEFAULT_EAGER),
         collectives: f.mpi.collectives.unwrap_or(CollMode::Auto),
+        library: f.mpi.library.map(|l| l.library()),
         call_overhead: f.mpi.call_overhead.map(|t| t.0).unwrap_or(0),
         rendezvous_handshake: f.mpi.rendezvous_handshake.unwrap_or(true),
         shapes,
@@ -353,9 +354,17 @@ pub fn print(m: &Machine) -> String {
         fmt_time(m.call_overhead),
         m.rendezvous_handshake
     );
+    match m.library {
+        Some(l) => {
+            let _ = writeln!(s, "library = \"{}\"", l.name());
+        }
+        None => {
+            let _ = writeln!(s, "# library = \"mpich\" | \"openmpi\" (default; the library the trace ran under)");
+        }
+    }
     let _ = writeln!(s, "\n[mpi.collective_shape]");
     let _ = writeln!(s, "# analytic models: collectives listed here cost shape(P) x (L + S/B); the others cost");
-    let _ = writeln!(s, "# the point-to-point steps of MPICH's algorithm (docs/models.md)");
+    let _ = writeln!(s, "# the point-to-point steps of the MPI library's algorithm (docs/models.md)");
     for &c in Coll::ALL.iter() {
         match m.explicit_shape(c) {
             Some(shape) => {

@@ -178,6 +178,8 @@ pub struct Machine {
     pub own: Link,
     pub eager_threshold: u64,
     pub collectives: CollMode,
+    /// `mpi.library`: whose collective algorithms to replay; `None`: the trace's library.
+    pub library: Option<psins_collectives::Library>,
     pub call_overhead: Ps,
     pub rendezvous_handshake: bool,
     pub shapes: Vec<(Coll, Shape)>,

@@ -202,11 +202,10 @@ impl<S: TraceSource> Sim<'_, S> {
         q.front += 1;
         let algorithm = match (self.m.explicit_shape(coll), &q.placement) {
             (Some(_), _) | (_, None) => None,
-            (None, Some(placement)) => {
-                self.algo
-                    .cost(self.m, &self.thresholds, coll, size, placement, &inst.members)
-                    .map_err(|e| SimError::bad_record(t, index, format!("collective on communicator {comm}: {e}")))?
-            }
+            (None, Some(placement)) => self
+                .algo
+                .cost(self.m, (self.library, &self.thresholds), coll, size, placement, &inst.members)
+                .map_err(|e| SimError::bad_record(t, index, format!("collective on communicator {comm}: {e}")))?,
         };
         let call = CollCall {
             coll,
@@ -380,7 +379,7 @@ impl<S: TraceSource> Sim<'_, S> {
         c.pos = 0;
         let counts: Vec<u64> = c.list.iter().map(|&v| v.max(0) as u64).collect();
         let args = CollArgs::from_op(&c.op, c.size, c.rank, &counts).expect("an expanded collective's record");
-        match psins_collectives::expand(&args, &self.thresholds, &mut c.steps) {
+        match self.library.expand(&args, &self.thresholds, &mut c.steps) {
             Ok(_) => {
                 // Every member of a world collective holds its steps at once: at a million
                 // ranks the doubling's spare room (20 steps of recursive doubling in room for

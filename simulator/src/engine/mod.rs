@@ -84,6 +84,9 @@ pub struct Sim<'m, S: TraceSource> {
     stats: Stats,
     expanded: bool,
     thresholds: psins_collectives::Thresholds,
+    /// Whose collective algorithms expand and cost the collectives, and why.
+    library: psins_collectives::Library,
+    library_choice: psins_collectives::Choice,
     /// Analytic collectives' algorithm costs, memoised.
     algo: model::algorithm::AlgorithmCost,
     /// Nonblocking collectives started so far per (task, communicator): their message tags.
@@ -191,6 +194,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             other => other,
         };
         let node = map_ranks(m, n)?;
+        let library_choice = psins_collectives::Library::choose(m.library, src.mpi_library().as_deref());
         let uniform = m.cpu.overrides.is_empty() && m.cpu.default == 1.0;
         let burst_scale =
             if uniform { Vec::new() } else { (0..m.nodes).map(|nd| PS_PER_NS as f64 / m.cpu.of_node(nd)).collect() };
@@ -224,6 +228,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             stats: Stats::new(),
             expanded: mode == CollMode::Expanded,
             thresholds: psins_collectives::Thresholds::default(),
+            library: library_choice.library,
+            library_choice,
             algo: Default::default(),
             nbc_seq: std::collections::HashMap::new(),
             nbc: BTreeMap::new(),
@@ -328,6 +334,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         report.message_bytes = std::mem::size_of::<p2p::Msg>() as u64;
         report.deadlock = deadlock;
         report.measured = self.src.measured();
+        report.assumptions.library = self.library_choice;
         report.critical = self.crit.map(|c| crate::critpath::CriticalPath::of(&c, &report.tasks));
         Ok(report)
     }

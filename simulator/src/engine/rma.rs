@@ -578,7 +578,10 @@ impl<S: TraceSource> Sim<'_, S> {
                 // a barrier has no arguments that could make its algorithm fail; if it did,
                 // the model's shape applies
                 let placement = Placement::of(comm, nodes);
-                self.algo.cost(self.m, &self.thresholds, Coll::Barrier, size, &placement, &members).ok().flatten()
+                self.algo
+                    .cost(self.m, (self.library, &self.thresholds), Coll::Barrier, size, &placement, &members)
+                    .ok()
+                    .flatten()
             }
         };
         let call = CollCall { coll: Coll::Barrier, participants: size, bytes: 0, single_node, start: last, algorithm };

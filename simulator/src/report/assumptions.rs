@@ -5,6 +5,7 @@
 
 use crate::config::file::CalibratedSection;
 use crate::config::{CollMode, Machine, MappingKind};
+use psins_collectives::ChoiceBy;
 use serde_json::{json, Value};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -28,6 +29,8 @@ pub struct Assumptions {
     pub cores_per_node: u32,
     /// `collectives = "auto"`: the model chose the mode.
     pub collectives_auto: bool,
+    /// Whose collective algorithms were followed, and why (set by the replay).
+    pub library: psins_collectives::Choice,
 }
 
 impl Assumptions {
@@ -44,6 +47,7 @@ impl Assumptions {
             nodes: m.nodes,
             cores_per_node: m.cores_per_node,
             collectives_auto: m.collectives == CollMode::Auto,
+            library: psins_collectives::Library::choose(m.library, None),
         }
     }
 
@@ -69,6 +73,7 @@ impl Assumptions {
         line(&mut s, "CPU bursts", &self.cpu_text());
         line(&mut s, "ranks", &self.ranks_text());
         line(&mut s, "collectives", &collectives_text(mode, self.collectives_auto));
+        line(&mut s, "MPI library", &library_text(&self.library));
         s
     }
 
@@ -120,6 +125,17 @@ impl Assumptions {
             "nodes": self.nodes,
             "cores_per_node": self.cores_per_node,
             "collectives": {"mode": mode, "setting": if self.collectives_auto { "auto" } else { mode }},
+            "mpi_library": {
+                "library": self.library.library.name(),
+                "algorithms": self.library.library.algorithms(),
+                "traced": self.library.traced,
+                "by": match self.library.by {
+                    ChoiceBy::Setting => "mpi.library",
+                    ChoiceBy::Trace => "trace",
+                    ChoiceBy::Default => "default",
+                },
+                "warning": self.library.warning,
+            },
         })
     }
 }
@@ -142,12 +158,23 @@ fn nodes_used(m: &Machine, ranks: u32) -> u32 {
     }
 }
 
+/// Whose algorithms expand and cost the collectives, and why.
+fn library_text(c: &psins_collectives::Choice) -> String {
+    let why = match (c.by, &c.traced) {
+        (ChoiceBy::Setting, Some(t)) => format!("mpi.library = \"{}\"; the trace ran under {t}", c.library.name()),
+        (ChoiceBy::Setting, None) => format!("mpi.library = \"{}\"", c.library.name()),
+        (ChoiceBy::Trace, Some(t)) => format!("the trace ran under {t}"),
+        _ => "the trace does not name its MPI library".to_string(),
+    };
+    format!("collectives follow {}'s algorithms ({why})", c.library.algorithms())
+}
+
 /// Why the message counts of two machines differ: an analytic collective sends no messages.
 fn collectives_text(mode: &str, auto: bool) -> String {
     let chosen = if auto { " (collectives = \"auto\": the model's choice)" } else { "" };
     let effect = if mode == "expanded" {
-        "a collective is replayed as its point-to-point steps (the trace's, else MPICH's \
-         algorithm), which `messages` counts beside the point-to-point traffic"
+        "a collective is replayed as its point-to-point steps (the trace's, else the MPI \
+         library's algorithm), which `messages` counts beside the point-to-point traffic"
     } else {
         "a collective is one modelled operation (the last member's arrival plus the model's \
          time) and sends no messages, so `messages` counts point-to-point traffic only \

@@ -179,6 +179,11 @@ impl TraceSource for CompactTrace {
         Some(super::Measured { span_ns, rank: rank as u32, comm_ns, bursts })
     }
 
+    fn mpi_library(&self) -> Option<String> {
+        let h = &self.reader.header;
+        h.meta("mpi_version").or_else(|| h.meta("traced_mpi_version")).map(str::to_string)
+    }
+
     fn describe(&self) -> String {
         let removed = match self.tracer_overhead() {
             Some((lo, hi)) if lo == hi => format!(", the tracer's {lo} ns per call taken off the gaps"),

@@ -60,6 +60,8 @@ pub struct ExtrapolatedSource {
     ex: Arc<Extrapolation>,
     cursors: Vec<Cursor>,
     inputs: String,
+    /// The series' MPI library, as its first trace names it.
+    mpi_version: Option<String>,
 }
 
 impl ExtrapolatedSource {
@@ -74,6 +76,7 @@ impl ExtrapolatedSource {
         Ok(ExtrapolatedSource {
             cursors: vec![Cursor::default(); n],
             inputs: format!("{} ranks, {}", sizes.join("/"), ex.grid),
+            mpi_version: series.traces[0].meta.iter().find(|(k, _)| k == "mpi_version").map(|(_, v)| v.clone()),
             ex: Arc::new(ex),
         })
     }
@@ -108,6 +111,10 @@ impl TraceSource for ExtrapolatedSource {
 
     fn lookahead(&self, t: u32) -> Result<Box<dyn RecordStream>> {
         Ok(Box::new(Stream { ex: self.ex.clone(), t, cursor: Cursor::default() }))
+    }
+
+    fn mpi_library(&self) -> Option<String> {
+        self.mpi_version.clone()
     }
 
     fn describe(&self) -> String {

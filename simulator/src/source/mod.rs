@@ -65,6 +65,11 @@ pub trait TraceSource {
     fn prefetch(&self, _t: u32) {}
     /// One line describing the source for reports.
     fn describe(&self) -> String;
+    /// The first line of the traced run's `MPI_Get_library_version` (metadata `mpi_version`,
+    /// or `traced_mpi_version` of an extrapolated trace); `None` when the source does not say.
+    fn mpi_library(&self) -> Option<String> {
+        None
+    }
     /// The traced run's own time, once every record has been read (traces the tracer wrote).
     fn measured(&self) -> Option<Measured> {
         None

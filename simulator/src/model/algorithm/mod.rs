@@ -20,7 +20,7 @@ pub use message::PathCost;
 
 use crate::config::{Machine, Route};
 use crate::units::Ps;
-use psins_collectives::{expand, CollArgs, ExpandError, Step, Thresholds};
+use psins_collectives::{CollArgs, ExpandError, Library, Step, Thresholds};
 use psins_formats::{Coll, CollFlags, Op};
 use std::collections::HashMap;
 
@@ -181,15 +181,18 @@ pub fn lockstep(name: &str, a: &CollArgs) -> bool {
     let pow2 = a.size.is_power_of_two();
     match name {
         "barrier_dissemination"
+        | "ompi_barrier_bruck"
         | "allgather_brucks"
         | "allgather_ring"
         | "alltoall_brucks"
         | "alltoall_scattered"
         | "alltoall_pairwise"
         | "reduce_scatter_block_pairwise" => true,
-        "allgather_recursive_doubling" | "allreduce_recursive_doubling" | "reduce_scatter_block_recursive_halving" => {
-            pow2
-        }
+        "allgather_recursive_doubling"
+        | "allreduce_recursive_doubling"
+        | "reduce_scatter_block_recursive_halving"
+        | "ompi_allreduce_recursive_doubling"
+        | "ompi_barrier_recursive_doubling" => pow2,
         "allreduce_reduce_scatter_allgather" => pow2 && a.count.is_multiple_of(a.size as u64),
         _ => false,
     }
@@ -273,7 +276,7 @@ impl AlgorithmCost {
     pub fn cost(
         &mut self,
         m: &Machine,
-        th: &Thresholds,
+        (library, th): (Library, &Thresholds),
         coll: Coll,
         size: u32,
         placement: &Placement,
@@ -290,7 +293,7 @@ impl AlgorithmCost {
                 return Ok(t);
             }
         }
-        let t = self.compute(m, th, coll, size, placement, members)?;
+        let t = self.compute(m, (library, th), coll, size, placement, members)?;
         if memoise {
             if self.memo.len() >= MEMO_ENTRIES {
                 self.memo.clear();
@@ -303,7 +306,7 @@ impl AlgorithmCost {
     fn compute(
         &mut self,
         m: &Machine,
-        th: &Thresholds,
+        (library, th): (Library, &Thresholds),
         coll: Coll,
         size: u32,
         placement: &Placement,
@@ -327,11 +330,12 @@ impl AlgorithmCost {
         };
         // The closed form's path; with a mixed placement, an approximation (the network's).
         let uniform_path = if matches!(placement, Placement::OneNode) { intra } else { inter };
-        let expand_rank = |r: u32, out: &mut Vec<Step>| match expand(&members.get(r).args(coll, size, r), th, out) {
-            Ok(name) => Ok(Some(name)),
-            Err(ExpandError::Unsupported { .. }) => Ok(None),
-            Err(e) => Err(format!("member {r} of {size}: {e}")),
-        };
+        let expand_rank =
+            |r: u32, out: &mut Vec<Step>| match library.expand(&members.get(r).args(coll, size, r), th, out) {
+                Ok(name) => Ok(Some(name)),
+                Err(ExpandError::Unsupported { .. }) => Ok(None),
+                Err(e) => Err(format!("member {r} of {size}: {e}")),
+            };
         let mut steps = std::mem::take(&mut self.scratch);
         let Some(name) = expand_rank(0, &mut steps)? else {
             self.scratch = steps;

@@ -1,10 +1,16 @@
-//! Prints the expansion of a sweep of calls in the format of `oracle/`'s MPICH harness, for
-//! `oracle/run.sh` to compare with MPICH's own algorithm code. One `CASE` line per call
-//! (algorithm and the harness's arguments), then one line per rank: `S<peer>:<bytes>` for
-//! each send and `R<peer>:<bytes>` for each receive, a SendRecv being its send then its
-//! receive.
+//! Prints the expansion of a sweep of calls for the differential oracles, which compare it
+//! with the MPI library's own algorithm code:
+//!
+//! * `oracle_dump mpich` for `oracle/run.sh`: one `CASE` line per call (the algorithm and the
+//!   harness's arguments);
+//! * `oracle_dump openmpi` for `oracle-ompi/run.sh`: one `CASE` line per call (the
+//!   collective and the harness's arguments: Open MPI's own decision picks the algorithm),
+//!   then an `ALG` line naming the algorithm expanded.
+//!
+//! Then one line per rank: `S<peer>:<bytes>` for each send and `R<peer>:<bytes>` for each
+//! receive, in posting order, a SendRecv being its send then its receive.
 
-use psins_collectives::{expand, Coll, CollArgs, Step, Thresholds};
+use psins_collectives::{expand, ompi, Coll, CollArgs, Library, Step, Thresholds};
 
 /// Deterministic pseudo-random counts (SplitMix64), often zero.
 struct Rng(u64);
@@ -81,19 +87,27 @@ impl Case {
         }
     }
 
-    fn print(&self, th: &Thresholds) {
+    fn print(&self, library: Library, th: &Thresholds) {
         let mut algorithm = "";
         let mut lines = Vec::new();
         for r in 0..self.p {
             let counts = self.rank_counts(r as usize);
             let mut out = Vec::new();
-            algorithm = expand(&self.args(r, &counts), th, &mut out).expect("valid case");
+            algorithm = match library {
+                Library::Mpich => expand(&self.args(r, &counts), th, &mut out),
+                Library::OpenMpi => ompi::expand(&self.args(r, &counts), &mut out),
+            }
+            .expect("valid case");
             let steps: Vec<String> = out.iter().map(render).collect();
             lines.push(format!("rank {r}: {}", steps.join(" ")));
         }
         let counts: Vec<String> = self.counts.iter().map(u64::to_string).collect();
+        let head = match library {
+            Library::Mpich => algorithm,
+            Library::OpenMpi => &snake(self.coll.name()),
+        };
         println!(
-            "CASE {algorithm} {} {} {} {} {} {} {} {}",
+            "CASE {head} {} {} {} {} {} {} {} {}",
             self.p,
             self.root,
             self.bytes,
@@ -103,8 +117,23 @@ impl Case {
             u8::from(self.in_place),
             counts.join(" ")
         );
+        if library == Library::OpenMpi {
+            println!("ALG {algorithm}");
+        }
         lines.iter().for_each(|l| println!("{l}"));
     }
+}
+
+/// `ReduceScatterBlock` → `reduce_scatter_block`, as the Open MPI harness names collectives.
+fn snake(name: &str) -> String {
+    let mut s = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            s.push('_');
+        }
+        s.push(c.to_ascii_lowercase());
+    }
+    s
 }
 
 fn render(st: &Step) -> String {
@@ -185,10 +214,84 @@ fn cases(p: u32, rng: &mut Rng) -> Vec<Case> {
     v
 }
 
+/// Calls of every collective on `p` ranks at the byte sizes Open MPI's fixed rules switch
+/// at (each power of two up to 2 MiB and one byte below it; a sample on larger
+/// communicators).
+fn ompi_cases(p: u32, rng: &mut Rng) -> Vec<Case> {
+    let (q, n) = (p as u64, p as usize);
+    let all: Vec<u64> = (0..=21).flat_map(|k| [(1u64 << k) - 1, 1 << k]).filter(|&b| b > 0).collect();
+    let sizes: Vec<u64> = if p <= 33 { all } else { vec![1, 7, 8, 1024, 4096, 16384, 65536, 1 << 20] };
+    let roots: Vec<u32> = if p <= 4 { (0..p).collect() } else { vec![0, p / 2, p - 1] };
+    let mut v = vec![Case::new(Coll::Barrier, p)];
+    for &b in &sizes {
+        for &root in &roots {
+            v.push(Case { root, bytes: b, count: b, ..Case::new(Coll::Bcast, p) });
+            for commutative in [true, false] {
+                let (count, elem) = if b % 8 == 0 { (b / 8, 8) } else { (b, 1) };
+                let in_place = root % 2 == 1;
+                v.push(Case { root, count, elem, commutative, in_place, ..Case::new(Coll::Reduce, p) });
+            }
+            for coll in [Coll::Gather, Coll::Scatter] {
+                v.push(Case { root, bytes: b, in_place: b % 3 == 0, ..Case::new(coll, p) });
+            }
+        }
+        for commutative in [true, false] {
+            let (count, elem) = if b % 4 == 0 { (b / 4, 4) } else { (b, 1) };
+            v.push(Case { count, elem, commutative, ..Case::new(Coll::Allreduce, p) });
+            v.push(Case { bytes: b, commutative, ..Case::new(Coll::ReduceScatterBlock, p) });
+            let counts = rng.counts(n, 2 * b / q.max(1) + 1);
+            v.push(Case { commutative, counts, ..Case::new(Coll::ReduceScatter, p) });
+        }
+        for in_place in [false, true] {
+            if b * q <= 1 << 24 {
+                v.push(Case { bytes: b, in_place, ..Case::new(Coll::Allgather, p) });
+                v.push(Case { bytes: b, in_place, ..Case::new(Coll::Alltoall, p) });
+            }
+        }
+        v.push(Case { counts: rng.counts(n, 2 * b), ..Case::new(Coll::Allgatherv, p) });
+    }
+    for &root in &roots {
+        for coll in [Coll::Gatherv, Coll::Scatterv] {
+            v.push(Case { root, counts: rng.counts(n, 3000), ..Case::new(coll, p) });
+        }
+    }
+    for coll in [Coll::Alltoallv, Coll::Alltoallw] {
+        for in_place in [false, true] {
+            let mut m = rng.counts(n * n, 2000);
+            if in_place {
+                (0..n).for_each(|i| (0..i).for_each(|j| m[i * n + j] = m[j * n + i]));
+            }
+            v.push(Case { in_place, counts: m, ..Case::new(coll, p) });
+        }
+    }
+    for (count, elem) in [(1, 8), (1000, 4)] {
+        for coll in [Coll::Scan, Coll::Exscan] {
+            v.push(Case { count, elem, ..Case::new(coll, p) });
+        }
+    }
+    v
+}
+
 fn main() {
+    let library = match std::env::args().nth(1).as_deref().map(Library::from_name) {
+        Some(Some(l)) => l,
+        _ => {
+            eprintln!("usage: oracle_dump mpich|openmpi [COLLECTIVE...]");
+            std::process::exit(2);
+        }
+    };
+    // Only these collectives, when any are named.
+    let only: Vec<String> = std::env::args().skip(2).collect();
     let th = Thresholds::default();
     let mut rng = Rng(42);
     for p in (1..=33).chain([48, 63, 64, 100, 128, 129]) {
-        cases(p, &mut rng).iter().for_each(|c| c.print(&th));
+        let calls = match library {
+            Library::Mpich => cases(p, &mut rng),
+            Library::OpenMpi => ompi_cases(p, &mut rng),
+        };
+        calls
+            .iter()
+            .filter(|c| only.is_empty() || only.iter().any(|o| *o == snake(c.coll.name())))
+            .for_each(|c| c.print(library, &th));
     }
 }

@@ -1,0 +1,1 @@
+#include "ompimock.h" /* psins oracle-ompi stand-in */

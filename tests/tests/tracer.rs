@@ -167,7 +167,12 @@ fn nbc_at_4_expansions_verify_and_replay() {
         nonblocking += (flags & psins_formats::CollFlags::NONBLOCKING != 0) as usize;
     }
     assert_eq!(nonblocking, 4 * iters, "Iallreduce, Ialltoall, Ibcast, Ibarrier per iteration");
-    assert_eq!(batches, calls, "every schedule, the scattered alltoall and the gatherv use batches");
+    // Under Open MPI the blocking alltoall and gatherv are expanded with Open MPI's
+    // algorithms (the trace names its library), whose batches depend on the sizes.
+    match psins_collectives::Library::of_version_string(&logs[0].header.mpi_version) {
+        Some(psins_collectives::Library::OpenMpi) => assert!(batches >= nonblocking, "every schedule uses batches"),
+        _ => assert_eq!(batches, calls, "every schedule, the scattered alltoall and the gatherv use batches"),
+    }
 
     let trace = run.dir.join("nbc.psins");
     run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), trace.as_os_str()]);

@@ -1,11 +1,12 @@
-//! MPICH 4.0.2's default collective algorithms as pure functions.
+//! MPICH 4.0.2's and Open MPI 4.1.4's default collective algorithms as pure functions.
 //!
 //! [`expand`] turns one rank's view of one collective call into the ordered point-to-point
 //! steps MPICH's flat `MPIR_*` selection (intra-communicator, one rank per node) makes that
 //! rank perform, and names the algorithm. The tracer uses it to write expanded collectives,
 //! the simulator to expand traces that lack them. `docs/collectives.md` lists, per collective,
 //! the selection rule, the MPICH source it follows, the closed-form message counts and the
-//! exact meaning of [`CollArgs`]'s byte fields.
+//! exact meaning of [`CollArgs`]'s byte fields. [`ompi::expand`] does the same for Open MPI
+//! 4.1.4's selection, and [`Library`] picks between the two.
 //!
 //! Nothing here allocates except by growing the caller's `Vec<Step>`, so a caller that keeps
 //! one vector across calls expands without touching the allocator once it has grown.

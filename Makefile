@@ -47,6 +47,8 @@ overhead: build apps ## tracer overhead: micro-loops (ns per call) and whole app
 
 validate: build apps ## predicted versus measured run time of every test app on this host
 	bash scripts/validate.sh
+	@if command -v mpirun.openmpi >/dev/null; then MPI=openmpi OUT=build/validation-openmpi bash scripts/validate.sh; \
+	else echo "validate: Open MPI not installed (no mpirun.openmpi): its table skipped" >&2; fi
 
 validate-extrapolation: build apps ## extrapolated traces against real ones at 32 and 64 ranks (docs/extrapolate.md)
 	bash scripts/validate-extrapolation.sh

@@ -11,6 +11,11 @@
 #    slowest rank's span from MPI_Init's return to MPI_Finalize's entry (scripts/span.c,
 #    preloaded, prints it and intercepts nothing else), predicted = psins-sim's end time of
 #    the slowest rank.
+# MPI=openmpi runs all of it under Open MPI instead (mpirun.openmpi; shared memory is
+# `--mca btl self,vader`, TCP `--mca btl self,tcp`): the tracer, the calibration worker and
+# the test apps are built against Open MPI into target/openmpi (as scripts/test-openmpi.sh
+# does), and the traces name Open MPI, so psins-sim expands their collectives with Open MPI's
+# algorithms. The table says which MPI it is.
 # REAL_APPS=DIR adds the open-source codes scripts/real-apps.sh built into DIR (apps.list).
 # ALSO_BUFFERS=cold (or warm) calibrates both networks a second time with those buffers and
 # adds their prediction errors as extra columns: an A/B of the two calibrations against the
@@ -44,10 +49,26 @@ for sig in HUP INT TERM; do trap "echo 'validate: stopped by SIG$sig' >&2; exit 
 # which can make this script's own later writes to the same terminal or pipe fail (O_NONBLOCK).
 cd "$(dirname "$0")/.."
 BIN=$PWD/target/release  # absolute: the real apps run from their own directories
+# The MPI-linked parts: the tracer and psins-calibrate (its worker), and the test apps.
+MPI=${MPI:-mpich}
+MPI_BIN=$BIN APPS_BIN=$PWD/mpi-test-apps/bin MPIRUN=mpirun
+case $MPI in
+  mpich) ;;
+  openmpi)
+    MPIRUN=mpirun.openmpi MPICC=mpicc.openmpi
+    command -v $MPIRUN > /dev/null || { echo "validate: MPI=openmpi needs Open MPI (mpirun.openmpi)" >&2; exit 1; }
+    # Open MPI refuses to run as root without these (CI and containers run as root).
+    [ "$(id -u)" != 0 ] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    MPI_BIN=$PWD/target/openmpi/release APPS_BIN=$PWD/target/openmpi/apps/bin
+    MPICC=mpicc.openmpi CARGO_TARGET_DIR=$PWD/target/openmpi cargo build -q --release -p psins-tracer -p psins-calibrate
+    make -s -C mpi-test-apps MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi BIN="$APPS_BIN" OBJ="$PWD/target/openmpi/apps/obj"
+    ;;
+  *) echo "validate: MPI=$MPI: mpich or openmpi" >&2; exit 2 ;;
+esac
 # app:arguments — runs of 0.3–1 s where the app takes a count (shorter ones vary by tens of
 # percent between identical runs); the fixed-size apps last milliseconds and are listed for
 # completeness.
-APPS=${APPS:-"pingpong:500 ring:200000 stencil2d:20000 stencil3d:8000 cg:12000 is:4000 master_worker:400 collectives comms requests"}
+APPS=${APPS:-"pingpong:500 ring:200000 halo:5000 stencil2d:20000 stencil3d:8000 cg:12000 is:4000 master_worker:400 collectives comms requests"}
 RUNS=${RUNS:-3}
 # Seconds an app run may take (every run here lasts under 10 s; a longer one is hung).
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
@@ -67,6 +88,12 @@ NETS="shm tcp"
 declare -A TITLE=([shm]="shm" [tcp]="TCP" [slow]="TCP ${SLOW_NET:-} link")
 declare -A LAUNCH=([shm]="env mpirun -n 2" [tcp]="env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self mpirun -n 2"
   [slow]="env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=psv0,psv1 UCX_LOG_LEVEL=error mpirun -n 2 $PWD/scripts/in-netns.sh")
+if [ "$MPI" = openmpi ]; then
+  LAUNCH=([shm]="env OMPI_MCA_btl=self,vader mpirun.openmpi -n 2" [tcp]="env OMPI_MCA_btl=self,tcp mpirun.openmpi -n 2")
+  [ -z "${SLOW_NET:-}" ] || { echo "validate: SLOW_NET is MPICH's (UCX) only" >&2; exit 2; }
+fi
+# Over TCP the two ranks on this host do not talk through its memory: no node copy bandwidth.
+declare -A CALIB=([shm]="" [tcp]="--no-memory-sharing" [slow]="--no-memory-sharing")
 declare -A NAME=([shm]="this host, shared memory" [tcp]="this host, TCP" [slow]="two namespaces, TCP over a ${SLOW_NET:-} veth link")
 if [ -n "${SLOW_NET:-}" ]; then
   bash scripts/netns-link.sh up "$SLOW_NET" >&2
@@ -96,7 +123,8 @@ calibrate() {
   for ((i = 1; i <= CALIBRATE_TRIES; i++)); do
     ((i == 1)) || { echo "validate: $net calibration noisy, again in ${CALIBRATE_WAIT} s ($i of $CALIBRATE_TRIES)" >&2; sleep "$CALIBRATE_WAIT"; }
     rc=0
-    env "${L_ENV[@]}" "$BIN/psins-calibrate" -o "$file" --name "$name" ${CALIBRATE_ARGS:-} "$@" -- "${L_CMD[@]}" || rc=$?
+    # shellcheck disable=SC2086 # CALIB holds whole options
+    env "${L_ENV[@]}" "$MPI_BIN/psins-calibrate" -o "$file" --name "$name" ${CALIB[$net]} ${CALIBRATE_ARGS:-} "$@" -- "${L_CMD[@]}" || rc=$?
     if ((rc == 0)) && ! grep -q '^noisy = ' "$file"; then
       return 0
     fi
@@ -112,7 +140,7 @@ done
 # or two); its report goes to check.log.
 check() {
   split "$1"
-  env "${L_ENV[@]}" "$BIN/psins-calibrate" --check "$out/$1.toml" --trials 5 --seconds-per-trial 0.01 \
+  env "${L_ENV[@]}" "$MPI_BIN/psins-calibrate" --check "$out/$1.toml" --trials 5 --seconds-per-trial 0.01 \
     -- "${L_CMD[@]}" >> "$out/check.log" 2>&1 < /dev/null
 }
 
@@ -202,10 +230,11 @@ error() { # measured predicted
 trace() {
   local app=$1 dir=$2 wd=$3 try
   shift 3
+  split shm
   for ((try = 1; ; try++)); do
     settle shm || DIFFERED=1
     rm -rf "$dir/logs"
-    (cd "$wd" && PSINS_DIR="$dir/logs" LD_PRELOAD="$BIN/libpsinstrace.so" timeout "$RUN_TIMEOUT" mpirun -n 2 "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr") ||
+    (cd "$wd" && env "${L_ENV[@]}" PSINS_DIR="$dir/logs" LD_PRELOAD="$MPI_BIN/libpsinstrace.so" timeout "$RUN_TIMEOUT" "${L_CMD[@]}" "$@" < /dev/null > "$dir/stdout" 2> "$dir/stderr") ||
       { echo "validate: the traced run of $app failed (exit $?): $*; its messages: $dir/stderr" >&2; exit 1; }
     changed shm "$try" "the traced run of $app" || break
   done
@@ -282,7 +311,7 @@ printf '%s\n%s\n' "$head" "$rule"
 for spec in $APPS; do
   app=${spec%%:*} args=""
   [ "$spec" != "$app" ] && args=${spec#*:}
-  validate "$app" . "$PWD/mpi-test-apps/bin/$app" $args
+  validate "$app" . "$APPS_BIN/$app" $args
 done
 # The open-source codes built by scripts/real-apps.sh (REAL_APPS=its OUT_DIR).
 if [ -n "${REAL_APPS:-}" ]; then
@@ -292,6 +321,7 @@ if [ -n "${REAL_APPS:-}" ]; then
   done < "$REAL_APPS/apps.list"
 fi
 echo
+echo "MPI: $($MPIRUN --version 2>&1 | head -1)"
 echo "Calibrated by psins-calibrate ($(for net in $NETS; do printf '%s ' "$out/$net.toml"; done)); medians of $RUNS untraced runs;"
 echo "$(nproc) cores; $(date -u +%Y-%m-%d); load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "host checks (psins-calibrate --check, $out/check.log): $(grep -c 'still matches' "$out/check.log" || true) matched, $(grep -c 'no longer matches\|too noisy to tell' "$out/check.log" || true) did not"

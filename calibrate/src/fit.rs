@@ -71,7 +71,26 @@ pub struct Calibration {
     /// The `[[self.band]]` fits: the whole measured cost in the sender's overhead (the wire
     /// free), so that it keeps the rank's CPU as the measured Irecv + Isend + Waitall did.
     pub own: Vec<BandFit>,
+    /// Where both ranks share a node's memory: the node's copy bandwidth that makes the large
+    /// exchanges' two concurrent copies take what they measured (bytes per second), and per
+    /// band the crossing cost that sharing leaves (`[machine] memory_bandwidth`, docs/models.md
+    /// *A node's memory*). `None` when no exchange was clearly slower than a one-way message.
+    pub memory: Option<MemoryFit>,
 }
+
+/// The node's copy bandwidth and the `[intra]` bands' crossing costs beside it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryFit {
+    pub bandwidth: f64,
+    /// (size, node bandwidth that size's exchange gives) for the sizes it was taken from.
+    pub from: Vec<(u64, f64)>,
+    /// Per band of `bands`: (cross_overhead, cross_rate) once sharing is modelled.
+    pub cross: Vec<(f64, Option<f64>)>,
+}
+
+/// Exchanges of at least this many bytes give the node's copy bandwidth: below it a copy is
+/// short next to the calls' fixed costs, and its excess says little about bandwidth.
+const MEMORY_FROM: u64 = 64 * 1024;
 
 pub struct FitOptions<'a> {
     pub buffers: &'a str,
@@ -215,6 +234,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     }
     let own = self_bands(&self_path, &bands);
     let pingpong_other = series(&s.pingpong, other);
+    let memory = memory_fit(&crossing, &bands);
     Ok(Calibration {
         latency: l0,
         bands,
@@ -227,7 +247,47 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         exchange: crossing,
         self_path,
         own,
+        memory,
     })
+}
+
+/// The wire bandwidth of `bands` at `bytes` (its band's).
+fn band_bandwidth(bands: &[BandFit], bytes: u64) -> f64 {
+    bands.iter().find(|b| b.upto.is_none_or(|u| bytes <= u)).map_or(f64::INFINITY, |b| b.bandwidth)
+}
+
+/// The node's copy bandwidth C from the large exchanges: with two copies sharing C, each
+/// moves at C/2 where it alone moves at the band's B, so an exchange costs
+/// S·(2/C − 1/B) more than a one-way message; C = 2S / (excess + S/B), the median over the
+/// sizes of at least [`MEMORY_FROM`] with an excess. Then each size's crossing cost is what
+/// the sharing leaves of its excess, fitted per band as before.
+fn memory_fit(crossing: &[(u64, f64, f64)], bands: &[BandFit]) -> Option<MemoryFit> {
+    let from: Vec<(u64, f64)> = crossing
+        .iter()
+        .filter(|&&(b, _, x)| b >= MEMORY_FROM && x > 0.0)
+        .map(|&(b, _, x)| (b, 2.0 * b as f64 / (x + b as f64 / band_bandwidth(bands, b))))
+        .collect();
+    if from.is_empty() {
+        return None;
+    }
+    let mut cs: Vec<f64> = from.iter().map(|p| p.1).collect();
+    cs.sort_by(f64::total_cmp);
+    let c = cs[(cs.len() - 1) / 2];
+    let left = |b: u64, x: f64| {
+        let shared = b as f64 * (2.0 / c - 1.0 / band_bandwidth(bands, b)).max(0.0);
+        (x - shared).max(0.0)
+    };
+    let mut cross = Vec::new();
+    let mut lo: Option<u64> = None;
+    for band in bands {
+        let inside = |b: u64| lo.is_none_or(|l| b > l) && band.upto.is_none_or(|u| b <= u);
+        let pts: Vec<(f64, f64)> =
+            crossing.iter().filter(|p| inside(p.0)).map(|&(b, _, x)| (b as f64, left(b, x))).collect();
+        let top = pts.last().map_or(0.0, |p| p.0);
+        cross.push(if pts.iter().all(|p| p.1 == 0.0) { (0.0, None) } else { overhead(&pts, top) });
+        lo = band.upto;
+    }
+    Some(MemoryFit { bandwidth: c, from, cross })
 }
 
 /// The `[self]` link's wire: free (its bandwidth, in bytes per second, only has to be
@@ -587,6 +647,35 @@ mod recovery {
         let b = &c.bands;
         assert!((b[0].cross_overhead - 2e-6).abs() < 1e-12 && b[0].cross_rate.is_none(), "{:?}", b[0]);
         assert!(b[1..].iter().all(|b| b.cross_overhead == 0.0), "{b:?}");
+    }
+
+    /// The model's large-message wire is 8 GB/s; an exchange whose two copies share a node
+    /// of 12 GB/s (each at 6 GB/s) costs S·(1/6 − 1/8 GB/s) more than a one-way message from
+    /// 64 KiB up: the node's bandwidth comes back, and no crossing cost is left there. Small
+    /// sizes keep theirs (2us up to 1 KiB).
+    #[test]
+    fn large_exchanges_give_the_nodes_copy_bandwidth() {
+        let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None };
+        assert_eq!(calibrate(&samples(), &o).unwrap().memory, None, "independent directions");
+        let mut s = samples();
+        for ((_, b), t) in s.exchange.iter_mut() {
+            let extra = if *b <= 1024 {
+                2e-6
+            } else if *b >= 64 * 1024 {
+                *b as f64 * (1.0 / 6e9 - 1.0 / 8e9)
+            } else {
+                0.0
+            };
+            t.iter_mut().for_each(|x| *x += extra);
+        }
+        let c = calibrate(&s, &o).unwrap();
+        let m = c.memory.expect("a node bandwidth");
+        assert!((m.bandwidth - 12e9).abs() < 1e-3 * 12e9, "{m:?}");
+        assert_eq!(m.from.len(), 7, "64 KiB to 4 MiB: {m:?}");
+        assert!((m.cross[0].0 - 2e-6).abs() < 1e-12, "{m:?}");
+        assert!(m.cross[2..].iter().all(|&(o, r)| o < 1e-12 && r.is_none()), "{m:?}");
+        // The bands themselves keep the whole excess as crossing costs (for [network]).
+        assert!(c.bands[2].cross_overhead > 0.0 || c.bands[2].cross_rate.is_some(), "{:?}", c.bands[2]);
     }
 
     /// The self time (0.5us + S / 5 GB/s at every size) comes back in every band as the

@@ -75,6 +75,10 @@ struct Args {
     /// The machine's name in the file.
     #[arg(long, default_value = "calibrated")]
     name: String,
+    /// Both ranks on one host talk through something else than its memory (e.g. TCP forced
+    /// on one host): write no `memory_bandwidth`, keep the exchanges' cost as crossing costs.
+    #[arg(long)]
+    no_memory_sharing: bool,
     /// Write nothing: measure again the half round trips FILE's `[calibrated] check` records
     /// and say whether this host still matches it (exit 0) or not (exit 1, naming the size).
     /// The launcher defaults to the one FILE was calibrated with; run it with the same
@@ -190,6 +194,7 @@ fn run(a: &Args) -> Result<(), Error> {
         name: &a.name,
         curves: &curves_name,
         left_out: left_out.as_deref(),
+        memory_sharing: !a.no_memory_sharing,
     };
     save(curves_out, &write::curves(&samples, &prov))?;
     save(machine_out, &write::machine(&cal, &samples, &prov))?;

@@ -20,6 +20,9 @@ pub struct Provenance<'a> {
     pub curves: &'a str,
     /// Which trials were left out and why (states.rs), if any were.
     pub left_out: Option<&'a str>,
+    /// Whether the ranks' messages on one host go through its memory (shared memory), so
+    /// that the node's copy bandwidth is written; false with `--no-memory-sharing`.
+    pub memory_sharing: bool,
 }
 
 /// "21 trials (3 launches of 7)", or "7 trials" for one launch; "… less those left out" when
@@ -95,6 +98,14 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     let _ = writeln!(o, "{}", crate::check::toml_line(&crate::check::pick(warm)));
     let _ =
         writeln!(o, "\n[machine]\nname = {:?}\nnodes = {nodes}\ncores_per_node = {}", p.name, ranks.div_ceil(nodes));
+    // Both ranks on one host through its memory: the node's copy bandwidth, which the
+    // [intra] bands' crossing costs then leave out (fit.rs, `memory_fit`).
+    let memory = c.memory.as_ref().filter(|_| nodes == 1 && p.memory_sharing);
+    if let Some(m) = memory {
+        let from: Vec<String> = m.from.iter().map(|(b, bw)| format!("{b}:{:.2}", bw / 1e9)).collect();
+        let _ = writeln!(o, "# the node's copy bandwidth from each large exchange (GB/s): {}", from.join(" "));
+        let _ = writeln!(o, "memory_bandwidth = {}", gbps(m.bandwidth));
+    }
     if let Some(e) = c.eager_threshold {
         let _ = writeln!(o, "\n[mpi]\neager_threshold = {e}");
     }
@@ -114,8 +125,11 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
             let _ = writeln!(o, "buses = 65536");
         }
         let _ = writeln!(o, "latency = {}\nbandwidth = {}", us(c.latency), gbps(nominal));
-        for b in &c.bands {
-            band(&mut o, sec, b);
+        for (i, b) in c.bands.iter().enumerate() {
+            match memory.and_then(|m| m.cross.get(i)).filter(|_| *sec == "intra") {
+                Some(&(cross_overhead, cross_rate)) => band(&mut o, sec, &BandFit { cross_overhead, cross_rate, ..*b }),
+                None => band(&mut o, sec, b),
+            }
         }
     }
     // A message to itself (scattered alltoall's own block): its measured time as the

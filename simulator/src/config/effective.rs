@@ -68,6 +68,12 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
             .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()),
         nodes: m.nodes,
         cores_per_node: m.cores_per_node,
+        memory_bandwidth: match m.memory_bandwidth {
+            Some(b) if !(b.0.is_finite() && b.0 > 0.0) => {
+                return Err("[machine] memory_bandwidth must be positive".into());
+            }
+            b => b.map(|b| b.0),
+        },
         mapping: m.mapping,
         node_of_rank,
         cpu,
@@ -325,6 +331,14 @@ pub fn print(m: &Machine) -> String {
         let _ = writeln!(s, "node_of_rank = {:?}", m.node_of_rank);
     }
     let _ = writeln!(s, "cpu_ratio = {:?}", m.cpu.default);
+    match m.memory_bandwidth {
+        Some(b) => {
+            let _ = writeln!(s, "memory_bandwidth = \"{}\"", fmt_bandwidth(b));
+        }
+        None => {
+            let _ = writeln!(s, "# memory_bandwidth: not set (intra-node messages do not share the node's memory)");
+        }
+    }
     for (node, r) in &m.cpu.overrides {
         let _ = writeln!(s, "[[machine.cpu]]\nnodes = [{node}]\nratio = {r:?}");
     }

@@ -69,6 +69,9 @@ pub struct MachineSection {
     /// Per-node CPU ratios that differ from the default.
     #[serde(default)]
     pub cpu: Vec<CpuOverride>,
+    /// A node's copy bandwidth, shared by the intra-node messages in flight on it (unset:
+    /// each message has its `[intra]` bandwidth to itself).
+    pub memory_bandwidth: Option<Bandwidth>,
 }
 
 fn one() -> u32 {

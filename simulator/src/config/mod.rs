@@ -169,6 +169,9 @@ pub struct Machine {
     pub name: String,
     pub nodes: u32,
     pub cores_per_node: u32,
+    /// `[machine] memory_bandwidth` in bytes per second: the copy bandwidth a node's
+    /// intra-node messages share (docs/models.md, *A node's memory*); `None`: not shared.
+    pub memory_bandwidth: Option<f64>,
     pub mapping: MappingKind,
     pub node_of_rank: Vec<u32>,
     pub cpu: CpuRatios,

@@ -12,6 +12,7 @@ mod coll;
 mod comms;
 mod deadlock;
 mod exec;
+mod memory;
 mod nbc;
 mod p2p;
 mod queue;
@@ -83,6 +84,11 @@ pub struct Sim<'m, S: TraceSource> {
     rma: rma::Rma,
     stats: Stats,
     expanded: bool,
+    /// The nodes' memory, shared by their intra-node copies (`[machine] memory_bandwidth`);
+    /// `None`: each copy has its link to itself.
+    memory: Option<memory::Memory>,
+    /// Scratch for the copies a memory event ends.
+    copies_done: Vec<(MsgId, Ps)>,
     thresholds: psins_collectives::Thresholds,
     /// Whose collective algorithms expand and cost the collectives, and why.
     library: psins_collectives::Library,
@@ -227,6 +233,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             rma: rma::Rma::default(),
             stats: Stats::new(),
             expanded: mode == CollMode::Expanded,
+            memory: m.memory_bandwidth.map(memory::Memory::new),
+            copies_done: Vec::new(),
             thresholds: psins_collectives::Thresholds::default(),
             library: library_choice.library,
             library_choice,
@@ -282,6 +290,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 Ev::Inject(id) => self.inject(id, at),
                 Ev::Model(token) => self.model_event(token, at),
                 Ev::Schedule(t) => self.nbc_progress(t, at)?,
+                Ev::Memory(node) => self.memory_event(node, at),
             }
             if let Some(msg) = self.net_failure.take() {
                 let d = self.deadlock(Some(format!("network model {}: {msg}", self.model.name())));
@@ -425,7 +434,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             Ev::Exec(t) | Ev::Resume(t) | Ev::Schedule(t) => {
                 SimError::bad_record(t, self.tasks[t as usize].records_read.saturating_sub(1), what)
             }
-            Ev::Inject(_) | Ev::Model(_) => SimError::Input(format!("a message in flight: {what}")),
+            Ev::Inject(_) | Ev::Model(_) | Ev::Memory(_) => SimError::Input(format!("a message in flight: {what}")),
         }
     }
 
@@ -594,6 +603,20 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         if let Some(tl) = &mut self.timeline {
             self.model.take_usage(&mut |at, d| tl.usage(at, d));
         }
+    }
+
+    /// A node's copy may be over: deliver those that are, queue the node's next end.
+    fn memory_event(&mut self, node: u32, at: Ps) {
+        let mut done = std::mem::take(&mut self.copies_done);
+        let next = self.memory.as_mut().and_then(|m| m.on_event(node, at, &mut done));
+        if let Some(next) = next {
+            self.q.push(next, Ev::Memory(node));
+        }
+        for &(id, t) in &done {
+            self.on_delivered(id, t);
+        }
+        done.clear();
+        self.copies_done = done;
     }
 
     fn model_event(&mut self, token: u32, at: Ps) {

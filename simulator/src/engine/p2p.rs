@@ -288,7 +288,13 @@ impl<S: TraceSource> Sim<'_, S> {
         let (sn, dn) = (self.node[src as usize], self.node[dst as usize]);
         if sn == dn {
             let link = self.m.link(Route::of(src, dst, sn, dn));
-            self.on_delivered(id, now + link.delay(bytes));
+            match &mut self.memory {
+                Some(mem) if bytes > 0 => {
+                    let next = mem.start(sn, id, bytes, link.transfer(bytes), link.wire_latency(bytes), now);
+                    self.q.push(next, Ev::Memory(sn));
+                }
+                _ => self.on_delivered(id, now + link.delay(bytes)),
+            }
             return;
         }
         let msg = NetMsg { id, src_node: sn, dst_node: dn, bytes, ready: now };

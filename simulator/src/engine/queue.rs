@@ -23,6 +23,8 @@ pub enum Ev {
     Model(u32),
     /// A phase of one of the task's nonblocking collectives may be over (nbc.rs).
     Schedule(u32),
+    /// The first of a node's copies in flight may be over (memory.rs).
+    Memory(u32),
 }
 
 #[derive(Clone, Copy)]

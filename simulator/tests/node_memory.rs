@@ -1,0 +1,61 @@
+//! A node's memory is shared by its intra-node copies (`[machine] memory_bandwidth`,
+//! docs/models.md *A node's memory*): hand-computed exchanges between two ranks of one node.
+//! The test machine's `[intra]` link is 0.5 µs and 2 GB/s; the node's memory 3 GB/s.
+
+mod common;
+
+use common::*;
+use psins_formats::Record;
+
+/// Both ranks post `k` receives and `k` sends of `bytes` to each other, then wait.
+fn exchange(k: u32, bytes: u64) -> Vec<Vec<Record>> {
+    (0..2)
+        .map(|r| {
+            let peer = 1 - r;
+            let mut v: Vec<Record> = (0..k).map(|i| irecv(0, peer, bytes, i + 1)).collect();
+            v.extend((0..k).map(|i| isend(0, peer, bytes, k + i + 1)));
+            let done: Vec<(u32, i32, u64)> = (0..k)
+                .map(|i| (i + 1, peer, bytes))
+                .chain((0..k).map(|i| (k + i + 1, psins_formats::NO_RANK, bytes)))
+                .collect();
+            v.push(waitall(0, &done));
+            v.push(fin());
+            v
+        })
+        .collect()
+}
+
+const ONE_NODE: &str = "machine.cores_per_node=2";
+
+#[test]
+fn an_exchange_shares_the_nodes_memory() {
+    // Unshared: each 60 kB copy at 2 GB/s, 30 µs, + 0.5 µs.
+    assert_eq!(predicted(&run(&exchange(1, 60_000), &[ONE_NODE])), 30_500_000);
+    // Shared: two copies on 3 GB/s move at 1.5 GB/s each, 40 µs, + 0.5 µs.
+    let shared = [ONE_NODE, "machine.memory_bandwidth=3GB/s"];
+    assert_eq!(predicted(&run(&exchange(1, 60_000), &shared)), 40_500_000);
+    // A halo with both neighbours being the other rank: four copies at 0.75 GB/s, 80 µs.
+    assert_eq!(predicted(&run(&exchange(2, 60_000), &shared)), 80_500_000);
+}
+
+#[test]
+fn a_lone_copy_and_other_nodes_are_unchanged() {
+    // One message alone on its node takes its band's time, shared memory or not.
+    let one_way = |sets: &[&str]| {
+        let tasks = vec![vec![send(0, 1, 60_000), fin()], vec![recv(0, 0, 60_000), fin()]];
+        predicted(&run(&tasks, sets))
+    };
+    assert_eq!(one_way(&[ONE_NODE, "machine.memory_bandwidth=3GB/s"]), one_way(&[ONE_NODE]));
+    // Ranks on two nodes go through the network: the memory setting changes nothing.
+    assert_eq!(
+        predicted(&run(&exchange(1, 60_000), &["machine.memory_bandwidth=3GB/s"])),
+        predicted(&run(&exchange(1, 60_000), &[]))
+    );
+}
+
+#[test]
+fn a_memory_bandwidth_of_zero_is_refused() {
+    let sets = vec!["machine.memory_bandwidth=0GB/s".to_string()];
+    let e = psins_sim::Machine::from_str(std::path::Path::new("m.toml"), BASE, &sets).unwrap_err().to_string();
+    assert!(e.contains("memory_bandwidth"), "{e}");
+}

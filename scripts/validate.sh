@@ -55,13 +55,14 @@ MPI_BIN=$BIN APPS_BIN=$PWD/mpi-test-apps/bin MPIRUN=mpirun
 case $MPI in
   mpich) ;;
   openmpi)
-    MPIRUN=mpirun.openmpi MPICC=mpicc.openmpi
+    MPIRUN=mpirun.openmpi
+    export MPICC=mpicc.openmpi  # the tracer and worker builds below and the span library
     command -v $MPIRUN > /dev/null || { echo "validate: MPI=openmpi needs Open MPI (mpirun.openmpi)" >&2; exit 1; }
     # Open MPI refuses to run as root without these (CI and containers run as root).
     [ "$(id -u)" != 0 ] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     MPI_BIN=$PWD/target/openmpi/release APPS_BIN=$PWD/target/openmpi/apps/bin
-    MPICC=mpicc.openmpi CARGO_TARGET_DIR=$PWD/target/openmpi cargo build -q --release -p psins-tracer -p psins-calibrate
-    make -s -C mpi-test-apps MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi BIN="$APPS_BIN" OBJ="$PWD/target/openmpi/apps/obj"
+    CARGO_TARGET_DIR=$PWD/target/openmpi cargo build -q --release -p psins-tracer -p psins-calibrate
+    make -s -C mpi-test-apps MPICC="$MPICC" MPIFORT=mpifort.openmpi BIN="$APPS_BIN" OBJ="$PWD/target/openmpi/apps/obj"
     ;;
   *) echo "validate: MPI=$MPI: mpich or openmpi" >&2; exit 2 ;;
 esac

@@ -81,6 +81,7 @@ pub struct Calibration {
 /// The node's copy bandwidth and the `[intra]` bands' crossing costs beside it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemoryFit {
+    /// The node's copy bandwidth C, bytes per second.
     pub bandwidth: f64,
     /// (size, node bandwidth that size's exchange gives) for the sizes it was taken from.
     pub from: Vec<(u64, f64)>,
@@ -211,7 +212,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         // overhead's per-byte part, and bounding the wire alone would count it twice.
         let slope = |r: Option<f64>| r.map_or(0.0, |r| 1.0 / r);
         let per_byte = per_byte.max(1.0 / memcpy_bandwidth - slope(sr) - slope(rr)).max(1e-15);
-        let (co, cr) = if cpts.iter().all(|p| p.1 == 0.0) { (0.0, None) } else { overhead(&cpts, top) };
+        let (co, cr) = cross_fit(&cpts, top);
         bands.push(BandFit {
             upto: if last { None } else { Some(hi) },
             latency: lat.max(0.0),
@@ -284,7 +285,7 @@ fn memory_fit(crossing: &[(u64, f64, f64)], bands: &[BandFit]) -> Option<MemoryF
         let pts: Vec<(f64, f64)> =
             crossing.iter().filter(|p| inside(p.0)).map(|&(b, _, x)| (b as f64, left(b, x))).collect();
         let top = pts.last().map_or(0.0, |p| p.0);
-        cross.push(if pts.iter().all(|p| p.1 == 0.0) { (0.0, None) } else { overhead(&pts, top) });
+        cross.push(cross_fit(&pts, top));
         lo = band.upto;
     }
     Some(MemoryFit { bandwidth: c, from, cross })
@@ -342,6 +343,15 @@ fn self_bands(self_path: &[(u64, f64)], bands: &[BandFit]) -> Vec<BandFit> {
         last.upto = None;
     }
     out
+}
+
+/// A band's crossing cost from its sizes' (bytes, cost): none where every cost is 0.
+fn cross_fit(pts: &[(f64, f64)], top: f64) -> (f64, Option<f64>) {
+    if pts.iter().all(|p| p.1 == 0.0) {
+        (0.0, None)
+    } else {
+        overhead(pts, top)
+    }
 }
 
 /// Below this margin over the one-way time, an exchange's excess is noise: no crossing cost.

@@ -10,7 +10,7 @@
 //! Then one line per rank: `S<peer>:<bytes>` for each send and `R<peer>:<bytes>` for each
 //! receive, in posting order, a SendRecv being its send then its receive.
 
-use psins_collectives::{expand, ompi, Coll, CollArgs, Library, Step, Thresholds};
+use psins_collectives::{Coll, CollArgs, Library, Step, Thresholds};
 
 /// Deterministic pseudo-random counts (SplitMix64), often zero.
 struct Rng(u64);
@@ -93,11 +93,7 @@ impl Case {
         for r in 0..self.p {
             let counts = self.rank_counts(r as usize);
             let mut out = Vec::new();
-            algorithm = match library {
-                Library::Mpich => expand(&self.args(r, &counts), th, &mut out),
-                Library::OpenMpi => ompi::expand(&self.args(r, &counts), &mut out),
-            }
-            .expect("valid case");
+            algorithm = library.expand(&self.args(r, &counts), th, &mut out).expect("valid case");
             let steps: Vec<String> = out.iter().map(render).collect();
             lines.push(format!("rank {r}: {}", steps.join(" ")));
         }

@@ -28,7 +28,7 @@ tuned=(allgather allgatherv allreduce alltoall alltoallv barrier bcast gather re
        reduce_scatter_block scatter scan exscan)
 cc() { gcc -O1 -w -I"$here/include" -I"$ompi" "$@"; }
 
-python3 "$here/gen_names.py" "$coll/tuned/coll_tuned_decision_fixed.c" > "$work/names.h"
+python3 "$here/../../scripts/ompi-decisions.py" "$ompi" --c-names "$work/names.h"
 objs=()
 for f in "${base[@]}"; do cc -c "$coll/base/coll_base_$f.c" -o "$work/base_$f.o"; objs+=("$work/base_$f.o"); done
 for f in "${basic[@]}"; do cc -c "$coll/basic/coll_basic_$f.c" -o "$work/basic_$f.o"; objs+=("$work/basic_$f.o"); done

@@ -161,7 +161,8 @@ pub struct CollArgs<'a> {
     /// scatterv (read at the root only), allgatherv, reduce_scatter: P entries; alltoallv/w:
     /// P send counts then P receive counts. Ignored for other collectives.
     pub counts: &'a [u64],
-    /// Element count of reductions; MPICH compares it to the largest power of two ≤ P.
+    /// Element count. Of reductions: MPICH compares it to the largest power of two ≤ P. Open
+    /// MPI's bcast and reduce_scatter(_block) take their element size from it too.
     pub count: u64,
     pub op_builtin: bool,
     pub op_commutative: bool,
@@ -302,6 +303,7 @@ impl Library {
         }
     }
 
+    /// The library named `s` (`mpich`, `openmpi`; any case), as `mpi.library` takes it.
     pub fn from_name(s: &str) -> Option<Library> {
         Library::ALL.into_iter().find(|l| l.name().eq_ignore_ascii_case(s.trim()))
     }
@@ -340,12 +342,20 @@ impl Library {
             None => (
                 Library::Mpich,
                 Some(format!(
-                    "psins has no collective algorithms for {t}; MPICH 4.0.2's are used \
-                     (`--set mpi.library=openmpi` chooses Open MPI 4.1.4's)"
+                    "psins has no collective algorithms for {t}; {}'s are used \
+                     (`--set mpi.library={}` chooses {}'s)",
+                    Library::Mpich.algorithms(),
+                    Library::OpenMpi.name(),
+                    Library::OpenMpi.algorithms()
                 )),
             ),
         };
         Choice { library, traced, by: ChoiceBy::Trace, warning }
+    }
+
+    /// The release whose algorithms are followed (the end of [`Library::algorithms`]).
+    fn release(self) -> &'static str {
+        self.algorithms().rsplit(' ').next().unwrap_or("")
     }
 
     /// Whether the version string names the release series whose algorithms are followed
@@ -356,10 +366,8 @@ impl Library {
             .map(|w| w.trim_start_matches('v'))
             .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
             .unwrap_or("");
-        let series = match self {
-            Library::Mpich => "4.0",
-            Library::OpenMpi => "4.1",
-        };
+        let release = self.release();
+        let series = release.rsplit_once('.').map_or(release, |(s, _)| s);
         version == series || version.starts_with(&format!("{series}."))
     }
 
@@ -376,14 +384,17 @@ impl Library {
 /// Which library's algorithms a replay follows, and why ([`Library::choose`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Choice {
+    /// The library whose algorithms are followed.
     pub library: Library,
     /// The trace's `MPI_Get_library_version` line, when it has one.
     pub traced: Option<String>,
+    /// What decided it.
     pub by: ChoiceBy,
     /// Set when the trace's library or release is not one whose algorithms are followed.
     pub warning: Option<String>,
 }
 
+/// What decided which library's algorithms a replay follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChoiceBy {
     /// `mpi.library` was set.
@@ -480,6 +491,13 @@ mod library_tests {
         assert_eq!(c.library, Library::Mpich);
         let w = c.warning.unwrap();
         assert!(w.contains("Intel(R) MPI Library 2021.10") && w.contains("MPICH 4.0.2"), "{w}");
+    }
+
+    /// The Open MPI release named is the one the rules were generated from.
+    #[test]
+    fn the_release_named_is_the_generated_rules_one() {
+        assert_eq!(Library::OpenMpi.release(), ompi::decision::OMPI_VERSION);
+        assert_eq!(Library::Mpich.release(), "4.0.2");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::tree::{floor_pow2, Binomial, Fold, Rel};
 use crate::{CollArgs, ExpandError, Step, Thresholds, NOOP};
 
 /// Element size of a reduction whose vector is `send_bytes` = `count` elements.
-fn element_bytes(a: &CollArgs) -> Result<u64, ExpandError> {
+pub(crate) fn element_bytes(a: &CollArgs) -> Result<u64, ExpandError> {
     let (bytes, count) = (a.send_bytes, a.count);
     match bytes.checked_div(count) {
         None if bytes == 0 => Ok(0),

@@ -117,5 +117,7 @@ proptest! {
             th.set(info.name, value).unwrap();
         }
         let _ = expand(&a, &th, &mut out);
+        let _ = psins_collectives::ompi::expand(&a, &mut out);
+        let _ = psins_collectives::ompi::select(&a);
     }
 }

@@ -46,6 +46,13 @@ fn a_lone_copy_and_other_nodes_are_unchanged() {
         predicted(&run(&tasks, sets))
     };
     assert_eq!(one_way(&[ONE_NODE, "machine.memory_bandwidth=3GB/s"]), one_way(&[ONE_NODE]));
+    // A rank's message to itself is its sender's CPU time ([self]), not a shared copy.
+    let to_itself = |sets: &[&str]| {
+        let done = [(1, 0, 60_000), (2, psins_formats::NO_RANK, 60_000)];
+        let tasks = vec![vec![irecv(0, 0, 60_000, 1), isend(0, 0, 60_000, 2), waitall(0, &done), fin()]];
+        predicted(&run(&tasks, sets))
+    };
+    assert_eq!(to_itself(&["machine.memory_bandwidth=1GB/s"]), to_itself(&[]));
     // Ranks on two nodes go through the network: the memory setting changes nothing.
     assert_eq!(
         predicted(&run(&exchange(1, 60_000), &["machine.memory_bandwidth=3GB/s"])),

@@ -23,7 +23,7 @@ pub(super) fn allgather(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -> Result<&'
         // Neighbor exchange falls back to the ring when P is odd.
         5 if p.is_multiple_of(2) => neighbor(a, |_| b, out),
         5 => ring(a, |_| b, out),
-        _ => {
+        6 => {
             // ompi_coll_base_allgather_intra_two_procs (coll_base_allgather.c; picked for
             // P = 2 only): one sendrecv with the other rank; in place it sends its block of
             // the receive buffer, otherwise the send buffer.
@@ -31,6 +31,7 @@ pub(super) fn allgather(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -> Result<&'
             let sb = if a.in_place { b } else { a.send_bytes };
             sendrecv(out, other, sb, other, b);
         }
+        _ => return Err(ExpandError::Unsupported { coll: a.coll }),
     }
     Ok(name)
 }
@@ -144,12 +145,13 @@ pub(super) fn allgatherv(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -> Result<&
         4 if p.is_multiple_of(2) => neighbor(a, block, out),
         // Neighbor exchange falls back to the ring when P is odd.
         4 => ring(a, block, out),
-        _ => {
+        5 => {
             // ompi_coll_base_allgatherv_intra_two_procs (coll_base_allgatherv.c; P = 2 only):
             // one sendrecv of the own block for the other rank's.
             let other = (a.rank ^ 1) as u64 % p;
             sendrecv(out, other, block(a.rank as u64), other, block(other));
         }
+        _ => return Err(ExpandError::Unsupported { coll: a.coll }),
     }
     Ok(name)
 }

@@ -22,7 +22,8 @@ pub(super) fn alltoall(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -> Result<&'s
         1 | 4 => linear(a, out),
         2 => pairwise(a, out),
         3 => bruck(a, out),
-        _ => two_procs(a, out),
+        5 => two_procs(a, out),
+        _ => return Err(ExpandError::Unsupported { coll: a.coll }),
     }
     Ok(name)
 }

@@ -1,7 +1,8 @@
 //! Open MPI's barriers (`coll_base_barrier.c`). All messages are empty.
 
-use super::{decision, name, topo::next_pow2};
+use super::{decision, name};
 use crate::steps::{irecv, recv, send, sendrecv, waitall};
+use crate::tree::floor_pow2;
 use crate::{CollArgs, ExpandError, Step};
 
 pub(super) fn barrier(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -> Result<&'static str, ExpandError> {
@@ -50,7 +51,7 @@ fn double_ring(p: u64, r: u64, out: &mut Vec<Step>) {
 /// first exchange with their partner below it, the power-of-two ranks run recursive
 /// doubling, and the partners below are released last.
 fn recursive_doubling(p: u64, r: u64, out: &mut Vec<Step>) {
-    let adj = next_pow2(p) >> 1;
+    let adj = floor_pow2(p);
     if adj != p {
         if r >= adj {
             sendrecv(out, r - adj, 0, r - adj, 0);

@@ -109,7 +109,8 @@ fn scatter_allgather(p: u64, r: u64, root: u64, n: u64, elem: u64, out: &mut Vec
     let abs = |vr: u64| (vr + root) % p;
     // What rank `v` holds after the scatter: its subtree's blocks, clipped to the message.
     let span = |v: u64| if v == 0 { p.next_power_of_two() } else { v & v.wrapping_neg() };
-    let held = |v: u64| (count.min((v + span(v)) * sc)).saturating_sub(v * sc);
+    // Saturating: the block ends may pass 2^64 for a message near it; the message end clips them.
+    let held = |v: u64| count.min((v + span(v)).saturating_mul(sc)).saturating_sub(v.saturating_mul(sc));
     // Scatter: receive from the parent, send each child its part, farthest first.
     let mut mask = 1;
     while mask < p {
@@ -130,7 +131,7 @@ fn scatter_allgather(p: u64, r: u64, root: u64, n: u64, elem: u64, out: &mut Vec
     }
     // Allgather: groups of `mask` ranks swap their blocks; what a group holds is its
     // blocks up to the message's end (a missing rank's blocks lie past it).
-    let group = |g: u64, m: u64| count.min((g + m) * sc).saturating_sub(g * sc);
+    let group = |g: u64, m: u64| count.min((g + m).saturating_mul(sc)).saturating_sub(g.saturating_mul(sc));
     let mut mask = 1;
     while mask < p {
         let vr = v ^ mask;

@@ -41,14 +41,27 @@ pub fn expand(args: &CollArgs, out: &mut Vec<Step>) -> Result<&'static str, Expa
 /// The algorithm name `expand` would return, without the steps (for reports).
 pub fn select(args: &CollArgs) -> Result<&'static str, ExpandError> {
     validate(args)?;
+    check_vector(args)?;
+    if args.size == 1 || sends_nothing(args) {
+        return Ok(NOOP);
+    }
     Ok(match choice(args) {
-        Some((names, alg)) => names[alg as usize - 1],
+        Some((names, alg)) => name(names, alg),
         None => basic_name(args),
     })
 }
 
+/// A reduction's vector must be `count` whole elements, as MPICH's expansion requires.
+fn check_vector(a: &CollArgs) -> Result<(), ExpandError> {
+    if matches!(a.coll, Coll::Reduce | Coll::Allreduce | Coll::Scan | Coll::Exscan) {
+        crate::reduce::element_bytes(a)?;
+    }
+    Ok(())
+}
+
 /// Appends this rank's steps (an algorithm made of other collectives calls this for each).
 pub(crate) fn append(a: &CollArgs, out: &mut Vec<Step>) -> Result<&'static str, ExpandError> {
+    check_vector(a)?;
     if a.size == 1 || sends_nothing(a) {
         return Ok(NOOP);
     }
@@ -80,7 +93,8 @@ pub(crate) fn append(a: &CollArgs, out: &mut Vec<Step>) -> Result<&'static str, 
 }
 
 /// Calls Open MPI's MPI layer returns from before reaching a collective component
-/// (`ompi/mpi/c/<coll>.c`): zero counts.
+/// (`ompi/mpi/c/<coll>.c`): zero counts, tested here as zero bytes (the same but for
+/// zero-size datatypes; gather and scatter by the rank's own block, as each rank decides).
 fn sends_nothing(a: &CollArgs) -> bool {
     let all_zero = |c: &[u64]| c.iter().all(|&v| v == 0);
     match a.coll {

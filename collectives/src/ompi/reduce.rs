@@ -2,10 +2,12 @@
 //! fixed rules pass no segment size and no request limit, so tree reductions move whole
 //! vectors and leaves send with one blocking send.
 
-use super::bcast::{self, elem_size};
-use super::topo::{self, next_pow2, Tree};
+use super::bcast;
+use super::topo::{self, Tree};
 use super::{append, decision, name};
-use crate::steps::{irecv, recv, send, sendrecv, waitall};
+use crate::reduce::element_bytes;
+use crate::steps::{irecv, isend, recv, send, sendrecv, waitall};
+use crate::tree::floor_pow2;
 use crate::{CollArgs, ExpandError, Step};
 use psins_formats::Coll;
 
@@ -17,7 +19,7 @@ pub(super) fn reduce(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -> Result<&'sta
         4 => generic(&topo::kary(2, p, r, root), r == root, n, out),
         5 => generic(&topo::in_order_bmtree(p, r, root), r == root, n, out),
         6 => in_order_binary(p, r, root, n, out),
-        7 => redscat_gather(a, out),
+        7 => redscat_gather(a, element_bytes(a)?, out),
         _ => return Err(ExpandError::Unsupported { coll: a.coll }),
     }
     Ok(name(decision::REDUCE_NAMES, alg))
@@ -34,8 +36,8 @@ pub(super) fn allreduce(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -> Result<&'
         }
         3 => recursive_doubling(p, r, n, out),
         // With no segment size the segmented ring is the ring.
-        4 | 5 => ring(p, r, a.count, n, out),
-        6 => redscat_allgather(a, out),
+        4 | 5 => ring(p, r, a.count, element_bytes(a)?, out),
+        6 => redscat_allgather(a, element_bytes(a)?, out),
         _ => return Err(ExpandError::Unsupported { coll: a.coll }),
     }
     Ok(name(decision::ALLREDUCE_NAMES, alg))
@@ -87,8 +89,8 @@ fn in_order_binary(p: u64, r: u64, root: u64, n: u64, out: &mut Vec<Step>) {
 
 /// Largest power of two ≤ p, and its exponent (`opal_hibit`).
 fn pof2(p: u64) -> (u64, u32) {
-    let steps = 63 - p.leading_zeros();
-    (1 << steps, steps)
+    let pof2 = floor_pow2(p);
+    (pof2, pof2.trailing_zeros())
 }
 
 /// One rank's blocks in a recursive halving over `pof2` ranks (Rabenseifner): per step, the
@@ -102,7 +104,7 @@ struct Halving {
 
 /// The rank a virtual rank of the halving is: the survivors of the fold below 2·rem are the
 /// odd ones (allreduce) or even ones (reduce), the others keep their place after them.
-fn real_rank(vd: u64, rem: u64, odd: bool) -> u64 {
+pub(super) fn real_rank(vd: u64, rem: u64, odd: bool) -> u64 {
     if vd < rem {
         vd * 2 + u64::from(odd)
     } else {
@@ -157,10 +159,10 @@ fn halve(r: u64, v: u64, rem: u64, steps: u32, (count, elem): (u64, u64), out: &
 /// `ompi_coll_base_reduce_intra_redscat_gather`: Rabenseifner's reduce — fold to a power of
 /// two, recursive halving, then a binomial gather of the blocks to the root. Fewer elements
 /// than that power of two, or a non-commutative op: the linear reduce.
-fn redscat_gather(a: &CollArgs, out: &mut Vec<Step>) {
+fn redscat_gather(a: &CollArgs, elem: u64, out: &mut Vec<Step>) {
     let (p, r, root, n) = (a.size as u64, a.rank as u64, a.root as u64, a.send_bytes);
     let (pof2, steps) = pof2(p);
-    let (count, elem) = (a.count, elem_size(n, a.count));
+    let count = a.count;
     if pof2 < 2 || count < pof2 || !a.op_commutative {
         linear(p, r, root, n, out);
         return;
@@ -227,7 +229,7 @@ fn basic_linear(p: u64, r: u64, n: u64, out: &mut Vec<Step>) {
 /// vector to the odd rank above and get the result back at the end; the others exchange
 /// whole vectors at distance 1, 2, 4, … of their new rank.
 fn recursive_doubling(p: u64, r: u64, n: u64, out: &mut Vec<Step>) {
-    let adj = next_pow2(p) >> 1;
+    let adj = floor_pow2(p);
     let extra = p - adj;
     let newrank = if r < 2 * extra {
         if r.is_multiple_of(2) {
@@ -260,28 +262,15 @@ fn recursive_doubling(p: u64, r: u64, n: u64, out: &mut Vec<Step>) {
 /// `ompi_coll_base_allreduce_intra_ring`: the vector in P blocks (the first count mod P one
 /// element longer); P − 1 steps pass to the right the block just reduced, then P − 1
 /// sendrecvs pass the finished blocks round. Fewer elements than ranks: recursive doubling.
-///
-/// Open MPI keeps the next block's receive posted while it waits for the previous one and
-/// forwards it; the forward needs the block, so each step here waits for the receive and the
-/// send before it, then posts the next receive and the forward (the same posting order).
-fn ring(p: u64, r: u64, count: u64, n: u64, out: &mut Vec<Step>) {
+fn ring(p: u64, r: u64, count: u64, elem: u64, out: &mut Vec<Step>) {
     if count < p {
-        recursive_doubling(p, r, n, out);
+        recursive_doubling(p, r, count * elem, out);
         return;
     }
-    let elem = elem_size(n, count);
     let (early, late, split) = (count.div_ceil(p), count / p, count % p);
     let block = |b: u64| if b < split { early } else { late } * elem;
     let (right, left) = ((r + 1) % p, (r + p - 1) % p);
-    let from_left = |b: u64| block(b);
-    irecv(out, left, from_left((r + p - 1) % p));
-    crate::steps::isend(out, right, block(r));
-    for k in 2..p {
-        waitall(out);
-        irecv(out, left, from_left((r + p - k) % p));
-        crate::steps::isend(out, right, block((r + p - k + 1) % p));
-    }
-    waitall(out);
+    ring_pass(out, (left, right), p, |k| block((r + p - k) % p), |k| block((r + p - k + 1) % p));
     for k in 0..p - 1 {
         let recv_block = (r + p - k) % p;
         let send_block = (r + 1 + p - k) % p;
@@ -289,13 +278,37 @@ fn ring(p: u64, r: u64, count: u64, n: u64, out: &mut Vec<Step>) {
     }
 }
 
+/// The reducing pass of Open MPI's rings (allreduce, reduce_scatter): P − 1 steps, at step k
+/// (from 1) a receive of `recv(k)` bytes from the left and a send of `send(k)` bytes to the
+/// right, the block reduced last.
+///
+/// Open MPI keeps the next block's receive posted while it waits for the previous one and
+/// sends that one on; the send needs the block, so each step here waits for the receive and
+/// the send before it, then posts its receive and its send (Open MPI's posting order).
+pub(super) fn ring_pass(
+    out: &mut Vec<Step>,
+    (left, right): (u64, u64),
+    p: u64,
+    recv: impl Fn(u64) -> u64,
+    send: impl Fn(u64) -> u64,
+) {
+    for k in 1..p {
+        if k > 1 {
+            waitall(out);
+        }
+        irecv(out, left, recv(k));
+        isend(out, right, send(k));
+    }
+    waitall(out);
+}
+
 /// `ompi_coll_base_allreduce_intra_redscat_allgather`: Rabenseifner's allreduce — fold to a
 /// power of two, recursive halving, recursive doubling back, unfold. Fewer elements than
 /// that power of two, or a non-commutative op: the linear allreduce.
-fn redscat_allgather(a: &CollArgs, out: &mut Vec<Step>) {
+fn redscat_allgather(a: &CollArgs, elem: u64, out: &mut Vec<Step>) {
     let (p, r, n) = (a.size as u64, a.rank as u64, a.send_bytes);
     let (pof2, steps) = pof2(p);
-    let (count, elem) = (a.count, elem_size(n, a.count));
+    let count = a.count;
     if count < pof2 || !a.op_commutative {
         basic_linear(p, r, n, out);
         return;

@@ -6,8 +6,10 @@
 //! times the element size. Only the reduce the two linear algorithms call and the
 //! `INT_MAX`-element switch need the element count itself ([`elements`]).
 
+use super::reduce::{real_rank, ring_pass};
 use super::{append, decision, name};
-use crate::steps::{irecv, isend, recv, send, sendrecv, waitall};
+use crate::steps::{irecv, recv, send, sendrecv, waitall};
+use crate::tree::floor_pow2;
 use crate::{Coll, CollArgs, ExpandError, Step};
 
 /// Open MPI's `int` element counts: above this many elements the linear
@@ -91,21 +93,6 @@ fn sum(c: &[u64], lo: u64, hi: u64) -> u64 {
     c[lo as usize..hi as usize].iter().sum()
 }
 
-/// The largest power of two ≤ `p` (`opal_next_poweroftwo(p) >> 1`), `p` ≥ 1.
-fn pof2_below(p: u64) -> u64 {
-    1 << (63 - p.leading_zeros())
-}
-
-/// The communicator rank of the power-of-two group's rank `v` when the first `rem` even
-/// ranks have folded into their odd neighbours.
-fn real_rank(v: u64, rem: u64) -> u64 {
-    if v < rem {
-        2 * v + 1
-    } else {
-        v + rem
-    }
-}
-
 /// The first communicator rank whose block belongs to group block `i` (blocks below `rem`
 /// hold two ranks' blocks).
 fn first_block(i: u64, rem: u64) -> u64 {
@@ -146,7 +133,7 @@ fn halving_exchange(out: &mut Vec<Step>, peer: u64, send_bytes: u64, recv_bytes:
 /// folded rank finally sends its even neighbour that neighbour's block.
 fn rs_recursive_halving(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     let total: u64 = c.iter().sum();
-    let pof2 = pof2_below(p);
+    let pof2 = floor_pow2(p);
     let rem = p - pof2;
     let v = if r < 2 * rem {
         if r.is_multiple_of(2) {
@@ -166,7 +153,7 @@ fn rs_recursive_halving(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
         let mut mask = pof2 >> 1;
         while mask > 0 {
             let vpeer = v ^ mask;
-            let peer = real_rank(vpeer, rem);
+            let peer = real_rank(vpeer, rem, true);
             let (send_bytes, recv_bytes) = if v < vpeer {
                 send_index = recv_index + mask;
                 (blocks(send_index, last_index), blocks(recv_index, send_index))
@@ -197,21 +184,9 @@ fn rs_recursive_halving(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
 fn rs_ring(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     let (right, left) = ((r + 1) % p, (r + p - 1) % p);
     let block = |i: u64| c[(i % p) as usize];
-    // Open MPI keeps the next block's receive posted while it waits for the previous one and
-    // sends it on reduced: that send needs the block, so each step here waits for the
-    // receive and the send before it, then posts the next receive and the send (Open MPI's
-    // posting order). Each receive is posted for the largest block; the message is the block
-    // the left neighbour sends, r − 1 − k at step k.
-    let recv_block = |k: u64| block(r + 2 * p - 1 - k);
-    let send_block = |k: u64| block(r + p - k);
-    irecv(out, left, recv_block(1));
-    isend(out, right, send_block(1));
-    for k in 2..p {
-        waitall(out);
-        irecv(out, left, recv_block(k));
-        isend(out, right, send_block(k));
-    }
-    waitall(out);
+    // Each receive is posted for the largest block; the message is the block the left
+    // neighbour sends, r − 1 − k at step k.
+    ring_pass(out, (left, right), p, |k| block(r + 2 * p - 1 - k), |k| block(r + p - k));
 }
 
 /// `ompi_coll_base_reduce_scatter_intra_butterfly`: the first `2·rem` ranks fold pairwise;
@@ -221,7 +196,7 @@ fn rs_ring(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
 /// then the odd's), receiving its own from there.
 fn rs_butterfly(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     let total: u64 = c.iter().sum();
-    let pof2 = pof2_below(p);
+    let pof2 = floor_pow2(p);
     let rem = p - pof2;
     let log2 = pof2.trailing_zeros();
     let v = if r < 2 * rem {
@@ -237,7 +212,7 @@ fn rs_butterfly(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     };
     let Some(v) = v else {
         // An excluded (even) rank r: the C code mirrors (r + 1) / 2, which is r / 2.
-        let peer = real_rank(mirror(r / 2, log2), rem);
+        let peer = real_rank(mirror(r / 2, log2), rem, true);
         recv(out, peer, c[r as usize]);
         return;
     };
@@ -246,7 +221,7 @@ fn rs_butterfly(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     let (mut nblocks, mut send_index, mut recv_index) = (pof2, 0, 0);
     let mut mask = 1;
     while mask < pof2 {
-        let peer = real_rank(v ^ mask, rem);
+        let peer = real_rank(v ^ mask, rem, true);
         nblocks /= 2;
         if v & mask == 0 {
             send_index += nblocks;
@@ -258,7 +233,7 @@ fn rs_butterfly(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
         mask <<= 1;
     }
     let vpeer = mirror(v, log2);
-    let peer = real_rank(vpeer, rem);
+    let peer = real_rank(vpeer, rem, true);
     let mut index = first_block(send_index, rem);
     if vpeer < rem {
         send(out, peer - 1, c[index as usize]);
@@ -348,7 +323,7 @@ fn range_sum(lo: u64, hi: u64, rem: u64) -> u64 {
 /// `2·rem` ranks fold pairwise, the pof2 survivors halve the vector (largest distance first,
 /// empty halves skipped), and each odd folded rank sends its even neighbour its block.
 fn rsb_recursive_halving(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
-    let pof2 = pof2_below(p);
+    let pof2 = floor_pow2(p);
     let rem = p - pof2;
     let v = if r < 2 * rem {
         if r.is_multiple_of(2) {
@@ -366,7 +341,7 @@ fn rsb_recursive_halving(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
         let mut mask = pof2 >> 1;
         while mask > 0 {
             let vpeer = v ^ mask;
-            let peer = real_rank(vpeer, rem);
+            let peer = real_rank(vpeer, rem, true);
             let (send_blocks, recv_blocks) = if v < vpeer {
                 send_index = recv_index + mask;
                 (range_sum(send_index, last_index - 1, rem), range_sum(recv_index, send_index - 1, rem))
@@ -395,7 +370,7 @@ fn rsb_recursive_halving(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
 /// the rank of its mirrored group rank (the folded even rank's block first), receiving its
 /// own from there.
 fn rsb_butterfly(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
-    let pof2 = pof2_below(p);
+    let pof2 = floor_pow2(p);
     let rem = p - pof2;
     let log2 = pof2.trailing_zeros();
     let v = if r < 2 * rem {
@@ -410,13 +385,13 @@ fn rsb_butterfly(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
         Some(r - rem)
     };
     let Some(v) = v else {
-        recv(out, real_rank(mirror(r / 2, log2), rem), b);
+        recv(out, real_rank(mirror(r / 2, log2), rem, true), b);
         return;
     };
     let (mut nblocks, mut send_index, mut recv_index) = (pof2, 0, 0);
     let mut mask = 1;
     while mask < pof2 {
-        let peer = real_rank(v ^ mask, rem);
+        let peer = real_rank(v ^ mask, rem, true);
         nblocks /= 2;
         if v & mask == 0 {
             send_index += nblocks;
@@ -430,7 +405,7 @@ fn rsb_butterfly(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
         mask <<= 1;
     }
     let vpeer = mirror(v, log2);
-    let peer = real_rank(vpeer, rem);
+    let peer = real_rank(vpeer, rem, true);
     if vpeer < rem {
         send(out, peer - 1, b);
     }

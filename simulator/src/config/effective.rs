@@ -82,7 +82,13 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         own,
         eager_threshold: f.mpi.eager_threshold.map(|b| b.0).unwrap_or(DEFAULT_EAGER),
         collectives: f.mpi.collectives.unwrap_or(CollMode::Auto),
-        library: f.mpi.library.map(|l| l.library()),
+        library: match f.mpi.library.as_deref() {
+            None => None,
+            Some(name) => Some(psins_collectives::Library::from_name(name).ok_or_else(|| {
+                let known: Vec<&str> = psins_collectives::Library::ALL.iter().map(|l| l.name()).collect();
+                format!("[mpi] library = {name:?}: psins follows the algorithms of {}", known.join(" and "))
+            })?),
+        },
         call_overhead: f.mpi.call_overhead.map(|t| t.0).unwrap_or(0),
         rendezvous_handshake: f.mpi.rendezvous_handshake.unwrap_or(true),
         shapes,

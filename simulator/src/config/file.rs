@@ -177,8 +177,9 @@ pub struct BandSection {
 pub struct MpiSection {
     pub eager_threshold: Option<Bytes>,
     pub collectives: Option<CollMode>,
-    /// Whose collective algorithms to replay; unset: those of the library the trace ran under.
-    pub library: Option<LibraryName>,
+    /// Whose collective algorithms to replay (a `psins_collectives::Library` name); unset:
+    /// those of the library the trace ran under.
+    pub library: Option<String>,
     /// Local cost of every MPI call (posting, bookkeeping), added to its modelled time.
     pub call_overhead: Option<Time>,
     /// Whether a rendezvous pays the request-to-send / clear-to-send round trip.
@@ -186,23 +187,6 @@ pub struct MpiSection {
     /// Analytic collective shapes: collective name → "log" | "linear" | "const", optionally "2*log".
     #[serde(default)]
     pub collective_shape: BTreeMap<String, String>,
-}
-
-/// `mpi.library`: the MPI libraries whose collective algorithms psins follows.
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum LibraryName {
-    Mpich,
-    Openmpi,
-}
-
-impl LibraryName {
-    pub fn library(self) -> psins_collectives::Library {
-        match self {
-            LibraryName::Mpich => psins_collectives::Library::Mpich,
-            LibraryName::Openmpi => psins_collectives::Library::OpenMpi,
-        }
-    }
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,11 @@
 //! A node's memory as a shared resource (`[machine] memory_bandwidth`, docs/models.md, *A
-//! node's memory*). Every intra-node message — between two ranks of a node, or from a rank to
-//! itself — is a copy through the node's memory. A copy alone moves at its own `[intra]` (or
-//! `[self]`) band's bandwidth, as without sharing; copies in flight together share the node's
-//! memory bandwidth max-min fairly: none gets more than its band's bandwidth, and what one
-//! cannot use goes to the others. Each copy's rate changes whenever a copy on its node starts
-//! or ends; its last byte is out when its bytes are, and the message is delivered its band's
-//! latency after that. Alone, a copy is delivered at exactly `latency + bytes / bandwidth`.
+//! node's memory*). Every message between two ranks of a node is a copy through the node's
+//! memory (a rank's message to itself is its sender's CPU time, `[self]`, and is not one). A
+//! copy moves at most at its `[intra]` band's bandwidth; copies in flight together share the
+//! node's memory bandwidth max-min fairly: none gets more than its band's bandwidth, and what
+//! one cannot use goes to the others. Each copy's rate changes whenever a copy on its node
+//! starts or ends; the message is delivered its band's latency after its last byte. Alone, a
+//! copy whose band is no faster than the node takes exactly `latency + bytes / bandwidth`.
 //!
 //! Only nodes with copies in flight have state, so a million-node machine costs nothing until
 //! its messages stay on a node.
@@ -82,7 +82,7 @@ impl Memory {
         n.copies.retain(|c| {
             let over = c.left <= c.rate * DONE_PS || c.cap.is_infinite();
             if over {
-                delivered.push((c.id, at + c.latency));
+                delivered.push((c.id, at.saturating_add(c.latency)));
             }
             !over
         });
@@ -129,7 +129,9 @@ fn next_end(n: &Node) -> Ps {
         .iter()
         .map(|c| if c.cap.is_infinite() || c.left <= 0.0 { 0.0 } else { c.left / c.rate })
         .fold(f64::INFINITY, f64::min);
-    n.last + (soonest + 0.5) as Ps
+    // A float past u64 saturates in the cast; the engine's queue refuses times past its
+    // limit with the overflow error, so the sum only has to not wrap.
+    n.last.saturating_add((soonest + 0.5) as Ps)
 }
 
 #[cfg(test)]

@@ -288,8 +288,10 @@ impl<S: TraceSource> Sim<'_, S> {
         let (sn, dn) = (self.node[src as usize], self.node[dst as usize]);
         if sn == dn {
             let link = self.m.link(Route::of(src, dst, sn, dn));
+            // A message to itself costs its sender's CPU (the `[self]` band's overhead, over a
+            // free wire), not a copy between two processes: it does not share the memory.
             match &mut self.memory {
-                Some(mem) if bytes > 0 => {
+                Some(mem) if bytes > 0 && src != dst => {
                     let next = mem.start(sn, id, bytes, link.transfer(bytes), link.wire_latency(bytes), now);
                     self.q.push(next, Ev::Memory(sn));
                 }

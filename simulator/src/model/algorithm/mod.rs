@@ -272,7 +272,7 @@ pub struct AlgorithmCost {
 impl AlgorithmCost {
     /// The duration of collective `coll` over `size` members with arguments `members`;
     /// `None` when it cannot be expanded (neighbourhood collectives: no topology), an error
-    /// naming the member whose arguments MPICH's algorithms refuse.
+    /// naming the member whose arguments the library's algorithms refuse.
     pub fn cost(
         &mut self,
         m: &Machine,

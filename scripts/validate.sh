@@ -85,7 +85,7 @@ rm -rf "$out" && mkdir -p "$out"
 out=$(cd "$out" && pwd)
 ALSO=${ALSO_BUFFERS:-}
 # Each network: its name in the table, and the environment and launcher prefix its runs use.
-NETS="shm tcp"
+NETS=${NETS:-"shm tcp"}  # the networks to check (NETS=shm: shared memory only)
 declare -A TITLE=([shm]="shm" [tcp]="TCP" [slow]="TCP ${SLOW_NET:-} link")
 declare -A LAUNCH=([shm]="env mpirun -n 2" [tcp]="env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self mpirun -n 2"
   [slow]="env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=psv0,psv1 UCX_LOG_LEVEL=error mpirun -n 2 $PWD/scripts/in-netns.sh")
@@ -322,7 +322,7 @@ if [ -n "${REAL_APPS:-}" ]; then
   done < "$REAL_APPS/apps.list"
 fi
 echo
-echo "MPI: $($MPIRUN --version 2>&1 | head -1)"
+echo "MPI: $($MPIRUN --version 2>&1 | grep -m1 -E "[0-9]+\.[0-9]+\.[0-9]+" | tr -s " \t" " ")"
 echo "Calibrated by psins-calibrate ($(for net in $NETS; do printf '%s ' "$out/$net.toml"; done)); medians of $RUNS untraced runs;"
 echo "$(nproc) cores; $(date -u +%Y-%m-%d); load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "host checks (psins-calibrate --check, $out/check.log): $(grep -c 'still matches' "$out/check.log" || true) matched, $(grep -c 'no longer matches\|too noisy to tell' "$out/check.log" || true) did not"

@@ -127,6 +127,22 @@ fn halving_exchange(out: &mut Vec<Step>, peer: u64, send_bytes: u64, recv_bytes:
     }
 }
 
+/// The fold to a power of two of the halving and butterfly algorithms: each even rank below
+/// `2·rem` sends its whole vector (`total` bytes) to the odd one above and leaves; returns this
+/// rank's rank among the survivors, `None` for a rank that left.
+fn fold(r: u64, rem: u64, total: u64, out: &mut Vec<Step>) -> Option<u64> {
+    if r >= 2 * rem {
+        return Some(r - rem);
+    }
+    if r.is_multiple_of(2) {
+        send(out, r + 1, total);
+        None
+    } else {
+        recv(out, r - 1, total);
+        Some(r / 2)
+    }
+}
+
 /// `ompi_coll_base_reduce_scatter_intra_basic_recursivehalving`: the first `2·rem` ranks fold
 /// pairwise (even sends its vector to odd), the pof2 survivors halve the vector over group
 /// blocks (a folded pair's two blocks count as one), largest distance first, and each odd
@@ -135,17 +151,7 @@ fn rs_recursive_halving(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     let total: u64 = c.iter().sum();
     let pof2 = floor_pow2(p);
     let rem = p - pof2;
-    let v = if r < 2 * rem {
-        if r.is_multiple_of(2) {
-            send(out, r + 1, total);
-            None
-        } else {
-            recv(out, r - 1, total);
-            Some(r / 2)
-        }
-    } else {
-        Some(r - rem)
-    };
+    let v = fold(r, rem, total, out);
     if let Some(v) = v {
         // Bytes of group blocks [lo, hi).
         let blocks = |lo: u64, hi: u64| sum(c, first_block(lo, rem), first_block(hi, rem));
@@ -199,17 +205,7 @@ fn rs_butterfly(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     let pof2 = floor_pow2(p);
     let rem = p - pof2;
     let log2 = pof2.trailing_zeros();
-    let v = if r < 2 * rem {
-        if r.is_multiple_of(2) {
-            send(out, r + 1, total);
-            None
-        } else {
-            recv(out, r - 1, total);
-            Some(r / 2)
-        }
-    } else {
-        Some(r - rem)
-    };
+    let v = fold(r, rem, total, out);
     let Some(v) = v else {
         // An excluded (even) rank r: the C code mirrors (r + 1) / 2, which is r / 2.
         let peer = real_rank(mirror(r / 2, log2), rem, true);
@@ -325,17 +321,7 @@ fn range_sum(lo: u64, hi: u64, rem: u64) -> u64 {
 fn rsb_recursive_halving(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
     let pof2 = floor_pow2(p);
     let rem = p - pof2;
-    let v = if r < 2 * rem {
-        if r.is_multiple_of(2) {
-            send(out, r + 1, b * p);
-            None
-        } else {
-            recv(out, r - 1, b * p);
-            Some(r / 2)
-        }
-    } else {
-        Some(r - rem)
-    };
+    let v = fold(r, rem, b * p, out);
     if let Some(v) = v {
         let (mut send_index, mut recv_index, mut last_index) = (0, 0, pof2);
         let mut mask = pof2 >> 1;
@@ -373,17 +359,7 @@ fn rsb_butterfly(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
     let pof2 = floor_pow2(p);
     let rem = p - pof2;
     let log2 = pof2.trailing_zeros();
-    let v = if r < 2 * rem {
-        if r.is_multiple_of(2) {
-            send(out, r + 1, b * p);
-            None
-        } else {
-            recv(out, r - 1, b * p);
-            Some(r / 2)
-        }
-    } else {
-        Some(r - rem)
-    };
+    let v = fold(r, rem, b * p, out);
     let Some(v) = v else {
         recv(out, real_rank(mirror(r / 2, log2), rem, true), b);
         return;

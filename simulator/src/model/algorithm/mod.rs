@@ -182,6 +182,9 @@ pub fn lockstep(name: &str, a: &CollArgs) -> bool {
     match name {
         "barrier_dissemination"
         | "ompi_barrier_bruck"
+        | "ompi_allgather_ring"
+        | "ompi_allgather_bruck"
+        | "ompi_alltoall_pairwise"
         | "allgather_brucks"
         | "allgather_ring"
         | "alltoall_brucks"

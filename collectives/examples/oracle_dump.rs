@@ -280,14 +280,24 @@ fn main() {
     let only: Vec<String> = std::env::args().skip(2).collect();
     let th = Thresholds::default();
     let mut rng = Rng(42);
+    let wanted = |c: &&Case| only.is_empty() || only.iter().any(|o| *o == snake(c.coll.name()));
     for p in (1..=33).chain([48, 63, 64, 100, 128, 129]) {
         let calls = match library {
             Library::Mpich => cases(p, &mut rng),
             Library::OpenMpi => ompi_cases(p, &mut rng),
         };
-        calls
-            .iter()
-            .filter(|c| only.is_empty() || only.iter().any(|o| *o == snake(c.coll.name())))
-            .for_each(|c| c.print(library, &th));
+        calls.iter().filter(wanted).for_each(|c| c.print(library, &th));
+    }
+    if library == Library::OpenMpi {
+        // The algorithms Open MPI's rules pick only from 256 ranks on: the tree barrier, the
+        // split-binary-tree bcast (16 KiB to 32 KiB) and Bruck's allgather (32 to 127 bytes).
+        for p in [256, 300] {
+            let mut calls = vec![Case::new(Coll::Barrier, p)];
+            for bytes in [64, 16384] {
+                calls.push(Case { bytes, count: bytes, ..Case::new(Coll::Bcast, p) });
+                calls.push(Case { bytes, ..Case::new(Coll::Allgather, p) });
+            }
+            calls.iter().filter(wanted).for_each(|c| c.print(library, &th));
+        }
     }
 }

@@ -8,6 +8,7 @@
 
 use super::reduce::{real_rank, ring_pass};
 use super::{append, decision, name};
+use crate::blocks::Blocks;
 use crate::steps::{irecv, recv, send, sendrecv, waitall};
 use crate::tree::floor_pow2;
 use crate::{Coll, CollArgs, ExpandError, Step};
@@ -34,7 +35,7 @@ pub(super) fn reduce_scatter(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -> Resu
         1 => non_overlapping(a, out)?,
         2 => rs_recursive_halving(p, r, c, out),
         3 => rs_ring(p, r, c, out),
-        4 => rs_butterfly(p, r, c, out),
+        4 => butterfly(p, r, Blocks::PerRank(c), out),
         _ => return Err(ExpandError::Unsupported { coll: a.coll }),
     }
     Ok(name(decision::REDUCE_SCATTER_NAMES, alg))
@@ -52,7 +53,8 @@ pub(super) fn reduce_scatter_block(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -
         3 if !a.op_commutative => rsb_linear(a, out)?,
         3 => rsb_recursive_halving(p, r, b, out),
         4 if p.is_power_of_two() => rsb_butterfly_pof2(p, r, total, out),
-        4 => rsb_butterfly(p, r, b, out),
+        // Equal blocks: the reduce_scatter butterfly's steps (the C code is the same algorithm).
+        4 => butterfly(p, r, Blocks::Uniform { size: p, bytes: b }, out),
         _ => return Err(ExpandError::Unsupported { coll: a.coll }),
     }
     Ok(name(decision::REDUCE_SCATTER_BLOCK_NAMES, alg))
@@ -195,13 +197,14 @@ fn rs_ring(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     ring_pass(out, (left, right), p, |k| block(r + 2 * p - 1 - k), |k| block(r + p - k));
 }
 
-/// `ompi_coll_base_reduce_scatter_intra_butterfly`: the first `2·rem` ranks fold pairwise;
-/// the pof2 survivors run a butterfly with distances 1, 2, 4, …, each round swapping half of
-/// the group blocks still held (sendrecv, empty halves included); then each survivor sends
-/// its results to the rank of its mirrored group rank (first the folded even rank's block,
-/// then the odd's), receiving its own from there.
-fn rs_butterfly(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
-    let total: u64 = c.iter().sum();
+/// `ompi_coll_base_reduce_scatter_intra_butterfly`, and the reduce_scatter_block one for P
+/// not a power of two: the first `2·rem` ranks fold pairwise; the pof2 survivors run a
+/// butterfly with distances 1, 2, 4, …, each round swapping half of the group blocks still
+/// held (sendrecv, empty halves included); then each survivor sends its results to the rank
+/// of its mirrored group rank (first the folded even rank's block, then the odd's), receiving
+/// its own from there.
+fn butterfly(p: u64, r: u64, c: Blocks, out: &mut Vec<Step>) {
+    let total = c.total();
     let pof2 = floor_pow2(p);
     let rem = p - pof2;
     let log2 = pof2.trailing_zeros();
@@ -209,11 +212,11 @@ fn rs_butterfly(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     let Some(v) = v else {
         // An excluded (even) rank r: the C code mirrors (r + 1) / 2, which is r / 2.
         let peer = real_rank(mirror(r / 2, log2), rem, true);
-        recv(out, peer, c[r as usize]);
+        recv(out, peer, c.get(r));
         return;
     };
     // Bytes of group blocks [lo, lo + n).
-    let blocks = |lo: u64, n: u64| sum(c, first_block(lo, rem), first_block(lo + n, rem));
+    let blocks = |lo: u64, n: u64| c.sum(first_block(lo, rem), first_block(lo + n, rem));
     let (mut nblocks, mut send_index, mut recv_index) = (pof2, 0, 0);
     let mut mask = 1;
     while mask < pof2 {
@@ -232,11 +235,11 @@ fn rs_butterfly(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     let peer = real_rank(vpeer, rem, true);
     let mut index = first_block(send_index, rem);
     if vpeer < rem {
-        send(out, peer - 1, c[index as usize]);
+        send(out, peer - 1, c.get(index));
         index += 1;
     }
     if vpeer != v {
-        sendrecv(out, peer, c[index as usize], peer, c[r as usize]);
+        sendrecv(out, peer, c.get(index), peer, c.get(r));
     }
 }
 
@@ -347,46 +350,6 @@ fn rsb_recursive_halving(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
         } else {
             send(out, r - 1, b);
         }
-    }
-}
-
-/// `ompi_coll_base_reduce_scatter_block_intra_butterfly` for P not a power of two: the
-/// first `2·rem` ranks fold pairwise; the survivors run a butterfly with distances 1, 2, 4,
-/// … (sendrecv of half the group blocks still held); then each survivor sends its results to
-/// the rank of its mirrored group rank (the folded even rank's block first), receiving its
-/// own from there.
-fn rsb_butterfly(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
-    let pof2 = floor_pow2(p);
-    let rem = p - pof2;
-    let log2 = pof2.trailing_zeros();
-    let v = fold(r, rem, b * p, out);
-    let Some(v) = v else {
-        recv(out, real_rank(mirror(r / 2, log2), rem, true), b);
-        return;
-    };
-    let (mut nblocks, mut send_index, mut recv_index) = (pof2, 0, 0);
-    let mut mask = 1;
-    while mask < pof2 {
-        let peer = real_rank(v ^ mask, rem, true);
-        nblocks /= 2;
-        if v & mask == 0 {
-            send_index += nblocks;
-        } else {
-            recv_index += nblocks;
-        }
-        let send_bytes = b * range_sum(send_index, send_index + nblocks - 1, rem);
-        let recv_bytes = b * range_sum(recv_index, recv_index + nblocks - 1, rem);
-        sendrecv(out, peer, send_bytes, peer, recv_bytes);
-        send_index = recv_index;
-        mask <<= 1;
-    }
-    let vpeer = mirror(v, log2);
-    let peer = real_rank(vpeer, rem, true);
-    if vpeer < rem {
-        send(out, peer - 1, b);
-    }
-    if vpeer != v {
-        sendrecv(out, peer, b, peer, b);
     }
 }
 

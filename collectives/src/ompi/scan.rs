@@ -6,24 +6,20 @@
 use crate::steps::{recv, send};
 use crate::{CollArgs, ExpandError, Step};
 
-/// `ompi_coll_base_scan_intra_linear`: a rank receives the prefix of the ranks before it from
-/// rank − 1 (none at rank 0), adds its own vector and sends the result to rank + 1 (none at
-/// the last rank).
+/// `ompi_coll_base_scan_intra_linear` and `ompi_coll_base_exscan_intra_linear`: the same
+/// chain of messages — a rank receives the prefix of the ranks before it from rank − 1 (none
+/// at rank 0) and sends it, combined with its own vector, to rank + 1 (none at the last rank).
 pub(super) fn scan(a: &CollArgs, out: &mut Vec<Step>) -> Result<&'static str, ExpandError> {
-    let (p, r, n) = (a.size as u64, a.rank as u64, a.send_bytes);
-    if r > 0 {
-        recv(out, r - 1, n);
-    }
-    if r + 1 < p {
-        send(out, r + 1, n);
-    }
+    chain(a, out);
     Ok("ompi_scan_basic_linear")
 }
 
-/// `ompi_coll_base_exscan_intra_linear`: rank 0 sends its vector to rank 1; a middle rank
-/// receives the prefix from rank − 1 and sends it combined with its own to rank + 1; the
-/// last rank only receives.
 pub(super) fn exscan(a: &CollArgs, out: &mut Vec<Step>) -> Result<&'static str, ExpandError> {
+    chain(a, out);
+    Ok("ompi_exscan_basic_linear")
+}
+
+fn chain(a: &CollArgs, out: &mut Vec<Step>) {
     let (p, r, n) = (a.size as u64, a.rank as u64, a.send_bytes);
     if r > 0 {
         recv(out, r - 1, n);
@@ -31,5 +27,4 @@ pub(super) fn exscan(a: &CollArgs, out: &mut Vec<Step>) -> Result<&'static str, 
     if r + 1 < p {
         send(out, r + 1, n);
     }
-    Ok("ompi_exscan_basic_linear")
 }

@@ -98,11 +98,13 @@ fn class_of(members: &[u32], me: u32, g: &Grid) -> Option<u32> {
     let n = g.dims.len() as u32;
     let all = (1u32 << n) - 1;
     // The whole world in order (a dup of MPI_COMM_WORLD) is every dimension, also where some
-    // are one rank wide: at a larger count they are not. Else the fewest dimensions.
+    // are one rank wide: at a larger count they are not. Else the fewest dimensions: a
+    // communicator of the caller alone spans none (the unused dimension of a layout, as NPB
+    // FT's 1-D one splits off) and stays one rank at any count.
     if members.len() as u32 == g.ranks() && members.iter().enumerate().all(|(i, &m)| m == i as u32) {
         return Some(all);
     }
-    let mut masks: Vec<u32> = (1..all).collect();
+    let mut masks: Vec<u32> = (0..all).collect();
     masks.sort_by_key(|m| m.count_ones());
     masks.into_iter().find(|&mask| size(g, mask) as usize == members.len() && self::members(g, mask, me) == members)
 }

@@ -28,6 +28,10 @@ use topo::{Grid, Shape};
 /// decomposition that does not divide evenly.
 const MAX_UNEVEN: f64 = 0.25;
 
+/// The fewest own factors (ranks × iterations of the largest trace) from which a slot's bursts
+/// draw their spread; a slot with fewer draws from its kind of call's (Fitted::pools).
+const MIN_OWN_POOL: usize = 8;
+
 /// Records per rank sampled for the tracer's own cost per call (as psins-sim's
 /// `--tracer-overhead auto`).
 const OVERHEAD_SAMPLE: usize = 4096;
@@ -48,6 +52,11 @@ pub struct Trace {
 impl Trace {
     pub fn ranks(&self) -> u32 {
         self.tasks.len() as u32
+    }
+
+    /// The first line of the traced run's `MPI_Get_library_version`, when it names one.
+    pub fn mpi_version(&self) -> Option<&str> {
+        self.meta.iter().find(|(k, _)| k == "mpi_version").map(|(_, v)| v.as_str()).filter(|v| !v.trim().is_empty())
     }
 
     pub fn open(path: &Path) -> Result<Trace, String> {
@@ -113,7 +122,26 @@ impl Series {
                 t.ranks()
             )));
         }
+        // The expansions at the target follow one library's algorithms: a series whose runs
+        // used different libraries has no one run to extrapolate.
+        let library = |t: &Trace| t.mpi_version().and_then(psins_collectives::Library::of_version_string);
+        if let Some(w) = traces.windows(2).find(|w| library(&w[0]) != library(&w[1])) {
+            let name = |t: &Trace| t.mpi_version().unwrap_or("an MPI library it does not name").to_string();
+            return Err(Refusal::Input(format!(
+                "{} ran under {} but {} under {}: trace every rank count of the series under one MPI library",
+                w[0].path.display(),
+                name(&w[0]),
+                w[1].path.display(),
+                name(&w[1])
+            )));
+        }
         Ok(Series { traces })
+    }
+
+    /// Which library's algorithms expand the collectives at the target: the one the traces ran
+    /// under (their `mpi_version`), MPICH's when they do not say.
+    pub fn library(&self) -> psins_collectives::Choice {
+        psins_collectives::Library::choose(None, self.traces[0].mpi_version())
     }
 
     pub fn sizes(&self) -> Vec<u32> {
@@ -197,8 +225,9 @@ pub struct Fitted {
     /// A slot's burst at the target is its law's value times two factors taken from the
     /// largest trace, each burst there over its slot's mean: the factor shared by all ranks
     /// at that iteration (`common`, per slot: the ranks' mean factor at each iteration), and a
-    /// rank's own factor over it, drawn from the pool of its kind of call (a slot's label;
-    /// each slot's index into `pools` in `pool_of`). What all ranks do slower in one iteration
+    /// rank's own factor over it, drawn from the slot's own factors, or the pool of its kind
+    /// of call (a slot's label) for a slot with few (each slot's index into `pools` in
+    /// `pool_of`). What all ranks do slower in one iteration
     /// stays one slow iteration at any rank count; what ranks do slower one by one makes the
     /// slowest of more ranks slower, as in a real run. A mean alone loses both, and the waits
     /// they cause at every collective; a draw of the whole factor per rank counts the shared
@@ -276,6 +305,8 @@ pub struct Extrapolation {
     pub fits: Vec<FitLine>,
     pub sizes: Vec<u32>,
     pub expanded: bool,
+    /// Whose algorithms expand the blocking collectives at the target (the traces' library).
+    pub library: psins_collectives::Library,
     /// The traces of the series: path and rank count.
     pub inputs: Vec<(String, u32)>,
     /// What the extrapolation assumed beyond the fits (even per-rank counts), for the report.
@@ -653,13 +684,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             }
         }
     }
-    let mut pool_index: HashMap<String, u32> = HashMap::new();
-    let mut pool_of = vec![0u32; n];
-    for (id, p) in pool_of.iter_mut().enumerate() {
-        let next = pool_index.len() as u32;
-        *p = *pool_index.entry(t.slots[id].label(ndims)).or_insert(next);
-    }
-    let mut pools = vec![Vec::new(); pool_index.len()];
+    let mut own_factors: Vec<Vec<f32>> = vec![Vec::new(); n];
     let mut common = vec![Vec::new(); n];
     for (id, ranks) in bursts.iter().enumerate() {
         let (sum, cnt) = mean[id];
@@ -677,11 +702,38 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         for (_, by_iteration) in ranks {
             for (k, &x) in by_iteration.iter().enumerate() {
                 if shared[k] > 0.0 {
-                    pools[pool_of[id] as usize].push((x / slot_mean / shared[k]) as f32);
+                    own_factors[id].push((x / slot_mean / shared[k]) as f32);
                 }
             }
         }
         common[id] = shared.into_iter().map(|f| f as f32).collect();
+    }
+    // A slot draws from its own factors when it has enough of them: a burst's spread relative
+    // to its length shrinks as it grows (a 5 µs burst varies by half, a 60 ms set-up by a few
+    // per cent), so factors of a kind's short bursts applied to its long one make that rank
+    // far too slow (miniGhost's set-up burst: 83 ms drawn against at most 61 ms traced). A
+    // slot made by few ranks once draws from its kind's.
+    let mut pool_index: HashMap<String, u32> = HashMap::new();
+    let mut pool_of = vec![0u32; n];
+    let mut pools: Vec<Vec<f32>> = Vec::new();
+    for id in 0..n {
+        if own_factors[id].len() < MIN_OWN_POOL {
+            let i = *pool_index.entry(t.slots[id].label(ndims)).or_insert_with(|| {
+                pools.push(Vec::new());
+                pools.len() as u32 - 1
+            });
+            pool_of[id] = i;
+        }
+    }
+    for id in 0..n {
+        let label = t.slots[id].label(ndims);
+        if let Some(&i) = pool_index.get(&label) {
+            pools[i as usize].extend_from_slice(&own_factors[id]);
+        }
+        if own_factors[id].len() >= MIN_OWN_POOL {
+            pools.push(std::mem::take(&mut own_factors[id]));
+            pool_of[id] = pools.len() as u32 - 1;
+        }
     }
     let mut gaps = vec![0u64; n];
     let mut durs = vec![0u64; n];
@@ -700,8 +752,20 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     }
     let grid = t.shape.at(opts.ranks);
     let expanded = series.traces.iter().any(|t| t.expanded);
+    let choice = series.library();
+    if expanded {
+        notes.push(format!(
+            "collectives expanded with {}'s algorithms{}",
+            choice.library.algorithms(),
+            match &choice.traced {
+                Some(v) => format!(" (the traces ran under {v})"),
+                None => " (the traces do not name their MPI library)".to_string(),
+            }
+        ));
+    }
     let inputs = series.traces.iter().map(|t| (t.path.display().to_string(), t.ranks())).collect();
     Ok(Extrapolation {
+        library: choice.library,
         template: t,
         grid,
         values: Fitted { params, root_params, gaps, pools, pool_of, common, durs, extras, trips },
@@ -809,7 +873,7 @@ impl Extrapolation {
                 let r = if nb {
                     psins_collectives::expand_nonblocking(&args, &th, &mut steps)
                 } else {
-                    psins_collectives::expand(&args, &th, &mut steps)
+                    self.library.expand(&args, &th, &mut steps)
                 };
                 r.map_err(|e| format!("rank {me}: cannot expand {}: {e:?}", psins_formats::Coll::name(args.coll)))?;
                 out.extend(steps.iter().map(|s| Record::new(0, 0, s.to_op(instance))));

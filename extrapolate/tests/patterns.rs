@@ -976,3 +976,162 @@ fn phases_tagged_with_their_number() {
     };
     check("phases tagged with their number", &make, 32, "1-D line");
 }
+
+/// The halo's traces as Open MPI wrote them: `mpi_version` names the library, and the
+/// collectives were expanded (by the tracer, with that library's algorithms).
+fn under(h: &Halo, p: u32, mpi_version: &str) -> Trace {
+    let mut t = h.trace(p);
+    t.meta.push(("mpi_version".to_string(), mpi_version.to_string()));
+    t.expanded = true;
+    t
+}
+
+const OPEN_MPI: &str = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022";
+
+#[test]
+fn collectives_at_the_target_follow_the_traces_library() {
+    use psins_collectives::{CollArgs, Library, Step, Thresholds};
+    let h = Halo {
+        shape: Shape { ndims: 1, order: Order::RowMajor, periodic: 1 },
+        null_edges: false,
+        iters: 2,
+        bytes: |_, _, _| 4096,
+        burst: |_| 20_000,
+    };
+    let s = series(vec![under(&h, 4, OPEN_MPI), under(&h, 8, OPEN_MPI), under(&h, 16, OPEN_MPI)]);
+    let ex =
+        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 48, scaling: Scaling::Unknown, tolerance: 0.05 })
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ex.library, Library::OpenMpi);
+    assert!(ex.report(&s).contains("collectives expanded with Open MPI 4.1.4's algorithms"), "{}", ex.report(&s));
+    let mut differs = 0;
+    for me in [0, 1, 47] {
+        let mut recs = Vec::new();
+        ex.rank(me, &mut recs).unwrap();
+        let mut i = 0;
+        while i < recs.len() {
+            let op = recs[i].op;
+            i += 1;
+            if !matches!(op, Op::Coll { .. }) {
+                continue;
+            }
+            let got: Vec<Step> = recs[i..].iter().map_while(|r| Step::from_op(&r.op)).collect();
+            i += got.len();
+            let args = CollArgs::from_op(&op, 48, me, &[]).unwrap();
+            let (mut ompi, mut mpich) = (Vec::new(), Vec::new());
+            Library::OpenMpi.expand(&args, &Thresholds::default(), &mut ompi).unwrap();
+            Library::Mpich.expand(&args, &Thresholds::default(), &mut mpich).unwrap();
+            assert_eq!(got, ompi, "rank {me}: {op:?}");
+            differs += usize::from(ompi != mpich);
+        }
+    }
+    assert!(differs > 0, "no collective of the test tells the libraries apart");
+}
+
+#[test]
+fn refuses_a_series_traced_under_two_libraries() {
+    let h = Halo { shape: ROW2, null_edges: false, iters: 1, bytes: |_, _, _| 64, burst: |_| 1 };
+    let mpich = "MPICH Version:      4.0.2";
+    let m =
+        refusal(Series::new(vec![under(&h, 4, mpich), under(&h, 8, OPEN_MPI), under(&h, 16, mpich)], Scaling::Unknown));
+    assert!(
+        m.contains("halo-4.psins ran under MPICH Version:      4.0.2 but halo-8.psins under Open MPI v4.1.4")
+            && m.contains("under one MPI library"),
+        "{m}"
+    );
+}
+
+/// NPB FT's 1-D layout: each rank splits the world by its two layout coordinates, and the
+/// dimension the layout leaves unused gives a communicator of the caller alone (its
+/// collectives send nothing) at every rank count; the transposes run on the other, which holds
+/// every rank.
+#[test]
+fn a_communicator_of_one_rank() {
+    use psins_extrapolate::comms;
+    let line = Shape { ndims: 1, order: Order::RowMajor, periodic: 0 };
+    let make = |p: u32| {
+        let g = line.at(p);
+        let mut defs = Vec::new();
+        let tasks = (0..p)
+            .map(|me| {
+                let mut v = vec![Record::new(0, 0, Op::Init { thread_level: 0 })];
+                for mask in [0, 1] {
+                    let members = comms::members(&g, mask, me);
+                    // The world's duplicate keeps its own id; the one of the caller alone is one
+                    // per rank.
+                    let id = comms::global_id(&g, mask, me);
+                    if members[0] == me {
+                        defs.push(CommDef { id, members: members.clone(), split: 0 });
+                    }
+                    let op = Op::CommCreate { func: CommFn::Split, parent: COMM_WORLD, comm: id, split: 0 };
+                    v.push(Record { gap_ns: 2000, dur_ns: 0, op, list: members.iter().map(|&m| m as i64).collect() });
+                }
+                let (alone, all) = (comms::global_id(&g, 0, me), comms::global_id(&g, 1, me));
+                let mut instance = 0;
+                for _ in 0..3 {
+                    for (c, what, bytes) in
+                        [(alone, Coll::Alltoall, 1 << 20), (all, Coll::Alltoall, (1 << 24) / (p * p) as u64)]
+                    {
+                        instance += 1;
+                        let Op::Coll { root, send_bytes, recv_bytes, count, flags, req, instance, .. } =
+                            coll(what, bytes, NO_RANK, instance)
+                        else {
+                            unreachable!()
+                        };
+                        let op =
+                            Op::Coll { coll: what, comm: c, root, send_bytes, recv_bytes, count, flags, req, instance };
+                        v.push(Record::new(40_000, 0, op));
+                    }
+                }
+                v.push(Record::new(100, 0, Op::Finalize));
+                v
+            })
+            .collect();
+        Trace {
+            path: format!("ft-{p}.psins").into(),
+            tasks,
+            meta: Vec::new(),
+            comms: defs,
+            traced: false,
+            expanded: false,
+        }
+    };
+    check("a communicator of one rank", &make, 32, "1-D line");
+    let s = series(vec![make(4), make(8), make(16)]);
+    let ex =
+        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 32, scaling: Scaling::Unknown, tolerance: 0.05 })
+            .unwrap();
+    let defs = ex.comms();
+    assert_eq!(defs.iter().filter(|d| d.members.len() == 1).count(), 32);
+    assert_eq!(defs.iter().filter(|d| d.members.len() == 32).count(), 1);
+}
+
+/// A long set-up burst and many short ones before the same kind of call (an allreduce): the
+/// short ones vary by half from rank to rank, the long one by 1 %. At the target each burst
+/// keeps its own slot's spread, so no rank's set-up is drawn much slower than any traced one.
+#[test]
+fn a_long_burst_keeps_its_own_spread() {
+    let make = |p: u32| {
+        program("setup", p, &|_, me| {
+            // A fixed pseudo-random spread per rank, the same at every rank count.
+            let h = |k: u32| ((me.wrapping_mul(2_654_435_761) ^ k.wrapping_mul(40_503)) % 1000) as u64;
+            let mut v = vec![Record::new(10_000_000 + 100 * h(0), 0, coll(Coll::Allreduce, 8, NO_RANK, 1))];
+            for it in 0..20 {
+                v.push(Record::new(5_000 + 5 * h(it + 1), 0, coll(Coll::Allreduce, 8, NO_RANK, it + 2)));
+            }
+            v
+        })
+    };
+    let s = series(vec![make(4), make(8), make(16)]);
+    let ex =
+        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 })
+            .unwrap_or_else(|e| panic!("{e}"));
+    let traced = |p: u32| make(p).tasks.iter().map(|t| t[1].gap_ns).collect::<Vec<_>>();
+    let most = traced(16).into_iter().max().unwrap() as f64;
+    for me in 0..64 {
+        let mut recs = Vec::new();
+        ex.rank(me, &mut recs).unwrap();
+        let setup = recs[1].gap_ns as f64;
+        assert!(setup < most * 1.02, "rank {me}: set-up burst {setup} ns, the traced ones at most {most} ns");
+    }
+}

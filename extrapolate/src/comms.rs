@@ -16,7 +16,7 @@
 use crate::template::Mismatch;
 use crate::topo::Grid;
 use crate::Trace;
-use psins_formats::{CommDef, Op, Record, WaitFn, COMM_SELF, COMM_WORLD};
+use psins_formats::{CommDef, Op, Record, WaitFn, ANY_SOURCE, COMM_SELF, COMM_WORLD};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -114,7 +114,8 @@ fn class_of(members: &[u32], me: u32, g: &Grid) -> Option<u32> {
 pub fn normalised<'a>(trace: &'a Trace, r: u32, g: &Grid) -> Result<Cow<'a, [Record]>, Mismatch> {
     let recs = &trace.tasks[r as usize];
     let any = |r: &Record| matches!(r.op, Op::Wait { func: WaitFn::Waitany | WaitFn::Waitsome, .. });
-    if trace.comms.is_empty() && !recs.iter().any(any) {
+    let wildcard = |r: &Record| matches!(r.op, Op::Irecv { peer: ANY_SOURCE, .. });
+    if trace.comms.is_empty() && !recs.iter().any(|r| any(r) || wildcard(r)) {
         return Ok(Cow::Borrowed(recs));
     }
     let mut classes: HashMap<u32, u32> = HashMap::new();
@@ -210,7 +211,48 @@ pub fn normalised<'a>(trace: &'a Trace, r: u32, g: &Grid) -> Result<Cow<'a, [Rec
         }
         i = end;
     }
+    in_rank_order(&mut out);
     Ok(Cow::Owned(out))
+}
+
+/// Receives from MPI_ANY_SOURCE completed by a run of waits: which sender's message each one
+/// got is the run's timing, so the run's senders (with their tags and sizes) are given to the
+/// receives in ascending rank, the first posted the lowest (as crate::generate makes them).
+fn in_rank_order(out: &mut [Record]) {
+    let mut wild: Vec<u32> = Vec::new(); // the requests of wildcard receives in flight
+    let mut i = 0;
+    while i < out.len() {
+        if let Op::Irecv { peer: ANY_SOURCE, req, .. } = out[i].op {
+            wild.push(req);
+        }
+        if !matches!(out[i].op, Op::Wait { .. }) {
+            i += 1;
+            continue;
+        }
+        let end = (i..out.len()).find(|&j| !matches!(out[j].op, Op::Wait { .. })).unwrap_or(out.len());
+        // (record, entry) of each wildcard completion of the run, and what completed it.
+        let mut at: Vec<(usize, usize, i64)> = Vec::new();
+        let mut got: Vec<[i64; 3]> = Vec::new();
+        for (j, rec) in out.iter().enumerate().take(end).skip(i) {
+            for (e, q) in rec.list.chunks_exact(4).enumerate() {
+                if let Some(w) = wild.iter().position(|&r| r as i64 == q[0]) {
+                    wild.swap_remove(w);
+                    at.push((j, e, q[0]));
+                    got.push([q[1], q[2], q[3]]);
+                }
+            }
+        }
+        if at.len() > 1 {
+            got.sort_unstable();
+            let mut by_request: Vec<usize> = (0..at.len()).collect();
+            by_request.sort_by_key(|&x| at[x].2);
+            for (x, g) in by_request.into_iter().zip(got) {
+                let (j, e, _) = at[x];
+                out[j].list[4 * e + 1..4 * e + 4].copy_from_slice(&g);
+            }
+        }
+        i = end;
+    }
 }
 
 /// A normalised record of rank `me` made a record of the target `g`: class codes become the

@@ -3,7 +3,7 @@
 use crate::shape;
 use crate::template::{SlotId, Template};
 use crate::topo::Grid;
-use psins_formats::{Op, Record, ANY_TAG, NO_RANK, PROC_NULL};
+use psins_formats::{Op, Record, ANY_SOURCE, ANY_TAG, NO_RANK, PROC_NULL};
 
 /// The sizes and times of each slot.
 pub trait Values {
@@ -70,6 +70,12 @@ pub fn program(
 
 /// How a wait reports request `req` of slot `c` complete: a receive with its source (a rank
 /// of its communicator), tag and size as generated; a send or a collective with none.
+/// Whether slot `id` receives from MPI_ANY_SOURCE.
+fn wildcard(t: &Template, id: u32) -> bool {
+    matches!(t.slots[id as usize].shape, Op::Irecv { .. })
+        && t.slots[id as usize].forms[0] == crate::template::Form::Fixed(ANY_SOURCE)
+}
+
 fn completion(t: &Template, g: &Grid, v: &impl Values, c: SlotId, req: u32, peer: i32, tag: i32) -> [i64; 4] {
     match (t.slots[c].shape, peer) {
         (Op::Irecv { .. }, PROC_NULL) => [req as i64, PROC_NULL as i64, ANY_TAG as i64, 0],
@@ -205,7 +211,17 @@ impl Cursor {
                 // The smallest id not in use, as consolidation numbers them.
                 let req = self.take_id();
                 shape::set_request(&mut op, req);
-                self.live.push((id as u32, req, peers[0], shape::tags(&op).0[0]));
+                // A receive from MPI_ANY_SOURCE completes from a neighbour: the j-th in flight
+                // from the j-th of the rank's neighbours by rank (which sender's message comes
+                // first is the run's timing; the traces are read in that order, crate::comms).
+                let mut from = peers[0];
+                if matches!(op, Op::Irecv { .. }) && from == ANY_SOURCE {
+                    let j = self.live.iter().filter(|l| l.2 == ANY_SOURCE || wildcard(t, l.0)).count();
+                    if let Some(&q) = t.neighbours(g, me).get(j) {
+                        from = q as i32;
+                    }
+                }
+                self.live.push((id as u32, req, from, shape::tags(&op).0[0]));
             }
             if let Op::Wait { count, func } = &mut op {
                 let mut done = 0u32;

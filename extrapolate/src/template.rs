@@ -394,6 +394,10 @@ pub enum Exists {
     /// Those for which any request the slot completes was started.
     AnyRequest,
     Rank(u32),
+    /// Those with at least this many neighbours among the grid steps the program's calls take
+    /// (a receive from MPI_ANY_SOURCE posted once per neighbour: HPCCG's set-up posts two on an
+    /// interior rank of its line, one at either end).
+    Neighbours(u32),
     /// Those with one of the requests the wait completes still in flight when they reach it,
     /// known only as the program runs (a run of MPI_Waitany calls, one per request).
     Pending,
@@ -871,6 +875,11 @@ impl Template {
                 Exists::Rank(0),
                 Exists::NotRank(0),
                 Exists::FromEnd(0),
+                Exists::Neighbours(2),
+                Exists::Neighbours(3),
+                Exists::Neighbours(4),
+                Exists::Neighbours(5),
+                Exists::Neighbours(6),
             ];
             let mut chosen = None;
             'rule: for rule in rules {
@@ -1001,17 +1010,45 @@ impl Template {
                 s.completes.iter().any(|&c| self.exists(c, g, me))
             }
             Exists::Rank(k) => me == k,
+            Exists::Neighbours(k) => {
+                // Only for a call that names no neighbour of its own (a wildcard receive).
+                let (Form::Fixed(_), true) = (s.forms[0], s.npeers > 0) else { return None };
+                self.neighbours(g, me).len() as u32 >= k
+            }
             Exists::Pending => !s.completes.is_empty(),
             Exists::NotRank(k) => me != k,
             Exists::FromEnd(k) => k < n && me == n - 1 - k,
         })
     }
 
+    /// Rank `me`'s neighbours on `g` by the program's grid steps, in ascending rank.
+    pub fn neighbours(&self, g: &Grid, me: u32) -> Vec<u32> {
+        let mut v: Vec<u32> = self.steps().into_iter().filter_map(|o| g.apply(me, o)).filter(|&q| q != me).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The distinct grid steps of the program's point-to-point peers.
+    fn steps(&self) -> Vec<Offset> {
+        let mut v: Vec<Offset> = Vec::new();
+        for s in &self.slots {
+            for f in &s.forms[..s.npeers] {
+                if let Form::Offset { offset, .. } = f {
+                    if !v.contains(offset) {
+                        v.push(*offset);
+                    }
+                }
+            }
+        }
+        v
+    }
+
     /// Whether a rank that does not make slot `id` still computes the burst before it: an edge
     /// rank without that neighbour does; a rank of another role (the slot made by rank 0 only,
     /// or by every rank but 0) runs a program of its own.
     pub fn carries_gap(&self, id: SlotId) -> bool {
-        matches!(self.slots[id].exists, Exists::All | Exists::Neighbour | Exists::AnyRequest)
+        matches!(self.slots[id].exists, Exists::All | Exists::Neighbour | Exists::Neighbours(_) | Exists::AnyRequest)
     }
 
     pub fn exists(&self, id: SlotId, g: &Grid, me: u32) -> bool {

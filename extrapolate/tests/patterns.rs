@@ -1135,3 +1135,63 @@ fn a_long_burst_keeps_its_own_spread() {
         assert!(setup < most * 1.02, "rank {me}: set-up burst {setup} ns, the traced ones at most {most} ns");
     }
 }
+
+/// HPCCG's set-up on its line of ranks: a receive from MPI_ANY_SOURCE per neighbour (two on an
+/// interior rank, one at either end), a send to each, a wait per receive, which completes from
+/// whichever neighbour's message came first; then iterations with named neighbours. At the
+/// target every rank posts as many wildcard receives as it has neighbours, completed from them
+/// in ascending rank.
+#[test]
+fn wildcard_receives_one_per_neighbour() {
+    // `timing`: whether the traced runs' waits completed in another order than by rank.
+    let make = |p: u32, timing: bool| {
+        program("hpccg", p, &|p, me| {
+            let nbrs: Vec<u32> = [me.checked_sub(1), Some(me + 1).filter(|&q| q < p)].into_iter().flatten().collect();
+            let mut v = Vec::new();
+            for (i, _) in nbrs.iter().enumerate() {
+                let op = Op::Irecv { peer: ANY_SOURCE, tag: 99, bytes: 4, comm: COMM_WORLD, req: i as u32 + 1 };
+                v.push(Record::new(if i == 0 { 30_000 } else { 0 }, 0, op));
+            }
+            for &q in &nbrs {
+                let op = Op::Send { mode: SendMode::Standard, peer: q as i32, tag: 99, bytes: 4, comm: COMM_WORLD };
+                v.push(Record::new(2_000, 0, op));
+            }
+            let mut from = nbrs.clone();
+            if timing && me % 2 == 1 {
+                from.reverse();
+            }
+            for (i, &q) in from.iter().enumerate() {
+                v.push(Record {
+                    gap_ns: 500,
+                    dur_ns: 0,
+                    op: Op::Wait { func: WaitFn::Wait, count: 1 },
+                    list: vec![i as i64 + 1, q as i64, 99, 4],
+                });
+            }
+            for it in 0..3 {
+                for &q in &nbrs {
+                    let mut rec = sendrecv(q, q, 8192);
+                    rec.gap_ns = if it == 0 { 1_000 } else { 40_000 };
+                    v.push(rec);
+                }
+                v.push(Record::new(5_000, 0, coll(Coll::Allreduce, 8, NO_RANK, it + 1)));
+            }
+            v
+        })
+    };
+    let s = series(vec![make(4, true), make(8, true), make(16, true)]);
+    let t = find_template(&s).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t.shape.to_string(), "1-D line");
+    let ex = extrapolate(&s, t, &Options { ranks: 32, scaling: Scaling::Unknown, tolerance: 0.05 })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let truth = make(32, false);
+    for r in 0..32 {
+        let mut got = Vec::new();
+        ex.rank(r, &mut got).unwrap();
+        let want = &truth.tasks[r as usize];
+        assert_eq!(got.len(), want.len(), "rank {r}: record counts");
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert_eq!((g.op, &g.list), (w.op, &w.list), "rank {r}, record {i}");
+        }
+    }
+}

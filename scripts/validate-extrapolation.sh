@@ -12,17 +12,20 @@
 # Kernels' transpose of a 1,920² matrix, strong-scaled; `prk_stencil`, their radius-2 stencil
 # on a 1,920² grid, 50 iterations, strong-scaled; `hpccg`, HPCCG weak-scaled at 32^3 points per
 # rank (the ranks stacked in z); `npb_cg`, `npb_mg`, `npb_ft`, `npb_is`, `npb_lu`, the NAS
-# Parallel Benchmarks 3.4 at a fixed class, strong-scaled: CG class S, MG, FT and IS class W,
+# Parallel Benchmarks 3.4 at a fixed class, strong-scaled: CG class S, MG and IS class W, FT class A,
 # LU class W cut to 50 iterations by the input deck real-apps.sh leaves in its run directory;
 # the files of a real app's run directory are copied to where it runs). SERIES, TARGETS: rank
 # counts; SERIES_<app>, TARGETS_<app> and SCALING_<app> (weak or strong: psins-extrapolate
 # --scaling) override them for one app (cg's transposes need square grids: 4 16, then 64).
 # MACHINES: bundled machine files that hold the largest target. PSINS_CLOCK (default cpu) times the bursts by
 # the thread's CPU clock, so that an oversubscribed run's bursts are those of dedicated cores
-# (docs/tracer.md); PSINS_CLOCK=wall keeps the default clock. MPIRUN (default mpirun), SO (the
-# tracer, default BIN/libpsinstrace.so) and APPS_DIR (the test apps) trace under another MPI:
-# an Open MPI mpirun gets --oversubscribe (it then yields while it waits, docs/tracer.md) and
-# -x for the tracer's settings.
+# (docs/tracer.md); PSINS_CLOCK=wall keeps the default clock. MPI=openmpi traces under Open MPI
+# (mpirun.openmpi; the tracer and the test apps built against it into target/openmpi, as
+# scripts/validate.sh does; REAL_APPS then names apps built with Open MPI's wrappers:
+# MPICC=mpicc.openmpi MPICXX=mpicxx.openmpi MPIF90=mpif90.openmpi scripts/real-apps.sh). Or
+# MPIRUN (default mpirun), SO (the tracer, default BIN/libpsinstrace.so) and APPS_DIR (the test
+# apps) name another MPI's. An Open MPI mpirun gets --oversubscribe (it then yields while it
+# waits, docs/tracer.md) and -x for the tracer's settings.
 # OUT: the results directory (default measurements/DATE-extrapolation): results.csv, a README
 # with the command, refusals.txt, and the traces (not to be committed). REUSE=1 keeps traces
 # already in OUT. A series psins-extrapolate refuses is one row marked `refused` per target
@@ -40,6 +43,16 @@ TARGETS=${TARGETS:-"32 64"}
 MACHINES=${MACHINES:-"bus-cluster torus-8x8 dragonfly-72"}
 CLOCK=${PSINS_CLOCK:-cpu}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+case ${MPI:-mpich} in
+mpich) ;;
+openmpi)
+    command -v mpirun.openmpi >/dev/null || { echo "validate-extrapolation: MPI=openmpi needs Open MPI (mpirun.openmpi)" >&2; exit 1; }
+    MPIRUN=mpirun.openmpi SO=$PWD/target/openmpi/release/libpsinstrace.so APPS_DIR=$PWD/target/openmpi/apps/bin
+    MPICC=mpicc.openmpi CARGO_TARGET_DIR=$PWD/target/openmpi cargo build -q --release -p psins-tracer
+    make -s -C mpi-test-apps MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi BIN="$APPS_DIR" OBJ="$PWD/target/openmpi/apps/obj"
+    ;;
+*) echo "validate-extrapolation: MPI=$MPI: mpich or openmpi" >&2; exit 2 ;;
+esac
 MPIRUN=${MPIRUN:-mpirun}
 SO=${SO:-$BIN/libpsinstrace.so}
 APPS_DIR=${APPS_DIR:-$PWD/mpi-test-apps/bin}
@@ -88,7 +101,7 @@ command_of() {
     # NPB: the class is compiled in, the process grid chosen at run time (N a power of two).
     npb_cg) echo "$REAL_APPS/npb_cg/src/bin/cg.S.x" ;;
     npb_mg) echo "$REAL_APPS/npb_mg/src/bin/mg.W.x" ;;
-    npb_ft) echo "$REAL_APPS/npb_ft/src/bin/ft.W.x" ;;
+    npb_ft) echo "$REAL_APPS/npb_ft/src/bin/ft.A.x" ;; # 1-D layout up to 128 ranks (W's is 2-D past 32)
     npb_is) echo "$REAL_APPS/npb_is/src/bin/is.W.x" ;;
     npb_lu) echo "$REAL_APPS/npb_lu/src/bin/lu.W.x" ;; # with run/inputlu.data: 50 iterations
     *) echo "$APPS_DIR/$app $args" ;;
@@ -159,7 +172,7 @@ for spec in $APPS; do
     done
 done
 cat >"$out/README.md" <<EOF
-Extrapolation against real traces: \`bash scripts/validate-extrapolation.sh\` on $(hostname),
+Extrapolation against real traces: \`${MPI:+MPI=$MPI }bash scripts/validate-extrapolation.sh\` on $(hostname),
 $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), PSINS_CLOCK=$CLOCK, BIN=$BIN, MPIRUN=$MPIRUN ($("$MPIRUN" --version 2>&1 | head -1)),
 APPS="$APPS" SERIES="$SERIES" TARGETS="$TARGETS" (cg: SERIES_cg="$SERIES_cg" TARGETS_cg="$TARGETS_cg" SCALING_cg=$SCALING_cg) MACHINES="$MACHINES"${REAL_APPS:+ REAL_APPS=$REAL_APPS}, load $(cut -d' ' -f1-3 /proc/loadavg).
 results.csv: one row per app, target and machine; ratio = extrapolated / traced predicted time; comm_ratio = the same of the ranks' mean time in communication (psins-sim --json: tasks[].comm_s). An app refused at a target has one row with ratio "refused" (the target not traced) and psins-extrapolate's message in refusals.txt.

@@ -50,7 +50,7 @@ validate: build apps ## predicted versus measured run time of every test app on 
 	@if command -v mpirun.openmpi >/dev/null; then MPI=openmpi OUT=build/validation-openmpi bash scripts/validate.sh; \
 	else echo "validate: Open MPI not installed (no mpirun.openmpi): its table skipped" >&2; fi
 
-validate-extrapolation: build apps ## extrapolated traces against real ones at 32 and 64 ranks (docs/extrapolate.md)
+validate-extrapolation: build apps ## extrapolated traces against real ones at 32 and 64 ranks (MPI=openmpi: traced under Open MPI; docs/extrapolate.md)
 	bash scripts/validate-extrapolation.sh
 
 demo: setup build apps ## the README's first command: trace, consolidate, simulate, compare

@@ -225,3 +225,48 @@ fn damaged_trace_bad_output_and_bad_usage_exit_codes() {
     run_ok(&trace, &out);
     assert_eq!(std::fs::read_to_string(out.join("rank-1.ti")).unwrap(), "1 init\n1 compute 10\n1 finalize\n");
 }
+
+/// A collective traced without its steps is expanded with the algorithms of the library the
+/// trace ran under, as psins-sim replays it: a reduce of 4,000 bytes to rank 0 on 6 ranks is
+/// Open MPI 4.1.4's binary tree (each other rank sends once, 5 sends in all), and MPICH 4.0.2's
+/// Rabenseifner reduce-scatter and gather (more).
+#[test]
+fn collectives_without_steps_follow_the_traces_library() {
+    let sends = |version: &str| {
+        let dir = scratch(&format!("library-{}", version.len()));
+        let op = Op::Coll {
+            coll: Coll::Reduce,
+            comm: W,
+            root: 0,
+            send_bytes: 4000,
+            recv_bytes: 4000,
+            count: 1000,
+            flags: CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE,
+            req: 0,
+            instance: 1,
+        };
+        let tasks: Vec<Vec<Record>> = (0..6).map(|_| vec![rec(0, op), rec(0, Op::Finalize)]).collect();
+        let path = dir.join("t.psins");
+        TraceWriter::write_tasks(&path, &tasks, vec![("mpi_version".to_string(), version.to_string())], vec![])
+            .unwrap();
+        let out = dir.join("ti");
+        let o = export(&["--to".as_ref(), "ti".as_ref(), path.as_os_str(), "-o".as_ref(), out.as_os_str()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let n: usize = (0..6)
+            .map(|r| {
+                let t = std::fs::read_to_string(out.join(format!("rank-{r}.ti"))).unwrap();
+                t.lines().filter(|l| l.split(' ').nth(1).is_some_and(|a| a == "send" || a == "isend")).count()
+            })
+            .sum();
+        (n, String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (n, note) = sends("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4");
+    assert_eq!(n, 5, "{note}");
+    assert!(
+        note.contains("6 collectives had no expansion steps in the trace: expanded with Open MPI 4.1.4's"),
+        "{note}"
+    );
+    let (n, note) = sends("MPICH Version:\t4.0.2");
+    assert!(n > 5, "{n}: {note}");
+    assert!(note.contains("expanded with MPICH 4.0.2's"), "{note}");
+}

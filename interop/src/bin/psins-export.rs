@@ -90,6 +90,16 @@ fn main() -> ExitCode {
                     note!("psins-export: warning: {n} {what}");
                 }
             }
+            if let (true, Some(w)) = (s.expanded > 0, &s.library.warning) {
+                note!("psins-export: warning: {w}");
+            }
+            if !args.quiet && s.expanded > 0 {
+                note!(
+                    "psins-export: {} collectives had no expansion steps in the trace: expanded with {}'s algorithms",
+                    s.expanded,
+                    s.library.library.algorithms()
+                );
+            }
             if !args.quiet {
                 note!(
                     "psins-export: {} ranks, {} records -> {} TI actions in {} (replay with smpirun -replay {})",

@@ -35,12 +35,16 @@ impl Default for TiOptions {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TiSummary {
     pub tasks: u32,
     pub records: u64,
     pub actions: u64,
     pub approx: Approximations,
+    /// Collectives without expansion steps in the trace, expanded here.
+    pub expanded: u64,
+    /// Whose algorithms expanded them (the trace's MPI library, MPICH's when it names none).
+    pub library: psins_collectives::Choice,
 }
 
 /// Exports the compact trace `trace` into directory `dir` (created if missing). Every file is
@@ -63,13 +67,23 @@ pub fn export(trace: &Path, dir: &Path, opts: &TiOptions) -> Result<TiSummary, E
     let list = Output::prepare(&dir.join(LIST_FILE), &inputs).map_err(ExportError::Output)?;
     let comms = task::Comms::of(&reader);
     let thresholds = psins_collectives::Thresholds::default();
+    // Collectives traced without their steps are expanded as psins-sim would replay them:
+    // with the algorithms of the library the trace ran under.
+    let library = psins_collectives::Library::choose(None, reader.header.meta("mpi_version"));
     let mut tags = tags::Tags::default();
-    let mut summary = TiSummary { tasks, ..TiSummary::default() };
+    let mut summary = TiSummary {
+        tasks,
+        records: 0,
+        actions: 0,
+        approx: Approximations::default(),
+        expanded: 0,
+        library: library.clone(),
+    };
     let mut rec = Record::default();
     for (r, out) in outs.iter().enumerate() {
         let r = r as u32;
         let mut cursor = reader.task(r, 0).map_err(ExportError::Input)?;
-        let mut t = TaskExport::new(r, &comms, &mut tags, &thresholds);
+        let mut t = TaskExport::new(r, &comms, &mut tags, &thresholds, library.library);
         let bad = |(i, m): (u64, String)| ExportError::record(trace, r, i, m);
         while cursor.next(&mut rec).map_err(ExportError::Input)? {
             t.record(&rec, cursor.index() - 1).map_err(bad)?;
@@ -81,6 +95,7 @@ pub fn export(trace: &Path, dir: &Path, opts: &TiOptions) -> Result<TiSummary, E
         summary.approx.synchronous += a.synchronous;
         summary.approx.buffered += a.buffered;
         summary.approx.probes += a.probes;
+        summary.expanded += t.expanded;
         write_actions(out.temp_path(), r, &t.actions, opts).map_err(|e| out_err(out.path(), "cannot write", e))?;
     }
     let mut names = String::new();

@@ -2,13 +2,14 @@
 //! CPU bursts and `Other` calls become `compute`, point-to-point calls their TI twins with
 //! world ranks and context tags ([`super::tags`]), completions one `wait` per completed request,
 //! and blocking collectives their expansion steps — the trace's own Step records, else the
-//! steps psins-collectives generates, as psins-sim replays them in expanded mode.
+//! steps psins-collectives generates for the trace's MPI library, as psins-sim replays them
+//! in expanded mode.
 //!
 //! A task's actions are kept until its stream ends: an `MPI_Irecv` posted with a wildcard
 //! learns its source and tag only at its completion, and a TI `irecv` must name them.
 
 use super::tags::Tags;
-use psins_collectives::{CollArgs, ExpandError, Step, Thresholds};
+use psins_collectives::{CollArgs, ExpandError, Library, Step, Thresholds};
 pub use psins_formats::comms::{Bad, Comms};
 use psins_formats::{CollFlags, Op, Record, SendMode, ANY_SOURCE, ANY_TAG};
 use std::collections::HashMap;
@@ -87,7 +88,10 @@ pub struct TaskExport<'a> {
     comms: &'a Comms,
     tags: &'a mut Tags,
     thresholds: &'a Thresholds,
+    library: Library,
     pub actions: Vec<Action>,
+    /// Collectives expanded here (their steps were not in the trace).
+    pub expanded: u64,
     burst: u64,
     live: HashMap<u32, Live>,
     persistent: HashMap<u32, Persistent>,
@@ -99,13 +103,21 @@ pub struct TaskExport<'a> {
 }
 
 impl<'a> TaskExport<'a> {
-    pub fn new(rank: u32, comms: &'a Comms, tags: &'a mut Tags, thresholds: &'a Thresholds) -> TaskExport<'a> {
+    pub fn new(
+        rank: u32,
+        comms: &'a Comms,
+        tags: &'a mut Tags,
+        thresholds: &'a Thresholds,
+        library: Library,
+    ) -> TaskExport<'a> {
         TaskExport {
             rank,
             comms,
             tags,
             thresholds,
+            library,
             actions: Vec::new(),
+            expanded: 0,
             burst: 0,
             live: HashMap::new(),
             persistent: HashMap::new(),
@@ -401,7 +413,8 @@ impl<'a> TaskExport<'a> {
             let args = CollArgs::from_op(&c.op, c.size, c.rank, &counts).expect("a Coll record");
             let mut steps = std::mem::take(&mut self.steps);
             steps.clear();
-            match psins_collectives::expand(&args, self.thresholds, &mut steps) {
+            self.expanded += 1;
+            match self.library.expand(&args, self.thresholds, &mut steps) {
                 Ok(_) => {}
                 Err(ExpandError::Unsupported { .. }) => {
                     let msg = format!("{} has no expansion (its topology is not in the trace)", args.coll.name());

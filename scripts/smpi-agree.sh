@@ -6,6 +6,12 @@
 # dragonfly (SimGrid's FAT_TREE or DRAGONFLY cluster vs psins's `flow` model on the equal
 # graph; LATENCY_NS is then per link).
 # Prints one line: `agree tasks=N psins=SECONDS smpi=SECONDS rel=PERCENT` (rel = smpi/psins - 1).
+# With LIVE_RANKS=N (environment), TRACE is instead an MPI program built with smpicc: SMPI runs
+# it live on N ranks (arguments LIVE_ARGS, computation not simulated) and writes its TI trace
+# (-trace-ti), which psins-sim replays imported. SELECTOR=mpich or ompi (environment) has each
+# side choose its own collective algorithms: SMPI's --cfg=smpi/coll-selector of that name,
+# psins-sim's mpi.library (mpich, openmpi). (SMPI 3.32's replayer aborts in most of its
+# selectors' bcast, reduce and allreduce: a live run is what selects them.)
 # Every setting that makes the two semantics equal is here, once; the doc explains each.
 # Needs smpirun (libsimgrid-dev) and the release tools (make build). Exit 1 on any failure.
 set -euo pipefail
@@ -20,9 +26,22 @@ command -v smpirun >/dev/null || { echo "smpi-agree: smpirun not found (apt-get 
 work=$(mktemp -d "${TMPDIR:-/tmp}/smpi-agree.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# TI export: compute in flops at 1 Gflop/s hosts (1 flop per traced ns).
-"$bin/psins-export" --to ti "$trace" -o "$work/ti" -q
-n=$(grep -c . "$work/ti/replay.txt")
+selector=() library=()
+case ${SELECTOR:-} in
+  "") ;;
+  mpich) selector=(--cfg=smpi/coll-selector:mpich) library=(--set mpi.library=mpich) ;;
+  ompi) selector=(--cfg=smpi/coll-selector:ompi) library=(--set mpi.library=openmpi) ;;
+  *) echo "smpi-agree: SELECTOR=$SELECTOR: mpich or ompi" >&2; exit 1 ;;
+esac
+if [ -n "${LIVE_RANKS:-}" ]; then
+  [ -x "$trace" ] || { echo "smpi-agree: LIVE_RANKS: $trace is not a program (build it with smpicc)" >&2; exit 1; }
+  n=$LIVE_RANKS
+else
+  [ ${#selector[@]} -eq 0 ] || { echo "smpi-agree: SELECTOR needs a live run (LIVE_RANKS)" >&2; exit 1; }
+  # TI export: compute in flops at 1 Gflop/s hosts (1 flop per traced ns).
+  "$bin/psins-export" --to ti "$trace" -o "$work/ti" -q
+  n=$(grep -c . "$work/ti/replay.txt")
+fi
 
 flat_files() {
 # The platform: every ordered pair of hosts has its own link, and every link is FATPIPE (each
@@ -177,24 +196,37 @@ case $topo in
   dragonfly) dragonfly_files ;;
 esac
 
-psins=$("$bin/psins-sim" "$trace" --machine "$work/equal.toml" --tracer-overhead 0 --json - |
-  sed -n 's/.*"predicted_seconds": *\([0-9.eE+-]*\).*/\1/p' | head -1)
 
 # SMPI: CM02 with its factors 1 (no TCP-gamma window bound, no cross-traffic), SMPI's
 # per-size factors and overheads off, and psins's eager threshold (S <= 64 KiB eager, i.e.
 # S < 65537) as both the detached-send and the eager (asynchronous small message) threshold:
 # below it a message leaves at once and the sender goes on; above it the transfer starts when
 # both sides are posted and the sender waits for it.
+# A live run: the program itself, its TI trace written for psins; computation not simulated
+# (the trace then has none, and psins replays none).
+if [ -n "${LIVE_RANKS:-}" ]; then
+  run=("${selector[@]}" --cfg=smpi/simulate-computation:no -trace-ti --cfg=tracing/filename:"$work/live.txt" "$trace" ${LIVE_ARGS:-})
+else
+  run=(-replay "$work/ti/replay.txt")
+fi
 smpi=$(smpirun -np "$n" -platform "$work/platform.xml" -hostfile "$work/hosts" \
-  -replay "$work/ti/replay.txt" \
   --cfg=network/model:CM02 --cfg=network/latency-factor:1 --cfg=network/bandwidth-factor:1 \
   --cfg=network/weight-S:0 --cfg=network/TCP-gamma:1e30 --cfg=network/crosstraffic:0 \
   --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 \
   --cfg=smpi/os:0:0:0:0:0 --cfg=smpi/or:0:0:0:0:0 --cfg=smpi/ois:0:0:0:0:0 \
   --cfg=smpi/async-small-thresh:65537 --cfg=smpi/send-is-detached-thresh:65537 \
   --cfg=smpi/host-speed:1Gf --cfg=smpi/display-timing:yes --log=root.thres:warning --log=smpi_utils.thres:info \
-  2>&1 | sed -n 's/.*Simulated time: \([0-9.eE+-]*\) seconds.*/\1/p' | head -1)
+  "${run[@]}" 2>&1 | sed -n 's/.*Simulated time: \([0-9.eE+-]*\) seconds.*/\1/p' | head -1)
 
-[ -n "$psins" ] || { echo "smpi-agree: psins-sim gave no prediction" >&2; exit 1; }
 [ -n "$smpi" ] || { echo "smpi-agree: smpirun gave no simulated time (run it by hand in $work)" >&2; exit 1; }
+if [ -n "${LIVE_RANKS:-}" ]; then
+  # SMPI lists the rank files in no set order; the import wants them by rank.
+  ls "$work/live.txt_files" | sed -E 's/.*rank-([0-9]+)\.txt$/\1 &/' | sort -n | cut -d' ' -f2 |
+    sed "s|^|$work/live.txt_files/|" > "$work/list.txt"
+  "$bin/psins-import" --from ti "$work/list.txt" -o "$work/trace.psins" -q
+  trace=$work/trace.psins
+fi
+psins=$("$bin/psins-sim" "$trace" --machine "$work/equal.toml" "${library[@]}" --tracer-overhead 0 --json - |
+  sed -n 's/.*"predicted_seconds": *\([0-9.eE+-]*\).*/\1/p' | head -1)
+[ -n "$psins" ] || { echo "smpi-agree: psins-sim gave no prediction" >&2; exit 1; }
 awk -v n="$n" -v p="$psins" -v s="$smpi" 'BEGIN { printf "agree tasks=%d psins=%.9g smpi=%.9g rel=%.4f\n", n, p, s, (s / p - 1) * 100 }'

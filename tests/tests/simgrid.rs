@@ -306,3 +306,40 @@ fn smpi_written_alltoallv_keeps_its_counts() {
     let (p, s, rel) = agree(&trace, "1000", "1e9");
     assert!(rel.abs() < 1.0, "psins {p} s vs smpi {s} s");
 }
+
+/// scripts/smpi-selectors.sh: where SMPI's selector and psins's library pick the same
+/// algorithm, the live SMPI run and psins-sim's replay of its TI trace agree (a reduce of
+/// 1 MiB at 16 ranks is Open MPI's binary tree on both sides, twice the time of MPICH's
+/// reduce-scatter and gather, which psins picks for mpi.library = mpich).
+#[test]
+fn smpi_selectors_agree_where_the_algorithms_are_the_same() {
+    if !have_smpirun() {
+        return;
+    }
+    let out = Command::new("bash")
+        .arg(root().join("scripts/smpi-selectors.sh"))
+        .arg("16")
+        .env("PSINS_BIN", tools_dir())
+        .env("CASES", "barrier:0 reduce:1048576 allgather:16384")
+        .output()
+        .unwrap();
+    let csv = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "smpi-selectors failed:\n{csv}\n{}", String::from_utf8_lossy(&out.stderr));
+    let row = |coll: &str, sel: &str| -> (f64, f64) {
+        let l = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("16,{coll},")) && l.contains(&format!(",{sel},")))
+            .unwrap_or_else(|| panic!("no row {coll} {sel} in\n{csv}"));
+        let f: Vec<&str> = l.split(',').collect();
+        (f[4].parse().unwrap(), f[6].parse().unwrap())
+    };
+    for (coll, sel) in
+        [("barrier", "mpich"), ("barrier", "ompi"), ("reduce", "ompi"), ("allgather", "mpich"), ("allgather", "ompi")]
+    {
+        let (_, rel) = row(coll, sel);
+        assert!(rel.abs() < 0.01, "{coll} with {sel}: {rel} %\n{csv}");
+    }
+    let (ompi, _) = row("reduce", "ompi");
+    let (mpich, _) = row("reduce", "mpich");
+    assert!(ompi > 1.5 * mpich, "psins's Open MPI reduce {ompi} s against MPICH's {mpich} s");
+}

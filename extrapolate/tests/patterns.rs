@@ -4,7 +4,7 @@
 
 use psins_extrapolate::fit::Scaling;
 use psins_extrapolate::topo::{Order, Shape};
-use psins_extrapolate::{extrapolate, find_template, Options, Refusal, Series, Trace};
+use psins_extrapolate::{extrapolate, find_template, Extrapolation, Options, Refusal, Series, Trace};
 use psins_formats::*;
 use std::path::PathBuf;
 
@@ -133,6 +133,44 @@ fn series(traces: Vec<Trace>) -> Series {
     Series::new(traces, Scaling::Unknown).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The series extrapolated to `ranks` with the default options.
+fn extrapolated(s: &Series, ranks: u32) -> Extrapolation {
+    extrapolate(
+        s,
+        find_template(s).unwrap_or_else(|e| panic!("{e}")),
+        &Options { ranks, scaling: Scaling::Unknown, tolerance: 0.05 },
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A collective of `bytes` on communicator `comm`.
+fn coll_on(what: Coll, comm: u32, bytes: u64, instance: u32) -> Op {
+    match coll(what, bytes, NO_RANK, instance) {
+        Op::Coll { coll, root, send_bytes, recv_bytes, count, flags, req, instance, .. } => {
+            Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags, req, instance }
+        }
+        _ => unreachable!(),
+    }
+}
+
+/// Rank `me`'s constructors of the communicators of classes `masks` on `g` (MPI_Comm_split),
+/// each communicator listed once in `defs`.
+fn split(g: &psins_extrapolate::topo::Grid, me: u32, masks: &[u32], defs: &mut Vec<CommDef>) -> Vec<Record> {
+    use psins_extrapolate::comms;
+    masks
+        .iter()
+        .map(|&mask| {
+            let members = comms::members(g, mask, me);
+            let id = comms::global_id(g, mask, me);
+            if members[0] == me {
+                defs.push(CommDef { id, members: members.clone(), split: 0 });
+            }
+            let op = Op::CommCreate { func: CommFn::Split, parent: COMM_WORLD, comm: id, split: 0 };
+            Record { gap_ns: 2000, dur_ns: 0, op, list: members.iter().map(|&m| m as i64).collect() }
+        })
+        .collect()
+}
+
 /// Extrapolates `make` at 4, 8, 16 to `target` and compares every rank with `make(target)`.
 fn check(name: &str, make: &dyn Fn(u32) -> Trace, target: u32, expect_shape: &str) {
     check_from(name, make, &[4, 8, 16], target, expect_shape)
@@ -210,9 +248,7 @@ fn grid_2d_halo_follows_the_extent_across() {
     };
     check("2-D faces", &|p| h.trace(p), 64, "2-D grid, row-major");
     let s = series([4, 8, 16].iter().map(|&p| h.trace(p)).collect());
-    let ex =
-        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 32, scaling: Scaling::Unknown, tolerance: 0.05 })
-            .unwrap();
+    let ex = extrapolated(&s, 32);
     let report = ex.report(&s);
     assert!(report.contains("= 30720/D1") && report.contains("= 30720/D0"), "{report}");
 }
@@ -583,15 +619,7 @@ fn row_and_column_communicators() {
         let tasks = (0..p)
             .map(|me| {
                 let mut v = vec![Record::new(0, 0, Op::Init { thread_level: 0 })];
-                for mask in [row, col] {
-                    let members = comms::members(&g, mask, me);
-                    let id = comms::global_id(&g, mask, me);
-                    if members[0] == me {
-                        defs.push(CommDef { id, members: members.clone(), split: 0 });
-                    }
-                    let op = Op::CommCreate { func: CommFn::Split, parent: COMM_WORLD, comm: id, split: 0 };
-                    v.push(Record { gap_ns: 2000, dur_ns: 0, op, list: members.iter().map(|&m| m as i64).collect() });
-                }
+                v.extend(split(&g, me, &[row, col], &mut defs));
                 let (rid, cid) = (comms::global_id(&g, row, me), comms::global_id(&g, col, me));
                 let n = comms::size(&g, row);
                 let pc = comms::rank_in(&g, row, me);
@@ -610,13 +638,7 @@ fn row_and_column_communicators() {
                     v.push(Record::new(30_000, 0, op));
                     for c in [rid, cid, COMM_WORLD] {
                         instance += 1;
-                        let Op::Coll { coll, root, send_bytes, recv_bytes, count, flags, req, instance, .. } =
-                            coll(Coll::Allreduce, 8, NO_RANK, instance)
-                        else {
-                            unreachable!()
-                        };
-                        let op = Op::Coll { coll, comm: c, root, send_bytes, recv_bytes, count, flags, req, instance };
-                        v.push(Record::new(1000, 0, op));
+                        v.push(Record::new(1000, 0, coll_on(Coll::Allreduce, c, 8, instance)));
                     }
                 }
                 v.push(Record::new(500, 0, Op::CommFree { comm: rid }));
@@ -637,9 +659,7 @@ fn row_and_column_communicators() {
     check("row and column communicators", &make, 64, "2-D grid wrapped in dimension 1, row-major");
     // Its communicators at 64 ranks: 8 rows and 8 columns of 8.
     let s = series(vec![make(4), make(8), make(16)]);
-    let ex =
-        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 })
-            .unwrap();
+    let ex = extrapolated(&s, 64);
     let mut defs = ex.comms();
     assert_eq!(defs.len(), 16);
     assert!(defs.iter().all(|d| d.members.len() == 8));
@@ -827,9 +847,7 @@ fn scatter_gather_v(p: u32, spread: f64, name: &str) -> Trace {
 fn scatterv_and_gatherv_counts_taken_as_even() {
     let s =
         series(vec![scatter_gather_v(4, 0.0, "sg"), scatter_gather_v(8, 0.0, "sg"), scatter_gather_v(16, 0.0, "sg")]);
-    let ex =
-        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 })
-            .unwrap();
+    let ex = extrapolated(&s, 64);
     let truth = scatter_gather_v(64, 0.0, "sg");
     for r in [0, 1, 63] {
         let mut got = Vec::new();
@@ -999,9 +1017,7 @@ fn collectives_at_the_target_follow_the_traces_library() {
         burst: |_| 20_000,
     };
     let s = series(vec![under(&h, 4, OPEN_MPI), under(&h, 8, OPEN_MPI), under(&h, 16, OPEN_MPI)]);
-    let ex =
-        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 48, scaling: Scaling::Unknown, tolerance: 0.05 })
-            .unwrap_or_else(|e| panic!("{e}"));
+    let ex = extrapolated(&s, 48);
     assert_eq!(ex.library, Library::OpenMpi);
     assert!(ex.report(&s).contains("collectives expanded with Open MPI 4.1.4's algorithms"), "{}", ex.report(&s));
     let mut differs = 0;
@@ -1055,17 +1071,7 @@ fn a_communicator_of_one_rank() {
         let tasks = (0..p)
             .map(|me| {
                 let mut v = vec![Record::new(0, 0, Op::Init { thread_level: 0 })];
-                for mask in [0, 1] {
-                    let members = comms::members(&g, mask, me);
-                    // The world's duplicate keeps its own id; the one of the caller alone is one
-                    // per rank.
-                    let id = comms::global_id(&g, mask, me);
-                    if members[0] == me {
-                        defs.push(CommDef { id, members: members.clone(), split: 0 });
-                    }
-                    let op = Op::CommCreate { func: CommFn::Split, parent: COMM_WORLD, comm: id, split: 0 };
-                    v.push(Record { gap_ns: 2000, dur_ns: 0, op, list: members.iter().map(|&m| m as i64).collect() });
-                }
+                v.extend(split(&g, me, &[0, 1], &mut defs));
                 let (alone, all) = (comms::global_id(&g, 0, me), comms::global_id(&g, 1, me));
                 let mut instance = 0;
                 for _ in 0..3 {
@@ -1073,14 +1079,7 @@ fn a_communicator_of_one_rank() {
                         [(alone, Coll::Alltoall, 1 << 20), (all, Coll::Alltoall, (1 << 24) / (p * p) as u64)]
                     {
                         instance += 1;
-                        let Op::Coll { root, send_bytes, recv_bytes, count, flags, req, instance, .. } =
-                            coll(what, bytes, NO_RANK, instance)
-                        else {
-                            unreachable!()
-                        };
-                        let op =
-                            Op::Coll { coll: what, comm: c, root, send_bytes, recv_bytes, count, flags, req, instance };
-                        v.push(Record::new(40_000, 0, op));
+                        v.push(Record::new(40_000, 0, coll_on(what, c, bytes, instance)));
                     }
                 }
                 v.push(Record::new(100, 0, Op::Finalize));
@@ -1098,9 +1097,7 @@ fn a_communicator_of_one_rank() {
     };
     check("a communicator of one rank", &make, 32, "1-D line");
     let s = series(vec![make(4), make(8), make(16)]);
-    let ex =
-        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 32, scaling: Scaling::Unknown, tolerance: 0.05 })
-            .unwrap();
+    let ex = extrapolated(&s, 32);
     let defs = ex.comms();
     assert_eq!(defs.iter().filter(|d| d.members.len() == 1).count(), 32);
     assert_eq!(defs.iter().filter(|d| d.members.len() == 32).count(), 1);
@@ -1123,9 +1120,7 @@ fn a_long_burst_keeps_its_own_spread() {
         })
     };
     let s = series(vec![make(4), make(8), make(16)]);
-    let ex =
-        extrapolate(&s, find_template(&s).unwrap(), &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 })
-            .unwrap_or_else(|e| panic!("{e}"));
+    let ex = extrapolated(&s, 64);
     let traced = |p: u32| make(p).tasks.iter().map(|t| t[1].gap_ns).collect::<Vec<_>>();
     let most = traced(16).into_iter().max().unwrap() as f64;
     for me in 0..64 {

@@ -26,11 +26,15 @@ use std::sync::Arc;
 /// dimensions' extents (a block's face: 30720/D1); the CPU bursts before each kind of call are fitted
 /// the same way, summed over the program, and each burst at the target takes the largest
 /// trace's spread: the factor all its ranks shared at that iteration, times a rank's own
-/// drawn from its kind of call's. Sub-communicators that are rows, columns or
-/// planes of the grid (MPI_Comm_split by a coordinate, MPI_Cart_sub) are one communicator per
-/// row at the target; others are refused. On a square 2-D grid the rank across the diagonal
-/// (a transpose's partner) is a form too. Collectives are expanded again at the target with MPICH's algorithms when the
-/// traces held expansions. The result passes consolidation's checks like a traced run.
+/// drawn from its slot's (its kind of call's where the slot has few). Sub-communicators that
+/// are rows, columns or planes of the grid (MPI_Comm_split by a coordinate, MPI_Cart_sub), or
+/// the caller alone, are one communicator per row at the target; others are refused. On a
+/// square 2-D grid the rank across the diagonal (a transpose's partner) is a form too; receives
+/// from MPI_ANY_SOURCE, one per neighbour, complete from the neighbours in rank order.
+/// Collectives are expanded again at the target when the traces held expansions, with the
+/// algorithms of the MPI library the traces ran under (Open MPI 4.1's or MPICH 4.0's; a series
+/// traced under two libraries is refused). The result passes consolidation's checks like a
+/// traced run.
 ///
 /// Every fit is printed with its errors, the worst named. Refused, with the record, the rank
 /// and the reason: traces of different applications or whose programs cannot be aligned,

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every kind of `--plot` chart, looked at as a person would (a step of `make test`): draws a
 # sweep, a replay's per-rank bars and message-size histogram, a synthetic latency-versus-load
-# curve and a measured message-size histogram, renders each SVG with headless Chromium to a PNG, and checks the picture: not
-# blank, its series' colours present, text drawn. KEEP=DIR keeps the SVGs and PNGs there to
+# curve (also with the longest title a bundled machine gives) and a measured message-size
+# histogram, renders each SVG with headless Chromium to a PNG, and checks the picture: not
+# blank, its series' colours present, text drawn, nothing cut off at its edges. KEEP=DIR keeps the SVGs and PNGs there to
 # look at. Skipped, saying so, only when Chromium is not installed (scripts/setup.sh
 # --plots, which CI's --openmpi includes).
 set -euo pipefail
@@ -29,12 +30,15 @@ mkdir -p "$work"
   --plot-sizes "$work/replay-sizes.svg" -q
 "$BIN/psins-sim" synth -m configs/torus-4x4.toml --sweep "$work/curve.csv" --plot "$work/curve.svg" \
   --loads 0.2,0.4,0.6,0.8,1.0 --warmup 300 --measure 1500 >/dev/null
+# The longest title a bundled machine gives: the dragonfly's topology, routing and pattern.
+"$BIN/psins-sim" synth -m configs/dragonfly-72.toml --pattern group-shift --set network.dragonfly.routing=ugal-g \
+  --sweep "$work/long-title.csv" --plot "$work/long-title.svg" --loads 0.2,0.6,1.0 --warmup 300 --measure 1500 >/dev/null
 "$BIN/psins-synth" gen:pingpong:ranks=2,iters=4,bytes=64KiB -o "$work/pp.psins" 2>/dev/null
 "$BIN/psins-dump" --profile "$work/pp.psins" --plot "$work/sizes.svg" >/dev/null
 
 fail=0
 for c in "sweep|network.bandwidth (GB/s)|network.latency=10us" "ranks|rank|waiting" \
-         "curve|offered load|saturated from load" "sizes|message size|messages" \
+         "curve|offered load|saturated from load" "long-title|offered load|ugal-g" "sizes|message size|messages" \
          "replay-sizes|message size|Message sizes replayed"; do
   IFS='|' read -r name axis legend <<<"$c"
   svg="$work/$name.svg" png="$work/$name.png"
@@ -48,4 +52,4 @@ for c in "sweep|network.bandwidth (GB/s)|network.latency=10us" "ranks|rank|waiti
   python3 scripts/png-check.py "$png" || fail=1
 done
 [ $fail -eq 0 ] || { say "FAILED (pictures in $work)"; exit 1; }
-say "5 passed, 0 failed"
+say "6 passed, 0 failed"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks a chart's PNG as a person would at a glance: the size it was drawn at, mostly a
 white background yet not blank, the first series colour of psins-plot's palette (Okabe-Ito
-blue) present, and dark text or axes. Only the standard library (zlib): no imaging package.
+blue) present, dark text or axes, and nothing dark at the picture's left and right edges
+(text cut off there: a title wider than the chart). Only the standard library (zlib): no imaging package.
 Usage: png-check.py FILE.png"""
 import struct
 import sys
@@ -63,6 +64,10 @@ def main():
         errors.append(f"the first series' colour is missing ({blue} pixels)")
     if dark < 500:
         errors.append(f"hardly any text or axes ({dark} dark pixels)")
+    # The charts keep a margin: a dark pixel in the two outermost columns is drawing cut off.
+    cut = [y for y in range(h) for x in (0, 1, w - 2, w - 1) if max(px[y * w + x]) < 80]
+    if cut:
+        errors.append(f"dark pixels at the left or right edge (rows {min(cut)}-{max(cut)}): text runs off the picture")
     if errors:
         print(f"plot-check: FAILED: {path}: " + "; ".join(errors), file=sys.stderr)
         sys.exit(1)

@@ -1,7 +1,7 @@
 //! A bar chart: one bar per category, its layers stacked bottom to top (a rank's compute,
 //! transfer and wait), or a single layer (a histogram of message sizes).
 
-use crate::style::{colour, FONT, LABEL_PX, TICK_PX, TITLE_PX};
+use crate::style::{colour, title_px, FONT, LABEL_PX, TICK_PX};
 use crate::{lines::number, Plot, PlotError, SIZE};
 use plotters::prelude::*;
 
@@ -51,7 +51,7 @@ impl Bars {
         let n = self.categories.len();
         root.fill(&WHITE).map_err(e)?;
         let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, (FONT, TITLE_PX))
+            .caption(&self.title, (FONT, title_px(&self.title)))
             .margin(24)
             .x_label_area_size(56)
             .y_label_area_size(96)

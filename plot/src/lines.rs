@@ -1,7 +1,7 @@
 //! A line chart: one line (with its points marked) per series, dashed vertical markers (a
 //! saturation load, …), a legend naming both.
 
-use crate::style::{colour, FONT, LABEL_PX, TICK_PX, TITLE_PX};
+use crate::style::{colour, title_px, FONT, LABEL_PX, TICK_PX};
 use crate::{Plot, PlotError, SIZE};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
@@ -83,7 +83,7 @@ impl Lines {
         let e = |e: DrawingAreaErrorKind<_>| e.to_string();
         root.fill(&WHITE).map_err(e)?;
         let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, (FONT, TITLE_PX))
+            .caption(&self.title, (FONT, title_px(&self.title)))
             .margin(24)
             .x_label_area_size(56)
             .y_label_area_size(96)

@@ -59,11 +59,16 @@ impl Plot for Lines {
         let mut out = String::new();
         {
             let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+            // Log axes get their own ticks: plotters' put a decade's end both as the last light
+            // tick of one decade and the first bold one of the next (a sweep's x axis read
+            // "… 9 10 10 20").
+            let lx = || (x0..x1).log_scale().with_key_points(log_ticks(x0, x1));
+            let ly = || (y0..y1).log_scale().with_key_points(log_ticks(y0, y1));
             let r = match (&self.x, self.y_log) {
-                (XAxis::Log, false) => self.draw(&root, (x0..x1).log_scale(), y0..y1),
-                (XAxis::Log, true) => self.draw(&root, (x0..x1).log_scale(), (y0..y1).log_scale()),
+                (XAxis::Log, false) => self.draw(&root, lx(), y0..y1),
+                (XAxis::Log, true) => self.draw(&root, lx(), ly()),
                 (_, false) => self.draw(&root, x0..x1, y0..y1),
-                (_, true) => self.draw(&root, x0..x1, (y0..y1).log_scale()),
+                (_, true) => self.draw(&root, x0..x1, ly()),
             };
             r.and_then(|()| root.present().map_err(|e| e.to_string()))
                 .map_err(|msg| PlotError::Draw { title: self.title.clone(), msg })?;
@@ -192,6 +197,21 @@ fn from_zero((lo, hi): (f64, f64)) -> (f64, f64) {
     (lo, hi + (hi - lo) * 0.25)
 }
 
+/// The ticks of a log axis over `lo..hi`, each once: 1, 2 and 5 times the powers of ten in
+/// it, or every whole multiple of them where that gives fewer than three.
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let ticks = |steps: &[f64]| -> Vec<f64> {
+        let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+        (a..=b).flat_map(|k| steps.iter().map(move |m| m * 10f64.powi(k))).filter(|v| (lo..=hi).contains(v)).collect()
+    };
+    let v = ticks(&[1.0, 2.0, 5.0]);
+    if v.len() >= 3 {
+        v
+    } else {
+        ticks(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+    }
+}
+
 /// A log range over the positive values, a little wider than them.
 fn log_span(v: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = span(v.filter(|x| *x > 0.0));
@@ -204,6 +224,17 @@ fn log_span(v: impl Iterator<Item = f64>) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::number;
+
+    /// Each tick of a log axis once (a sweep over 1–16 GB/s drew "10" twice).
+    #[test]
+    fn log_ticks_are_each_once() {
+        assert_eq!(super::log_ticks(0.8, 25.6), vec![1.0, 2.0, 5.0, 10.0, 20.0]);
+        assert_eq!(super::log_ticks(3.0, 7.0), vec![3.0, 4.0, 5.0, 6.0, 7.0]);
+        let t = super::log_ticks(8.0, 160.0);
+        let mut d = t.clone();
+        d.dedup();
+        assert_eq!(t, d);
+    }
 
     #[test]
     fn tick_numbers_are_short() {

@@ -4,12 +4,18 @@
 use crate::{Bars, Layer};
 
 /// The histogram of `rows` (lower bound, upper bound exclusive, count; non-empty bins in
-/// ascending order), with the empty bins between them drawn as gaps.
+/// ascending order), with the empty bins between them drawn as gaps. A single size gets its
+/// empty neighbours on both sides, labelled: one bar alone would share the axis with an
+/// unlabelled empty slot.
 pub fn size_histogram(title: String, rows: &[(u64, u64, u64)]) -> Bars {
     let bin = |lo: u64| if lo == 0 { 0 } else { 64 - lo.leading_zeros() };
     let (mut categories, mut counts) = (Vec::new(), Vec::new());
     if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
-        for b in bin(first.0)..=bin(last.0) {
+        let (mut from, mut to) = (bin(first.0), bin(last.0));
+        if from == to {
+            (from, to) = (from.saturating_sub(1), (to + 1).min(64));
+        }
+        for b in from..=to {
             let lo = if b == 0 { 0 } else { 1u64 << (b - 1) };
             categories.push(bytes(lo));
             counts.push(rows.iter().find(|r| r.0 == lo).map_or(0.0, |r| r.2 as f64));
@@ -17,7 +23,7 @@ pub fn size_histogram(title: String, rows: &[(u64, u64, u64)]) -> Bars {
     }
     Bars {
         title,
-        x_label: "message size (bytes; the bar of s counts sizes from s to below 2s)".into(),
+        x_label: "message size in bytes (bin s: s to 2s - 1)".into(),
         y_label: "messages".into(),
         categories,
         layers: vec![Layer { name: "messages".into(), values: counts }],
@@ -47,5 +53,14 @@ mod tests {
         assert_eq!(h.categories.first().map(String::as_str), Some("1Mi"));
         assert_eq!(h.categories.last().map(String::as_str), Some("8Ei"));
         assert!(size_histogram("t".into(), &[]).categories.is_empty());
+    }
+
+    #[test]
+    fn a_single_size_is_drawn_between_its_empty_neighbours() {
+        let h = size_histogram("t".into(), &[(8192, 16384, 1280)]);
+        assert_eq!(h.categories, ["4Ki", "8Ki", "16Ki"]);
+        assert_eq!(h.layers[0].values, [0.0, 1280.0, 0.0]);
+        let h = size_histogram("t".into(), &[(0, 1, 3)]);
+        assert_eq!(h.categories, ["0", "1"]);
     }
 }

@@ -21,6 +21,9 @@ pub struct Bars {
     pub categories: Vec<String>,
     /// Bottom to top; one layer draws no legend.
     pub layers: Vec<Layer>,
+    /// A height to compare the bars with, drawn as a line across the chart and named in the
+    /// legend (the measured run's time beside the predicted ranks').
+    pub reference: Option<(f64, String)>,
 }
 
 /// Bars beyond this many get no gap between them and only some of their names under the axis.
@@ -35,6 +38,7 @@ impl Plot for Bars {
         let top = (0..n)
             .map(|i| self.layers.iter().map(|l| l.values.get(i).copied().unwrap_or(0.0).max(0.0)).sum::<f64>())
             .fold(0.0, f64::max);
+        let top = top.max(self.reference.as_ref().map_or(0.0, |r| r.0));
         let top = if top > 0.0 { top * if self.layers.len() > 1 { 1.3 } else { 1.1 } } else { 1.0 };
         let mut out = String::new();
         {
@@ -98,7 +102,15 @@ impl Bars {
                     .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], c.filled()));
             }
         }
-        if self.layers.len() > 1 {
+        if let Some((y, name)) = &self.reference {
+            let line = [(SegmentValue::Exact(0), *y), (SegmentValue::Last, *y)];
+            chart
+                .draw_series(LineSeries::new(line, BLACK.stroke_width(2)))
+                .map_err(e)?
+                .label(name)
+                .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.stroke_width(2)));
+        }
+        if self.layers.len() > 1 || self.reference.is_some() {
             chart
                 .configure_series_labels()
                 .position(SeriesLabelPosition::UpperRight)

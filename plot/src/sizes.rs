@@ -27,6 +27,7 @@ pub fn size_histogram(title: String, rows: &[(u64, u64, u64)]) -> Bars {
         y_label: "messages".into(),
         categories,
         layers: vec![Layer { name: "messages".into(), values: counts }],
+        reference: None,
     }
 }
 

@@ -80,6 +80,7 @@ fn stacked_bars_have_a_rect_per_bar_and_layer_and_a_legend() {
             Layer { name: "transfer".into(), values: vec![0.5, 0.5, 0.5, 0.5] },
             Layer { name: "wait".into(), values: vec![2.0, 1.0, 0.5, 0.0] },
         ],
+        reference: None,
     };
     let (texts, count) = parse(&b.svg().unwrap());
     for want in ["Predicted time per rank", "rank", "time (ms)", "compute", "transfer", "wait", "0", "3"] {
@@ -97,6 +98,7 @@ fn a_histogram_has_a_bar_per_bin_and_no_legend() {
         y_label: "messages".into(),
         categories: vec!["[1, 2)".into(), "[1Ki, 2Ki)".into()],
         layers: vec![Layer { name: "messages".into(), values: vec![10.0, 3.0] }],
+        reference: None,
     };
     let (texts, count) = parse(&b.svg().unwrap());
     assert!(texts.iter().any(|t| t == "[1Ki, 2Ki)"), "{texts:?}");

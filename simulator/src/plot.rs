@@ -3,7 +3,7 @@
 
 use crate::error::{Result, SimError};
 use crate::report::Report;
-use crate::units::secs;
+use crate::units::{human_time_ns, secs};
 use psins_plot::{time_unit, Bars, Layer, Lines, Marker, Series, XAxis};
 use psins_torus::synth::SynthResult;
 
@@ -48,6 +48,11 @@ pub fn ranks(r: &Report, what: &str) -> Bars {
             layer("communication (not waiting)", |t| t.comm.saturating_sub(t.wait)),
             layer("waiting", |t| t.wait),
         ],
+        // The traced run's own time, where its bursts were timed by the wall clock (a CPU-clock
+        // trace's span is not the time the run took).
+        reference: r.measured.as_ref().filter(|m| m.bursts == Some(psins_formats::BurstClock::Wall)).map(|m| {
+            (m.span_ns as f64 / 1e9 * scale, format!("measured run: {} (rank {})", human_time_ns(m.span_ns), m.rank))
+        }),
     }
 }
 

@@ -52,6 +52,19 @@ fn a_replay_draws_three_stacked_bars_per_rank() {
     assert_eq!(count("rect"), 1 + 12 + 2 + 3);
 }
 
+/// A traced run's per-rank bars carry its measured time as a line across them, named in the
+/// legend with the rank it belongs to.
+#[test]
+fn a_traced_run_marks_its_measured_time() {
+    let (m, out) = (machine(), tmp("ranks-measured.svg"));
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/apps/stencil2d.psins");
+    let (code, err) = sim(&[trace, "-m", &m, "-q", "--plot", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (texts, _) = svg(&out);
+    let mark = texts.iter().find(|t| t.starts_with("measured run: ")).unwrap_or_else(|| panic!("{texts:?}"));
+    assert!(mark.contains(" (rank ") && mark.ends_with(')'), "{mark}");
+}
+
 #[test]
 fn a_sweep_draws_a_line_per_value_of_the_other_axis() {
     let (m, dir, out) = (machine(), tmp("plots-sweep"), tmp("sweep.svg"));

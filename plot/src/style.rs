@@ -47,7 +47,7 @@ mod tests {
         let long =
             "Latency against load: dragonfly-72, dragonfly p=2 a=4 h=2 g=9 Absolute, ugal-g 3 VC, pattern group-shift";
         let px = title_px(long);
-        assert!(px < TITLE_PX && px >= 12, "{px}");
+        assert!((12..TITLE_PX).contains(&px), "{px}");
         assert!(0.806 * 0.55 * px as f64 * long.chars().count() as f64 <= (crate::SIZE.0 - 48) as f64);
     }
 }

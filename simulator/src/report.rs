@@ -521,15 +521,53 @@ fn hist_table(s: &mut String, title: &str, h: &Log2Hist, bin: impl Fn(u64, u64) 
     }
 }
 
-/// A progress bar on stderr counting replayed records.
-pub fn progress_bar(total: u64) -> indicatif::ProgressBar {
-    let p = indicatif::ProgressBar::new(total);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "replaying [{bar:30}] {percent:>3}% {human_pos}/{human_len} records, eta {eta}",
-    ) {
-        p.set_style(style.progress_chars("=> "));
+/// How a replay shows its progress on stderr: a bar on a terminal; without one (a batch
+/// job's log) a line now and then, every `PSINS_PROGRESS_SECONDS` (default 60).
+pub enum Progress {
+    Bar(indicatif::ProgressBar),
+    Lines { total: u64, start: std::time::Instant, last: std::time::Instant, every: std::time::Duration },
+}
+
+impl Progress {
+    /// Progress over `total` records.
+    pub fn new(total: u64) -> Progress {
+        use std::io::IsTerminal;
+        if std::io::stderr().is_terminal() {
+            let p = indicatif::ProgressBar::new(total);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "replaying [{bar:30}] {percent:>3}% {human_pos}/{human_len} records, eta {eta}",
+            ) {
+                p.set_style(style.progress_chars("=> "));
+            }
+            return Progress::Bar(p);
+        }
+        let every = std::env::var("PSINS_PROGRESS_SECONDS").ok().and_then(|v| v.parse::<f64>().ok()).unwrap_or(60.0);
+        let now = std::time::Instant::now();
+        Progress::Lines { total, start: now, last: now, every: std::time::Duration::from_secs_f64(every.max(0.0)) }
     }
-    p
+
+    /// `pos` records replayed.
+    pub fn set_position(&mut self, pos: u64) {
+        match self {
+            Progress::Bar(p) => p.set_position(pos),
+            Progress::Lines { total, start, last, every } => {
+                if last.elapsed() >= *every {
+                    *last = std::time::Instant::now();
+                    eprintln!(
+                        "psins-sim: replaying: {:.0} % of {total} records, {} so far",
+                        100.0 * pos as f64 / (*total).max(1) as f64,
+                        crate::units::human_time_ns(start.elapsed().as_nanos() as u64)
+                    );
+                }
+            }
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Progress::Bar(p) = self {
+            p.finish_and_clear();
+        }
+    }
 }
 
 impl std::fmt::Debug for Report {

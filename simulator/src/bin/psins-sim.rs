@@ -9,7 +9,6 @@ use psins_sim::source::TraceSource;
 use psins_sim::source::{compact::CompactTrace, synth::SynthSource, synth::Workload, synth::SPEC_HELP, TracerOverhead};
 use psins_sim::timeline::Timeline;
 use psins_sim::{model, provenance, simulate_report, Machine, Options, Report, Result};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 const AFTER_HELP: &str = "\
@@ -153,7 +152,9 @@ struct RunArgs {
     /// Print replay speed and peak memory on stderr.
     #[arg(long)]
     perf: bool,
-    /// Never show the progress bar.
+    /// Show no progress. Otherwise a long replay shows a bar on a terminal and, without one (a
+    /// batch job's log), a line on stderr every minute (`PSINS_PROGRESS_SECONDS` sets another
+    /// interval).
     #[arg(long)]
     no_progress: bool,
     /// The tracer's own cost to take off every traced CPU burst: `auto` (per rank, the
@@ -331,12 +332,7 @@ fn run(a: &RunArgs) -> Result<()> {
         ),
         None => None,
     };
-    let mut opts = Options {
-        timeline,
-        predicted: None,
-        progress: !a.no_progress && std::io::stderr().is_terminal(),
-        critical_path: a.critical_path,
-    };
+    let mut opts = Options { timeline, predicted: None, progress: !a.no_progress, critical_path: a.critical_path };
     // The trace's checksum is taken before the replay reads it.
     let provenance = |origin: &serde_json::Value| provenance::of_run(origin, machine, &a.set, &m, a.tracer_overhead);
     let predicted = |source: &[(String, String)], tasks: u32, prov: &serde_json::Value| {

@@ -114,7 +114,7 @@ pub struct Sim<'m, S: TraceSource> {
     records: u64,
     /// Picoseconds per traced nanosecond of CPU burst, per node (empty: all 1000).
     burst_scale: Vec<f64>,
-    progress: Option<indicatif::ProgressBar>,
+    progress: Option<crate::report::Progress>,
     /// Many tasks: trade a little speed for memory per task.
     lean: bool,
     /// Where each task's current MPI_Pcontrol region started (tasks with a `pcontrol` record).
@@ -205,7 +205,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         let burst_scale =
             if uniform { Vec::new() } else { (0..m.nodes).map(|nd| PS_PER_NS as f64 / m.cpu.of_node(nd)).collect() };
         let progress =
-            (opts.progress && src.total_records() > 0).then(|| crate::report::progress_bar(src.total_records()));
+            (opts.progress && src.total_records() > 0).then(|| crate::report::Progress::new(src.total_records()));
         let (mut model, mut timeline) = (model, opts.timeline);
         if let Some(tl) = &mut timeline {
             if let Some(track) = model.track_usage() {
@@ -307,7 +307,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
     /// Closes the timeline and sums up the replay.
     fn report(mut self, wall: std::time::Instant, deadlock: Option<crate::report::Deadlock>) -> Result<Report> {
         if let Some(p) = &self.progress {
-            p.finish_and_clear();
+            p.finish();
         }
         // Requests left open at the end of a complete run (a deadlock's are its report).
         if deadlock.is_none() {
@@ -399,7 +399,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
                 return Ok(false);
             }
             if self.records & 0xffff == 0 {
-                if let Some(p) = &self.progress {
+                if let Some(p) = &mut self.progress {
                     p.set_position(self.records);
                 }
             }

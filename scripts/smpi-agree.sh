@@ -10,8 +10,8 @@
 # it live on N ranks (arguments LIVE_ARGS, computation not simulated) and writes its TI trace
 # (-trace-ti), which psins-sim replays imported. SELECTOR=mpich or ompi (environment) has each
 # side choose its own collective algorithms: SMPI's --cfg=smpi/coll-selector of that name,
-# psins-sim's mpi.library (mpich, openmpi). (SMPI 3.32's replayer aborts in most of its
-# selectors' bcast, reduce and allreduce: a live run is what selects them.)
+# psins-sim's mpi.library (mpich, openmpi). (SMPI 3.32's replayer aborts with either selector
+# on a small bcast or allreduce and with mpich on a reduce: a live run is what selects them.)
 # Every setting that makes the two semantics equal is here, once; the doc explains each.
 # Needs smpirun (libsimgrid-dev) and the release tools (make build). Exit 1 on any failure.
 set -euo pipefail
@@ -195,7 +195,6 @@ case $topo in
   fattree) fattree_files ;;
   dragonfly) dragonfly_files ;;
 esac
-
 
 # SMPI: CM02 with its factors 1 (no TCP-gamma window bound, no cross-traffic), SMPI's
 # per-size factors and overheads off, and psins's eager threshold (S <= 64 KiB eager, i.e.

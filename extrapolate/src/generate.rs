@@ -68,14 +68,14 @@ pub fn program(
     }
 }
 
-/// How a wait reports request `req` of slot `c` complete: a receive with its source (a rank
-/// of its communicator), tag and size as generated; a send or a collective with none.
 /// Whether slot `id` receives from MPI_ANY_SOURCE.
 fn wildcard(t: &Template, id: u32) -> bool {
     matches!(t.slots[id as usize].shape, Op::Irecv { .. })
         && t.slots[id as usize].forms[0] == crate::template::Form::Fixed(ANY_SOURCE)
 }
 
+/// How a wait reports request `req` of slot `c` complete: a receive with its source (a rank
+/// of its communicator), tag and size as generated; a send or a collective with none.
 fn completion(t: &Template, g: &Grid, v: &impl Values, c: SlotId, req: u32, peer: i32, tag: i32) -> [i64; 4] {
     match (t.slots[c].shape, peer) {
         (Op::Irecv { .. }, PROC_NULL) => [req as i64, PROC_NULL as i64, ANY_TAG as i64, 0],
@@ -215,8 +215,8 @@ impl Cursor {
                 // from the j-th of the rank's neighbours by rank (which sender's message comes
                 // first is the run's timing; the traces are read in that order, crate::comms).
                 let mut from = peers[0];
-                if matches!(op, Op::Irecv { .. }) && from == ANY_SOURCE {
-                    let j = self.live.iter().filter(|l| l.2 == ANY_SOURCE || wildcard(t, l.0)).count();
+                if wildcard(t, id as u32) {
+                    let j = self.live.iter().filter(|l| wildcard(t, l.0)).count();
                     if let Some(&q) = t.neighbours(g, me).get(j) {
                         from = q as i32;
                     }

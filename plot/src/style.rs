@@ -21,10 +21,12 @@ pub fn colour(i: usize) -> RGBColor {
 
 pub const FONT: &str = "sans-serif";
 pub const TITLE_PX: u32 = 26;
+pub const LABEL_PX: u32 = 20;
+pub const TICK_PX: u32 = 17;
 
 /// The title's font size: TITLE_PX, smaller for a title that would not fit across the chart
 /// (a synthetic curve's names the machine, its topology, routing and pattern: 100 characters
-/// ran past both edges at 26). The SVG backend draws a size of `px` at 0.806 px, and a
+/// fill the whole width at 26, and run past both edges in a wider sans-serif). The SVG backend draws a size of `px` at 0.806 px, and a
 /// sans-serif character is about 0.55 of the size wide on average; 24 px of margin each side.
 pub fn title_px(title: &str) -> u32 {
     let room = (crate::SIZE.0 - 48) as f64;
@@ -32,8 +34,6 @@ pub fn title_px(title: &str) -> u32 {
     let fits = (room / (per_char * title.chars().count().max(1) as f64)).floor() as u32;
     fits.clamp(12, TITLE_PX)
 }
-pub const LABEL_PX: u32 = 20;
-pub const TICK_PX: u32 = 17;
 
 #[cfg(test)]
 mod tests {

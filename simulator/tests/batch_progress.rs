@@ -6,7 +6,7 @@ use std::process::Command;
 const SIM: &str = env!("CARGO_BIN_EXE_psins-sim");
 
 fn run(extra: &[&str]) -> String {
-    // 64 ranks x 300 iterations: some 100,000 records, progress looked at every 65,536; with
+    // 64 ranks x 300 iterations: 192,128 records, progress looked at every 65,536; with
     // PSINS_PROGRESS_SECONDS=0 every look prints a line.
     let o = Command::new(SIM)
         .args(["gen:stencil2d:ranks=64,iters=300", "-m", "fat-simple", "-q"])

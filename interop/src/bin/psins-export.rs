@@ -90,7 +90,7 @@ fn main() -> ExitCode {
                     note!("psins-export: warning: {n} {what}");
                 }
             }
-            if let (true, Some(w)) = (s.expanded > 0, &s.library.warning) {
+            if let Some(w) = s.library.warning.as_ref().filter(|_| s.expanded > 0) {
                 note!("psins-export: warning: {w}");
             }
             if !args.quiet && s.expanded > 0 {

@@ -64,5 +64,5 @@ fn a_lone_copy_and_other_nodes_are_unchanged() {
 fn a_memory_bandwidth_of_zero_is_refused() {
     let sets = vec!["machine.memory_bandwidth=0GB/s".to_string()];
     let e = psins_sim::Machine::from_str(std::path::Path::new("m.toml"), BASE, &sets).unwrap_err().to_string();
-    assert!(e.contains("memory_bandwidth"), "{e}");
+    assert!(e.contains("machine.memory_bandwidth=0GB/s") && e.contains("a bandwidth must be positive"), "{e}");
 }

@@ -11,7 +11,7 @@ const KNOMIAL_RADIX: u64 = 4;
 
 /// Bytes of one element: the message over its element count, or 1 when the record gives no
 /// count (a trace written without one: sizes are then exact only where blocks are whole).
-pub(super) fn elem_size(bytes: u64, count: u64) -> u64 {
+fn elem_size(bytes: u64, count: u64) -> u64 {
     if count > 0 && bytes.is_multiple_of(count) {
         (bytes / count).max(1)
     } else {

@@ -68,12 +68,8 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
             .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()),
         nodes: m.nodes,
         cores_per_node: m.cores_per_node,
-        memory_bandwidth: match m.memory_bandwidth {
-            Some(b) if !(b.0.is_finite() && b.0 > 0.0) => {
-                return Err("[machine] memory_bandwidth must be positive".into());
-            }
-            b => b.map(|b| b.0),
-        },
+        // The unit parser refuses a bandwidth that is not positive and finite.
+        memory_bandwidth: m.memory_bandwidth.map(|b| b.0),
         mapping: m.mapping,
         node_of_rank,
         cpu,

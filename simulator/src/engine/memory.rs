@@ -1,6 +1,7 @@
 //! A node's memory as a shared resource (`[machine] memory_bandwidth`, docs/models.md, *A
-//! node's memory*). Every message between two ranks of a node is a copy through the node's
-//! memory (a rank's message to itself is its sender's CPU time, `[self]`, and is not one). A
+//! node's memory*). Every message the engine replays between two ranks of a node is a copy
+//! through the node's memory (a rank's message to itself is its sender's CPU time, `[self]`,
+//! and is not one; an analytically costed collective sends none through the engine). A
 //! copy moves at most at its `[intra]` band's bandwidth; copies in flight together share the
 //! node's memory bandwidth max-min fairly: none gets more than its band's bandwidth, and what
 //! one cannot use goes to the others. Each copy's rate changes whenever a copy on its node

@@ -176,7 +176,7 @@ impl Cursor {
             let mut peers = [0i32; shape::MAX_PEERS];
             let mut missing = false;
             for (form, p) in slot.forms.iter().zip(peers.iter_mut()).take(slot.npeers) {
-                match form.resolve_at(g, me, k) {
+                match form.resolve_at(g, me, k, self.trips) {
                     Some(x) => *p = x,
                     None => missing = true,
                 }
@@ -186,7 +186,9 @@ impl Cursor {
                 continue;
             }
             shape::set_peers(&mut op, peers);
-            shape::shift_tags(&mut op, slot.tag_step * k as i32);
+            // Tags counting down are kept as the last iteration's.
+            let phase = if slot.tag_step < 0 { self.trips.saturating_sub(k + 1) } else { k };
+            shape::shift_tags(&mut op, slot.tag_step.abs() * phase as i32);
             shape::set_params(&mut op, v.params(t, id));
             let at_root = crate::comms::is_root(g, me, &op);
             if at_root {

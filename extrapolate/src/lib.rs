@@ -247,7 +247,14 @@ impl Values for Fitted {
     fn root_params(&self, _: &Template, id: SlotId) -> Option<[u64; shape::MAX_PARAMS]> {
         self.root_params[id]
     }
-    fn gap(&self, _: &Template, id: SlotId, me: u32, k: u32) -> u64 {
+    fn gap(&self, t: &Template, id: SlotId, me: u32, k: u32) -> u64 {
+        // The first call of a loop's body: its first iteration's burst is the one before the
+        // loop (burst n + id), the others' are between iterations.
+        let (id, k) = match t.slots[id].lp {
+            Some((_, 0)) if k == 0 => (t.slots.len() + id, 0),
+            Some((_, 0)) => (id, k - 1),
+            _ => (id, k),
+        };
         let pool = &self.pools[self.pool_of[id] as usize];
         if pool.is_empty() {
             return self.gaps[id];
@@ -329,6 +336,12 @@ pub fn nearest_valid(shape: Shape, p: u32, above: u32) -> (Option<u32>, Option<u
     (below, over)
 }
 
+/// The product of the extents of the dimensions in `mask` of `shape` laid on `p` ranks.
+fn extent(shape: Shape, p: u32, mask: u8) -> f64 {
+    let g = shape.at(p);
+    (0..shape.ndims).filter(|d| mask & 1 << d != 0).map(|d| g.dims[d] as f64).product()
+}
+
 fn valid(shape: Shape, p: u32) -> bool {
     shape.ndims == 1 || shape.at(p).dims.iter().all(|&d| d >= 2)
 }
@@ -357,7 +370,8 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             if near.is_empty() { "none".into() } else { near.join(", ") }
         )));
     }
-    let transposes = t.slots.iter().any(|s| s.forms[..s.npeers].contains(&template::Form::Transpose));
+    let transposes =
+        t.slots.iter().any(|s| s.forms[..s.npeers].iter().any(|f| matches!(f, template::Form::Transpose { .. })));
     if transposes && t.shape.at(opts.ranks).transpose(0).is_none() {
         let square = |q: u32| q.isqrt() * q.isqrt() == q && q > largest;
         let below = (largest + 1..opts.ranks).rev().find(|&q| square(q));
@@ -432,15 +446,11 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                         // times the extents of some of the dimensions may be a constant.
                         let mut at = fit.at(target);
                         if fit.loo > opts.tolerance && ndims > 1 {
-                            let extent = |p: u32, mask: u8| -> f64 {
-                                let g = t.shape.at(p);
-                                (0..ndims).filter(|d| mask & 1 << d != 0).map(|d| g.dims[d] as f64).product()
-                            };
                             for mask in 1..(1u8 << ndims) - 1 {
                                 let xs: Vec<(f64, f64)> =
-                                    pts.iter().map(|&(p, v)| (extent(p, mask), v as f64)).collect();
+                                    pts.iter().map(|&(p, v)| (extent(t.shape, p, mask), v as f64)).collect();
                                 if let Some(f) = fit::face(&xs, mask).filter(|f| f.loo < fit.loo - 1e-9) {
-                                    at = f.at(extent(opts.ranks, mask));
+                                    at = f.at(extent(t.shape, opts.ranks, mask));
                                     fit = f;
                                 }
                             }
@@ -515,7 +525,24 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         let line = match memo.get(&key) {
             Some(&l) => l,
             None => {
-                let fit = fit::whole(&pts).ok_or_else(|| {
+                // A loop through the bits of a grid's row (or of every rank) runs log2 of its
+                // length: a law without a free parameter, which two traced counts can check.
+                let fastest = if t.shape.order == topo::Order::RowMajor { ndims - 1 } else { 0 };
+                let over = |of: Option<u8>, q: u32| of.map_or(q as f64, |mask| extent(t.shape, q, mask));
+                let bits = || {
+                    let dims = std::iter::once(fastest).chain((0..ndims).filter(|&d| d != fastest));
+                    std::iter::once(None).chain(dims.map(|d| Some(1u8 << d))).find_map(|of| {
+                        pts.iter().all(|&(p, v)| over(of, p).log2() == v as f64).then_some(fit::Fit {
+                            law: fit::Law::Log,
+                            of,
+                            a: 0.0,
+                            b: 1.0,
+                            loo: 0.0,
+                            residual: 0.0,
+                        })
+                    })
+                };
+                let fit = fit::whole(&pts).or_else(bits).ok_or_else(|| {
                     let (ti, r) = first_seen(slot);
                     Refusal::Input(format!(
                         "{}: rank {r}: {what}: no law gives the traced trip counts exactly ({}){}",
@@ -524,10 +551,10 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                         if pts.len() < 3 { "; trace three or more rank counts" } else { "" }
                     ))
                 })?;
-                let at = fit.at(target);
+                let at = fit.at(over(fit.of, opts.ranks));
                 if (at - at.round()).abs() > 1e-6 {
                     let whole = |q: u32| {
-                        let x = fit.at(q as f64);
+                        let x = fit.at(over(fit.of, q));
                         (x - x.round()).abs() < 1e-6 && valid(t.shape, q)
                     };
                     let below = (largest + 1..opts.ranks).rev().find(|&q| whole(q));
@@ -576,12 +603,26 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             ids[k - 1] == prev[id] || ids[k - 1] == wraps[id]
         }
     };
-    let mut own = vec![vec![f64::NAN; traces]; n];
-    let mut mean_dur = vec![vec![f64::NAN; traces]; n];
+    // The first call of a loop's body computes before it at the first iteration what comes
+    // before the loop (NPB CG's matrix-vector product before the steps of its row sum), and
+    // between iterations at the others: the two are fitted apart, the first as burst n + id.
+    let burst_of = |ids: &[SlotId], k: usize| -> usize {
+        let id = ids[k];
+        match t.slots[id].lp {
+            Some((_, 0)) if !(k > 0 && ids[k - 1] == wraps[id]) => n + id,
+            _ => id,
+        }
+    };
+    let label_of = |b: usize| match b.checked_sub(n) {
+        Some(id) => format!("{}, before its loop", t.slots[id].label(ndims)),
+        None => t.slots[b].label(ndims),
+    };
+    let mut own = vec![vec![f64::NAN; traces]; 2 * n];
+    let mut mean_dur = vec![vec![f64::NAN; traces]; 2 * n];
     for (ti, tr) in series.traces.iter().enumerate() {
         let g = t.shape.at(tr.ranks());
-        let (mut exact, mut exact_n) = (vec![0f64; n], vec![0u32; n]);
-        let (mut dur, mut any_n) = (vec![0f64; n], vec![0u32; n]);
+        let (mut exact, mut exact_n) = (vec![0f64; 2 * n], vec![0u32; 2 * n]);
+        let (mut dur, mut any_n) = (vec![0f64; 2 * n], vec![0u32; 2 * n]);
         // (slot, its gap, the slots skipped before it) of the records that follow a skip.
         let mut after_skip: Vec<(SlotId, f64, Vec<SlotId>)> = Vec::new();
         for r in 0..tr.ranks() {
@@ -591,9 +632,10 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             let prog = template::Program::of(&recs);
             let floor = floors[ti][r as usize];
             let mut at = 0usize;
-            for (k, ((_, rec), &id)) in prog.recs.iter().zip(&ids).enumerate() {
+            for (k, ((_, rec), &slot)) in prog.recs.iter().zip(&ids).enumerate() {
                 let gap = rec.gap_ns.saturating_sub(floor) as f64;
-                let here = pos[&id];
+                let here = pos[&slot];
+                let id = burst_of(&ids, k);
                 if follows(&ids, k) {
                     exact[id] += gap;
                     exact_n[id] += 1;
@@ -605,14 +647,14 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                 any_n[id] += 1;
             }
         }
-        for id in 0..n {
+        for id in 0..2 * n {
             if exact_n[id] > 0 {
                 own[id][ti] = exact[id] / exact_n[id] as f64;
             }
         }
         // A slot never made right after the slot before it: its burst is what remains of
         // the gaps before it once the skipped slots' own bursts are taken off.
-        let (mut rest, mut rest_n) = (vec![0f64; n], vec![0u32; n]);
+        let (mut rest, mut rest_n) = (vec![0f64; 2 * n], vec![0u32; 2 * n]);
         for (id, gap, skipped) in &after_skip {
             if exact_n[*id] == 0 {
                 let known: f64 =
@@ -621,7 +663,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                 rest_n[*id] += 1;
             }
         }
-        for id in 0..n {
+        for id in 0..2 * n {
             if exact_n[id] == 0 && rest_n[id] > 0 {
                 own[id][ti] = rest[id] / rest_n[id] as f64;
             }
@@ -631,8 +673,11 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         }
     }
     let mut totals: HashMap<String, Vec<f64>> = HashMap::new();
-    for (slot, own) in t.slots.iter().zip(&own) {
-        let v = totals.entry(slot.label(ndims)).or_insert_with(|| vec![0.0; traces]);
+    for (b, own) in own.iter().enumerate() {
+        if own.iter().all(|x| x.is_nan()) {
+            continue;
+        }
+        let v = totals.entry(label_of(b)).or_insert_with(|| vec![0.0; traces]);
         for (sum, x) in v.iter_mut().zip(own) {
             if !x.is_nan() {
                 *sum += x;
@@ -664,14 +709,15 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     let tr = &series.traces[last];
     let g = t.shape.at(tr.ranks());
     // Per slot, each rank's bursts by iteration (ranks in order), and their sum and count.
-    let mut bursts: Vec<Vec<(u32, Vec<f64>)>> = vec![Vec::new(); n];
-    let mut mean = vec![(0f64, 0u32); n];
+    let mut bursts: Vec<Vec<(u32, Vec<f64>)>> = vec![Vec::new(); 2 * n];
+    let mut mean = vec![(0f64, 0u32); 2 * n];
     for r in 0..tr.ranks() {
         let ids = slot_ids(&t, &g, r, last);
         let recs = comms::normalised(tr, r, &g).map_err(|m| Refusal::Input(format!("{}: {m}", tr.path.display())))?;
         let prog = Program::of(&recs);
         let floor = floors[last][r as usize];
-        for (k, ((_, rec), &id)) in prog.recs.iter().zip(&ids).enumerate() {
+        for (k, (_, rec)) in prog.recs.iter().enumerate() {
+            let id = burst_of(&ids, k);
             // Only a burst that is the slot's own (the rank made the slot before it too).
             if follows(&ids, k) {
                 let gap = rec.gap_ns.saturating_sub(floor) as f64;
@@ -684,8 +730,8 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             }
         }
     }
-    let mut own_factors: Vec<Vec<f32>> = vec![Vec::new(); n];
-    let mut common = vec![Vec::new(); n];
+    let mut own_factors: Vec<Vec<f32>> = vec![Vec::new(); 2 * n];
+    let mut common = vec![Vec::new(); 2 * n];
     for (id, ranks) in bursts.iter().enumerate() {
         let (sum, cnt) = mean[id];
         if cnt == 0 || sum <= 0.0 {
@@ -714,19 +760,19 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     // far too slow (miniGhost's set-up burst: 83 ms drawn against at most 61 ms traced). A
     // slot made by few ranks once draws from its kind's.
     let mut pool_index: HashMap<String, u32> = HashMap::new();
-    let mut pool_of = vec![0u32; n];
+    let mut pool_of = vec![0u32; 2 * n];
     let mut pools: Vec<Vec<f32>> = Vec::new();
-    for id in 0..n {
+    for id in 0..2 * n {
         if own_factors[id].len() < MIN_OWN_POOL {
-            let i = *pool_index.entry(t.slots[id].label(ndims)).or_insert_with(|| {
+            let i = *pool_index.entry(label_of(id)).or_insert_with(|| {
                 pools.push(Vec::new());
                 pools.len() as u32 - 1
             });
             pool_of[id] = i;
         }
     }
-    for id in 0..n {
-        let label = t.slots[id].label(ndims);
+    for id in 0..2 * n {
+        let label = label_of(id);
         if let Some(&i) = pool_index.get(&label) {
             pools[i as usize].extend_from_slice(&own_factors[id]);
         }
@@ -735,10 +781,10 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             pool_of[id] = pools.len() as u32 - 1;
         }
     }
-    let mut gaps = vec![0u64; n];
-    let mut durs = vec![0u64; n];
-    for id in 0..n {
-        let label = t.slots[id].label(ndims);
+    let mut gaps = vec![0u64; 2 * n];
+    let mut durs = vec![0u64; 2 * n];
+    for id in 0..2 * n {
+        let label = label_of(id);
         let Some(ti) = (0..traces).rev().find(|&ti| !own[id][ti].is_nan()) else { continue };
         let scale = match (burst_law.get(&label), totals.get(&label)) {
             (Some(at), Some(v)) if v[ti] > 0.0 => at / v[ti],

@@ -38,9 +38,9 @@ pub enum Form {
     Offset { offset: Offset, null: bool },
     /// The rank whose number differs from the caller's by these bits (butterfly partners).
     Xor(u32),
-    /// The rank across the diagonal of a square 2-D grid; a rank on the diagonal does not
-    /// make the call.
-    Transpose,
+    /// The rank across the diagonal of a square 2-D grid; a rank on the diagonal calls with
+    /// itself (`diagonal`: NPB CG's exchange of its vector's pieces) or does not make the call.
+    Transpose { diagonal: bool },
     /// A peer that moves with the iteration of the loop the call is in.
     Iter(Step),
 }
@@ -51,6 +51,13 @@ pub enum Form {
 pub enum Step {
     /// The rank differing from the caller's in bit b + k (recursive doubling, butterflies).
     Xor(u32),
+    /// The rank differing from the caller's in bit b + (m - 1 - k) over a loop of m
+    /// iterations: the masks from the high bit down to bit b (a reduction that halves the
+    /// distance each step, as NPB CG's row sums do).
+    XorDown(u32),
+    /// Bit b - k: [`Step::XorDown`] as one trace's loop is first read, before its trip count is
+    /// known ([`run`] turns it into `XorDown`).
+    XorFrom(u32),
     /// (rank + s + k) mod P (pairwise exchanges, transposes).
     Up(u32),
     /// (rank - s - k) mod P.
@@ -62,15 +69,17 @@ pub enum Step {
 }
 
 impl Step {
-    /// The peer of rank `me` of `n` at iteration `k`; `None` past the last rank.
-    pub fn at(self, n: u32, me: u32, k: u32) -> Option<u32> {
+    /// The peer of rank `me` of `n` at iteration `k` of `m`; `None` past the last rank.
+    pub fn at(self, n: u32, me: u32, k: u32, m: u32) -> Option<u32> {
         let n64 = n as u64;
+        let flip = |bit: Option<u32>| {
+            let p = me ^ (1u32 << bit.filter(|&x| x < 32)?);
+            (p < n).then_some(p)
+        };
         match self {
-            Step::Xor(b) => {
-                let bit = b.checked_add(k).filter(|&x| x < 32)?;
-                let p = me ^ (1u32 << bit);
-                (p < n).then_some(p)
-            }
+            Step::Xor(b) => flip(b.checked_add(k)),
+            Step::XorDown(b) => flip(m.checked_sub(k + 1).and_then(|d| b.checked_add(d))),
+            Step::XorFrom(b) => flip(b.checked_sub(k)),
             Step::Up(s) => Some(((me as u64 + s as u64 + k as u64) % n64) as u32),
             Step::Down(s) => Some((me as i64 - s as i64 - k as i64).rem_euclid(n as i64) as u32),
             Step::Count(c) => {
@@ -86,11 +95,12 @@ impl Step {
 
     /// The steps that take rank `me` of `n` to `p0` at iteration 0 and `p1` at iteration 1, in
     /// the order they are preferred.
-    fn of(n: u32, me: u32, p0: u32, p1: u32) -> Vec<Step> {
-        let mut v = Vec::new();
+    fn of(n: u32, me: u32, p0: u32, p1: u32) -> Steps {
+        let mut v = Steps::default();
         let x = me ^ p0;
         if x.is_power_of_two() {
             v.push(Step::Xor(x.trailing_zeros()));
+            v.push(Step::XorFrom(x.trailing_zeros()));
         }
         let up = (p0 + n - me % n) % n;
         if up != 0 {
@@ -102,19 +112,71 @@ impl Step {
         }
         v.push(Step::Count(p0));
         v.push(Step::Others);
-        v.retain(|s| s.at(n, me, 0) == Some(p0) && s.at(n, me, 1) == Some(p1));
+        v.retain(|s| s.at(n, me, 0, 2) == Some(p0) && s.at(n, me, 1, 2) == Some(p1));
         v
+    }
+
+    /// The step a loop of `m` iterations keeps: one trace's descending masks said from the
+    /// lowest bit they reach, which is the same at every rank count.
+    fn settled(self, m: u32) -> Step {
+        match self {
+            Step::XorFrom(b) => Step::XorDown(b + 1 - m),
+            s => s,
+        }
     }
 
     fn show(self) -> String {
         match self {
             Step::Xor(0) => "rank xor 2^k".into(),
             Step::Xor(b) => format!("rank xor 2^(k+{b})"),
+            Step::XorDown(0) => "rank xor 2^(K-1-k) over K iterations".into(),
+            Step::XorDown(b) => format!("rank xor 2^(K-1-k+{b}) over K iterations"),
+            Step::XorFrom(b) => format!("rank xor 2^({b}-k)"),
             Step::Up(s) => format!("rank + {s} + k (mod P)"),
             Step::Down(s) => format!("rank - {s} - k (mod P)"),
             Step::Count(0) => "rank k".into(),
             Step::Count(c) => format!("rank {c} + k"),
             Step::Others => "the k-th other rank".into(),
+        }
+    }
+}
+
+/// The steps a peer may still follow: at most one of each kind, so kept inline (the template
+/// narrows millions of them while it tries each topology).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Steps {
+    v: [Option<Step>; 8],
+}
+
+impl Steps {
+    pub fn iter(&self) -> impl Iterator<Item = Step> + '_ {
+        self.v.iter().map_while(|s| *s)
+    }
+    pub fn first(&self) -> Option<Step> {
+        self.v[0]
+    }
+    pub fn is_empty(&self) -> bool {
+        self.v[0].is_none()
+    }
+    pub fn contains(&self, s: Step) -> bool {
+        self.iter().any(|x| x == s)
+    }
+    /// Adds `s` unless it is there already.
+    pub fn push(&mut self, s: Step) {
+        if let Some(slot) = self.v.iter_mut().find(|x| x.is_none_or(|x| x == s)) {
+            *slot = Some(s);
+        }
+    }
+    pub fn retain(&mut self, keep: impl Fn(Step) -> bool) {
+        let mut out = Steps::default();
+        for s in self.iter().filter(|&s| keep(s)) {
+            out.push(s);
+        }
+        *self = out;
+    }
+    fn map(&mut self, f: impl Fn(Step) -> Step) {
+        for s in self.v.iter_mut().flatten() {
+            *s = f(*s);
         }
     }
 }
@@ -133,18 +195,34 @@ pub struct Looped<'a> {
     pub len: u16,
     pub at: u16,
     /// Per peer: `None` where it is the same every iteration, else the steps it may follow.
-    pub steps: [Option<Vec<Step>>; MAX_PEERS],
-    /// How much its tags grow an iteration (0 or 1).
+    pub steps: [Option<Steps>; MAX_PEERS],
+    /// How much its tags grow an iteration (0, 1, or -1: counting down to the same last tag
+    /// at every rank count, which is the tag the slot keeps).
     pub tag_step: i32,
     /// Every iteration's record, the first being the item's.
     pub iters: Vec<(u64, &'a Record)>,
+    /// A loop of the template run once here (at a small rank count): its steps are those of
+    /// the template's loop that give this iteration's peers, and any tag step fits.
+    pub once: bool,
+}
+
+impl Item<'_> {
+    /// The call's shape as its slot keeps it: tags counting down are said by the last
+    /// iteration's.
+    pub fn shape(&self) -> Op {
+        let mut s = shape::shape(&self.rec.op);
+        if let Some(l) = self.lp.as_ref().filter(|l| l.tag_step < 0) {
+            shape::shift_tags(&mut s, l.tag_step * (l.iters.len() as i32 - 1));
+        }
+        s
+    }
 }
 
 /// How one peer of a body's call went over the iterations seen so far.
 #[derive(Clone)]
 enum Run {
     Same(i32),
-    Steps(Vec<Step>),
+    Steps(Steps),
 }
 
 /// Two iterations of one call of a loop: the same shape (tags aside: see [`tag_step`]), sizes
@@ -162,11 +240,12 @@ fn same_body(a: &Record, b: &Record) -> bool {
         && a.list.len() == b.list.len()
 }
 
-/// How a call's tags go from iteration 0 (`a`) to iteration `k` (`b`): the same (0), or up by
-/// one an iteration (1, a loop tagging each message with its phase); `None` otherwise.
+/// How a call's tags go from iteration 0 (`a`) to iteration `k` (`b`): the same (0), or up or
+/// down by one an iteration (1 or -1, a loop tagging each message with its phase); `None`
+/// otherwise.
 fn tag_step(a: &Record, b: &Record, k: usize) -> Option<i32> {
     let ((ta, n), (tb, _)) = (shape::tags(&a.op), shape::tags(&b.op));
-    [0, 1].into_iter().find(|&d| (0..n).all(|i| tb[i] as i64 == ta[i] as i64 + d as i64 * k as i64))
+    [0, 1, -1].into_iter().find(|&d| (0..n).all(|i| tb[i] as i64 == ta[i] as i64 + d as i64 * k as i64))
 }
 
 /// A loop's iterations, each body call's peer runs and tag step.
@@ -175,7 +254,10 @@ type Body = (usize, Vec<[Option<Run>; MAX_PEERS]>, Vec<i32>);
 /// The loop of body `len` starting at record `i` of `recs`: its iterations (two or more), its
 /// calls' peer runs and tag steps; `None` when the records there do not repeat so.
 fn run(recs: &[(u64, &Record)], i: usize, len: usize, me: u32, n: u32) -> Option<Body> {
-    if i + 2 * len > recs.len() {
+    // A body that starts by completing a request starts with the last call of the one before
+    // (the wait of a transpose, then a reduction's receive and send): its first iteration's
+    // wait completes what the loop did not start.
+    if i + 2 * len > recs.len() || (len > 1 && matches!(recs[i].1.op, Op::Wait { .. })) {
         return None;
     }
     let mut runs: Vec<[Option<Run>; MAX_PEERS]> = Vec::with_capacity(len);
@@ -216,7 +298,7 @@ fn run(recs: &[(u64, &Record)], i: usize, len: usize, me: u32, n: u32) -> Option
                 match run {
                     Some(Run::Same(v)) if *v != p[k] => break 'more,
                     Some(Run::Steps(v)) => {
-                        v.retain(|s| p[k] >= 0 && s.at(n, me, m as u32) == Some(p[k] as u32));
+                        v.retain(|s| p[k] >= 0 && s.at(n, me, m as u32, 0) == Some(p[k] as u32));
                         if v.is_empty() {
                             break 'more;
                         }
@@ -235,22 +317,82 @@ fn run(recs: &[(u64, &Record)], i: usize, len: usize, me: u32, n: u32) -> Option
     if len > 1 && !runs.iter().flatten().any(|r| matches!(r, Some(Run::Steps(_)))) {
         return None;
     }
+    for r in runs.iter_mut().flatten() {
+        if let Some(Run::Steps(v)) = r {
+            v.map(|s| s.settled(m as u32));
+        }
+    }
     Some((m, runs, steps))
+}
+
+/// A loop of the template, as the loops of a smaller trace are checked against it: per call of
+/// its body, its shape, its peers' steps (`None`: a peer the same every iteration) and its tag
+/// step.
+pub struct Known {
+    calls: Vec<(Op, [Option<Steps>; MAX_PEERS], i32)>,
+}
+
+impl Template {
+    /// The loops found so far.
+    fn known(&self) -> Vec<Known> {
+        let mut v = Vec::new();
+        for (i, &id) in self.order.iter().enumerate() {
+            let Some((len, 0)) = self.slots[id].lp else { continue };
+            let Some(body) = self.order.get(i..i + len as usize) else { continue };
+            let calls = body
+                .iter()
+                .map(|&b| {
+                    let s = &self.slots[b];
+                    (s.shape, s.steps.clone(), s.tag_step)
+                })
+                .collect();
+            v.push(Known { calls });
+        }
+        v
+    }
 }
 
 /// `prog` with each loop of up to [`MAX_BODY`] calls repeated two or more times folded: the
 /// first loop found at each record, the shortest body first.
-fn fold<'a>(prog: &Program<'a>, me: u32, n: u32) -> Vec<Item<'a>> {
+///
+/// `known`: the loops of the larger traces, for a smaller one. A loop is folded there only
+/// where it is one of them (a short run that happens to repeat, as a reduction's one step and a
+/// transpose at 4 ranks, is no loop), and a loop of them that runs once here (a reduction over
+/// the bits of a row two ranks wide) is folded as a loop of one iteration.
+fn fold<'a>(prog: &Program<'a>, me: u32, n: u32, known: Option<&[Known]>) -> Vec<Item<'a>> {
     let recs = &prog.recs;
     let mut out = Vec::with_capacity(recs.len());
     let mut i = 0;
     while i < recs.len() {
-        match (1..=MAX_BODY).find_map(|len| run(recs, i, len, me, n).map(|(m, r, t)| (len, m, r, t))) {
-            None => {
-                out.push(Item { idx: recs[i].0, rec: recs[i].1, lp: None });
-                i += 1;
-            }
-            Some((len, m, runs, tag_steps)) => {
+        let found = (1..=MAX_BODY).find_map(|len| {
+            run(recs, i, len, me, n)
+                .filter(|body| known.is_none_or(|k| is_known(k, &recs[i..], body)))
+                .map(|b| (len, b))
+        });
+        match found {
+            None => match known.and_then(|k| once(k, &recs[i..], me, n)) {
+                Some(steps) => {
+                    let len = steps.len();
+                    for (at, steps) in steps.into_iter().enumerate() {
+                        let (idx, rec) = recs[i + at];
+                        let looped = Looped {
+                            len: len as u16,
+                            at: at as u16,
+                            steps,
+                            tag_step: 0,
+                            iters: vec![(idx, rec)],
+                            once: true,
+                        };
+                        out.push(Item { idx, rec, lp: Some(looped) });
+                    }
+                    i += len;
+                }
+                None => {
+                    out.push(Item { idx: recs[i].0, rec: recs[i].1, lp: None });
+                    i += 1;
+                }
+            },
+            Some((len, (m, runs, tag_steps))) => {
                 for (at, r) in runs.into_iter().enumerate() {
                     let steps = r.map(|x| match x {
                         Some(Run::Steps(v)) => Some(v),
@@ -258,11 +400,80 @@ fn fold<'a>(prog: &Program<'a>, me: u32, n: u32) -> Vec<Item<'a>> {
                     });
                     let iters = (0..m).map(|k| recs[i + at + k * len]).collect();
                     let tag_step = tag_steps[at];
-                    let looped = Looped { len: len as u16, at: at as u16, steps, tag_step, iters };
+                    let looped = Looped { len: len as u16, at: at as u16, steps, tag_step, iters, once: false };
                     out.push(Item { idx: recs[i + at].0, rec: recs[i + at].1, lp: Some(looped) });
                 }
                 i += len * m;
             }
+        }
+    }
+    out
+}
+
+/// Whether the loop `body` found at the start of `recs` is one of `known`: the same calls, tag
+/// steps and kinds of step.
+fn is_known(known: &[Known], recs: &[(u64, &Record)], (m, runs, tag_steps): &Body) -> bool {
+    known.iter().any(|k| {
+        k.calls.len() == runs.len()
+            && k.calls.iter().zip(runs).zip(tag_steps).enumerate().all(|(b, (((shape, steps, t), run), ts))| {
+                let mut s = shape::shape(&recs[b].1.op);
+                if *ts < 0 {
+                    shape::shift_tags(&mut s, ts * (*m as i32 - 1));
+                }
+                s == *shape
+                    && t == ts
+                    && steps.iter().zip(run).all(|(a, r)| match (a, r) {
+                        (None, Some(Run::Same(_)) | None) => true,
+                        (Some(a), Some(Run::Steps(v))) => a.iter().any(|x| v.contains(x)),
+                        _ => false,
+                    })
+            })
+    })
+}
+
+/// The steps of the calls at the start of `recs` read as one iteration of a loop of `known`
+/// (of those whose calls these are, the steps that give their peers), or `None`.
+fn once(known: &[Known], recs: &[(u64, &Record)], me: u32, n: u32) -> Option<Vec<[Option<Steps>; MAX_PEERS]>> {
+    let mut out: Option<Vec<[Option<Steps>; MAX_PEERS]>> = None;
+    'loops: for k in known {
+        // A loop whose peers stay put is a run of like calls, not the partners of one call.
+        if recs.len() < k.calls.len() || k.calls.iter().all(|c| c.1.iter().all(Option::is_none)) {
+            continue;
+        }
+        let mut steps = Vec::with_capacity(k.calls.len());
+        for ((shape, kst, _), &(_, rec)) in k.calls.iter().zip(recs) {
+            if shape::shape(&rec.op) != *shape {
+                continue 'loops;
+            }
+            let (p, np) = shape::peers(&rec.op);
+            let mut here: [Option<Steps>; MAX_PEERS] = Default::default();
+            for j in 0..np {
+                if let Some(v) = &kst[j] {
+                    let mut fit = *v;
+                    fit.retain(|s| p[j] >= 0 && s.at(n, me, 0, 1) == Some(p[j] as u32));
+                    if fit.is_empty() {
+                        continue 'loops;
+                    }
+                    here[j] = Some(fit);
+                }
+            }
+            steps.push(here);
+        }
+        match &mut out {
+            None => out = Some(steps),
+            // Two loops of the template with these calls: the steps of either.
+            Some(o) if o.len() == steps.len() => {
+                for (a, b) in o.iter_mut().zip(steps) {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        match (x, y) {
+                            (Some(x), Some(y)) => y.iter().for_each(|s| x.push(s)),
+                            (x @ None, y) => *x = y,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            Some(_) => {}
         }
     }
     out
@@ -277,6 +488,8 @@ struct Candidates {
     offset: Option<Offset>,
     xor: Option<u32>,
     transpose: bool,
+    /// A rank on the diagonal called with itself.
+    diagonal: bool,
     /// Some rank called with MPI_PROC_NULL here (each such rank is checked once the form is
     /// known: its offset must leave the grid).
     null_seen: bool,
@@ -343,7 +556,8 @@ impl Candidates {
             // A fixed bit mask is a 1-D notion (butterfly partners); on a grid it would join the
             // -1 and +1 neighbours of a dimension two ranks wide into one call.
             self.xor = (g.shape.ndims == 1).then_some(me ^ p);
-            self.transpose = g.transpose(me) == Some(p) && p != me;
+            self.transpose = g.transpose(me) == Some(p);
+            self.diagonal = p == me;
         } else {
             self.rank = self.rank.filter(|&r| r == p);
             self.from_end = self.from_end.filter(|&k| k < n && n - 1 - k == p);
@@ -352,6 +566,7 @@ impl Candidates {
             // A grid that is not square has no transpose: the form stays possible there
             // only if no rank of it called (checked when the slot's existence is settled).
             self.transpose &= g.transpose(me) == Some(p);
+            self.diagonal |= p == me;
         }
         self.real_ranks += 1;
         match self.one_rank {
@@ -374,7 +589,7 @@ impl Candidates {
             .offset
             .map(|offset| Form::Offset { offset, null })
             .or(self.xor.map(Form::Xor))
-            .or(self.transpose.then_some(Form::Transpose));
+            .or(self.transpose.then_some(Form::Transpose { diagonal: self.diagonal }));
         let abs = self.rank.map(Form::Rank).or(self.from_end.map(Form::FromEnd));
         if self.many_ranks {
             rel.or(abs)
@@ -455,7 +670,7 @@ pub struct Slot {
     pub tag_step: i32,
     /// For a call in a loop, per peer: the steps it may still follow (`None`: the same peer
     /// every iteration, said by `cands`).
-    steps: [Option<Vec<Step>>; MAX_PEERS],
+    steps: [Option<Steps>; MAX_PEERS],
     pub forms: [Form; MAX_PEERS],
     pub exists: Exists,
     /// For a wait: the slots whose requests it completes, in the order first seen.
@@ -572,7 +787,8 @@ impl Form {
                 format!("{}{}", show_offset(offset, ndims), if null { " (MPI_PROC_NULL off the edge)" } else { "" })
             }
             Form::Xor(m) => format!("rank xor {m}"),
-            Form::Transpose => "the rank across the grid's diagonal".into(),
+            Form::Transpose { diagonal: false } => "the rank across the grid's diagonal".into(),
+            Form::Transpose { diagonal: true } => "the rank across the grid's diagonal (itself on it)".into(),
             Form::Iter(step) => step.show(),
         }
     }
@@ -580,11 +796,11 @@ impl Form {
     /// The peer of rank `me` on `g` (at a loop's first iteration); `None`: no such rank, and
     /// the rank does not make the call.
     pub fn resolve(&self, g: &Grid, me: u32) -> Option<i32> {
-        self.resolve_at(g, me, 0)
+        self.resolve_at(g, me, 0, 1)
     }
 
-    /// The peer of rank `me` on `g` at iteration `k` of the loop the call is in.
-    pub fn resolve_at(&self, g: &Grid, me: u32, k: u32) -> Option<i32> {
+    /// The peer of rank `me` on `g` at iteration `k` of the `m` of the loop the call is in.
+    pub fn resolve_at(&self, g: &Grid, me: u32, k: u32, m: u32) -> Option<i32> {
         let n = g.ranks();
         match *self {
             Form::Fixed(p) => Some(p),
@@ -599,8 +815,8 @@ impl Form {
                 let p = me ^ m;
                 (p < n).then_some(p as i32)
             }
-            Form::Transpose => g.transpose(me).filter(|&p| p != me).map(|p| p as i32),
-            Form::Iter(step) => step.at(n, me, k).map(|p| p as i32),
+            Form::Transpose { diagonal } => g.transpose(me).filter(|&p| diagonal || p != me).map(|p| p as i32),
+            Form::Iter(step) => step.at(n, me, k, m).map(|p| p as i32),
         }
     }
 }
@@ -632,7 +848,8 @@ impl Template {
             })?;
             let prog = Program::of(&recs);
             let items = if loops {
-                fold(&prog, r, g.ranks())
+                let known = (ti + 1 < series.traces.len()).then(|| t.known());
+                fold(&prog, r, g.ranks(), known.as_deref())
             } else {
                 prog.recs.iter().map(|&(idx, rec)| Item { idx, rec, lp: None }).collect()
             };
@@ -652,9 +869,9 @@ impl Template {
     /// (the ParRes stencil's top-edge ranks wait for their bottom neighbour's messages first).
     fn matches(&self, id: SlotId, g: &Grid, me: u32, item: &Item, reqs: &HashMap<u32, SlotId>) -> bool {
         let s = &self.slots[id];
-        if shape::shape(&item.rec.op) != s.shape
+        if item.shape() != s.shape
             || s.lp != item.lp.as_ref().map(|l| (l.len, l.at))
-            || s.tag_step != item.lp.as_ref().map_or(0, |l| l.tag_step)
+            || item.lp.as_ref().is_none_or(|l| !l.once) && s.tag_step != item.lp.as_ref().map_or(0, |l| l.tag_step)
         {
             return false;
         }
@@ -732,7 +949,7 @@ impl Template {
                         let id = self.slots.len();
                         let (_, n) = shape::peers(&rec.op);
                         self.slots.push(Slot {
-                            shape: shape::shape(&rec.op),
+                            shape: item.shape(),
                             npeers: n,
                             cands: Default::default(),
                             lp: item.lp.as_ref().map(|l| (l.len, l.at)),
@@ -827,7 +1044,7 @@ impl Template {
             slot.completes.sort_by_key(|s| pos[s]);
             for k in 0..slot.npeers {
                 if let Some(steps) = &slot.steps[k] {
-                    if let Some(&step) = steps.first() {
+                    if let Some(step) = steps.first() {
                         slot.forms[k] = Form::Iter(step);
                         continue;
                     }
@@ -1000,7 +1217,9 @@ impl Template {
         Some(match rule {
             Exists::All => true,
             Exists::Neighbour => {
-                let (Form::Offset { null: false, .. } | Form::Transpose) = s.forms[0] else { return None };
+                let (Form::Offset { null: false, .. } | Form::Transpose { diagonal: false }) = s.forms[0] else {
+                    return None;
+                };
                 s.npeers > 0 && s.forms[..s.npeers].iter().all(|f| f.resolve(g, me).is_some())
             }
             Exists::AnyRequest => {

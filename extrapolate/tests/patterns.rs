@@ -177,10 +177,22 @@ fn check(name: &str, make: &dyn Fn(u32) -> Trace, target: u32, expect_shape: &st
 }
 
 fn check_from(name: &str, make: &dyn Fn(u32) -> Trace, sizes: &[u32], target: u32, expect_shape: &str) {
-    let s = series(sizes.iter().map(|&p| make(p)).collect());
+    check_scaled(name, make, sizes, Scaling::Unknown, target, expect_shape)
+}
+
+/// [`check_from`] with what the user says of the scaling (`--scaling`).
+fn check_scaled(
+    name: &str,
+    make: &dyn Fn(u32) -> Trace,
+    sizes: &[u32],
+    scaling: Scaling,
+    target: u32,
+    expect_shape: &str,
+) {
+    let s = Series::new(sizes.iter().map(|&p| make(p)).collect(), scaling).unwrap_or_else(|e| panic!("{name}: {e}"));
     let t = find_template(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(t.shape.to_string(), expect_shape, "{name}");
-    let ex = extrapolate(&s, t, &Options { ranks: target, scaling: Scaling::Unknown, tolerance: 0.05 })
+    let ex = extrapolate(&s, t, &Options { ranks: target, scaling, tolerance: 0.05 })
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let truth = make(target);
     for r in 0..target {
@@ -737,6 +749,60 @@ fn transpose_partner() {
         &Options { ranks: 128, scaling: Scaling::Unknown, tolerance: 0.05 },
     ));
     assert!(m.contains("across the diagonal") && m.contains("nearest square rank counts: 121, 144"), "{m}");
+}
+
+/// An exchange with `partner` as NPB CG writes it: a receive posted, a send, a wait.
+fn swap(partner: u32, tag: i32, bytes: u64, burst: u64) -> Vec<Record> {
+    vec![
+        Record::new(burst, 0, Op::Irecv { peer: partner as i32, tag, bytes, comm: COMM_WORLD, req: 1 }),
+        Record::new(0, 0, Op::Send { mode: SendMode::Standard, peer: partner as i32, tag, bytes, comm: COMM_WORLD }),
+        Record {
+            gap_ns: 0,
+            dur_ns: 0,
+            op: Op::Wait { func: WaitFn::Wait, count: 1 },
+            list: vec![1, partner as i64, tag as i64, bytes as i64],
+        },
+    ]
+}
+
+/// NPB CG's communication on its square grid of n x n ranks: a dot product summed along the
+/// row with the masks from the high bit down (tags 1, 2, ...), the matrix-vector product's
+/// row sum with the masks from the low bit up (tags counting down to 1), then the exchange
+/// with the rank across the diagonal, which a rank on it makes with itself, and the next dot
+/// product straight after (a wait, then a reduction's receive and send: no loop). Each reduction
+/// runs log2 n steps: once at 4 ranks, so that there it is no loop in the trace.
+fn npb_cg(p: u32) -> Trace {
+    program("npb-cg", p, &|p, me| {
+        let g = ROW2.at(p);
+        let l = g.dims[1].ilog2();
+        let c = g.coords(me);
+        let across = g.rank_at(&[c[1], c[0], 0]);
+        let block = 32768 / g.dims[1] as u64;
+        let mut v = Vec::new();
+        for it in 0..3 {
+            for i in 0..l {
+                v.extend(swap(me ^ (1 << (l - 1 - i)), i as i32 + 1, 8, if i == 0 { 3000 } else { 0 }));
+            }
+            for i in 0..l {
+                v.extend(swap(me ^ (1 << i), (l - i) as i32, block, if i == 0 { 5000 } else { 0 }));
+            }
+            v.extend(swap(across, 1, block, 700));
+            // The next dot product straight after the exchange's wait.
+            for i in 0..l {
+                v.extend(swap(me ^ (1 << (l - 1 - i)), i as i32 + 1, 8, if i == 0 { 40 } else { 0 }));
+            }
+            v.push(Record::new(500, 0, coll(Coll::Allreduce, 8, NO_RANK, it + 1)));
+        }
+        v
+    })
+}
+
+#[test]
+fn npb_cg_reductions_along_rows_and_a_transpose_with_itself_on_the_diagonal() {
+    check_from("NPB CG", &npb_cg, &[4, 16, 64], 256, "2-D grid, row-major");
+    // Two square counts, the user saying the problem is fixed: the reductions' steps follow
+    // log2 of the row's length, the one law two counts can check.
+    check_scaled("NPB CG", &npb_cg, &[4, 16], Scaling::Strong, 64, "2-D grid, row-major");
 }
 
 /// A bucket sort's exchange: an alltoall of the counts, then an alltoallv of the keys whose

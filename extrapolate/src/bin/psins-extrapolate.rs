@@ -19,8 +19,10 @@ use std::sync::Arc;
 /// the last rank; on a line, a partner at a fixed bit mask); ranks at the edges of a grid may
 /// skip a neighbour or call with MPI_PROC_NULL. Loops of up to 4 calls whose trip count
 /// depends on P are found where no straight program explains the series: partners rank xor
-/// 2^k, rank +/- k mod P, rank k, or every other rank in turn, the trip count a law of P given
-/// exactly at every traced count. Each message size and element count is fitted as a law of
+/// 2^k (from the low bit up or the high bit down), rank +/- k mod P, rank k, or every other
+/// rank in turn, tags the same or one up or down an iteration, the trip count a law of P given
+/// exactly at every traced count (or log2 of P or of a grid dimension's extent); a loop of the
+/// largest trace may run once in a smaller one. Each message size and element count is fitted as a law of
 /// the rank count P (constant, a*P^b, a + b*log2 P, a/P + c, a + b*P), chosen by its
 /// leave-one-out error over the series, or on a grid where none fits as a constant over some
 /// dimensions' extents (a block's face: 30720/D1); the CPU bursts before each kind of call are fitted
@@ -29,7 +31,8 @@ use std::sync::Arc;
 /// drawn from its slot's (its kind of call's where the slot has few). Sub-communicators that
 /// are rows, columns or planes of the grid (MPI_Comm_split by a coordinate, MPI_Cart_sub), or
 /// the caller alone, are one communicator per row at the target; others are refused. On a
-/// square 2-D grid the rank across the diagonal (a transpose's partner) is a form too; receives
+/// square 2-D grid the rank across the diagonal (a transpose's partner; on the diagonal, none or
+/// the rank itself) is a form too; receives
 /// from MPI_ANY_SOURCE, one per neighbour, complete from the neighbours in rank order.
 /// Collectives are expanded again at the target when the traces held expansions, with the
 /// algorithms of the MPI library the traces ran under (Open MPI 4.1's or MPICH 4.0's; a series

@@ -328,12 +328,14 @@ fn run(recs: &[(u64, &Record)], i: usize, len: usize, me: u32, n: u32) -> Option
 /// A loop of the template, as the loops of a smaller trace are checked against it: per call of
 /// its body, its shape, its peers' steps (`None`: a peer the same every iteration) and its tag
 /// step.
+#[derive(PartialEq)]
 pub struct Known {
     calls: Vec<(Op, [Option<Steps>; MAX_PEERS], i32)>,
 }
 
 impl Template {
-    /// The loops found so far.
+    /// The loops found so far, each kind once (each iteration of a program's outer loop, not
+    /// folded, has loops of its own in the template).
     fn known(&self) -> Vec<Known> {
         let mut v = Vec::new();
         for (i, &id) in self.order.iter().enumerate() {
@@ -346,7 +348,10 @@ impl Template {
                     (s.shape, s.steps.clone(), s.tag_step)
                 })
                 .collect();
-            v.push(Known { calls });
+            let k = Known { calls };
+            if !v.contains(&k) {
+                v.push(k);
+            }
         }
         v
     }

@@ -175,10 +175,11 @@ for spec in $APPS; do
         done
     done
 done
+overrides=$(for v in $(compgen -v | grep -E '^(SERIES|TARGETS|SCALING)_' | sort); do printf '%s="%s" ' "$v" "${!v}"; done)
 cat >"$out/README.md" <<EOF
 Extrapolation against real traces: \`${MPI:+MPI=$MPI }bash scripts/validate-extrapolation.sh\` on $(hostname),
 $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), PSINS_CLOCK=$CLOCK, BIN=$BIN, MPIRUN=$MPIRUN ($("$MPIRUN" --version 2>&1 | head -1)),
-APPS="$APPS" SERIES="$SERIES" TARGETS="$TARGETS" (cg: SERIES_cg="$SERIES_cg" TARGETS_cg="$TARGETS_cg" SCALING_cg=$SCALING_cg) MACHINES="$MACHINES"${REAL_APPS:+ REAL_APPS=$REAL_APPS}, load $(cut -d' ' -f1-3 /proc/loadavg).
+APPS="$APPS" SERIES="$SERIES" TARGETS="$TARGETS" (per app: ${overrides% }) MACHINES="$MACHINES"${REAL_APPS:+ REAL_APPS=$REAL_APPS}, load $(cut -d' ' -f1-3 /proc/loadavg).
 results.csv: one row per app, target and machine; ratio = extrapolated / traced predicted time; comm_ratio = the same of the ranks' mean time in communication (psins-sim --json: tasks[].comm_s). An app refused at a target has one row with ratio "refused" (the target not traced) and psins-extrapolate's message in refusals.txt.
 EOF
 echo "validate-extrapolation: $csv" >&2

@@ -262,10 +262,7 @@ impl Values for Fitted {
         // A fixed draw per rank, slot and loop iteration (SplitMix64 of the three): the same
         // trace every time, and a rank is not slow in every iteration of a loop.
         let key = ((me as u64) << 32 | id as u64) ^ (k as u64) << 20;
-        let mut z = key.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
+        let z = psins_formats::splitmix::mix(key.wrapping_add(psins_formats::splitmix::GAMMA));
         let shared = self.common[id].get(k as usize % self.common[id].len().max(1)).copied().unwrap_or(1.0);
         let f = shared * pool[(z % pool.len() as u64) as usize];
         (self.gaps[id] as f64 * f as f64).round() as u64

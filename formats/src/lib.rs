@@ -21,6 +21,7 @@ pub mod output;
 pub mod polls;
 pub mod record;
 mod repeat;
+pub mod splitmix;
 pub mod trace;
 pub mod varint;
 

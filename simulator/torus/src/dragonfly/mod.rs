@@ -85,10 +85,8 @@ impl DragonflyFabric {
     fn draw(&self, a: u32, b: u32) -> u32 {
         let n = self.draws.get();
         self.draws.set(n + 1);
-        let mut z = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((a as u64) << 32 | b as u64);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
+        use psins_formats::splitmix;
+        let z = splitmix::mix(n.wrapping_mul(splitmix::GAMMA) ^ ((a as u64) << 32 | b as u64));
         let (lo, hi) = (a.min(b), a.max(b));
         let mut x = (z % (self.shape.g as u64 - 2)) as u32;
         if x >= lo {

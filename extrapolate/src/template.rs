@@ -141,8 +141,8 @@ impl Step {
     }
 }
 
-/// The steps a peer may still follow: at most one of each kind, so kept inline (the template
-/// narrows millions of them while it tries each topology).
+/// The steps a peer may still follow: at most one of each of the seven kinds, so kept inline
+/// (the template narrows millions of them while it tries each topology).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Steps {
     v: [Option<Step>; 8],
@@ -345,7 +345,7 @@ impl Template {
                 .iter()
                 .map(|&b| {
                     let s = &self.slots[b];
-                    (s.shape, s.steps.clone(), s.tag_step)
+                    (s.shape, s.steps, s.tag_step)
                 })
                 .collect();
             let k = Known { calls };
@@ -959,7 +959,7 @@ impl Template {
                             cands: Default::default(),
                             lp: item.lp.as_ref().map(|l| (l.len, l.at)),
                             tag_step: item.lp.as_ref().map_or(0, |l| l.tag_step),
-                            steps: item.lp.as_ref().map(|l| l.steps.clone()).unwrap_or_default(),
+                            steps: item.lp.as_ref().map(|l| l.steps).unwrap_or_default(),
                             forms: [Form::Fixed(NO_RANK); MAX_PEERS],
                             exists: Exists::All,
                             completes: Vec::new(),

@@ -33,10 +33,10 @@ pub enum Error {
 impl Error {
     /// docs/exit-codes.md: 3 for an output that cannot be written, 1 for a calibration that
     /// failed or was refused; clap's usage errors exit 2.
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit_code(&self) -> psins_formats::exit::Exit {
         match self {
-            Error::Output(_) => 3,
-            _ => 1,
+            Error::Output(_) => psins_formats::exit::Exit::Output,
+            _ => psins_formats::exit::Exit::BadInput,
         }
     }
 }

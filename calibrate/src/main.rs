@@ -117,7 +117,7 @@ fn main() {
         Ok(()) => {}
         Err(e) => {
             eprintln!("psins-calibrate: {e}");
-            std::process::exit(e.exit_code());
+            e.exit_code().exit();
         }
     }
 }
@@ -125,11 +125,11 @@ fn main() {
 fn run(a: &Args) -> Result<(), Error> {
     if !(a.seconds_per_trial > 0.0 && a.seconds_per_trial <= 10.0) || !(a.max_spread > 0.0) {
         eprintln!("psins-calibrate: --seconds-per-trial must be in (0, 10] and --max-spread positive");
-        std::process::exit(2);
+        psins_formats::exit::Exit::Usage.exit();
     }
     if !(a.tolerance > 0.0) {
         eprintln!("psins-calibrate: --tolerance must be positive");
-        std::process::exit(2);
+        psins_formats::exit::Exit::Usage.exit();
     }
     let worker = find_worker(a.worker.as_deref())?;
     if a.print_worker {

@@ -16,6 +16,7 @@
 
 use clap::CommandFactory;
 use clap_complete::Shell;
+use psins_formats::exit::Exit;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
@@ -24,9 +25,6 @@ use std::path::Path;
 pub const COMPLETIONS: &str = "--generate-completions";
 /// The flag that writes the man pages.
 pub const MAN: &str = "--generate-man";
-
-const USAGE: i32 = 2;
-const OUTPUT: i32 = 3;
 
 /// If the command line asks for completions or man pages of `C`, writes them and exits;
 /// otherwise returns at once and the tool goes on.
@@ -46,13 +44,13 @@ pub fn generate_if_asked<C: CommandFactory>() {
         cmd = cmd.name(name).bin_name(name);
     }
     let code = match generate(&mut cmd, flag, value.map(|v| v.as_os_str()), args.len()) {
-        Ok(()) => 0,
+        Ok(()) => Exit::Ok,
         Err((code, msg)) => {
             let _ = writeln!(std::io::stderr(), "{msg}");
             code
         }
     };
-    std::process::exit(code);
+    code.exit();
 }
 
 /// Writes what `flag` asks for; `Err((exit code, message))`.
@@ -61,9 +59,9 @@ fn generate(
     flag: &str,
     value: Option<&std::ffi::OsStr>,
     argc: usize,
-) -> Result<(), (i32, String)> {
+) -> Result<(), (Exit, String)> {
     let name = cmd.get_name().to_string();
-    let usage = |what: &str| (USAGE, format!("{name}: {flag} {what}"));
+    let usage = |what: &str| (Exit::Usage, format!("{name}: {flag} {what}"));
     let Some(value) = value else { return Err(usage("needs a value")) };
     if argc > 2 {
         return Err(usage("takes one value and no other argument"));
@@ -74,7 +72,7 @@ fn generate(
             text.parse().map_err(|_| usage(&format!("{text:?}: expected bash, zsh, fish, elvish or powershell")))?;
         let mut script = Vec::new();
         clap_complete::generate(shell, cmd, name.clone(), &mut script);
-        return write_stdout(&script).map_err(|e| (OUTPUT, format!("{name}: cannot write the completions: {e}")));
+        return write_stdout(&script).map_err(|e| (Exit::Output, format!("{name}: cannot write the completions: {e}")));
     }
     let dir = Path::new(value);
     if dir == Path::new("-") {
@@ -83,11 +81,11 @@ fn generate(
         top.build();
         let mut page = Vec::new();
         clap_mangen::Man::new(top).render(&mut page).expect("rendering into memory");
-        return write_stdout(&page).map_err(|e| (OUTPUT, format!("{name}: cannot write the man page: {e}")));
+        return write_stdout(&page).map_err(|e| (Exit::Output, format!("{name}: cannot write the man page: {e}")));
     }
     std::fs::create_dir_all(dir)
         .and_then(|()| clap_mangen::generate_to(cmd.clone(), dir))
-        .map_err(|e| (OUTPUT, format!("{name}: cannot write the man pages into {}: {e}", dir.display())))
+        .map_err(|e| (Exit::Output, format!("{name}: cannot write the man pages into {}: {e}", dir.display())))
 }
 
 fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
@@ -109,7 +107,7 @@ mod tests {
             .subcommand(clap::Command::new("check").arg(clap::Arg::new("strict").long("strict").num_args(0)))
     }
 
-    fn run(flag: &str, value: Option<&str>, argc: usize) -> Result<(), (i32, String)> {
+    fn run(flag: &str, value: Option<&str>, argc: usize) -> Result<(), (Exit, String)> {
         generate(&mut tool(), flag, value.map(std::ffi::OsStr::new), argc)
     }
 
@@ -127,10 +125,10 @@ mod tests {
 
     #[test]
     fn bad_requests_are_usage_errors() {
-        assert_eq!(run(COMPLETIONS, Some("tcsh"), 2).unwrap_err().0, USAGE);
-        assert_eq!(run(COMPLETIONS, None, 1).unwrap_err().0, USAGE);
-        assert_eq!(run(MAN, Some("x"), 3).unwrap_err().0, USAGE);
-        assert_eq!(run(MAN, Some("/proc/psins-no-such-dir"), 2).unwrap_err().0, OUTPUT);
+        assert_eq!(run(COMPLETIONS, Some("tcsh"), 2).unwrap_err().0, Exit::Usage);
+        assert_eq!(run(COMPLETIONS, None, 1).unwrap_err().0, Exit::Usage);
+        assert_eq!(run(MAN, Some("x"), 3).unwrap_err().0, Exit::Usage);
+        assert_eq!(run(MAN, Some("/proc/psins-no-such-dir"), 2).unwrap_err().0, Exit::Output);
     }
 }
 

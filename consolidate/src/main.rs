@@ -9,6 +9,7 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use psins_consolidate::run::{self, Failure};
 use psins_consolidate::{inputs, LogInput};
+use psins_formats::exit::Exit;
 use psins_formats::{note, Error};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -61,11 +62,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(m)) => {
             note!("psins-consolidate: {m}");
-            ExitCode::from(1)
+            Exit::BadInput.into()
         }
         Err(Failure::Output(m)) => {
             note!("psins-consolidate: {m}");
-            ExitCode::from(3)
+            Exit::Output.into()
         }
     }
 }

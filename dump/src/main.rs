@@ -7,6 +7,7 @@ mod sources;
 mod timeline;
 
 use clap::Parser;
+use psins_formats::exit::Exit;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,7 +82,7 @@ fn main() -> ExitCode {
             Err(e) => {
                 psins_formats::note!("psins-dump: {}", psins_sim::error::chain(&e));
                 // The tools' one scheme: 1 input, 2 usage, 3 output.
-                ExitCode::from(e.exit_code() as u8)
+                e.exit_code().into()
             }
         };
     }
@@ -100,12 +101,12 @@ fn main() -> ExitCode {
         // Input errors are psins_formats::Error; a bare I/O error is standard output's.
         Err(e) if e.downcast_ref::<std::io::Error>().is_some() => {
             psins_formats::note!("psins-dump: cannot write standard output: {e}");
-            ExitCode::from(3)
+            ExitCode::from(Exit::Output)
         }
         Err(e) => {
             let _ = std::io::stdout().flush();
             psins_formats::note!("psins-dump: {e}");
-            ExitCode::from(1)
+            ExitCode::from(Exit::BadInput)
         }
     }
 }
@@ -115,7 +116,7 @@ fn header(args: &Args) -> ExitCode {
         Ok(f) => f,
         Err(e) => {
             psins_formats::note!("psins-dump: {e}");
-            return ExitCode::from(1);
+            return ExitCode::from(Exit::BadInput);
         }
     };
     let text = if args.json { format!("{}\n", header::json(&fields)) } else { header::text(&fields) };
@@ -123,7 +124,7 @@ fn header(args: &Args) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             psins_formats::note!("psins-dump: {e}");
-            ExitCode::from(3)
+            ExitCode::from(Exit::Output)
         }
     }
 }
@@ -133,7 +134,7 @@ fn profile(args: &Args) -> ExitCode {
     let plot = match args.plot.as_ref().map(|p| psins_formats::Output::prepare(p, std::slice::from_ref(&args.file))) {
         Some(Err(e)) => {
             psins_formats::note!("psins-dump: {e}");
-            return ExitCode::from(3);
+            return ExitCode::from(Exit::Output);
         }
         Some(Ok(o)) => Some(o),
         None => None,
@@ -142,7 +143,7 @@ fn profile(args: &Args) -> ExitCode {
         Ok(p) => p,
         Err(e) => {
             psins_formats::note!("psins-dump: {e}");
-            return ExitCode::from(1);
+            return ExitCode::from(Exit::BadInput);
         }
     };
     if let Some(o) = plot {
@@ -154,16 +155,16 @@ fn profile(args: &Args) -> ExitCode {
                     "psins-dump: --plot {}: {e} (the trace has no point-to-point sends)",
                     o.path().display()
                 );
-                return ExitCode::from(1);
+                return ExitCode::from(Exit::BadInput);
             }
         };
         if let Err(e) = std::fs::write(o.temp_path(), svg) {
             psins_formats::note!("psins-dump: {}: cannot write: {e}", o.path().display());
-            return ExitCode::from(3);
+            return ExitCode::from(Exit::Output);
         }
         if let Err(e) = o.commit() {
             psins_formats::note!("psins-dump: {e}");
-            return ExitCode::from(3);
+            return ExitCode::from(Exit::Output);
         }
     }
     let text = if args.json { format!("{}\n", p.json()) } else { p.table() };
@@ -171,7 +172,7 @@ fn profile(args: &Args) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             psins_formats::note!("psins-dump: {e}");
-            ExitCode::from(3)
+            ExitCode::from(Exit::Output)
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod codec;
 pub mod comms;
 mod encode;
 pub mod error;
+pub mod exit;
 mod fast;
 pub mod functions;
 pub mod jobs;

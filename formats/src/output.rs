@@ -278,7 +278,7 @@ mod interrupt {
         if let Some(m) = unsafe { MESSAGE.as_ref() } {
             unsafe { libc::write(2, m.as_ptr().cast(), m.as_bytes().len()) };
         }
-        unsafe { libc::_exit(130) };
+        unsafe { libc::_exit(crate::exit::Exit::Interrupted.code() as i32) };
     }
 }
 

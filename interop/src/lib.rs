@@ -26,10 +26,10 @@ pub enum ExportError {
 
 impl ExportError {
     /// The exit code of docs/exit-codes.md.
-    pub fn exit_code(&self) -> u8 {
+    pub fn exit_code(&self) -> psins_formats::exit::Exit {
         match self {
-            ExportError::Input(_) => 1,
-            ExportError::Output(_) => 3,
+            ExportError::Input(_) => psins_formats::exit::Exit::BadInput,
+            ExportError::Output(_) => psins_formats::exit::Exit::Output,
         }
     }
 

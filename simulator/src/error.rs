@@ -37,32 +37,25 @@ pub enum SimError {
 
 pub type Result<T, E = SimError> = std::result::Result<T, E>;
 
-/// Process exit codes: the scheme of every psins tool, docs/exit-codes.md.
-pub mod exit {
-    pub const OK: i32 = 0;
-    pub const BAD_INPUT: i32 = 1;
-    pub const USAGE: i32 = 2;
-    pub const OUTPUT: i32 = 3;
-    pub const DEADLOCK: i32 = 4;
-}
+pub use psins_formats::exit::Exit;
 
 /// Parses the command line, or prints clap's message and exits: 0 for `--help`/`--version`,
-/// [`exit::USAGE`] for bad arguments, [`exit::OUTPUT`] when the help cannot be printed.
+/// [`Exit::Usage`] for bad arguments, [`Exit::Output`] when the help cannot be printed.
 pub fn parse_args<P: clap::Parser>() -> P {
     P::try_parse().unwrap_or_else(|e| {
-        let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
-        let code = if e.print().is_err() { exit::OUTPUT } else { code };
-        std::process::exit(code);
+        let code = if e.use_stderr() { Exit::Usage } else { Exit::Ok };
+        let code = if e.print().is_err() { Exit::Output } else { code };
+        code.exit();
     })
 }
 
 impl SimError {
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit_code(&self) -> Exit {
         match self {
-            SimError::Deadlock(_) => exit::DEADLOCK,
-            SimError::Output { .. } | SimError::OutputFile(_) => exit::OUTPUT,
-            SimError::Usage(_) => exit::USAGE,
-            _ => exit::BAD_INPUT,
+            SimError::Deadlock(_) => Exit::Deadlock,
+            SimError::Output { .. } | SimError::OutputFile(_) => Exit::Output,
+            SimError::Usage(_) => Exit::Usage,
+            _ => Exit::BadInput,
         }
     }
 

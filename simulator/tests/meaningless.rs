@@ -10,7 +10,7 @@ use psins_formats::*;
 /// Replays `tasks` expecting a bad-record error; returns its message.
 fn refused(tasks: &[Vec<Record>]) -> String {
     let e = replay(tasks, &machine(&[])).expect_err("a meaningless record must be refused");
-    assert_eq!(e.exit_code(), psins_sim::error::exit::BAD_INPUT, "{e}");
+    assert_eq!(e.exit_code(), psins_sim::error::Exit::BadInput, "{e}");
     assert!(matches!(e, psins_sim::SimError::BadRecord { .. }), "{e:?}");
     e.to_string()
 }
@@ -132,7 +132,7 @@ fn collective_instances_that_disagree() {
 fn a_step_peer_outside_the_communicator() {
     let m = machine(&["mpi.collectives=expanded"]);
     let e = replay(&[vec![coll(1), step(1, StepOp::Send, 5), fin()], vec![coll(1), fin()]], &m).unwrap_err();
-    assert_eq!(e.exit_code(), psins_sim::error::exit::BAD_INPUT, "{e}");
+    assert_eq!(e.exit_code(), psins_sim::error::Exit::BadInput, "{e}");
     assert_eq!(e.to_string(), "rank 0, record 1: peer 5 is outside communicator 0 (size 2)");
 }
 
@@ -148,7 +148,7 @@ fn a_nonblocking_step_peer_outside_the_communicator() {
     let wait = waitall(0, &[(1, NO_RANK, 0)]);
     let bad = vec![icoll.clone(), step(1, StepOp::Send, 5), wait.clone(), fin()];
     let e = replay(&[bad, vec![icoll, wait, fin()]], &m).unwrap_err();
-    assert_eq!(e.exit_code(), psins_sim::error::exit::BAD_INPUT, "{e}");
+    assert_eq!(e.exit_code(), psins_sim::error::Exit::BadInput, "{e}");
     assert_eq!(e.to_string(), "rank 0, record 0: peer 5 is outside communicator 0 (size 2)");
 }
 

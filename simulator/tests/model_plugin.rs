@@ -104,6 +104,6 @@ fn model_failure_is_a_deadlock_error() {
         .unwrap()
         .run()
         .unwrap_err();
-    assert_eq!(err.exit_code(), psins_sim::error::exit::DEADLOCK);
+    assert_eq!(err.exit_code(), psins_sim::error::Exit::Deadlock);
     assert!(err.to_string().contains("network model stuck: no packet moved"), "{err}");
 }

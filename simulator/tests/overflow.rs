@@ -7,7 +7,7 @@ use common::*;
 
 fn overflow_err(tasks: &[Vec<psins_formats::Record>], sets: &[&str]) -> String {
     let err = replay(tasks, &machine(sets)).expect_err("an overflowing run must fail");
-    assert_eq!(err.exit_code(), psins_sim::error::exit::BAD_INPUT, "{err}");
+    assert_eq!(err.exit_code(), psins_sim::error::Exit::BadInput, "{err}");
     let msg = err.to_string();
     assert!(msg.contains("overflow") && msg.contains("rank "), "{msg}");
     msg
@@ -49,7 +49,7 @@ fn a_generated_huge_pingpong_is_an_error() {
     use psins_sim::source::synth::{SynthSource, Workload};
     let w = Workload::parse("gen:pingpong:ranks=2,iters=1,bytes=1000000000GiB").unwrap();
     let e = psins_sim::simulate(SynthSource::new(w), &machine(&[]), Default::default()).unwrap_err();
-    assert_eq!(e.exit_code(), psins_sim::error::exit::BAD_INPUT, "{e}");
+    assert_eq!(e.exit_code(), psins_sim::error::Exit::BadInput, "{e}");
     let msg = e.to_string();
     assert!(
         msg.starts_with("rank 0, record 1: a message of 1073741824000000000 bytes") && msg.contains("overflow"),

@@ -18,7 +18,7 @@ fn unmatched_receive_is_a_deadlock() {
     assert!(text.contains("rank 0: MPI_Recv (record 0"), "{text}");
     assert!(text.contains("rank 1: MPI_Recv"), "{text}");
     assert!(text.contains("a message from world rank 1 with tag 7"), "{text}");
-    assert_eq!(err.exit_code(), psins_sim::error::exit::DEADLOCK);
+    assert_eq!(err.exit_code(), psins_sim::error::Exit::Deadlock);
 }
 
 /// A collective some members never join is reported with the missing ranks.
@@ -88,7 +88,7 @@ fn bad_peer_names_task_and_record() {
     let err = replay(&[vec![rec(0, Op::Init { thread_level: 0 }), send(0, 5, 8), fin()], vec![fin()]], &machine(&[]))
         .unwrap_err();
     assert_eq!(err.to_string(), "rank 0, record 1: peer 5 is outside communicator 0 (size 2)");
-    assert_eq!(err.exit_code(), 1);
+    assert_eq!(err.exit_code(), psins_sim::error::Exit::BadInput);
 }
 
 /// Sub-communicators: a CommCreate lists the members as world ranks; peers are local.

@@ -167,7 +167,7 @@ fn ring(bubble: bool) -> Machine {
 #[test]
 fn without_bubbles_the_ring_deadlocks_and_the_watchdog_stops_the_replay() {
     let err = replay(&ring_trace(), &ring(false)).unwrap_err();
-    assert_eq!(err.exit_code(), psins_sim::error::exit::DEADLOCK, "{err}");
+    assert_eq!(err.exit_code(), psins_sim::error::Exit::Deadlock, "{err}");
     let msg = err.to_string();
     assert!(msg.starts_with("network model torus: network deadlock at cycle"), "{msg}");
     assert!(msg.contains("full buffers") && msg.matches("4/4 packets").count() == 6, "{msg}");
@@ -220,7 +220,7 @@ fn endpoint_overheads_apply_on_the_torus() {
 fn a_message_over_the_packet_limit_is_an_error_naming_its_record() {
     let refused = |tasks: &[Vec<Record>], m: &Machine| {
         let e = replay(tasks, m).expect_err("a message over the limit must be refused");
-        assert_eq!(e.exit_code(), psins_sim::error::exit::BAD_INPUT, "{e}");
+        assert_eq!(e.exit_code(), psins_sim::error::Exit::BadInput, "{e}");
         e.to_string()
     };
     let e = refused(&lone_message(0, u64::MAX), &torus(&[]));

@@ -5,6 +5,7 @@ use clap::{Parser, ValueEnum};
 use psins_consolidate::run::Failure;
 use psins_extrapolate::fit::Scaling;
 use psins_extrapolate::{from_paths, Options, Refusal};
+use psins_formats::exit::Exit;
 use psins_formats::{note, Output};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -105,52 +106,55 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err((code, m)) => {
             note!("psins-extrapolate: {m}");
-            ExitCode::from(code)
+            code.into()
         }
     }
 }
 
-fn run(args: &Args) -> Result<(), (u8, String)> {
+fn run(args: &Args) -> Result<(), (Exit, String)> {
     let scaling = match args.scaling {
         None => Scaling::Unknown,
         Some(ScalingArg::Weak) => Scaling::Weak,
         Some(ScalingArg::Strong) => Scaling::Strong,
     };
     let refused = |r: Refusal| match r {
-        Refusal::Usage(m) => (2, m),
-        Refusal::Input(m) => (1, m),
+        Refusal::Usage(m) => (Exit::Usage, m),
+        Refusal::Input(m) => (Exit::BadInput, m),
     };
     let opts = Options { ranks: args.ranks, scaling, tolerance: args.tolerance / 100.0 };
     let (series, ex) = from_paths(&args.traces, &opts).map_err(refused)?;
     let provenance = ex.provenance();
     if let Some(path) = &args.fits_json {
-        let out = Output::prepare(path, &args.traces).map_err(|e| (3, e.to_string()))?;
+        let out = Output::prepare(path, &args.traces).map_err(|e| (Exit::Output, e.to_string()))?;
         let text = serde_json::to_string_pretty(&provenance).expect("JSON of plain values");
-        std::fs::write(out.temp_path(), text + "\n").map_err(|e| (3, format!("{}: {e}", path.display())))?;
-        out.commit().map_err(|e| (3, e.to_string()))?;
+        std::fs::write(out.temp_path(), text + "\n").map_err(|e| (Exit::Output, format!("{}: {e}", path.display())))?;
+        out.commit().map_err(|e| (Exit::Output, e.to_string()))?;
     }
-    let out = Output::prepare(&args.output, &args.traces).map_err(|e| (3, e.to_string()))?;
+    let out = Output::prepare(&args.output, &args.traces).map_err(|e| (Exit::Output, e.to_string()))?;
     let ex = Arc::new(ex);
     match psins_extrapolate::write::trace(&ex, &series, out.temp_path(), &args.output, args.compress) {
         Ok(()) => {}
-        Err(Failure::Input(m)) => return Err((1, m)),
-        Err(Failure::Output(m)) => return Err((3, m)),
+        Err(Failure::Input(m)) => return Err((Exit::BadInput, m)),
+        Err(Failure::Output(m)) => return Err((Exit::Output, m)),
     }
-    out.commit().map_err(|e| (3, e.to_string()))?;
+    out.commit().map_err(|e| (Exit::Output, e.to_string()))?;
     if !args.quiet {
         let report = ex.report(&series);
-        psins_formats::output::print(&report).map_err(|e| (3, e.to_string()))?;
+        psins_formats::output::print(&report).map_err(|e| (Exit::Output, e.to_string()))?;
         let _ = psins_formats::output::print(&format!("wrote {} ranks -> {}\n", args.ranks, args.output.display()));
     }
     if let Some(truth) = &args.against {
-        let read =
-            |p: &Path| psins_formats::TraceReader::open(p).and_then(|r| r.read_tasks()).map_err(|e| (1, e.to_string()));
+        let read = |p: &Path| {
+            psins_formats::TraceReader::open(p)
+                .and_then(|r| r.read_tasks())
+                .map_err(|e| (Exit::BadInput, e.to_string()))
+        };
         let c = psins_extrapolate::compare(&read(&args.output)?, &read(truth)?)
-            .map_err(|m| (1, format!("{}: {m}", truth.display())))?;
+            .map_err(|m| (Exit::BadInput, format!("{}: {m}", truth.display())))?;
         let _ = psins_formats::output::print(&format!("against {}: {c}\n", truth.display()));
         if c.first.is_some() {
             return Err((
-                1,
+                Exit::BadInput,
                 format!("the extrapolated trace differs from {}: {}", truth.display(), c.first.unwrap_or_default()),
             ));
         }

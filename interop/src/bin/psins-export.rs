@@ -114,7 +114,7 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             note!("psins-export: {e}");
-            ExitCode::from(e.exit_code())
+            e.exit_code().into()
         }
     }
 }
@@ -159,7 +159,7 @@ fn to_paraver(args: &Args) -> ExitCode {
         }
         Err(e) => {
             note!("psins-export: {e}");
-            ExitCode::from(e.exit_code())
+            e.exit_code().into()
         }
     }
 }
@@ -182,7 +182,7 @@ fn to_otf2(args: &Args) -> ExitCode {
         }
         Err(e) => {
             note!("psins-export: {e}");
-            ExitCode::from(e.exit_code())
+            e.exit_code().into()
         }
     }
 }

@@ -5,6 +5,7 @@ use clap::{Parser, ValueEnum};
 use indicatif::ProgressBar;
 use psins_consolidate::run::{self, Failure};
 use psins_consolidate::RankInput;
+use psins_formats::exit::Exit;
 use psins_formats::{note, Output};
 use psins_interop::{dumpi, otf2, ti};
 use std::path::{Path, PathBuf};
@@ -153,21 +154,21 @@ fn main() -> ExitCode {
             args.from.what(),
             f.flag()
         );
-        return ExitCode::from(2);
+        return Exit::Usage.into();
     }
     if args.strict && args.from != Format::Dumpi {
         note!("psins-import: --strict applies to --from dumpi only");
-        return ExitCode::from(2);
+        return Exit::Usage.into();
     }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(m)) => {
             note!("psins-import: {m}");
-            ExitCode::from(1)
+            Exit::BadInput.into()
         }
         Err(Failure::Output(m)) => {
             note!("psins-import: {m}");
-            ExitCode::from(3)
+            Exit::Output.into()
         }
     }
 }

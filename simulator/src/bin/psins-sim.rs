@@ -169,7 +169,7 @@ fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if let Some(msg) = Cli::try_parse().err().filter(|e| e.use_stderr()).and_then(|_| slip(&argv)) {
         note!("psins-sim: {msg}");
-        std::process::exit(psins_sim::error::exit::USAGE);
+        psins_sim::error::Exit::Usage.exit();
     }
     let cli: Cli = parse_args();
     let result = match (&cli.cmd, cli.list_models) {
@@ -181,7 +181,7 @@ fn main() {
     };
     if let Err(e) = result {
         note!("psins-sim: {}", chain(&e));
-        std::process::exit(e.exit_code());
+        e.exit_code().exit();
     }
 }
 

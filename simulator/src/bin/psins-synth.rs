@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use psins_formats::{note, Output};
-use psins_sim::error::{chain, exit, parse_args, SimError};
+use psins_sim::error::{chain, parse_args, Exit, SimError};
 use psins_sim::source::synth::{write_trace, Workload, SPEC_HELP};
 use std::path::PathBuf;
 
@@ -47,8 +47,8 @@ fn main() {
         ),
         Err(e) => {
             note!("psins-synth: {}", chain(&e));
-            let code = if matches!(e, SimError::Trace(_)) { exit::OUTPUT } else { e.exit_code() };
-            std::process::exit(code);
+            let code = if matches!(e, SimError::Trace(_)) { Exit::Output } else { e.exit_code() };
+            code.exit();
         }
     }
 }

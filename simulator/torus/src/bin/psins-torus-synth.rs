@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
+use psins_formats::exit::Exit;
 use psins_torus::synth::{self, Pattern, SynthResult, CSV_HEADER};
 use psins_torus::{Routing, TorusConfig};
 
@@ -97,12 +98,12 @@ fn main() -> ExitCode {
     });
     let (code, msg) = match r {
         Ok(()) => return ExitCode::SUCCESS,
-        Err(Fail::Usage(m)) => (2, m),
-        Err(Fail::Output(m)) => (3, m),
-        Err(Fail::Deadlock(m)) => (4, m),
+        Err(Fail::Usage(m)) => (Exit::Usage, m),
+        Err(Fail::Output(m)) => (Exit::Output, m),
+        Err(Fail::Deadlock(m)) => (Exit::Deadlock, m),
     };
     psins_formats::note!("psins-torus-synth: {msg}");
-    ExitCode::from(code)
+    code.into()
 }
 
 fn run(args: Args) -> Result<(), Fail> {

@@ -221,6 +221,9 @@ pub fn find_template(series: &Series) -> Result<Template, Refusal> {
 pub struct Fitted {
     params: Vec<[u64; shape::MAX_PARAMS]>,
     root_params: Vec<Option<[u64; shape::MAX_PARAMS]>>,
+    /// Per burst: each slot's (by its id), then the bursts before the loops (n + the id of the
+    /// loop's first call, for n slots; [`Values::gap`] of that call at its first iteration).
+    /// `pools`, `pool_of` and `common` are indexed alike.
     gaps: Vec<u64>,
     /// A slot's burst at the target is its law's value times two factors taken from the
     /// largest trace, each burst there over its slot's mean: the factor shared by all ranks

@@ -127,7 +127,9 @@ pub enum Verdict {
 /// a full one measures other sizes); Err when it measured none of them.
 pub fn compare(refs: &[Reference], s: &Samples, tolerance: f64, max_spread: f64) -> Result<(String, Verdict), Error> {
     let mut table = String::new();
-    let _ = writeln!(table, "{:>10}  {:>12}  {:>12}  {:>8}", "bytes", "calibrated", "now", "change");
+    // The spread is the probe's own (interquartile range over the median of its trials): what
+    // the "too noisy to tell" verdict is judged on.
+    let _ = writeln!(table, "{:>10}  {:>12}  {:>12}  {:>8}  {:>7}", "bytes", "calibrated", "now", "change", "spread");
     let mut first_off = None;
     let mut noisy = None;
     let mut compared = 0;
@@ -138,11 +140,12 @@ pub fn compare(refs: &[Reference], s: &Samples, tolerance: f64, max_spread: f64)
         let change = now.median / r.half_rtt - 1.0;
         let _ = writeln!(
             table,
-            "{:>10}  {:>9.3} us  {:>9.3} us  {:>+7.1} %",
+            "{:>10}  {:>9.3} us  {:>9.3} us  {:>+7.1} %  {:>5.1} %",
             r.bytes,
             r.half_rtt * 1e6,
             now.median * 1e6,
-            change * 100.0
+            change * 100.0,
+            now.spread * 100.0
         );
         if noisy.is_none() && now.spread > max_spread {
             noisy = Some(format!(
@@ -241,7 +244,16 @@ mod tests {
             "{why}"
         );
         let noisy = probe(&[(0, &[1.3e-7, 5e-7, 9e-7, 1.3e-7]), (1 << 20, &[7.5e-5, 7.5e-5, 7.5e-5])]);
-        assert!(matches!(compare(&refs, &noisy, 0.2, 0.25).unwrap().1, Verdict::Noisy(_)));
+        let (table, v) = compare(&refs, &noisy, 0.2, 0.25).unwrap();
+        assert!(matches!(v, Verdict::Noisy(_)));
+        // The table shows the spread the verdict is judged on, beside each size.
+        assert!(table.lines().next().unwrap().ends_with("spread"), "{table}");
+        let zero = table.lines().nth(1).unwrap();
+        assert!(
+            zero.ends_with(&format!("{:.1} %", figure(&vec![1.3e-7, 5e-7, 9e-7, 1.3e-7]).spread * 100.0)),
+            "{table}"
+        );
+        assert!(table.lines().nth(2).unwrap().ends_with("  0.0 %"), "{table}");
         // A probe of other sizes (a --quick calibration replacing a full one) compares what
         // it has, and says so when it has nothing.
         let part = probe(&[(0, &[1.31e-7, 1.3e-7, 1.3e-7]), (512, &[2e-7, 2e-7, 2e-7])]);

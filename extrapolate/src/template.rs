@@ -207,15 +207,23 @@ pub struct Looped<'a> {
 }
 
 impl Item<'_> {
-    /// The call's shape as its slot keeps it: tags counting down are said by the last
-    /// iteration's.
+    /// The call's shape as its slot keeps it ([`loop_shape`]).
     pub fn shape(&self) -> Op {
-        let mut s = shape::shape(&self.rec.op);
-        if let Some(l) = self.lp.as_ref().filter(|l| l.tag_step < 0) {
-            shape::shift_tags(&mut s, l.tag_step * (l.iters.len() as i32 - 1));
+        match &self.lp {
+            Some(l) => loop_shape(self.rec, l.tag_step, l.iters.len()),
+            None => shape::shape(&self.rec.op),
         }
-        s
     }
+}
+
+/// The shape of a loop's call whose first iteration is `rec`, over `m` iterations, as its slot
+/// keeps it: tags counting down are said by the last iteration's, the same at every rank count.
+fn loop_shape(rec: &Record, tag_step: i32, m: usize) -> Op {
+    let mut s = shape::shape(&rec.op);
+    if tag_step < 0 {
+        shape::shift_tags(&mut s, tag_step * (m as i32 - 1));
+    }
+    s
 }
 
 /// How one peer of a body's call went over the iterations seen so far.
@@ -329,7 +337,7 @@ fn run(recs: &[(u64, &Record)], i: usize, len: usize, me: u32, n: u32) -> Option
 /// its body, its shape, its peers' steps (`None`: a peer the same every iteration) and its tag
 /// step.
 #[derive(PartialEq)]
-pub struct Known {
+struct Known {
     calls: Vec<(Op, [Option<Steps>; MAX_PEERS], i32)>,
 }
 
@@ -421,11 +429,7 @@ fn is_known(known: &[Known], recs: &[(u64, &Record)], (m, runs, tag_steps): &Bod
     known.iter().any(|k| {
         k.calls.len() == runs.len()
             && k.calls.iter().zip(runs).zip(tag_steps).enumerate().all(|(b, (((shape, steps, t), run), ts))| {
-                let mut s = shape::shape(&recs[b].1.op);
-                if *ts < 0 {
-                    shape::shift_tags(&mut s, ts * (*m as i32 - 1));
-                }
-                s == *shape
+                loop_shape(recs[b].1, *ts, *m) == *shape
                     && t == ts
                     && steps.iter().zip(run).all(|(a, r)| match (a, r) {
                         (None, Some(Run::Same(_)) | None) => true,

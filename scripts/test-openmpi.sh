@@ -25,4 +25,4 @@ make -s -C mpi-test-apps MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi BIN="$out/a
 # the Fortran apps were built above with mpifort.openmpi: their tests must run, not skip.
 # --workspace: the dependencies' features of `make test`'s build, so nothing is rebuilt.
 PSINS_MPIRUN=mpirun.openmpi PSINS_TRACER_SO="$out/$dir/libpsinstrace.so" PSINS_TOOLS_DIR="$PWD/target/$dir" \
-  PSINS_APPS_DIR="$out/apps/bin" PSINS_REQUIRE_FORTRAN=1 cargo test --profile "$profile" --workspace --test tracer --test cpu_clock
+  PSINS_APPS_DIR="$out/apps/bin" PSINS_REQUIRE_FORTRAN=1 cargo test --profile "$profile" --workspace --test e2e -- tracer:: cpu_clock::

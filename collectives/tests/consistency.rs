@@ -4,7 +4,7 @@
 //! expanded on all ranks; sends and receives must pair up FIFO per ordered pair with equal
 //! sizes, and the rendezvous executor must run every rank to completion.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -5,7 +5,7 @@
 //! executor must run every rank to completion. Every algorithm the rules can pick must be
 //! picked somewhere in the sweep.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

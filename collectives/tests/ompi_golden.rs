@@ -9,7 +9,7 @@
 //! receive posted with `irecv` and waited for alone is a `Recv`, an `irecv` + `send` + wait is a
 //! `SendRecv`, a blocking send made while receives are posted joins their batch.
 
-mod common;
+use crate::common;
 
 use common::{alltoallv_counts, Call};
 use psins_collectives::check::verify;

@@ -1,7 +1,7 @@
 //! Property tests: random calls of every expandable collective stay consistent, and no input
 //! at all makes `expand` panic.
 
-mod common;
+use crate::common;
 
 use common::{alltoallv_counts, check, matrix, Call, Rng};
 use proptest::prelude::*;

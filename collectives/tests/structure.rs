@@ -1,7 +1,7 @@
 //! Closed-form message counts and byte totals (over all ranks, counted at the sender) of
 //! each algorithm, and the selection boundaries of MPICH 4.0.2's table.
 
-mod common;
+use crate::common;
 
 use common::{check, floor_pow2, Call};
 use psins_collectives::check::Summary;

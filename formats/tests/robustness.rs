@@ -1,6 +1,6 @@
 //! Arbitrary bytes, truncations and bit flips never panic a reader: each gives an error naming
 //! the file (and offset), or a valid prefix.
-mod common;
+use crate::common;
 use common::*;
 use proptest::prelude::*;
 use psins_formats::*;

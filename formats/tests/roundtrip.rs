@@ -1,5 +1,5 @@
 //! Any sequence of records survives both formats unchanged.
-mod common;
+use crate::common;
 use common::*;
 use proptest::prelude::*;
 use psins_formats::*;

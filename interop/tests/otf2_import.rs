@@ -8,12 +8,9 @@ use psins_formats::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "otf2/compile.rs"]
-mod compile;
+use crate::otf2::compile;
 
-#[path = "otf2_export.rs"]
-#[allow(dead_code)]
-mod export;
+use crate::otf2_export as export;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("otf2-import-{}-{name}", std::process::id()));

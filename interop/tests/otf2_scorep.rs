@@ -10,8 +10,7 @@ use psins_formats::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "otf2/compile.rs"]
-mod compile;
+use crate::otf2::compile;
 
 fn ready() -> bool {
     match psins_interop::otf2::available() {

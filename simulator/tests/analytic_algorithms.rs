@@ -6,7 +6,7 @@
 //! with and without crossing costs.
 //! And the closed forms of the symmetric algorithms equal the step-by-step evaluator exactly.
 
-mod common;
+use crate::common;
 
 use common::{replay, US};
 use proptest::prelude::*;

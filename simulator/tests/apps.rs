@@ -2,7 +2,7 @@
 //! tracer; `tests/data/regen-app-traces.sh` rebuilds them when the format changes) replay
 //! without deadlock or error under every model, analytic and expanded.
 
-mod common;
+use crate::common;
 use common::machine;
 use psins_sim::source::compact::CompactTrace;
 use psins_sim::{model::MODELS, simulate, Options};

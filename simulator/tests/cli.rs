@@ -1,6 +1,6 @@
 //! The binaries as a user runs them: exit codes, outputs, error messages.
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::Command;
 

@@ -2,7 +2,7 @@
 //! common::BASE: network L = 1us, 1000 bytes take 1us; no send/receive overheads, so an
 //! eager 1000-byte message takes 1us of latency and 1us of transfer).
 
-mod common;
+use crate::common;
 use common::*;
 use psins_sim::critpath::{CriticalPath, COMPUTE_FN};
 use psins_sim::source::compact::CompactTrace;

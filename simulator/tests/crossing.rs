@@ -5,7 +5,7 @@
 //! Machine (common::BASE with one band): network L = 1us, 1 GB/s (1000 B take 1us),
 //! o_s = 0.5us, o_r = 0.25us, x = 2us. One-way time of 1000 B: 0.5 + 1 + 1 + 0.25 = 2.75us.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::NO_RANK;
 use psins_sim::Machine;

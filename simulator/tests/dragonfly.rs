@@ -3,7 +3,7 @@
 //! dragonfly under every routing, `synth` runs on the bundled 1,056-node dragonfly
 //! (adversarial group shift included), the report shows the network statistics.
 
-mod binary;
+use crate::binary;
 use binary::*;
 
 #[test]

@@ -3,7 +3,7 @@
 //! under both routings, `synth` runs on the bundled 512-node tree, the report shows the
 //! network statistics.
 
-mod binary;
+use crate::binary;
 use binary::*;
 
 #[test]

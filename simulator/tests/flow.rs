@@ -3,7 +3,7 @@
 //! contend), `check` prints `[network.flow]`, a bad topology is an error with its line and a
 //! node count that does not match the graph names what would fit.
 
-mod binary;
+use crate::binary;
 use binary::*;
 use std::path::Path;
 

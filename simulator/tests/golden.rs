@@ -4,7 +4,7 @@
 //! 1 GB/s, so 1000 bytes take S/B = 1us and an uncontended 1000-byte message takes 2us;
 //! intra-node L = 0.5us, 2 GB/s. Eager threshold 64 KiB unless a test sets it.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::*;
 

@@ -4,7 +4,7 @@
 //! Test machine (common::BASE) with one rank per node: L = 1us, B = 1 GB/s, so a 1000-byte
 //! message sent at t arrives at t + 1 + 1 = t + 2us on the `simple` model (no contention).
 
-mod common;
+use crate::common;
 use common::*;
 use psins_collectives::{expand, CollArgs, Step, Thresholds};
 use psins_formats::*;

@@ -6,7 +6,7 @@
 //! 2 GB/s) plus SELF below: L = 0.1us, B = 10 GB/s (1000 B: 0.1us, 400 B: 0.04us); up to
 //! 512 B o_s = 0.2us, above o_s = 3us and o_r = 0.05us.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::*;
 use psins_sim::Machine;

@@ -3,7 +3,7 @@
 //! are written by hand through the real writer, as a buggy importer would write them;
 //! psins-consolidate never produces them (it refuses the request cases itself).
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::*;
 

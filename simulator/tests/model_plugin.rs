@@ -1,7 +1,7 @@
 //! A model that answers later, through its own events — the way the packet-level torus
 //! will — replays exactly like one that answers at once.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_sim::model::{CollCall, NetCtx, NetMsg, NetworkModel};
 use psins_sim::source::compact::CompactTrace;

@@ -2,7 +2,7 @@
 //! `mpi_version`), `mpi.library` over it, MPICH with a warning for any other library, and an
 //! unknown `mpi.library` refused with the list of known ones.
 
-mod common;
+use crate::common;
 
 use common::*;
 use psins_collectives::{ChoiceBy, Library};

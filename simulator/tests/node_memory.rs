@@ -2,7 +2,7 @@
 //! docs/models.md *A node's memory*): hand-computed exchanges between two ranks of one node.
 //! The test machine's `[intra]` link is 0.5 µs and 2 GB/s; the node's memory 3 GB/s.
 
-mod common;
+use crate::common;
 
 use common::*;
 use psins_formats::Record;

@@ -2,7 +2,7 @@
 //! with a warning): the replay moves their messages as usual, the receiver gets them, and the
 //! sender never waits for them, so it ends no later than had it waited.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::NO_RANK;
 

@@ -2,7 +2,7 @@
 //! outputs follow the shared rule (an input is never overwritten, `-` is stdout, checked before
 //! the replay), a full stdout is exit 3 with one message, never a panic or a silent 0.
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::{Command, Stdio};
 

@@ -2,7 +2,7 @@
 //! 106 days) is an error naming the task and record, never a wrapped, tiny prediction. The
 //! engine checks every event time (queue.rs) and every record's burst and call end.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn overflow_err(tasks: &[Vec<psins_formats::Record>], sets: &[&str]) -> String {

@@ -6,7 +6,7 @@
 //! with o_s = 0.5us, o_r = 0.25us; above 8 KiB L = 3us, 2 GB/s, o_s = 1us + S / 10 GB/s,
 //! o_r = 2us. Control latency (handshakes) = 1us. Eager threshold 64 KiB.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_sim::Machine;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! entries their runs give; a chart that cannot be written stops the run before it starts.
 //! (scripts/plot-check.sh renders them with Chromium and looks at the pictures.)
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! `poll` records (a run of unsuccessful tests or probes, folded by the tracer) replay as
 //! their calls would, and `pcontrol` records split the time into regions.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::*;
 

@@ -4,7 +4,7 @@
 //! time to the picosecond, and on a machine with a CPU ratio it does not (the ratio is in
 //! its bursts already).
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::*;
 use psins_sim::predicted::{metadata, PredictedTrace};

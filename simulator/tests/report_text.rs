@@ -2,7 +2,7 @@
 //! calibration and age, cpu_ratio, the rank mapping, the collectives mode) beside the
 //! prediction and its ratio to the measured run, and every time in scaled units.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::*;
 use psins_sim::source::compact::CompactTrace;

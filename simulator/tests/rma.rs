@@ -5,7 +5,7 @@
 //! 1 GB/s (1000 bytes take 1us, 8 bytes 8ns), no per-message overheads; the barrier's shape
 //! is set to `log` (a fence of 2 costs one L = 1us after the last arrival).
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::*;
 

@@ -1,7 +1,7 @@
 //! Arbitrary record sequences — most of them meaningless — never panic or hang the engine:
 //! each replay ends with a report, a deadlock report or a bad-record error.
 
-mod common;
+use crate::common;
 use common::*;
 use proptest::prelude::*;
 use psins_formats::*;

@@ -1,7 +1,7 @@
 //! MPI semantics beyond the golden timings: deadlocks, wildcards, persistent requests,
 //! probes, bad records, expanded collectives, determinism.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::*;
 use psins_sim::source::compact::CompactTrace;

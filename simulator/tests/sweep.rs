@@ -1,7 +1,7 @@
 //! `psins-sim sweep` as a user runs it: a grid equals separate runs byte for byte, shards
 //! merged equal the whole, an interrupted sweep resumes, bad input is one error.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

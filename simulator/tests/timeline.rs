@@ -1,7 +1,7 @@
 //! The timeline answers why: one flow arrow per message, args on every call, waiting as its
 //! own slice, the in-flight counter, and rank / window selection dropping what they should.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::*;
 use psins_sim::source::compact::CompactTrace;

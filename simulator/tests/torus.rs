@@ -1,8 +1,8 @@
 //! The `torus` model through the engine: real app traces on every design, exact zero-load
 //! timing of lone messages, the watchdog as an exit-code-2 error, and a 32×32×32 network.
 
-mod binary;
-mod common;
+use crate::binary;
+use crate::common;
 use binary::apps;
 use common::*;
 use psins_formats::{Op, Record, SendMode, COMM_WORLD};

@@ -2,7 +2,7 @@
 //! simulator/src/source/mod.rs): a traced gap includes the tracer's work after one call and
 //! before the next, which the untraced run never spends.
 
-mod common;
+use crate::common;
 use common::*;
 use psins_formats::{Op, Record, TraceWriter};
 use psins_sim::source::{compact::CompactTrace, TracerOverhead};

@@ -1,6 +1,6 @@
 //! Beyond 16 ranks the summary names the ranks at the extremes and the ranks that wait most.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// 33 ranks meet at an allreduce after computing (10 + r mod 5)us, rank 7 only 1us. The

@@ -1,6 +1,6 @@
 //! The co-simulation API: validation without panics, idle-time skipping, time never
 //! running backwards, determinism, statistics.
-mod common;
+use crate::common;
 
 use common::{cfg, drain, Lcg};
 use psins_torus::{LinkUse, Routing, Torus, TorusConfig};

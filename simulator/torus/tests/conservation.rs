@@ -1,6 +1,6 @@
 //! Every injected packet is delivered exactly once; messages are reassembled and
 //! delivered when their last packet arrives, never before their zero-load time.
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -1,6 +1,6 @@
 //! The watchdog: a ring workload deadlocks without bubble flow control and the watchdog
 //! reports it (never a hang); with the bubble rule the same workload completes.
-mod common;
+use crate::common;
 
 use common::{cfg, drain};
 use psins_torus::{Routing, Torus, TorusConfig};

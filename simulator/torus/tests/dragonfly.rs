@@ -2,7 +2,7 @@
 //! computed cases, both arrangements), minimal routes take at most one global hop and
 //! Valiant two, every message is delivered once and saturation never trips the watchdog
 //! under every routing, Valiant beats minimal routing under the adversarial group shift.
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! The fat-tree: zero-load latency equals the closed form of docs/fattree.md, routes are
 //! up*/down* and minimal, D-mod-k spreads destinations evenly over up ports, every message
 //! is delivered once, saturated traffic never trips the watchdog, synthetic traffic runs.
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

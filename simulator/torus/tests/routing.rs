@@ -1,6 +1,6 @@
 //! DOR paths follow dimension order, adaptive paths are minimal, mesh routes never use
 //! wrap-around links.
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

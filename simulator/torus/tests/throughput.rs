@@ -2,7 +2,7 @@
 //! the 8/k bound. Normalisation: a phit is one link cycle (W bits), so every link carries
 //! 1 phit per cycle, and the ideal uniform capacity of a k-ary n-cube torus (k even) is
 //! 8/k phits per node per cycle; `accepted_fraction` is accepted phits over that.
-mod common;
+use crate::common;
 
 use common::cfg;
 use psins_torus::synth::{self, Pattern};

@@ -1,6 +1,6 @@
 //! Hand-computed timings under contention: a blocked packet moves at the exact cycle the
 //! documented rules allow, not later.
-mod common;
+use crate::common;
 
 use common::drain;
 use psins_torus::{Routing, Torus, TorusConfig};

@@ -1,5 +1,5 @@
 //! Zero-load latency equals the documented formula: (h+1)·R + h + Σ ⌈8·Pᵢ/W⌉.
-mod common;
+use crate::common;
 
 use common::{cfg, drain, Lcg};
 use psins_torus::{Routing, Torus, TorusConfig};

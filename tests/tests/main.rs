@@ -1,0 +1,17 @@
+//! The integration tests, one module per file, linked as one binary: each test binary links
+//! the whole workspace below it, and one link instead of one per file is most of what the
+//! tests' build saves.
+
+mod cpu_clock;
+mod dumpi;
+mod otf2;
+mod other_requests;
+mod packaging;
+mod paraver;
+mod peers;
+mod pipeline;
+mod polls;
+mod predicted;
+mod simgrid;
+mod timeline;
+mod tracer;

@@ -77,7 +77,8 @@ trace pingpong 2 1
 trace ring 4 3 4
 trace stencil2d 4 2 8
 trace is 4 1 64
-# Persistent requests, probes and the completion calls (dumpi=1: only what the importer reads).
+# Persistent requests, probes, the completion calls, the send modes, a cancelled receive
+# (dumpi=1: without MPI_Mprobe, which libdumpi 13 does not record).
 trace requests 4 64 1
 # Row and column communicators from MPI_Comm_split of the world, used and freed.
 trace cg 4 2 64

@@ -276,10 +276,10 @@ fn a_label_outside_the_table_or_refused_names_its_record_and_offset() {
     std::fs::write(&f, &b).unwrap();
     let want = ["ring-0000.bin: rank 0, record 1", &format!("byte offset {at}"), "dumpi call 3: function label 300"];
     fails(&d, &want);
-    // MPI_Cancel (24): read, and refused with why.
+    // MPI_Cancel (24) of a request nothing posted: its request is the Irecv's count (4).
     b[at..at + 2].copy_from_slice(&24u16.to_be_bytes());
     std::fs::write(&f, &b).unwrap();
-    fails(&d, &["record 1", "dumpi call 3, MPI_Cancel: cannot be imported: a cancelled request"]);
+    fails(&d, &["record 1", "dumpi call 3, MPI_Cancel: request 4 is not active"]);
 }
 
 /// The dumpi function names a psins record of `op` stands for.
@@ -451,6 +451,26 @@ fn persistent_requests_and_probes() {
         // The Iprobe loop's misses: the posted wildcard source and tag, nothing found.
         let miss = Op::Probe { peer: ANY_SOURCE, tag: 9, bytes: 0, comm: W, flags: 0 };
         assert!(probes.iter().filter(|o| matches!(o, Op::Probe { flags: 0, .. })).all(|o| **o == miss), "rank {r}");
+        // Then an MPI_Bsend (tag 14) to the right, an MPI_Sendrecv_replace (tag 15) and an
+        // MPI_Irecv (tag 16) nobody matches, cancelled: its status says so, and the Cancel
+        // goes just before the MPI_Wait, which completes it with no source, tag or bytes.
+        let ops: Vec<&Op> = recs.iter().map(|x| &x.op).collect();
+        let bsend = Op::Send { mode: SendMode::Buffered, peer: right, tag: 14, bytes: 256, comm: W };
+        assert!(ops.contains(&&bsend), "rank {r}");
+        let replace =
+            Op::Sendrecv { peer: right, tag: 15, bytes: 256, src: left, rtag: 15, rbytes: 256, comm: W, replace: true };
+        assert!(ops.contains(&&replace), "rank {r}");
+        let c = ops.iter().position(|o| matches!(o, Op::Cancel { .. })).expect("a Cancel");
+        let Op::Irecv { req, .. } = *ops[c - 1] else { panic!("rank {r}: {:?} before the Cancel", ops[c - 1]) };
+        assert_eq!(*ops[c - 1], Op::Irecv { peer: left, tag: 16, bytes: 256, comm: W, req }, "rank {r}");
+        assert_eq!(*ops[c], Op::Cancel { req }, "rank {r}");
+        let w = &recs[c + 1];
+        assert_eq!(
+            (&w.op, &w.list[..]),
+            (&Op::Wait { func: WaitFn::Wait, count: 1 }, &[req as i64, NO_RANK as i64, 0, 0][..])
+        );
+        assert_eq!((recs[c].dur_ns, w.gap_ns), (0, 0), "rank {r}: the Cancel at the MPI_Wait's start");
+        assert_eq!(ops.iter().filter(|o| matches!(o, Op::Cancel { .. })).count(), 1, "rank {r}");
     }
 }
 
@@ -500,6 +520,46 @@ fn relabel(f: &Path, from: u16, nth: usize, to: u16) {
         b[c..c + 4].copy_from_slice(&(n as u32).to_be_bytes());
     }
     std::fs::write(f, &b).unwrap();
+}
+
+/// What MPI_Cancel did is read from its request's completion: a send the status says it
+/// cancelled, and a cancelled request completed without a status, are each one error.
+#[test]
+fn a_cancel_whose_outcome_cannot_be_replayed_is_one_error() {
+    // Rank 2 of requests: the MPI_Irecv (12) that MPI_Cancel cancels, the last of the file,
+    // made an MPI_Isend (8, the same fields); its MPI_Wait's status says cancelled.
+    let d = copy("requests", "cancelled-send");
+    let f = d.join("requests-0002.bin");
+    let b = std::fs::read(&f).unwrap();
+    let irecvs = (16..b.len() - 3).filter(|&i| b[i..i + 2] == [0, 12] && b[i + 2] == 0x4f).count();
+    relabel(&f, 12, irecvs - 1, 8);
+    fails(&d, &["requests-0002.bin: rank 2, record", "MPI_Wait: request", "a send MPI_Cancel took back"]);
+
+    // The MPI_Wait after the MPI_Cancel (24) with its one status cut out (a count of 0, as
+    // MPI_STATUS_IGNORE gives): after the label, mask, thread and two 12-byte times, the
+    // request (4 bytes), the count (4), a status of 14; the index's offsets past it move.
+    let d = copy("requests", "cancel-no-status");
+    let f = d.join("requests-0002.bin");
+    let mut b = std::fs::read(&f).unwrap();
+    let cancel = record_at(&b, 24, 0);
+    let wait = (cancel..b.len() - 3).find(|&i| b[i..i + 2] == [0, 13] && b[i + 2] == 0x4f).expect("its MPI_Wait");
+    let count = wait + 3 + 2 + 12 + 12 + 4;
+    assert_eq!(b[count..count + 4], 1i32.to_be_bytes(), "one status");
+    b[count..count + 4].copy_from_slice(&0i32.to_be_bytes());
+    b.drain(count + 4..count + 4 + 14);
+    let idx = b.len() - 64;
+    for w in 1..8 {
+        let at = idx + 8 * w;
+        let v = u64::from_be_bytes(b[at..at + 8].try_into().unwrap());
+        if v as usize > count {
+            b[at..at + 8].copy_from_slice(&(v - 14).to_be_bytes());
+        }
+    }
+    std::fs::write(&f, &b).unwrap();
+    fails(
+        &d,
+        &["requests-0002.bin: rank 2, record", "MPI_Wait: request", "whether it was cancelled is not in the trace"],
+    );
 }
 
 #[test]

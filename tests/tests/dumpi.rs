@@ -37,6 +37,8 @@ struct Traffic {
     /// Communicators made (constructor, members) and freed, in order.
     comms: Vec<(CommFn, Vec<i64>)>,
     freed: usize,
+    /// Requests cancelled.
+    cancels: usize,
 }
 
 fn traffic(recs: &[Record]) -> Traffic {
@@ -47,6 +49,7 @@ fn traffic(recs: &[Record]) -> Traffic {
         probes: Vec::new(),
         comms: Vec::new(),
         freed: 0,
+        cancels: 0,
     };
     // Persistent sends by request id: each start sends one message.
     let mut persistent = std::collections::HashMap::new();
@@ -74,6 +77,7 @@ fn traffic(recs: &[Record]) -> Traffic {
             Op::CommCreate { .. } if r.list.is_empty() => {}
             Op::CommCreate { func, .. } => t.comms.push((*func, r.list.clone())),
             Op::CommFree { .. } => t.freed += 1,
+            Op::Cancel { .. } => t.cancels += 1,
             Op::Probe { peer, tag, bytes, flags, .. } if flags & ProbeFlags::FOUND != 0 => {
                 t.probes.push((*peer, *tag, *bytes, *flags))
             }
@@ -134,8 +138,8 @@ fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() 
             "stencil2d" => 16,
             // requests: per rank 4 persistent sends (3 Startall rounds, one Start), 3 of
             // Waitsome, one each of Testall, Testsome, the Test loop, Probe, Iprobe, Issend,
-            // Ssend and Rsend.
-            "requests" => 4 * 15,
+            // Ssend, Rsend, Bsend and Sendrecv_replace.
+            "requests" => 4 * 17,
             // cg 2 iterations on a 2x2 grid: per iteration a row Sendrecv on every rank and
             // a transpose Sendrecv on the two off-diagonal ones.
             "cg" => 2 * (4 + 2),
@@ -148,6 +152,9 @@ fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() 
         assert_eq!(messages, want, "{app}: messages");
         let probes: usize = (0..n as usize).map(|r| traffic(&b[r]).probes.len()).sum();
         assert_eq!(probes, if app == "requests" { 4 * 2 } else { 0 }, "{app}: probes that found a message");
+        // requests: a receive nobody matches, cancelled, on every rank.
+        let cancels: usize = (0..n as usize).map(|r| traffic(&b[r]).cancels).sum();
+        assert_eq!(cancels, if app == "requests" { 4 } else { 0 }, "{app}: cancelled requests");
         // cg: a row and a column communicator per rank (2x2 grid: two ranks each), freed.
         let (made, freed): (usize, usize) =
             (0..n as usize).map(|r| traffic(&b[r])).fold((0, 0), |(m, f), t| (m + t.comms.len(), f + t.freed));

@@ -56,6 +56,7 @@ const RECORD: &[&str] = &[
     "MPI_Startall",
     "MPI_Sendrecv",
     "MPI_Sendrecv_replace",
+    "MPI_Cancel",
     "MPI_Barrier",
     "MPI_Bcast",
     "MPI_Gather",
@@ -83,10 +84,6 @@ const RECORD: &[&str] = &[
     "MPI_Finalize",
     "MPI_Abort",
 ];
-
-/// Refused: folding them would leave the rest of the trace wrong.
-const REFUSE: &[(&str, &str)] =
-    &[("MPI_Cancel", "a cancelled request completes without its message, and the trace does not say whether it was")];
 
 const ONE_SIDED: &str = "one-sided communication";
 const IO: &str = "MPI-IO";
@@ -140,9 +137,6 @@ fn decide(f: &Function) -> Take {
     if RECORD.contains(&f.name) {
         return Take::Record;
     }
-    if let Some(&(_, why)) = REFUSE.iter().find(|r| r.0 == f.name) {
-        return Take::Refuse(why);
-    }
     if let Some(&(_, what)) = UNMODELLED.iter().find(|r| r.0 == f.name) {
         return Take::Unmodelled(what);
     }
@@ -193,7 +187,7 @@ mod tests {
     #[test]
     fn every_name_listed_is_a_function_of_the_table() {
         let names: Vec<&str> = table::FUNCTIONS.iter().map(|f| f.name).collect();
-        for n in RECORD.iter().chain(REFUSE.iter().map(|r| &r.0)).chain(UNMODELLED.iter().map(|r| &r.0)) {
+        for n in RECORD.iter().chain(UNMODELLED.iter().map(|r| &r.0)) {
             assert!(names.contains(n), "{n} is not in the table");
         }
     }
@@ -262,7 +256,7 @@ mod tests {
         assert_eq!(t(143), Take::Unmodelled(ONE_SIDED));
         assert_eq!(t(250), Take::Unmodelled(IO));
         assert_eq!(t(285), Take::Unmodelled(IO));
-        assert!(matches!(t(24), Take::Refuse(_)));
+        assert_eq!(t(24), Take::Record);
         assert!(matches!(t(128), Take::Refuse(_)));
         assert_eq!(t(FUNCTION_ENTER), Take::Fold);
     }

@@ -65,6 +65,8 @@ struct Status {
     bytes: u64,
     source: i32,
     tag: i32,
+    /// MPI_Test_cancelled's answer, which libdumpi records with every status.
+    cancelled: bool,
 }
 
 /// A posted nonblocking send or receive.
@@ -77,6 +79,8 @@ struct Posted {
     bytes: u64,
     /// Its communicator, which bounds the source its status gives.
     on: Ranks,
+    /// MPI_Cancel was called on it: its completion's status says whether it was cancelled.
+    cancel: bool,
 }
 
 /// A communicator (its dumpi handle) and how many ranks it has: its peers and roots are
@@ -128,6 +132,12 @@ pub struct Decoder {
     /// MPI_Start posts, under the id the request keeps until MPI_Request_free.
     persistent: HashMap<i32, Posted>,
     next_req: u32,
+    /// Receives the completion call being read found cancelled: a Cancel record for each
+    /// goes before that call's record.
+    cancels: Vec<u32>,
+    /// Records to hand out before reading further: a completion call that comes after its
+    /// cancels.
+    queued: VecDeque<Record>,
     instance: u32,
     /// Communicators by dumpi handle; the world's and self's are implicit. Ids count from 2,
     /// as the tracer's per-rank numbering (consolidation makes them global).
@@ -170,6 +180,8 @@ impl Decoder {
             posted: HashMap::new(),
             persistent: HashMap::new(),
             next_req: 0,
+            cancels: Vec::new(),
+            queued: VecDeque::new(),
             instance: 0,
             comms: HashMap::new(),
             next_comm: 2,
@@ -193,6 +205,11 @@ impl Decoder {
     }
 
     fn step(&mut self, buf: &[u8], rec: &mut Record) -> Result<bool, Bad> {
+        if let Some(r) = self.queued.pop_front() {
+            *rec = r;
+            self.records += 1;
+            return Ok(true);
+        }
         while !self.done {
             let start = self.pos;
             // The records end 2 bytes before the header, at the end-of-stream label.
@@ -264,6 +281,15 @@ impl Decoder {
             rec.gap_ns = gap;
             rec.dur_ns = t1.saturating_sub(t0);
             rec.op = op.unwrap();
+            if !self.cancels.is_empty() {
+                // The receives this completion found cancelled are cancelled first, at its
+                // start; the completion follows at once.
+                let mut cancels = self.cancels.drain(..).map(|req| Record::new(0, 0, Op::Cancel { req }));
+                let first = cancels.next().expect("not empty");
+                self.queued.extend(cancels);
+                let call = std::mem::replace(rec, Record { gap_ns: gap, ..first });
+                self.queued.push_back(Record { gap_ns: 0, ..call });
+            }
             self.records += 1;
             return Ok(true);
         }
@@ -442,10 +468,10 @@ impl Decoder {
         for _ in 0..n {
             let bytes = c.i32()?;
             let source = c.i32()?;
-            let _cancelled = c.u8()?;
+            let cancelled = c.u8()? != 0;
             let _error = c.u8()?;
             let tag = if version_tag { c.i32()? } else { DUMPI_ANY };
-            v.push(Status { bytes: bytes.max(0) as u64, source, tag });
+            v.push(Status { bytes: bytes.max(0) as u64, source, tag, cancelled });
         }
         Ok(v)
     }
@@ -453,7 +479,7 @@ impl Decoder {
     fn post(&mut self, handle: i32, recv: bool, peer: i32, tag: i32, bytes: u64, on: Ranks) -> Result<u32, String> {
         self.next_req = self.next_req.checked_add(1).ok_or("more than 2^32 requests")?;
         let id = self.next_req;
-        self.posted.entry(handle).or_default().push_back(Posted { id, recv, peer, tag, bytes, on });
+        self.posted.entry(handle).or_default().push_back(Posted { id, recv, peer, tag, bytes, on, cancel: false });
         Ok(id)
     }
 
@@ -461,7 +487,7 @@ impl Decoder {
     fn create(&mut self, handle: i32, recv: bool, peer: i32, tag: i32, bytes: u64, on: Ranks) -> Result<u32, String> {
         self.next_req = self.next_req.checked_add(1).ok_or("more than 2^32 requests")?;
         let id = self.next_req;
-        if self.persistent.insert(handle, Posted { id, recv, peer, tag, bytes, on }).is_some() {
+        if self.persistent.insert(handle, Posted { id, recv, peer, tag, bytes, on, cancel: false }).is_some() {
             return Err(format!("request {handle} created again before MPI_Request_free freed it"));
         }
         Ok(id)
@@ -505,6 +531,30 @@ impl Decoder {
         let p = q
             .and_then(|q| q.pop_front())
             .ok_or_else(|| format!("request {handle} was not posted by an MPI_Isend, MPI_Irecv or MPI_Start"))?;
+        if p.cancel {
+            match status {
+                None => {
+                    return Err(format!(
+                        "request {handle}: MPI_Cancel was called on it and it completed without its status \
+                         (MPI_STATUS_IGNORE, or traced with statuses off): whether it was cancelled is not in the trace"
+                    ))
+                }
+                Some(s) if s.cancelled && !p.recv => {
+                    return Err(format!(
+                        "request {handle}: a send MPI_Cancel took back (its status says cancelled): psins replays \
+                         every message a trace sends, and cannot replay one withdrawn"
+                    ))
+                }
+                // Cancelled: the receive got no message. A Cancel record goes before this
+                // completion (step), which completes it as the tracer's cancelled receives do.
+                Some(s) if s.cancelled => {
+                    self.cancels.push(p.id);
+                    return Ok([p.id as i64, NO_RANK as i64, 0, 0]);
+                }
+                // Not cancelled: it completed as if MPI_Cancel had not been called.
+                Some(_) => {}
+            }
+        }
         if !p.recv {
             return Ok([p.id as i64, NO_RANK as i64, p.tag as i64, p.bytes as i64]);
         }
@@ -743,6 +793,16 @@ impl Decoder {
                     Some(_) => return Err(format!("persistent request {h} freed while started and not completed")),
                     None => return Err(format!("request {h} is not a persistent one: an active request freed completes at a time the trace does not hold")),
                 }
+            }
+            // Cancel: request. Whether it was cancelled is known only at its completion, from
+            // the status, so the call keeps only its time here and the completion says the rest.
+            24 => {
+                let h = c.i32().map_err(e)?;
+                let p = self.posted.get_mut(&h).and_then(|q| q.front_mut()).ok_or_else(|| {
+                    format!("request {h} is not active (no MPI_Isend, MPI_Irecv or MPI_Start posted it)")
+                })?;
+                p.cancel = true;
+                return Ok(None);
             }
             // Iprobe: source, tag, comm, flag, status. Probe: source, tag, comm, status.
             22 | 23 => {

@@ -5,9 +5,10 @@
  * MPI_Group_difference, MPI_Group_range_incl (the evens again, as a range) and
  * MPI_Group_translate_ranks; MPI_Comm_create from the range (odd ranks get
  * MPI_COMM_NULL) and from the union. Then MPI_Cart_create of a 2-D grid
- * (MPI_Dims_create) and its rows by MPI_Cart_sub, and a 1-D line of all ranks
- * but the last (which gets MPI_COMM_NULL). On each new communicator a ring of
- * MPI_Sendrecv between its ranks (checked) and, but on the line, an
+ * (MPI_Dims_create) and its rows by MPI_Cart_sub, a 1-D line of all ranks
+ * but the last (which gets MPI_COMM_NULL), and MPI_Graph_create of a ring of
+ * the same ranks (the last again MPI_COMM_NULL). On each new communicator a
+ * ring of MPI_Sendrecv between its ranks (checked) and, but on the line, an
  * MPI_Allreduce of world ranks (checked); each is freed.
  *
  * No arguments; 2 ranks or more.
@@ -99,12 +100,33 @@ static void cart(int rank, int size)
     }
 }
 
+static void graph(int rank, int size)
+{
+    int nodes = size - 1, *index = malloc(nodes * sizeof *index), *edges = malloc(2 * nodes * sizeof *edges);
+    for (int i = 0; i < nodes; i++) {
+        index[i] = 2 * (i + 1);
+        edges[2 * i] = (i + nodes - 1) % nodes;
+        edges[2 * i + 1] = (i + 1) % nodes;
+    }
+    MPI_Comm ring_graph;
+    CALL(MPI_Graph_create, (MPI_COMM_WORLD, nodes, index, edges, 0, &ring_graph));
+    psins_check((ring_graph == MPI_COMM_NULL) == (rank == size - 1), "graph membership");
+    if (ring_graph != MPI_COMM_NULL) {
+        ring(ring_graph);
+        member_sum(ring_graph, rank, nodes * (nodes - 1) / 2);
+        CALL(MPI_Comm_free, (&ring_graph));
+    }
+    free(index);
+    free(edges);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
     psins_start(&argc, &argv, &rank, &size);
     groups(rank, size);
     cart(rank, size);
+    graph(rank, size);
     if (rank == 0)
         printf("groups ok at %d ranks\n", size);
     return psins_finish(rank);

@@ -293,6 +293,7 @@ fn mpi_name(op: &Op) -> &'static str {
         Op::CommCreate { func: CommFn::Create, .. } => "MPI_Comm_create",
         Op::CommCreate { func: CommFn::CartCreate, .. } => "MPI_Cart_create",
         Op::CommCreate { func: CommFn::CartSub, .. } => "MPI_Cart_sub",
+        Op::CommCreate { func: CommFn::GraphCreate, .. } => "MPI_Graph_create",
         op => panic!("{op:?}"),
     }
 }
@@ -300,10 +301,10 @@ fn mpi_name(op: &Op) -> &'static str {
 /// What `groups` (mpi-test-apps/groups.c) printed at 4 ranks when the fixture was made: its
 /// own count of each MPI call per rank.
 const GROUPS_COUNTS: [&str; 4] = [
-    "MPI_Allreduce=4 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=5 MPI_Comm_group=1 MPI_Comm_rank=6 MPI_Comm_size=6 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=5 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=5",
-    "MPI_Allreduce=3 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=4 MPI_Comm_group=1 MPI_Comm_rank=5 MPI_Comm_size=5 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=4 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=4",
-    "MPI_Allreduce=4 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=5 MPI_Comm_group=1 MPI_Comm_rank=6 MPI_Comm_size=6 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=5 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=5",
-    "MPI_Allreduce=3 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=3 MPI_Comm_group=1 MPI_Comm_rank=4 MPI_Comm_size=4 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=3 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=3",
+    "MPI_Allreduce=5 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=6 MPI_Comm_group=1 MPI_Comm_rank=7 MPI_Comm_size=7 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=6 MPI_Graph_create=1 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=6",
+    "MPI_Allreduce=4 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=5 MPI_Comm_group=1 MPI_Comm_rank=6 MPI_Comm_size=6 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=5 MPI_Graph_create=1 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=5",
+    "MPI_Allreduce=5 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=6 MPI_Comm_group=1 MPI_Comm_rank=7 MPI_Comm_size=7 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=6 MPI_Graph_create=1 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=6",
+    "MPI_Allreduce=3 MPI_Cart_create=2 MPI_Cart_sub=1 MPI_Comm_create=2 MPI_Comm_free=3 MPI_Comm_group=1 MPI_Comm_rank=4 MPI_Comm_size=4 MPI_Dims_create=1 MPI_Finalize=1 MPI_Get_count=3 MPI_Graph_create=1 MPI_Group_difference=1 MPI_Group_excl=1 MPI_Group_free=6 MPI_Group_incl=1 MPI_Group_range_incl=1 MPI_Group_translate_ranks=1 MPI_Group_union=1 MPI_Init=1 MPI_Sendrecv=3",
 ];
 
 #[test]
@@ -311,9 +312,10 @@ fn communicators_from_groups_and_cartesian_grids() {
     // `groups` at 4 ranks. Groups: the world's evens by MPI_Group_incl, odds by
     // MPI_Group_excl, their union (0 2 1 3), the evens again by MPI_Group_range_incl; MPI_Comm_create
     // from the range (odd ranks get MPI_COMM_NULL: no communicator, time only) and from the
-    // union. Then a 2x2 MPI_Cart_create, its rows by MPI_Cart_sub, and a line of ranks 0..2
-    // (rank 3 gets MPI_COMM_NULL). Each communicator: a Sendrecv ring of its ranks and (not
-    // the line) an Allreduce, then freed.
+    // union. Then a 2x2 MPI_Cart_create, its rows by MPI_Cart_sub, a line of ranks 0..2
+    // (rank 3 gets MPI_COMM_NULL) and an MPI_Graph_create ring of the same ranks (rank 3 again
+    // MPI_COMM_NULL). Each communicator: a Sendrecv ring of its ranks and (not the line) an
+    // Allreduce, then freed.
     let (t, err) = imported("groups");
     for (r, recs) in t.iter().enumerate() {
         // Made of the world, but the rows of the grid.
@@ -342,7 +344,7 @@ fn communicators_from_groups_and_cartesian_grids() {
             (CommFn::CartSub, &row[..]),
         ]);
         if r < 3 {
-            want.push((CommFn::CartCreate, &[0, 1, 2]));
+            want.extend([(CommFn::CartCreate, &[0, 1, 2][..]), (CommFn::GraphCreate, &[0, 1, 2][..])]);
         }
         assert_eq!(made, want, "rank {r}");
         // Each ring's peers are communicator-local: right and left of this rank's place.
@@ -383,6 +385,20 @@ fn communicators_from_groups_and_cartesian_grids() {
     assert!(err.contains("MPI_Comm_group 4, "), "{err}");
     assert!(err.contains("MPI_Group_incl 4, MPI_Group_range_incl 4, MPI_Group_translate_ranks 4"), "{err}");
     assert!(!err.contains("does not replay"), "{err}");
+}
+
+#[test]
+fn a_graph_larger_than_its_communicator_is_one_error() {
+    // Rank 0 of groups: MPI_Graph_create's nodes (after the label, mask, thread id, times,
+    // numedges and the old communicator) made 9, of a 4-rank world.
+    let d = copy("groups", "graph-nodes");
+    let f = d.join("groups-0000.bin");
+    let mut b = std::fs::read(&f).unwrap();
+    let nodes = record_at(&b, 101, 0) + 3 + 2 + 12 + 12 + 4 + 2;
+    assert_eq!(b[nodes..nodes + 4], 3i32.to_be_bytes(), "the graph's 3 nodes");
+    b[nodes..nodes + 4].copy_from_slice(&9i32.to_be_bytes());
+    std::fs::write(&f, &b).unwrap();
+    fails(&d, &["groups-0000.bin: rank 0, record", "MPI_Graph_create: a graph of 9 ranks on communicator"]);
 }
 
 #[test]

@@ -144,9 +144,9 @@ fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() 
             // a transpose Sendrecv on the two off-diagonal ones.
             "cg" => 2 * (4 + 2),
             // groups at 4 ranks: a Sendrecv ring on each communicator it makes: the even ranks
-            // (2), all ranks in a new order (4), the 2x2 grid (4), its two rows (2 + 2), and the
-            // line of the first 3 ranks.
-            "groups" => 2 + 4 + 4 + 4 + 3,
+            // (2), all ranks in a new order (4), the 2x2 grid (4), its two rows (2 + 2), the
+            // line of the first 3 ranks and the graph of the same 3.
+            "groups" => 2 + 4 + 4 + 4 + 3 + 3,
             _ => 0,
         };
         assert_eq!(messages, want, "{app}: messages");
@@ -160,18 +160,18 @@ fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() 
             (0..n as usize).map(|r| traffic(&b[r])).fold((0, 0), |(m, f), t| (m + t.comms.len(), f + t.freed));
         let want = match app {
             "cg" => (8, 8),
-            // groups: those five communicators, 2 + 4 + 4 + 4 + 3 members, each freed.
-            "groups" => (17, 17),
+            // groups: those six communicators, 2 + 4 + 4 + 4 + 3 + 3 members, each freed.
+            "groups" => (20, 20),
             _ => (0, 0),
         };
         assert_eq!((made, freed), want, "{app}: communicators made and freed");
         let colls: usize = (0..n as usize).map(|r| traffic(&b[r]).colls.len()).sum();
         let want = match app {
-            "stencil2d" => 4 * 2,      // an Allreduce per iteration
-            "is" => 4 * 3,             // Alltoall, Alltoallv, Allreduce
-            "requests" => 4,           // the Barrier before the ready sends
-            "cg" => 4 * 10,            // Allreduces: 1 before, 3 per iteration, 3 after
-            "groups" => 2 + 4 + 4 + 4, // an Allreduce on each communicator but the line
+            "stencil2d" => 4 * 2,          // an Allreduce per iteration
+            "is" => 4 * 3,                 // Alltoall, Alltoallv, Allreduce
+            "requests" => 4,               // the Barrier before the ready sends
+            "cg" => 4 * 10,                // Allreduces: 1 before, 3 per iteration, 3 after
+            "groups" => 2 + 4 + 4 + 4 + 3, // an Allreduce on each communicator but the line
             _ => 0,
         };
         assert_eq!(colls, want, "{app}: collectives");

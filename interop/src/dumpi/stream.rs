@@ -50,6 +50,7 @@ const COMM_RANK: u16 = 82;
 const COMM_CREATE: u16 = 85;
 const CART_CREATE: u16 = 99;
 const CART_SUB: u16 = 111;
+const GRAPH_CREATE: u16 = 101;
 const EXSCAN: u16 = 156;
 const REDUCE_SCATTER: u16 = 66;
 const OP_CREATE: u16 = 63;
@@ -740,11 +741,12 @@ impl Decoder {
                 let grid = self.comms.get(&old).and_then(|c| c.grid.clone());
                 self.made(CommFn::Dup, old, new, members, grid, rec)?
             }
-            COMM_CREATE | CART_CREATE | CART_SUB => {
+            COMM_CREATE | CART_CREATE | CART_SUB | GRAPH_CREATE => {
                 let v = fields::read(fun, c, st, true).map_err(e)?;
                 return match label {
                     COMM_CREATE => self.comm_create(fun, &v, rec),
                     CART_CREATE => self.cart_create(fun, &v, rec),
+                    GRAPH_CREATE => self.graph_create(fun, &v, rec),
                     _ => self.cart_sub(fun, &v, rec),
                 };
             }
@@ -1196,16 +1198,35 @@ impl Decoder {
             n = n.saturating_mul(d as u64);
         }
         let grid: Vec<u32> = dims.iter().map(|&d| d as u32).collect();
-        let parent = self.members(old)?;
-        let members = match parent {
+        let Some(members) = self.first_ranks(old, new, n, "grid")? else { return Ok(None) };
+        self.made(CommFn::CartCreate, old, new, members, Some(grid), rec).map(Some)
+    }
+
+    /// MPI_Graph_create: numedges, oldcomm, nodes, index, edges, reorder, newcomm. The
+    /// graph's ranks are the old communicator's first `nodes`, in its order (as MPI_Cart_create's;
+    /// a reordering shows as a rank MPI_Comm_rank contradicts, which is refused).
+    fn graph_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, String> {
+        let (old, new) = (v.handle(fun, "oldcomm")?, v.handle(fun, "newcomm")?);
+        let nodes = v.int(fun, "nodes")?;
+        if nodes < 0 {
+            return Err(format!("a graph of {nodes} nodes"));
+        }
+        let Some(members) = self.first_ranks(old, new, nodes as u64, "graph")? else { return Ok(None) };
+        self.made(CommFn::GraphCreate, old, new, members, None, rec).map(Some)
+    }
+
+    /// The members of a topology of `n` ranks laid on communicator `old` (its first `n`), or
+    /// None where this rank got MPI_COMM_NULL (`new`), which must be the ranks past them.
+    fn first_ranks(&self, old: u16, new: u16, n: u64, what: &str) -> Result<Option<Option<Vec<u32>>>, String> {
+        let members = match self.members(old)? {
             Some(p) if n > p.len() as u64 => {
-                return Err(format!("a grid of {n} ranks ({dims:?}) on communicator {old} of {} ranks", p.len()))
+                return Err(format!("a {what} of {n} ranks on communicator {old} of {} ranks", p.len()))
             }
             Some(p) => {
                 let members = p[..n as usize].to_vec();
                 if members.contains(&self.rank) != (new != DUMPI_COMM_NULL) {
                     return Err(format!(
-                        "this rank {} the grid's first {n} ranks of communicator {old} and got {}",
+                        "this rank {} the {what}'s first {n} ranks of communicator {old} and got {}",
                         if new == DUMPI_COMM_NULL { "is among" } else { "is not among" },
                         if new == DUMPI_COMM_NULL {
                             "MPI_COMM_NULL".to_string()
@@ -1222,7 +1243,7 @@ impl Decoder {
             self.comm(old)?;
             return Ok(None);
         }
-        self.made(CommFn::CartCreate, old, new, members, Some(grid), rec).map(Some)
+        Ok(Some(members))
     }
 
     /// MPI_Cart_sub: ndim, comm, remain_dims, newcomm. The members are the grid's ranks whose

@@ -119,6 +119,16 @@ fn actions_become_the_records_smpi_replays() {
     let o = import(&sub, &dir.join("d.psins"), &["--host-speed", "2e9"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(records(&dir.join("d.psins")), t);
+    // A moved export: its list still names the old absolute paths, the files are beside it.
+    let moved = dir.join("moved");
+    std::fs::create_dir_all(&moved).unwrap();
+    for f in ["a0.ti", "a1.ti"] {
+        std::fs::copy(dir.join(f), moved.join(f)).unwrap();
+    }
+    std::fs::write(moved.join("replay.txt"), "/gone/a0.ti\n/gone/a1.ti\n").unwrap();
+    let o = import(&moved, &dir.join("m.psins"), &["--host-speed", "2e9"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(records(&dir.join("m.psins")), t);
 }
 
 #[test]

@@ -10,8 +10,9 @@ use std::process::ExitCode;
 /// Write a compact trace in another tool's format.
 ///
 /// `--to ti`: SimGrid time-independent traces for `smpirun -replay` (SimGrid 3.32): DIR gets
-/// one action file per rank (rank-N.ti) and the list file replay.txt (absolute paths) to pass
-/// to `-replay`. CPU bursts become `compute` at --host-speed; blocking collectives their
+/// one action file per rank (rank-N.ti) and the list file replay.txt to pass to `-replay`. Its
+/// paths are absolute: SMPI opens them from the directory smpirun runs in, not the list's. A
+/// moved DIR imports again as it is; for smpirun, rewrite them (docs/interop-simgrid.md). CPU bursts become `compute` at --host-speed; blocking collectives their
 /// expansion steps as point-to-point actions, as psins-sim replays them with
 /// mpi.collectives = "expanded". What is kept, approximated and refused, and the SimGrid
 /// settings under which SMPI and psins-sim agree: docs/interop-simgrid.md.

@@ -436,7 +436,8 @@ fn completion(r: &Req) -> [i64; 4] {
 
 /// The ranks of a TI trace named by `input`: a directory (its `replay.txt`), a list file (one
 /// action file per line, rank order, paths relative to the current directory or else to the
-/// list's), or one shared action file (every line names its rank).
+/// list's; a path that is not there is looked for by its name beside the list, as in an
+/// export whose directory was moved), or one shared action file (every line names its rank).
 pub fn ranks(input: &Path, host_speed: f64) -> Result<Vec<TiRank>, Error> {
     let list = if input.is_dir() { input.join(super::LIST_FILE) } else { input.to_path_buf() };
     let text = std::fs::read_to_string(&list).map_err(|e| Error::io(&list, "cannot read", e))?;
@@ -451,10 +452,10 @@ pub fn ranks(input: &Path, host_speed: f64) -> Result<Vec<TiRank>, Error> {
             .filter(|l| !l.trim().is_empty())
             .map(|l| {
                 let p = PathBuf::from(l.trim());
-                if p.is_relative() && !p.exists() {
-                    base.join(p)
-                } else {
-                    p
+                let beside = if p.is_relative() { Some(base.join(&p)) } else { p.file_name().map(|f| base.join(f)) };
+                match beside {
+                    Some(b) if !p.exists() && b.exists() => b,
+                    _ => p,
                 }
             })
             .collect()

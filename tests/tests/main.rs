@@ -3,6 +3,7 @@
 //! tests' build saves.
 
 mod cpu_clock;
+mod demo;
 mod dumpi;
 mod otf2;
 mod other_requests;

@@ -26,8 +26,8 @@ apps:
 
 test: setup apps ## every test: unit, property, fuzz-style, end to end under real mpirun (MPICH, and Open MPI when installed), a sweep under Slurm (when installed), the --plot charts rendered by Chromium (when installed)
 	$(CARGO) build --workspace --profile $(TEST_PROFILE)
-	$(CARGO) test --workspace --profile $(TEST_PROFILE)
-	PSINS_TEST_PROFILE=$(TEST_PROFILE) bash scripts/test-openmpi.sh
+	PSINS_REQUIRE_MPI=1 $(CARGO) test --workspace --profile $(TEST_PROFILE)
+	PSINS_REQUIRE_MPI=1 PSINS_TEST_PROFILE=$(TEST_PROFILE) bash scripts/test-openmpi.sh
 	BIN=$(CURDIR)/target/$(TEST_PROFILE) bash scripts/slurm-sweep-test.sh
 	BIN=$(CURDIR)/target/$(TEST_PROFILE) bash scripts/plot-check.sh
 

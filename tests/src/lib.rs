@@ -55,14 +55,28 @@ pub fn mpi() -> Option<Flavour> {
     })
 }
 
+/// Returns from the test, saying why, when this machine has no MPI; fails it instead under
+/// `PSINS_REQUIRE_MPI=1` (`make test` sets it), so that no end-to-end test passes by skipping
+/// where MPI should be.
 #[macro_export]
 macro_rules! need_mpi {
     () => {
         if $crate::mpi().is_none() {
-            eprintln!("SKIP: no working `mpirun` on this machine (install MPICH: apt-get install mpich libmpich-dev)");
+            $crate::skip("no working `mpirun` on this machine (install MPICH: apt-get install mpich libmpich-dev)");
             return;
         }
     };
+}
+
+/// Says why a test that needs MPI does not run; under `PSINS_REQUIRE_MPI=1` fails it.
+pub fn skip(why: &str) {
+    assert!(!mpi_required(std::env::var_os("PSINS_REQUIRE_MPI")), "{why}, and PSINS_REQUIRE_MPI is set");
+    eprintln!("SKIP: {why}");
+}
+
+/// Whether the value of `PSINS_REQUIRE_MPI` asks for MPI: set, and neither empty nor 0.
+fn mpi_required(v: Option<std::ffi::OsString>) -> bool {
+    v.is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// `$PSINS_MPIRUN` (e.g. mpirun.openmpi) or `mpirun`.
@@ -341,4 +355,16 @@ pub fn run_tool(name: &str, args: &[&std::ffi::OsStr]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn mpi_is_required_when_the_variable_says_so() {
+        use super::mpi_required;
+        assert!(!mpi_required(None));
+        assert!(!mpi_required(Some("".into())));
+        assert!(!mpi_required(Some("0".into())));
+        assert!(mpi_required(Some("1".into())));
+    }
 }

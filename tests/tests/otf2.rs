@@ -127,7 +127,8 @@ fn predicted(trace: &Path) -> u64 {
 
 #[test]
 fn traced_apps_round_trip_through_otf2() {
-    if mpi().is_none() || !have_otf2() {
+    need_mpi!();
+    if !have_otf2() {
         return;
     }
     // Nonblocking halos (stencil2d, ring), wildcards (master_worker), sub-communicators and

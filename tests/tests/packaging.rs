@@ -85,7 +85,7 @@ fn has_debug_info(p: &Path) -> bool {
 fn make_install_puts_everything_under_prefix_stripped() {
     // The calibration worker is built with the MPI compiler wrapper.
     if mpi().is_none() || Command::new("make").arg("--version").output().is_err() {
-        eprintln!("SKIP: make install needs make and an MPI (apt-get install make mpich libmpich-dev)");
+        psins_e2e::skip("make install needs make and an MPI (apt-get install make mpich libmpich-dev)");
         return;
     }
     let prefix = scratch("prefix");

@@ -46,7 +46,8 @@ fn agree_on(trace: &Path, lat_ns: &str, bw: &str, topology: &str) -> (f64, f64, 
 
 #[test]
 fn traced_apps_replayed_by_smpi_agree_with_psins_sim() {
-    if mpi().is_none() || !have_smpirun() {
+    need_mpi!();
+    if !have_smpirun() {
         return;
     }
     // Eager messages, rendezvous ones (pingpong's 1 and 4 MiB), wildcards (master_worker),
@@ -166,9 +167,7 @@ fn synthetic_alltoall_agrees_at_16_ranks() {
 
 #[test]
 fn nonblocking_collectives_are_refused_naming_rank_and_record() {
-    if mpi().is_none() {
-        return;
-    }
+    need_mpi!();
     let run = run_traced("nbc", 2, &["2"], &[]);
     run.ok();
     let trace = run.dir.join("nbc.psins");

@@ -494,7 +494,7 @@ typedef struct { uint64_t key; uint32_t id; int32_t size, rank, peers; uint8_t u
 static cm_ent *cm_tab; static uint32_t cm_cap, cm_n;
 static uint32_t cm_next_id = 2;
 static cm_ent cm_world, cm_self,
-    cm_null = {.id = 0xFFFFFFFFu, .size = 0, .rank = -1, .peers = 0, .used = 1, .inter = 1};
+    cm_null = {.id = PSINS_NO_COMM, .size = 0, .rank = -1, .peers = 0, .used = 1, .inter = 1};
 static MPI_Group world_group = MPI_GROUP_NULL;
 
 static inline uint64_t cm_key(MPI_Comm c) { uint64_t k = 0; memcpy(&k, &c, sizeof c); return k; }
@@ -551,7 +551,7 @@ static cm_ent *cm_insert(MPI_Comm c)
     return &cm_tab[i];
 }
 
-/* World ranks of group `g`'s `n` members, in group-rank order, into `l`; -3 (NO_RANK) for a
+/* World ranks of group `g`'s `n` members, in group-rank order, into `l`; PSINS_NO_RANK for a
  * process outside MPI_COMM_WORLD (spawned). */
 static int group_members(MPI_Group g, int n, int64_t *l)
 {
@@ -560,7 +560,7 @@ static int group_members(MPI_Group g, int n, int64_t *l)
     for (int i = 0; i < n; i++) in[i] = i;
     if (PMPI_Group_translate_ranks(g, n, in, world_group, out) != MPI_SUCCESS)
         for (int i = 0; i < n; i++) out[i] = MPI_UNDEFINED;
-    for (int i = 0; i < n; i++) l[i] = out[i] == MPI_UNDEFINED ? -3 : out[i];
+    for (int i = 0; i < n; i++) l[i] = out[i] == MPI_UNDEFINED ? PSINS_NO_RANK : out[i];
     return 1;
 }
 
@@ -1166,7 +1166,7 @@ PSINS_HOT void coll_emit(psins_call *T, int coll, int nb, cm_ent *c, int root, u
 PSINS_HOT void h_coll_barrier(psins_call *T, int fid, int nb, MPI_Comm comm, MPI_Request *request)
 {
     (void)fid;
-    coll_emit(T, C_BARRIER, nb, comm_get(comm), -3, 0, 0, 0, 0, NULL, 0, request);
+    coll_emit(T, C_BARRIER, nb, comm_get(comm), PSINS_NO_RANK, 0, 0, 0, 0, NULL, 0, request);
 }
 PSINS_HOT void h_coll_bcast(psins_call *T, int fid, int nb, void *buffer, MPI_Count count,
                                 MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
@@ -1189,7 +1189,7 @@ PSINS_HOT void reduce_like(psins_call *T, int coll, int nb, const void *sendbuf,
 {
     uint64_t b = nbytes(count, datatype);
     uint32_t f = op_flags(op) | (sendbuf == MPI_IN_PLACE ? CF_IN_PLACE : 0);
-    coll_emit(T, coll, nb, comm_get(comm), -3, b, b, (uint64_t)count, f, NULL, 0, request);
+    coll_emit(T, coll, nb, comm_get(comm), PSINS_NO_RANK, b, b, (uint64_t)count, f, NULL, 0, request);
 }
 PSINS_HOT void h_coll_allreduce(psins_call *T, int fid, int nb, const void *sendbuf, void *recvbuf,
                                     MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -1222,7 +1222,7 @@ static inline void h_coll_reduce_scatter_block(psins_call *T, int fid, int nb, c
     uint64_t b = nbytes(recvcount, datatype);
     uint32_t f = op_flags(op) | (sendbuf == MPI_IN_PLACE ? CF_IN_PLACE : 0);
     uint64_t p = (uint64_t)(c->size > 0 ? c->size : 1);
-    coll_emit(T, C_REDUCE_SCATTER_BLOCK, nb, c, -3, b * p, b, (uint64_t)recvcount * p, f, NULL, 0, request);
+    coll_emit(T, C_REDUCE_SCATTER_BLOCK, nb, c, PSINS_NO_RANK, b * p, b, (uint64_t)recvcount * p, f, NULL, 0, request);
 }
 /* Rooted gather/scatter: only the significant arguments are looked at (the others may be
  * garbage on non-root ranks). Byte counts are per rank block. */
@@ -1258,7 +1258,7 @@ static inline void h_coll_allgather(psins_call *T, int fid, int nb, const void *
     int inplace = sendbuf == MPI_IN_PLACE;
     uint64_t rb = nbytes(recvcount, recvtype);
     uint64_t sb = inplace ? rb : nbytes(sendcount, sendtype);
-    coll_emit(T, C_ALLGATHER, nb, comm_get(comm), -3, sb, rb, 0, inplace ? CF_IN_PLACE : 0, NULL, 0, request);
+    coll_emit(T, C_ALLGATHER, nb, comm_get(comm), PSINS_NO_RANK, sb, rb, 0, inplace ? CF_IN_PLACE : 0, NULL, 0, request);
 }
 static inline void h_coll_alltoall(psins_call *T, int fid, int nb, const void *sendbuf, MPI_Count sendcount,
                                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
@@ -1268,7 +1268,7 @@ static inline void h_coll_alltoall(psins_call *T, int fid, int nb, const void *s
     int inplace = sendbuf == MPI_IN_PLACE;
     uint64_t rb = nbytes(recvcount, recvtype);
     uint64_t sb = inplace ? rb : nbytes(sendcount, sendtype);
-    coll_emit(T, C_ALLTOALL, nb, comm_get(comm), -3, sb, rb, 0, inplace ? CF_IN_PLACE : 0, NULL, 0, request);
+    coll_emit(T, C_ALLTOALL, nb, comm_get(comm), PSINS_NO_RANK, sb, rb, 0, inplace ? CF_IN_PLACE : 0, NULL, 0, request);
 }
 
 /* Neighbourhood collectives: in/out degrees from the topology. */
@@ -1297,7 +1297,7 @@ static inline void h_coll_neighbor_allgather(psins_call *T, int fid, int nb, con
                                              MPI_Request *request)
 {
     (void)fid; (void)sendbuf; (void)recvbuf;
-    coll_emit(T, C_NEIGHBOR_ALLGATHER, nb, comm_get(comm), -3, nbytes(sendcount, sendtype),
+    coll_emit(T, C_NEIGHBOR_ALLGATHER, nb, comm_get(comm), PSINS_NO_RANK, nbytes(sendcount, sendtype),
               nbytes(recvcount, recvtype), 0, 0, NULL, 0, request);
 }
 static inline void h_coll_neighbor_alltoall(psins_call *T, int fid, int nb, const void *sendbuf,
@@ -1306,7 +1306,7 @@ static inline void h_coll_neighbor_alltoall(psins_call *T, int fid, int nb, cons
                                             MPI_Request *request)
 {
     (void)fid; (void)sendbuf; (void)recvbuf;
-    coll_emit(T, C_NEIGHBOR_ALLTOALL, nb, comm_get(comm), -3, nbytes(sendcount, sendtype),
+    coll_emit(T, C_NEIGHBOR_ALLTOALL, nb, comm_get(comm), PSINS_NO_RANK, nbytes(sendcount, sendtype),
               nbytes(recvcount, recvtype), 0, 0, NULL, 0, request);
 }
 
@@ -1366,7 +1366,7 @@ static inline void allgatherv_common##SUF(psins_call *T, int coll, int nb, const
     if (!l) n = 0;                                                                                  \
     for (int i = 0; i < n; i++) { l[i] = (int64_t)((uint64_t)recvcounts[i] * ts); rb += (uint64_t)l[i]; } \
     uint64_t sb = inplace ? (c->rank < n ? (uint64_t)l[c->rank] : 0) : nbytes(sendcount, sendtype); \
-    coll_emit(T, coll, nb, c, -3, sb, rb, 0, inplace ? CF_IN_PLACE : 0, l, (size_t)n, request);      \
+    coll_emit(T, coll, nb, c, PSINS_NO_RANK, sb, rb, 0, inplace ? CF_IN_PLACE : 0, l, (size_t)n, request);      \
 }                                                                                                   \
 static inline void h_coll_allgatherv##SUF(psins_call *T, int fid, int nb, const void *sendbuf,       \
         CT sendcount, MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[], const DT displs[], \
@@ -1413,7 +1413,7 @@ static inline void alltoallv_common##SUF(psins_call *T, int coll, int nb, const 
         }                                                                                           \
         sb += (uint64_t)l[i];                                                                       \
     }                                                                                               \
-    coll_emit(T, coll, nb, c, -3, sb, rb, 0, inplace ? CF_IN_PLACE : 0, l, (size_t)(nout + nin),     \
+    coll_emit(T, coll, nb, c, PSINS_NO_RANK, sb, rb, 0, inplace ? CF_IN_PLACE : 0, l, (size_t)(nout + nin),     \
               request);                                                                             \
 }                                                                                                   \
 static inline void h_coll_alltoallv##SUF(psins_call *T, int fid, int nb, const void *sendbuf,        \
@@ -1475,7 +1475,7 @@ static inline void h_coll_reduce_scatter##SUF(psins_call *T, int fid, int nb, co
     for (int i = 0; i < n; i++) { l[i] = (int64_t)((uint64_t)recvcounts[i] * ts); total += (uint64_t)l[i]; elems += (uint64_t)recvcounts[i]; } \
     uint64_t rb = c->rank < n ? (uint64_t)l[c->rank] : 0;                                           \
     uint32_t f = op_flags(op) | (sendbuf == MPI_IN_PLACE ? CF_IN_PLACE : 0);                        \
-    coll_emit(T, C_REDUCE_SCATTER, nb, c, -3, total, rb, elems, f, l, (size_t)n, request);          \
+    coll_emit(T, C_REDUCE_SCATTER, nb, c, PSINS_NO_RANK, total, rb, elems, f, l, (size_t)n, request);          \
 }
 
 PSINS_V_HOOKS(, int, int)
@@ -1595,7 +1595,7 @@ static inline void h_compare_and_swap(psins_call *T, int fid, const void *o, con
     rma_ev(T, RMA_COMPARE_AND_SWAP, target, 2 * b, b, win, NULL); /* the value and the comparand go out */
 }
 
-/* Synchronisation: `rank` a target (or -3), `group` the post/start group (or NULL). */
+/* Synchronisation: `rank` a target (or PSINS_NO_RANK), `group` the post/start group (or NULL). */
 static void sync_ev(psins_call *T, int fn, MPI_Win win, int rank, uint32_t flags, MPI_Group group)
 {
     psins_ev e;
@@ -1612,17 +1612,17 @@ static void sync_ev(psins_call *T, int fn, MPI_Win win, int rank, uint32_t flags
     psins_rs_record(&e);
 }
 static inline void h_win_fence(psins_call *T, int fid, int assert, MPI_Win win)
-{ (void)fid; (void)assert; sync_ev(T, WS_FENCE, win, -3, 0, MPI_GROUP_NULL); }
+{ (void)fid; (void)assert; sync_ev(T, WS_FENCE, win, PSINS_NO_RANK, 0, MPI_GROUP_NULL); }
 static inline void h_win_post(psins_call *T, int fid, MPI_Group group, int assert, MPI_Win win)
-{ (void)fid; (void)assert; sync_ev(T, WS_POST, win, -3, 0, group); }
+{ (void)fid; (void)assert; sync_ev(T, WS_POST, win, PSINS_NO_RANK, 0, group); }
 static inline void h_win_start(psins_call *T, int fid, MPI_Group group, int assert, MPI_Win win)
-{ (void)fid; (void)assert; sync_ev(T, WS_START, win, -3, 0, group); }
+{ (void)fid; (void)assert; sync_ev(T, WS_START, win, PSINS_NO_RANK, 0, group); }
 static inline void h_win_complete(psins_call *T, int fid, MPI_Win win)
-{ (void)fid; sync_ev(T, WS_COMPLETE, win, -3, 0, MPI_GROUP_NULL); }
+{ (void)fid; sync_ev(T, WS_COMPLETE, win, PSINS_NO_RANK, 0, MPI_GROUP_NULL); }
 static inline void h_win_wait(psins_call *T, int fid, MPI_Win win)
-{ (void)fid; sync_ev(T, WS_WAIT, win, -3, 0, MPI_GROUP_NULL); }
+{ (void)fid; sync_ev(T, WS_WAIT, win, PSINS_NO_RANK, 0, MPI_GROUP_NULL); }
 static inline void h_win_test(psins_call *T, int fid, MPI_Win win, int *flag)
-{ (void)fid; sync_ev(T, WS_TEST, win, -3, (flag && *flag) ? WIN_DONE : 0, MPI_GROUP_NULL); }
+{ (void)fid; sync_ev(T, WS_TEST, win, PSINS_NO_RANK, (flag && *flag) ? WIN_DONE : 0, MPI_GROUP_NULL); }
 static inline void h_win_lock(psins_call *T, int fid, int lock_type, int rank, int assert, MPI_Win win)
 {
     (void)fid; (void)assert;
@@ -1631,19 +1631,19 @@ static inline void h_win_lock(psins_call *T, int fid, int lock_type, int rank, i
 static inline void h_win_unlock(psins_call *T, int fid, int rank, MPI_Win win)
 { (void)fid; sync_ev(T, WS_UNLOCK, win, rank, 0, MPI_GROUP_NULL); }
 static inline void h_win_lock_all(psins_call *T, int fid, int assert, MPI_Win win)
-{ (void)fid; (void)assert; sync_ev(T, WS_LOCK_ALL, win, -3, 0, MPI_GROUP_NULL); }
+{ (void)fid; (void)assert; sync_ev(T, WS_LOCK_ALL, win, PSINS_NO_RANK, 0, MPI_GROUP_NULL); }
 static inline void h_win_unlock_all(psins_call *T, int fid, MPI_Win win)
-{ (void)fid; sync_ev(T, WS_UNLOCK_ALL, win, -3, 0, MPI_GROUP_NULL); }
+{ (void)fid; sync_ev(T, WS_UNLOCK_ALL, win, PSINS_NO_RANK, 0, MPI_GROUP_NULL); }
 static inline void h_win_flush(psins_call *T, int fid, int rank, MPI_Win win)
 { (void)fid; sync_ev(T, WS_FLUSH, win, rank, 0, MPI_GROUP_NULL); }
 static inline void h_win_flush_all(psins_call *T, int fid, MPI_Win win)
-{ (void)fid; sync_ev(T, WS_FLUSH_ALL, win, -3, 0, MPI_GROUP_NULL); }
+{ (void)fid; sync_ev(T, WS_FLUSH_ALL, win, PSINS_NO_RANK, 0, MPI_GROUP_NULL); }
 static inline void h_win_flush_local(psins_call *T, int fid, int rank, MPI_Win win)
 { (void)fid; sync_ev(T, WS_FLUSH_LOCAL, win, rank, 0, MPI_GROUP_NULL); }
 static inline void h_win_flush_local_all(psins_call *T, int fid, MPI_Win win)
-{ (void)fid; sync_ev(T, WS_FLUSH_LOCAL_ALL, win, -3, 0, MPI_GROUP_NULL); }
+{ (void)fid; sync_ev(T, WS_FLUSH_LOCAL_ALL, win, PSINS_NO_RANK, 0, MPI_GROUP_NULL); }
 static inline void h_win_sync(psins_call *T, int fid, MPI_Win win)
-{ (void)fid; sync_ev(T, WS_SYNC, win, -3, 0, MPI_GROUP_NULL); }
+{ (void)fid; sync_ev(T, WS_SYNC, win, PSINS_NO_RANK, 0, MPI_GROUP_NULL); }
 
 /* A new window over `comm`: registered, and its win_create record written. */
 static void win_new(psins_call *T, int fn, MPI_Comm comm, MPI_Win *win)

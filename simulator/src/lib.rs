@@ -19,7 +19,6 @@ pub mod source;
 pub mod stats;
 pub mod sweep;
 pub mod timeline;
-pub mod torus_synth;
 pub mod units;
 
 pub use config::Machine;

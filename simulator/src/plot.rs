@@ -64,13 +64,13 @@ pub fn sizes(r: &Report, what: &str) -> Bars {
 }
 
 /// Average and 99th-percentile latency against offered load; the first saturated load
-/// ([`crate::torus_synth::saturated`]) is marked.
+/// ([`SynthResult::saturated`]) is marked.
 pub fn latency_curve(results: &[SynthResult], what: &str) -> Lines {
     let avg = results.iter().map(|r| (r.load, r.avg_latency)).collect();
     let p99 = results.iter().map(|r| (r.load, r.p99_latency as f64)).collect();
     let markers = results
         .iter()
-        .find(|r| crate::torus_synth::saturated(r))
+        .find(|r| r.saturated())
         .map(|r| Marker { x: r.load, label: format!("saturated from load {}", r.load) })
         .into_iter()
         .collect();

@@ -5,7 +5,6 @@
 //! as they finish (a rerun skips them); [`merge`] joins the parts into `sweep.csv` and
 //! `sweep.jsonl`.
 
-pub mod cli;
 pub mod grid;
 pub mod merge;
 pub mod plot;

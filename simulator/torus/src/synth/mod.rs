@@ -176,7 +176,17 @@ pub fn sweep(
 /// Header of the CSV rows [`SynthResult::csv_row`] writes.
 pub const CSV_HEADER: &str = "pattern,routing,vcs,load,offered_packets,accepted_packets,offered_bytes,accepted_bytes,offered_fraction,accepted_fraction,avg_latency,p99_latency,unfinished";
 
+/// Accepted throughput below this share of the offered load means the network no longer
+/// keeps up (the usual knee of a latency-versus-load curve).
+pub const SATURATED_BELOW: f64 = 0.95;
+
 impl SynthResult {
+    /// A load point past saturation: packets left undelivered, or accepted throughput below
+    /// [`SATURATED_BELOW`] of the offered.
+    pub fn saturated(&self) -> bool {
+        self.unfinished > 0 || self.accepted_fraction < SATURATED_BELOW * self.offered_fraction
+    }
+
     pub fn csv_row(&self, cfg: &TorusConfig, pattern: &Pattern) -> String {
         self.csv_row_of(cfg.routing.name(), cfg.vcs, pattern)
     }

@@ -2,8 +2,8 @@
 //! (torus or fat-tree), through `psins_torus::synth`: one load point, or a
 //! latency-versus-load sweep written as CSV.
 
-use crate::error::{Result, SimError};
-use crate::Machine;
+use psins_sim::error::{Result, SimError};
+use psins_sim::Machine;
 use psins_torus::synth::{self, Pattern, SynthResult, CSV_HEADER};
 use psins_torus::{DragonflyConfig, FatTreeConfig, TorusConfig};
 use std::io::Write;
@@ -24,16 +24,6 @@ pub struct SynthRequest {
     pub warmup: u64,
     pub measure: u64,
     pub seed: u64,
-}
-
-/// Accepted throughput below this share of the offered load means the network no longer
-/// keeps up (the usual knee of a latency-versus-load curve).
-pub const SATURATED_BELOW: f64 = 0.95;
-
-/// A load point past saturation: packets left undelivered, or accepted throughput below
-/// [`SATURATED_BELOW`] of the offered.
-pub fn saturated(r: &SynthResult) -> bool {
-    r.unfinished > 0 || r.accepted_fraction < SATURATED_BELOW * r.offered_fraction
 }
 
 /// Parses `0.1,0.2,…`.
@@ -140,7 +130,7 @@ fn design(cfg: Net) -> String {
     match cfg {
         Net::Torus(c) => {
             let kind = if c.mesh { "mesh" } else { "torus" };
-            let dims = crate::config::torus::dims_text(&c.dims);
+            let dims = psins_sim::config::torus::dims_text(&c.dims);
             format!("{dims} {kind}, {} {} VC", c.routing.name(), c.vcs)
         }
         Net::FatTree(c) => {
@@ -210,7 +200,7 @@ fn sweep(
             res.p99_latency,
             if res.unfinished > 0 {
                 format!(", {} unfinished: saturated", res.unfinished)
-            } else if saturated(&res) {
+            } else if res.saturated() {
                 ", accepted below 95 % of offered: saturated".to_string()
             } else {
                 String::new()
@@ -226,7 +216,7 @@ fn sweep(
     let _ = writeln!(out, "wrote {}", path.display());
     if let Some((o, what)) = plot {
         let path = o.path().to_path_buf();
-        crate::plot::write(&crate::plot::latency_curve(&results, &what), o)?;
+        psins_sim::plot::write(&psins_sim::plot::latency_curve(&results, &what), o)?;
         let _ = writeln!(out, "wrote {}", path.display());
     }
     Ok(())

@@ -1,11 +1,11 @@
 //! The command line of `psins-sim sweep` (kept here so the binary stays a dispatcher).
 
-use super::{merge, run, Axis, Shard, Sweep};
-use crate::error::{Result, SimError};
-use crate::provenance;
-use crate::source::{compact::CompactTrace, synth::SPEC_HELP};
 use clap::{Args, Subcommand};
 use psins_formats::{note, output::print, Output};
+use psins_sim::error::{Result, SimError};
+use psins_sim::provenance;
+use psins_sim::source::{compact::CompactTrace, synth::SPEC_HELP};
+use psins_sim::sweep::{merge, run, Axis, Shard, Sweep};
 use std::path::{Path, PathBuf};
 
 pub const HELP: &str = "\
@@ -69,8 +69,8 @@ pub struct SweepArgs {
     #[arg(short, long)]
     pub jobs: Option<usize>,
     /// The tracer's own cost to take off traced CPU bursts, as in a single replay.
-    #[arg(long, value_name = "auto|TIME", default_value = "auto", value_parser = crate::source::parse_tracer_overhead)]
-    pub tracer_overhead: crate::source::TracerOverhead,
+    #[arg(long, value_name = "auto|TIME", default_value = "auto", value_parser = psins_sim::source::parse_tracer_overhead)]
+    pub tracer_overhead: psins_sim::source::TracerOverhead,
     /// Also write each point's full JSON report to DIR/reports/point-K.json.
     #[arg(long)]
     pub reports: bool,
@@ -89,7 +89,7 @@ pub fn main(c: &SweepCmd) -> Result<()> {
         let out = plot.as_ref().map(|p| Output::prepare(p, &[])).transpose().map_err(SimError::OutputFile)?;
         let m = merge::merge(dir)?;
         if let Some(o) = out {
-            crate::plot::write(&super::plot::chart(&m), o)?;
+            psins_sim::plot::write(&psins_sim::sweep::plot::chart(&m), o)?;
         }
         note!("psins-sim: sweep: merged {} points from {} part files into {}", m.rows.len(), m.parts, dir.display());
         return if *quiet { Ok(()) } else { print(&merge::table(&m)).map_err(SimError::OutputFile) };
@@ -148,7 +148,7 @@ pub fn main(c: &SweepCmd) -> Result<()> {
     };
     let out = run::run(&sweep, &opts)?;
     if let (Some(m), Some(o)) = (&out.merged, plot) {
-        crate::plot::write(&super::plot::chart(m), o)?;
+        psins_sim::plot::write(&psins_sim::sweep::plot::chart(m), o)?;
     }
     match out.merged {
         Some(m) if !a.quiet => print(&merge::table(&m)).map_err(SimError::OutputFile),

@@ -1,5 +1,8 @@
 //! `psins-sim`: replay a compact trace (or a synthetic workload) on a target machine.
 
+mod sweep;
+mod synth;
+
 use clap::{Args, Parser, Subcommand};
 use psins_formats::{note, output::print, Output};
 use psins_sim::error::{chain, parse_args, SimError};
@@ -59,8 +62,8 @@ enum Cmd {
     Synth(SynthArgs),
     /// Replay one trace on a grid of machine variants (docs/sweep.md); `sweep merge DIR` joins
     /// the shards' parts.
-    #[command(args_conflicts_with_subcommands = true, after_help = psins_sim::sweep::cli::HELP)]
-    Sweep(psins_sim::sweep::cli::SweepCmd),
+    #[command(args_conflicts_with_subcommands = true, after_help = sweep::HELP)]
+    Sweep(sweep::SweepCmd),
 }
 
 #[derive(Args)]
@@ -85,7 +88,7 @@ struct SynthArgs {
     #[arg(long, value_name = "FILE.svg", requires = "sweep")]
     plot: Option<PathBuf>,
     /// Loads of the sweep, comma-separated.
-    #[arg(long, default_value = psins_sim::torus_synth::DEFAULT_LOADS, requires = "sweep")]
+    #[arg(long, default_value = synth::DEFAULT_LOADS, requires = "sweep")]
     loads: String,
     /// Cycles before the measurement window.
     #[arg(long, default_value_t = 2000)]
@@ -176,7 +179,7 @@ fn main() {
         (_, true) => list_models(),
         (Some(Cmd::Check { machine, set }), _) => check(machine, set),
         (Some(Cmd::Synth(a)), _) => synth(a),
-        (Some(Cmd::Sweep(c)), _) => psins_sim::sweep::cli::main(c),
+        (Some(Cmd::Sweep(c)), _) => sweep::main(c),
         (None, _) => run(&cli.run),
     };
     if let Err(e) = result {
@@ -269,10 +272,10 @@ fn check(path: &Path, set: &[String]) -> Result<()> {
 
 fn synth(a: &SynthArgs) -> Result<()> {
     let m = load_machine(&a.machine, &a.set)?;
-    let req = psins_sim::torus_synth::SynthRequest {
+    let req = synth::SynthRequest {
         pattern: a.pattern.clone(),
         load: a.load,
-        loads: psins_sim::torus_synth::parse_loads(&a.loads)?,
+        loads: synth::parse_loads(&a.loads)?,
         sweep: a.sweep.clone(),
         plot: a.plot.clone(),
         warmup: a.warmup,
@@ -280,7 +283,7 @@ fn synth(a: &SynthArgs) -> Result<()> {
         seed: a.seed,
     };
     let mut out = Checked { inner: std::io::stdout().lock(), error: None };
-    let r = psins_sim::torus_synth::run(&m, &req, &mut out);
+    let r = synth::run(&m, &req, &mut out);
     let flushed = std::io::Write::flush(&mut out.inner);
     match out.error.map_or(flushed, Err) {
         Err(e) => Err(SimError::OutputFile(psins_formats::Error::io(

@@ -4,8 +4,8 @@
 use crate::error::{Result, SimError};
 use crate::report::Report;
 use crate::units::{human_time_ns, secs};
+use psins_network::synth::SynthResult;
 use psins_plot::{time_unit, Bars, Layer, Lines, Marker, Series, XAxis};
-use psins_torus::synth::SynthResult;
 
 /// A path's last part, for chart titles: `runs/cg.psins` → `cg.psins` (a workload spec such
 /// as `gen:ring:ranks=8` stays whole). The one helper of psins-sim's and the sweeps' charts.

@@ -7,7 +7,7 @@ use super::file::FrequencyStr;
 use super::router::router_keys;
 use super::torus::Bounded;
 use crate::units::Bytes;
-use psins_torus::{Arrangement, DragonflyConfig, DragonflyRouting, RouterConfig};
+use psins_network::{Arrangement, DragonflyConfig, DragonflyRouting, RouterConfig};
 use serde::Deserialize;
 use std::fmt::Write;
 

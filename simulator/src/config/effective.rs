@@ -5,7 +5,7 @@ use super::file::{BandSection, CollMode, MachineFile, MappingKind};
 use super::{coll_key, default_shape, Band, CpuRatios, Link, Machine, Overhead, Shape};
 use crate::units::{fmt_bandwidth, fmt_bytes, fmt_time, Bandwidth, Time};
 use psins_formats::Coll;
-use psins_torus::TorusConfig;
+use psins_network::TorusConfig;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -234,7 +234,7 @@ fn torus_config(f: &MachineFile) -> Result<Option<TorusConfig>, String> {
 
 /// `[network.fattree]` (defaults when the model is `fattree` and the section is absent).
 /// Nodes are the tree's leaves, one per machine node.
-fn fattree_config(f: &MachineFile) -> Result<Option<psins_torus::FatTreeConfig>, String> {
+fn fattree_config(f: &MachineFile) -> Result<Option<psins_network::FatTreeConfig>, String> {
     let is_fattree = uses(f, "fattree");
     let cfg = match (&f.network.fattree, is_fattree) {
         (Some(s), _) => super::fattree::resolve(s)?,
@@ -255,7 +255,7 @@ fn fattree_config(f: &MachineFile) -> Result<Option<psins_torus::FatTreeConfig>,
 
 /// `[network.dragonfly]` (defaults when the model is `dragonfly` and the section is absent).
 /// Nodes are the dragonfly's p·a·g nodes, one per machine node.
-fn dragonfly_config(f: &MachineFile) -> Result<Option<psins_torus::DragonflyConfig>, String> {
+fn dragonfly_config(f: &MachineFile) -> Result<Option<psins_network::DragonflyConfig>, String> {
     let is_dragonfly = uses(f, "dragonfly");
     let cfg = match (&f.network.dragonfly, is_dragonfly) {
         (Some(s), _) => super::dragonfly::resolve(s)?,

@@ -8,7 +8,7 @@ use super::file::FrequencyStr;
 use super::router::router_keys;
 use super::torus::Bounded;
 use crate::units::Bytes;
-use psins_torus::{FatTreeConfig, FatTreeRouting, RouterConfig};
+use psins_network::{FatTreeConfig, FatTreeRouting, RouterConfig};
 use serde::Deserialize;
 use std::fmt::Write;
 

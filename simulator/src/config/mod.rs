@@ -192,11 +192,11 @@ pub struct Machine {
     pub out_links: u32,
     pub calibration: Option<PathBuf>,
     /// `[network.torus]`, resolved when the model is `torus` or the section is present.
-    pub torus: Option<psins_torus::TorusConfig>,
+    pub torus: Option<psins_network::TorusConfig>,
     /// `[network.fattree]`, resolved when the model is `fattree` or the section is present.
-    pub fattree: Option<psins_torus::FatTreeConfig>,
+    pub fattree: Option<psins_network::FatTreeConfig>,
     /// `[network.dragonfly]`, resolved when the model is `dragonfly` or the section is present.
-    pub dragonfly: Option<psins_torus::DragonflyConfig>,
+    pub dragonfly: Option<psins_network::DragonflyConfig>,
     /// `[network.flow]` when the model is `flow`.
     pub flow: Option<FlowConfig>,
     /// `[calibrated]`: how psins-calibrate measured this machine, when it did.

@@ -3,7 +3,7 @@
 //! own fields — serde's `flatten` cannot be combined with `deny_unknown_fields`, which is what
 //! names a mistyped key — and hands them over with [`router_keys!`].
 
-use psins_torus::RouterConfig;
+use psins_network::RouterConfig;
 
 /// The shared keys as read (None: the default).
 pub struct RouterKeys {

@@ -5,7 +5,7 @@
 
 use super::file::FrequencyStr;
 use crate::units::Bytes;
-use psins_torus::{Routing, TorusConfig, MAX_DIMS};
+use psins_network::{Routing, TorusConfig, MAX_DIMS};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt::{self, Write};

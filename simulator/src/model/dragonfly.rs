@@ -1,10 +1,10 @@
-//! `dragonfly`: the packet-level dragonfly of `psins-torus` (docs/dragonfly.md), through
+//! `dragonfly`: the packet-level dragonfly of `psins-network` (docs/dragonfly.md), through
 //! the packet-network adapter (`packet.rs`).
 
 use super::packet::PacketModel;
 use super::NetworkModel;
 use crate::config::Machine;
-use psins_torus::Dragonfly;
+use psins_network::Dragonfly;
 
 pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
     let cfg = m.dragonfly.clone().unwrap_or_default();

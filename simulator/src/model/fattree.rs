@@ -1,10 +1,10 @@
-//! `fattree`: the packet-level fat-tree of `psins-torus` (docs/fattree.md), through the
+//! `fattree`: the packet-level fat-tree of `psins-network` (docs/fattree.md), through the
 //! packet-network adapter (`packet.rs`).
 
 use super::packet::PacketModel;
 use super::NetworkModel;
 use crate::config::Machine;
-use psins_torus::FatTree;
+use psins_network::FatTree;
 
 pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
     let cfg = m.fattree.clone().unwrap_or_default();

@@ -1,4 +1,4 @@
-//! `flow`: the flow-level model of `psins-torus` (`FluidNetwork`): every inter-node message
+//! `flow`: the flow-level model of `psins-network` (`FluidNetwork`): every inter-node message
 //! is one flow along the oblivious route of a torus, fat-tree or dragonfly (the graph of
 //! `[network.torus]`, `[network.fattree]` or `[network.dragonfly]`), or through the flat
 //! cluster's crossbar (`[network]` latency and bandwidth per node link, optionally a
@@ -9,7 +9,7 @@
 use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel, UsageTrack};
 use crate::config::{CollMode, FlowTopology, Machine};
 use crate::units::Ps;
-use psins_torus::{
+use psins_network::{
     Cluster, DragonflyFabric, Fabric, FabricGraph, FatTreeFabric, FlowGraph, FluidNetwork, RouterConfig, TorusFabric,
 };
 use serde_json::Value;
@@ -66,7 +66,7 @@ pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
             let mut cfg = m.dragonfly.clone().unwrap_or_default();
             let design = format!("flow over the dragonfly p={} a={} h={} g={} (minimal)", cfg.p, cfg.a, cfg.h, cfg.g);
             // Flows take the minimal route; its two VC classes are what validation asks for.
-            cfg.routing = psins_torus::DragonflyRouting::Minimal;
+            cfg.routing = psins_network::DragonflyRouting::Minimal;
             cfg.router.vcs = cfg.router.vcs.max(2);
             let router = cfg.router;
             let f = DragonflyFabric::new(cfg).map_err(|e| format!("[network.dragonfly] {e}"))?;

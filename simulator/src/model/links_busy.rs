@@ -19,7 +19,7 @@
 //! handed on then, behind the replay's time: the timeline writes it in order all the same.
 
 use crate::units::Ps;
-use psins_torus::{Deadlock, Fabric, Network, RouterConfig};
+use psins_network::{Deadlock, Fabric, Network, RouterConfig};
 
 /// The track's name: keep the window's length in it.
 pub const TRACK: &str = "busy links (mean over 1 us)";

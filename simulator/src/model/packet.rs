@@ -1,4 +1,4 @@
-//! The packet-level networks of `psins-torus` (`torus`, docs/torus.md; `fattree`,
+//! The packet-level networks of `psins-network` (`torus`, docs/torus.md; `fattree`,
 //! docs/fattree.md; `dragonfly`, docs/dragonfly.md), driven as a co-simulation: one adapter for every fabric of the engine. The network keeps its own
 //! clock in router cycles; the engine sees it only through one pending event at a time, at
 //! the next cycle where anything can happen.
@@ -22,7 +22,7 @@ use super::links_busy::{self, LinksBusy};
 use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel, UsageTrack};
 use crate::config::{CollMode, Machine};
 use crate::units::Ps;
-use psins_torus::{Fabric, Network, NetworkStats, RouterConfig};
+use psins_network::{Fabric, Network, NetworkStats, RouterConfig};
 use serde_json::Value;
 
 pub struct PacketModel<F: Fabric> {

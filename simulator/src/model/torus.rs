@@ -1,10 +1,10 @@
-//! `torus`: the packet-level k-ary n-cube of `psins-torus` (docs/torus.md), through the
+//! `torus`: the packet-level k-ary n-cube of `psins-network` (docs/torus.md), through the
 //! packet-network adapter (`packet.rs`).
 
 use super::packet::PacketModel;
 use super::NetworkModel;
 use crate::config::Machine;
-use psins_torus::Torus;
+use psins_network::Torus;
 
 pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
     // The machine file's resolution fills `torus` for this model; the default is a fallback

@@ -1,15 +1,15 @@
 //! `psins-sim synth`: synthetic traffic (INSEE's TrGen) on a machine file's packet network
-//! (torus or fat-tree), through `psins_torus::synth`: one load point, or a
+//! (torus or fat-tree), through `psins_network::synth`: one load point, or a
 //! latency-versus-load sweep written as CSV.
 
+use psins_network::synth::{self, Pattern, SynthResult, CSV_HEADER};
+use psins_network::{DragonflyConfig, FatTreeConfig, TorusConfig};
 use psins_sim::error::{Result, SimError};
 use psins_sim::Machine;
-use psins_torus::synth::{self, Pattern, SynthResult, CSV_HEADER};
-use psins_torus::{DragonflyConfig, FatTreeConfig, TorusConfig};
 use std::io::Write;
 use std::path::PathBuf;
 
-pub use psins_torus::synth::DEFAULT_LOADS;
+pub use psins_network::synth::DEFAULT_LOADS;
 
 pub struct SynthRequest {
     pub pattern: String,
@@ -114,8 +114,8 @@ fn synth_error(e: synth::SynthError) -> SimError {
 fn one(cfg: Net, pattern: &Pattern, load: f64, r: &SynthRequest) -> Result<SynthResult> {
     match cfg {
         Net::Torus(c) => synth::run(c, pattern, load, r.seed, r.warmup, r.measure),
-        Net::FatTree(c) => psins_torus::fattree::synth::run(c, pattern, load, r.seed, r.warmup, r.measure),
-        Net::Dragonfly(c) => psins_torus::dragonfly::synth::run(c, pattern, load, r.seed, r.warmup, r.measure),
+        Net::FatTree(c) => psins_network::fattree::synth::run(c, pattern, load, r.seed, r.warmup, r.measure),
+        Net::Dragonfly(c) => psins_network::dragonfly::synth::run(c, pattern, load, r.seed, r.warmup, r.measure),
     }
     .map_err(synth_error)
 }
@@ -150,9 +150,9 @@ fn design(cfg: Net) -> String {
 }
 
 fn single(cfg: Net, pattern: &Pattern, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
-    let cpu0 = psins_torus::synth::cpu_seconds();
+    let cpu0 = psins_network::synth::cpu_seconds();
     let res = one(cfg, pattern, r.load, r)?;
-    let cpu = psins_torus::synth::cpu_seconds() - cpu0;
+    let cpu = psins_network::synth::cpu_seconds() - cpu0;
     let _ = writeln!(out, "load                      {:.4} of capacity", r.load);
     let _ = writeln!(
         out,

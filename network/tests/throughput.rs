@@ -5,10 +5,10 @@
 use crate::common;
 
 use common::cfg;
-use psins_torus::synth::{self, Pattern};
-use psins_torus::Routing;
+use psins_network::synth::{self, Pattern};
+use psins_network::Routing;
 
-fn designs_8x8() -> Vec<psins_torus::TorusConfig> {
+fn designs_8x8() -> Vec<psins_network::TorusConfig> {
     vec![
         cfg(&[8, 8], false, 1, Routing::Dor),
         cfg(&[8, 8], false, 3, Routing::Dor),

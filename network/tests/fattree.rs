@@ -6,8 +6,8 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use common::Lcg;
-use psins_torus::synth::{run_on, Pattern};
-use psins_torus::{Deadlock, Fabric, FatTree, FatTreeConfig, FatTreeRouting, Hop, Network, RouterConfig};
+use psins_network::synth::{run_on, Pattern};
+use psins_network::{Deadlock, Fabric, FatTree, FatTreeConfig, FatTreeRouting, Hop, Network, RouterConfig};
 
 fn drain<F: Fabric>(net: &mut Network<F>, limit: u64) -> Result<Vec<(u64, u64)>, Deadlock> {
     let mut out = Vec::new();

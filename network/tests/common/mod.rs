@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use psins_torus::{Deadlock, Routing, Torus, TorusConfig};
+use psins_network::{Deadlock, Routing, Torus, TorusConfig};
 
 /// A config with the given shape and router, other parameters at their defaults.
 pub fn cfg(dims: &[u32], mesh: bool, vcs: u32, routing: Routing) -> TorusConfig {

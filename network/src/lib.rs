@@ -1,7 +1,8 @@
-//! psins-torus: a packet-level network engine generic over a topology-and-routing layer
-//! ([`Fabric`]: routers, terminals, links with per-port virtual channels, a routing
-//! function), and on it the k-ary n-cube (torus and mesh) in the style of INSEE's FSIN,
-//! built to be driven as a co-simulation by the psins simulator engine.
+//! psins-network: the network models the psins simulator engine drives as a co-simulation. A
+//! packet-level engine generic over a topology-and-routing layer ([`Fabric`]: routers,
+//! terminals, links with per-port virtual channels, a routing function), and on it the k-ary
+//! n-cube (torus and mesh) in the style of INSEE's FSIN, the fat-tree and the dragonfly; and
+//! the flow-level max-min model over the same topologies.
 //!
 //! The torus: one router per node with, per direction of every dimension, an input and an output
 //! port, plus injection and ejection; V virtual channels per link, each a FIFO of B
@@ -10,7 +11,7 @@
 //! arbitration; a deadlock watchdog. Time is in router cycles. See docs/torus.md.
 //!
 //! ```
-//! use psins_torus::{Torus, TorusConfig};
+//! use psins_network::{Torus, TorusConfig};
 //! let mut net = Torus::new(TorusConfig::default()).unwrap();
 //! net.inject(7, 0, 9, 1000, 0);
 //! let mut done = Vec::new();

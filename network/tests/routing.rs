@@ -5,7 +5,7 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use common::{cfg, designs, drain, Lcg};
-use psins_torus::{Hop, Routing, Torus, TorusConfig};
+use psins_network::{Hop, Routing, Torus, TorusConfig};
 
 /// Runs random traffic with path tracing and returns each packet's hops (ejection last)
 /// with its source and destination.

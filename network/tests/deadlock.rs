@@ -3,11 +3,15 @@
 use crate::common;
 
 use common::{cfg, drain};
-use psins_torus::{Routing, Torus, TorusConfig};
+use psins_network::{Routing, Torus, TorusConfig};
 
 /// Every node of a 1-D ring sends `per_node` packets half-way round; DOR breaks the tie
 /// going +, so all traffic turns the same way round the ring — the classic deadlock.
-fn ring_workload(bubble: bool, vcs: u32, routing: Routing) -> (Torus, Result<Vec<(u64, u64)>, psins_torus::Deadlock>) {
+fn ring_workload(
+    bubble: bool,
+    vcs: u32,
+    routing: Routing,
+) -> (Torus, Result<Vec<(u64, u64)>, psins_network::Deadlock>) {
     let c = TorusConfig { bubble, watchdog_cycles: 5000, ..cfg(&[6], false, vcs, routing) };
     let mut net = Torus::new(c).unwrap();
     for src in 0..6u32 {

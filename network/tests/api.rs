@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::{cfg, drain, Lcg};
-use psins_torus::{LinkUse, Routing, Torus, TorusConfig};
+use psins_network::{LinkUse, Routing, Torus, TorusConfig};
 
 #[test]
 fn bad_configs_are_refused_with_a_message() {

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use clap::Parser;
 use psins_formats::exit::Exit;
-use psins_torus::synth::{self, Pattern, SynthResult, CSV_HEADER};
-use psins_torus::{Routing, TorusConfig};
+use psins_network::synth::{self, Pattern, SynthResult, CSV_HEADER};
+use psins_network::{Routing, TorusConfig};
 
 #[derive(Parser)]
 #[command(
@@ -38,7 +38,7 @@ struct Args {
     #[arg(long)]
     sweep: Option<String>,
     /// Loads for --sweep, comma-separated.
-    #[arg(long, default_value = psins_torus::synth::DEFAULT_LOADS)]
+    #[arg(long, default_value = psins_network::synth::DEFAULT_LOADS)]
     loads: String,
     #[arg(long, default_value_t = 2000)]
     warmup: u64,
@@ -138,9 +138,9 @@ fn config(a: &Args) -> Result<TorusConfig, String> {
 }
 
 fn single(a: &Args, cfg: &TorusConfig, pattern: &Pattern) -> Result<(), Fail> {
-    let (start, cpu0) = (Instant::now(), psins_torus::synth::cpu_seconds());
+    let (start, cpu0) = (Instant::now(), psins_network::synth::cpu_seconds());
     let r = synth::run(cfg, pattern, a.load, a.seed, a.warmup, a.measure)?;
-    let (wall, cpu) = (start.elapsed().as_secs_f64(), psins_torus::synth::cpu_seconds() - cpu0);
+    let (wall, cpu) = (start.elapsed().as_secs_f64(), psins_network::synth::cpu_seconds() - cpu0);
     print_result(cfg, pattern, &r)?;
     out!("time (whole run)          {wall:.3} s wall, {cpu:.3} s CPU (warm-up and drain included)");
     let hops = r.total_packet_hops as f64;

@@ -5,7 +5,7 @@ use crate::common;
 use std::collections::HashMap;
 
 use common::{designs, drain, Lcg};
-use psins_torus::Torus;
+use psins_network::Torus;
 
 #[test]
 fn every_message_delivered_once_on_every_design() {
@@ -46,7 +46,7 @@ fn every_message_delivered_once_on_every_design() {
 
 #[test]
 fn a_message_completes_with_its_last_packet() {
-    let c = psins_torus::TorusConfig::default();
+    let c = psins_network::TorusConfig::default();
     let mut net = Torus::new(c.clone()).unwrap();
     net.enable_path_trace();
     net.inject(1, 0, 27, 64 * 5 + 10, 0);
@@ -60,7 +60,7 @@ fn a_message_completes_with_its_last_packet() {
 #[test]
 fn same_pair_messages_arrive_in_order_under_dor() {
     // DOR keeps one path and FIFO buffers, so messages between a pair never overtake.
-    let c = common::cfg(&[4, 4], false, 3, psins_torus::Routing::Dor);
+    let c = common::cfg(&[4, 4], false, 3, psins_network::Routing::Dor);
     let mut net = Torus::new(c).unwrap();
     for id in 0..50 {
         net.inject(id, 1, 14, 64 * (id % 4) + 1, id / 10);
@@ -80,7 +80,7 @@ fn random_parameters_random_traffic_conserve_and_never_deadlock() {
         let dims = shapes[rng.below(6) as usize].to_vec();
         let mesh = rng.below(3) == 0;
         let vcs = 1 + rng.below(4) as u32;
-        let c = psins_torus::TorusConfig {
+        let c = psins_network::TorusConfig {
             dims,
             mesh,
             vcs,
@@ -88,9 +88,9 @@ fn random_parameters_random_traffic_conserve_and_never_deadlock() {
             packet_bytes: [1, 8, 64, 100][rng.below(4) as usize],
             link_bits_per_cycle: [1, 8, 32, 128][rng.below(4) as usize],
             router_delay_cycles: rng.below(6) as u32,
-            routing: if rng.below(2) == 0 { psins_torus::Routing::Dor } else { psins_torus::Routing::Adaptive },
+            routing: if rng.below(2) == 0 { psins_network::Routing::Dor } else { psins_network::Routing::Adaptive },
             watchdog_cycles: 100_000,
-            ..psins_torus::TorusConfig::default()
+            ..psins_network::TorusConfig::default()
         };
         let mut net = Torus::new(c.clone()).unwrap_or_else(|e| panic!("case {case}: {e}"));
         let n = c.nodes() as u64;

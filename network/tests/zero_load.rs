@@ -2,7 +2,7 @@
 use crate::common;
 
 use common::{cfg, drain, Lcg};
-use psins_torus::{Routing, Torus, TorusConfig};
+use psins_network::{Routing, Torus, TorusConfig};
 
 fn one_message(c: &TorusConfig, src: u32, dst: u32, bytes: u64, at: u64) -> u64 {
     let mut net = Torus::new(c.clone()).unwrap();

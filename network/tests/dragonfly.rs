@@ -7,8 +7,8 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use common::Lcg;
-use psins_torus::synth::{run_on, Pattern};
-use psins_torus::{
+use psins_network::synth::{run_on, Pattern};
+use psins_network::{
     Arrangement, Deadlock, Dragonfly, DragonflyConfig, DragonflyRouting, Fabric, Hop, Network, RouterConfig,
 };
 

@@ -1,7 +1,7 @@
 //! The flow-level model's routes (`path`) are the packet model's: for every pair of nodes, a
 //! lone packet under the oblivious routing (torus DOR, fat-tree D-mod-k, dragonfly minimal)
 //! crosses exactly the links `path` lists.
-use psins_torus::{
+use psins_network::{
     path, Arrangement, DragonflyConfig, DragonflyFabric, DragonflyRouting, Fabric, FatTreeConfig, FatTreeFabric,
     Network, RouterConfig, TorusConfig, TorusFabric,
 };

@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::drain;
-use psins_torus::{Routing, Torus, TorusConfig};
+use psins_network::{Routing, Torus, TorusConfig};
 
 /// An 8-node ring, dor, 2 VCs of 2 packets, defaults otherwise (R = 1, W = 32, so a
 /// 64-byte packet is 16 phits, 60 bytes 15, 4 bytes 1). Router 1 injects X (1 → 2) at

@@ -170,6 +170,10 @@ pub fn check_app_env(name: &str, n: u32, args: &[&str], env: &[(&str, &str)]) ->
             .filter(|r| matches!(r.op, Op::Coll { coll, .. } if coll.name().starts_with("Neighbor")))
             .count();
         assert!(file.contains("# collectives whose expansion failed: 0\n"), "{name} rank {rank}:\n{file}");
+        assert!(
+            file.contains("# events of a kind or code the tracer core does not know: 0\n"),
+            "{name} rank {rank}: the shim sent codes the core does not know:\n{file}"
+        );
         let line = format!("# neighbourhood collectives (recorded, never expanded): {neighbour}\n");
         assert!(file.contains(&line), "{name} rank {rank}: expected {line:?} in\n{file}");
         // receives never record wildcards

@@ -79,13 +79,7 @@ fn trace_with(
     if let Some(b) = bytes {
         (cfg.buffer, cfg.block) = (b, b);
     }
-    let dir = std::env::temp_dir().join(format!("psins-core-test-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("rank-000000.bin");
-    let fd = std::fs::File::create(&path).unwrap().into_raw_fd();
-    let clock = Clock { tsc: false, mult: 1 << 32, ghz: 0.0, calib_ns: 0 }; // 1 tick = 1 ns
-    let mut t = Tracer::new(cfg, &LogHeader::default(), fd, path.clone(), dir.clone(), clock, cpu.is_some(), 0);
-    t.set_last_exit(0, 0);
+    let (mut t, dir, path) = tracer(cfg, cpu.is_some(), name);
     for (i, (ev, list)) in evs.iter().enumerate() {
         let ev = Ev { list: if list.is_empty() { std::ptr::null() } else { list.as_ptr() }, ..*ev };
         if let Some(c) = cpu {
@@ -111,6 +105,49 @@ fn trace_with(
     }
     let _ = std::fs::remove_dir_all(&dir);
     recs
+}
+
+/// A tracer writing to a scratch directory (1 tick = 1 ns), its directory and log path.
+fn tracer(cfg: Config, cpu: bool, name: &str) -> (Tracer, PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("psins-core-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rank-000000.bin");
+    let fd = std::fs::File::create(&path).unwrap().into_raw_fd();
+    let clock = Clock { tsc: false, mult: 1 << 32, ghz: 0.0, calib_ns: 0 };
+    let mut t = Tracer::new(cfg, &LogHeader::default(), fd, path.clone(), dir.clone(), clock, cpu, 0);
+    t.set_last_exit(0, 0);
+    (t, dir, path)
+}
+
+/// A kind or sub-code the core does not know (a shim built from other codes) is counted, not
+/// taken silently for a barrier, a plain wait or a standard send.
+#[test]
+fn codes_the_core_does_not_know_are_counted() {
+    let cfg = Config::from_lookup(|_| None, &[]).unwrap();
+    let (mut t, dir, _) = tracer(cfg, false, "bad-codes");
+    let good = [
+        Ev { sub: WaitFn::Waitall as u32, count: 0, ..Ev::bare(0, 1, Kind::Wait, 0) },
+        Ev { sub: Coll::Allreduce as u32, comm_size: 4, ..Ev::bare(2, 3, Kind::Coll, 0) },
+        Ev { sub: SendMode::Ready as u32, peer: 1, ..Ev::bare(4, 5, Kind::Send, 0) },
+    ];
+    for ev in &good {
+        t.record(ev);
+    }
+    assert_eq!(t.bad_codes(), 0);
+    let bad = [
+        Ev { sub: 200, ..Ev::bare(6, 7, Kind::Wait, 0) },
+        Ev { sub: 200, comm_size: 4, ..Ev::bare(8, 9, Kind::Coll, 0) },
+        Ev { sub: 200, peer: 1, ..Ev::bare(10, 11, Kind::Send, 0) },
+        Ev { kind: Kind::COUNT as u32 + 5, ..Ev::bare(12, 13, Kind::Other, 0) },
+        Ev::bare(14, 15, Kind::Step, 0),
+    ];
+    for ev in &bad {
+        t.record(ev);
+    }
+    assert_eq!(t.bad_codes(), 5);
+    // SAFETY: our descriptor, closed once (not close(), whose CLOSED would stop the others).
+    unsafe { libc::close(t.fd) };
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `recs` folded as the e2e tests fold an unfolded log.

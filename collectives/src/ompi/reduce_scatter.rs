@@ -33,7 +33,7 @@ pub(super) fn reduce_scatter(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -> Resu
     let c = a.counts;
     match alg {
         1 => non_overlapping(a, out)?,
-        2 => rs_recursive_halving(p, r, c, out),
+        2 => recursive_halving(p, r, Blocks::PerRank(c), out),
         3 => rs_ring(p, r, c, out),
         4 => butterfly(p, r, Blocks::PerRank(c), out),
         _ => return Err(ExpandError::Unsupported { coll: a.coll }),
@@ -51,7 +51,7 @@ pub(super) fn reduce_scatter_block(a: &CollArgs, alg: u8, out: &mut Vec<Step>) -
         2 if elems > INT_MAX => rsb_linear(a, out)?,
         2 => rsb_recursive_doubling(p, r, b, out),
         3 if !a.op_commutative => rsb_linear(a, out)?,
-        3 => rsb_recursive_halving(p, r, b, out),
+        3 => recursive_halving(p, r, Blocks::Uniform { size: p, bytes: b }, out),
         4 if p.is_power_of_two() => rsb_butterfly_pof2(p, r, total, out),
         // Equal blocks: the reduce_scatter butterfly's steps (the C code is the same algorithm).
         4 => butterfly(p, r, Blocks::Uniform { size: p, bytes: b }, out),
@@ -88,11 +88,6 @@ fn non_overlapping(a: &CollArgs, out: &mut Vec<Step>) -> Result<(), ExpandError>
     };
     append(&scatterv, out)?;
     Ok(())
-}
-
-/// Σ `c[lo..hi]`.
-fn sum(c: &[u64], lo: u64, hi: u64) -> u64 {
-    c[lo as usize..hi as usize].iter().sum()
 }
 
 /// The first communicator rank whose block belongs to group block `i` (blocks below `rem`
@@ -145,18 +140,20 @@ fn fold(r: u64, rem: u64, total: u64, out: &mut Vec<Step>) -> Option<u64> {
     }
 }
 
-/// `ompi_coll_base_reduce_scatter_intra_basic_recursivehalving`: the first `2·rem` ranks fold
-/// pairwise (even sends its vector to odd), the pof2 survivors halve the vector over group
-/// blocks (a folded pair's two blocks count as one), largest distance first, and each odd
+/// `ompi_coll_base_reduce_scatter_intra_basic_recursivehalving`, and the
+/// reduce_scatter_block one (commutative ops; equal blocks: the C code is the same algorithm):
+/// the first `2·rem` ranks fold pairwise (even sends its vector to odd), the pof2 survivors
+/// halve the vector over group blocks (a folded pair's two blocks count as one; the block
+/// variant's `ompi_range_sum`), largest distance first, empty halves skipped, and each odd
 /// folded rank finally sends its even neighbour that neighbour's block.
-fn rs_recursive_halving(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
-    let total: u64 = c.iter().sum();
+fn recursive_halving(p: u64, r: u64, c: Blocks, out: &mut Vec<Step>) {
+    let total = c.sum(0, p);
     let pof2 = floor_pow2(p);
     let rem = p - pof2;
     let v = fold(r, rem, total, out);
     if let Some(v) = v {
         // Bytes of group blocks [lo, hi).
-        let blocks = |lo: u64, hi: u64| sum(c, first_block(lo, rem), first_block(hi, rem));
+        let blocks = |lo: u64, hi: u64| c.sum(first_block(lo, rem), first_block(hi, rem));
         let (mut send_index, mut recv_index, mut last_index) = (0, 0, pof2);
         let mut mask = pof2 >> 1;
         while mask > 0 {
@@ -177,11 +174,11 @@ fn rs_recursive_halving(p: u64, r: u64, c: &[u64], out: &mut Vec<Step>) {
     }
     if r < 2 * rem {
         if r.is_multiple_of(2) {
-            if c[r as usize] > 0 {
-                recv(out, r + 1, c[r as usize]);
+            if c.get(r) > 0 {
+                recv(out, r + 1, c.get(r));
             }
-        } else if c[r as usize - 1] > 0 {
-            send(out, r - 1, c[r as usize - 1]);
+        } else if c.get(r - 1) > 0 {
+            send(out, r - 1, c.get(r - 1));
         }
     }
 }
@@ -303,53 +300,6 @@ fn rsb_recursive_doubling(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
             }
         }
         mask <<= 1;
-    }
-}
-
-/// `ompi_range_sum(lo, hi, last)`: blocks in group blocks [lo, hi] when those up to `last`
-/// (a folded pair's) count twice; `last` is `rem − 1`, possibly −1.
-fn range_sum(lo: u64, hi: u64, rem: u64) -> u64 {
-    if rem == 0 || rem - 1 < lo {
-        hi - lo + 1
-    } else if rem - 1 > hi {
-        2 * (hi - lo + 1)
-    } else {
-        2 * (rem - lo) + hi - (rem - 1)
-    }
-}
-
-/// `ompi_coll_base_reduce_scatter_block_intra_recursivehalving` (commutative ops): the first
-/// `2·rem` ranks fold pairwise, the pof2 survivors halve the vector (largest distance first,
-/// empty halves skipped), and each odd folded rank sends its even neighbour its block.
-fn rsb_recursive_halving(p: u64, r: u64, b: u64, out: &mut Vec<Step>) {
-    let pof2 = floor_pow2(p);
-    let rem = p - pof2;
-    let v = fold(r, rem, b * p, out);
-    if let Some(v) = v {
-        let (mut send_index, mut recv_index, mut last_index) = (0, 0, pof2);
-        let mut mask = pof2 >> 1;
-        while mask > 0 {
-            let vpeer = v ^ mask;
-            let peer = real_rank(vpeer, rem, true);
-            let (send_blocks, recv_blocks) = if v < vpeer {
-                send_index = recv_index + mask;
-                (range_sum(send_index, last_index - 1, rem), range_sum(recv_index, send_index - 1, rem))
-            } else {
-                recv_index = send_index + mask;
-                (range_sum(send_index, recv_index - 1, rem), range_sum(recv_index, last_index - 1, rem))
-            };
-            halving_exchange(out, peer, send_blocks * b, recv_blocks * b);
-            send_index = recv_index;
-            last_index = recv_index + mask;
-            mask >>= 1;
-        }
-    }
-    if r < 2 * rem {
-        if r.is_multiple_of(2) {
-            recv(out, r + 1, b);
-        } else {
-            send(out, r - 1, b);
-        }
     }
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/dumpi/: traces written by the real libdumpi (sst-dumpi)
-# of eight test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
+# of nine test apps at 2 and 4 ranks, each in its own directory with the .meta renamed to the
 # app's name (fileprefix=APP, APP-NNNN.bin) so the fixtures do not carry a date.
 #
 #   scripts/make-dumpi-fixtures.sh SST_DUMPI_SRC [APP...]
@@ -85,6 +85,9 @@ trace cg 4 2 64
 # Communicators from groups (MPI_Comm_group, MPI_Group_*, MPI_Comm_create) and Cartesian
 # topologies (MPI_Cart_create, MPI_Cart_sub).
 trace groups 4
+# An intercommunicator between two groups split from the world (MPI_Intercomm_create), its
+# traffic and collectives, its MPI_Comm_dup and MPI_Intercomm_merge.
+trace intercomm 4
 # The blocking collectives, among them MPI_Alltoallw and MPI_Reduce_scatter, and a reduction
 # of the program's own (MPI_Op_create). libdumpi 13 records no MPI-3 call (the nonblocking
 # collectives, MPI_Reduce_scatter_block), so the run leaves them out.

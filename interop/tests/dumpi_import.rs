@@ -402,6 +402,58 @@ fn a_graph_larger_than_its_communicator_is_one_error() {
 }
 
 #[test]
+fn intercommunicators_from_two_groups_of_a_split() {
+    // `intercomm` at 4 ranks: the world split into {0, 3} and, in reverse world order, {2, 1};
+    // MPI_Intercomm_create between them (leaders world 0 and 2), its MPI_Comm_dup, and
+    // MPI_Intercomm_merge with group 1 high. Each rank's intercommunicator lists its own group
+    // then the other, and says how many are its own; the merge puts group 0 first.
+    let (t, _) = imported("intercomm");
+    for (r, recs) in t.iter().enumerate() {
+        let (mine, theirs): (&[i64], &[i64]) = if r % 3 == 0 { (&[0, 3], &[2, 1]) } else { (&[2, 1], &[0, 3]) };
+        let made: Vec<(CommFn, u32, Vec<i64>)> = recs
+            .iter()
+            .filter_map(|x| match x.op {
+                Op::CommCreate { func, split, .. } => Some((func, split, x.list.clone())),
+                _ => None,
+            })
+            .collect();
+        let both = [mine, theirs].concat();
+        let want = vec![
+            (CommFn::Split, 0, mine.to_vec()),
+            (CommFn::IntercommCreate, 2, both.clone()),
+            (CommFn::Dup, 2, both),
+            (CommFn::IntercommMerge, 0, vec![0, 3, 2, 1]),
+        ];
+        assert_eq!(made, want, "rank {r}");
+        // Point-to-point peers on the intercommunicator are ranks of the other group.
+        for x in recs {
+            if let Op::Isend { peer, comm, .. } = x.op {
+                assert!(comm > 1 && (0..2).contains(&peer), "rank {r}: {:?}", x.op);
+            }
+        }
+    }
+}
+
+#[test]
+fn an_intercommunicator_whose_groups_are_not_a_split_is_one_error() {
+    // Rank 0 of intercomm: MPI_Intercomm_create's local communicator (its first field, after
+    // the label, mask, thread id and times) made MPI_COMM_WORLD (dumpi handle 2).
+    let d = copy("intercomm", "inter-world");
+    let f = d.join("intercomm-0000.bin");
+    let mut b = std::fs::read(&f).unwrap();
+    let local = record_at(&b, 91, 0) + 3 + 2 + 12 + 12;
+    b[local..local + 2].copy_from_slice(&2u16.to_be_bytes());
+    std::fs::write(&f, &b).unwrap();
+    fails(
+        &d,
+        &[
+            "intercomm-0000.bin: rank 0, record",
+            "MPI_Intercomm_create: the local communicator 2 was not made by MPI_Comm_split",
+        ],
+    );
+}
+
+#[test]
 fn a_group_naming_a_rank_outside_it_is_one_error() {
     // Rank 0 of groups: MPI_Group_incl of the world's evens (ranks 0 and 2): group, count,
     // the ranks' count and the ranks, after the label, mask, thread id and times. Rank 2

@@ -12,7 +12,7 @@ use psins_formats::*;
 use std::path::{Path, PathBuf};
 
 /// The fixtures: app, ranks, arguments (as the script ran them).
-const RUNS: [(&str, u32, &[&str]); 7] = [
+const RUNS: [(&str, u32, &[&str]); 8] = [
     ("pingpong", 2, &["1"]),
     ("ring", 4, &["3", "4"]),
     ("stencil2d", 4, &["2", "8"]),
@@ -20,6 +20,7 @@ const RUNS: [(&str, u32, &[&str]); 7] = [
     ("requests", 4, &["64", "1"]),
     ("cg", 4, &["2", "64"]),
     ("groups", 4, &[]),
+    ("intercomm", 4, &[]),
 ];
 
 fn records(trace: &Path) -> Vec<Vec<Record>> {
@@ -147,6 +148,10 @@ fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() 
             // (2), all ranks in a new order (4), the 2x2 grid (4), its two rows (2 + 2), the
             // line of the first 3 ranks and the graph of the same 3.
             "groups" => 2 + 4 + 4 + 4 + 3 + 3,
+            // intercomm at 4 ranks, groups {0, 3} and {2, 1}: every rank to every remote rank
+            // (4 × 2), a wildcard receive on the intercommunicator and one on its dup, a
+            // Sendrecv ring on the merged communicator.
+            "intercomm" => 4 * 2 + 1 + 1 + 4,
             _ => 0,
         };
         assert_eq!(messages, want, "{app}: messages");
@@ -162,6 +167,9 @@ fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() 
             "cg" => (8, 8),
             // groups: those six communicators, 2 + 4 + 4 + 4 + 3 + 3 members, each freed.
             "groups" => (20, 20),
+            // intercomm: per rank its group (a split), the intercommunicator, its dup and the
+            // merge, each freed.
+            "intercomm" => (16, 16),
             _ => (0, 0),
         };
         assert_eq!((made, freed), want, "{app}: communicators made and freed");
@@ -172,6 +180,7 @@ fn imported_dumpi_traces_have_our_tracers_messages_and_collectives_and_replay() 
             "requests" => 4,               // the Barrier before the ready sends
             "cg" => 4 * 10,                // Allreduces: 1 before, 3 per iteration, 3 after
             "groups" => 2 + 4 + 4 + 4 + 3, // an Allreduce on each communicator but the line
+            "intercomm" => 4 * 4,          // Barrier, Bcast, Allreduce across, Allreduce merged
             _ => 0,
         };
         assert_eq!(colls, want, "{app}: collectives");

@@ -16,7 +16,7 @@ use super::table::{Function, Kind, Scalar};
 use psins_formats::comms::Reach;
 use psins_formats::{
     Coll, CollFlags, CommFn, Op, ProbeFlags, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_SELF, COMM_WORLD,
-    NO_RANK, NO_REQUEST,
+    NO_RANK, NO_REQUEST, PROC_NULL,
 };
 use std::collections::{HashMap, VecDeque};
 
@@ -51,11 +51,17 @@ const COMM_CREATE: u16 = 85;
 const CART_CREATE: u16 = 99;
 const CART_SUB: u16 = 111;
 const GRAPH_CREATE: u16 = 101;
+const INTERCOMM_CREATE: u16 = 91;
+const INTERCOMM_MERGE: u16 = 92;
 const EXSCAN: u16 = 156;
 const REDUCE_SCATTER: u16 = 66;
 const OP_CREATE: u16 = 63;
 const ALLTOALLW: u16 = 155;
 const DUMPI_ANY: i32 = -1;
+/// MPI_ROOT as libdumpi writes it.
+const DUMPI_ROOT: i32 = -2;
+/// MPI_PROC_NULL as libdumpi writes it under MPICH (it keeps the library's value).
+const MPICH_PROC_NULL: i32 = -1;
 const DUMPI_REQUEST_NULL: i32 = 1;
 /// dumpi's predefined reduction operations are 1..=13 (MPI_MAX .. MPI_REPLACE).
 const DUMPI_LAST_BUILTIN_OP: u8 = 13;
@@ -91,6 +97,8 @@ struct Posted {
 struct Ranks {
     comm: u16,
     n: Option<u32>,
+    /// An intercommunicator: `n` is its remote group's size, whose ranks its peers are.
+    inter: bool,
 }
 
 /// A communicator this rank holds (by its dumpi handle).
@@ -102,6 +110,12 @@ struct Comm {
     members: Option<Vec<u32>>,
     /// A Cartesian communicator's dimensions (MPI_Cart_create, MPI_Cart_sub).
     grid: Option<Vec<u32>>,
+    /// An intercommunicator's local group size: `members` are the local group, then the
+    /// remote one.
+    local: Option<u32>,
+    /// The world split that made it (which, and this rank's colour): MPI_Intercomm_create
+    /// reads the remote group from the same split.
+    split: Option<(usize, i32)>,
 }
 
 /// Every rank's MPI_Comm_split calls on MPI_COMM_WORLD, in order: (colour, key), the
@@ -363,7 +377,8 @@ impl Decoder {
             _ => {}
         }
         self.comm(comm)?;
-        Ok(self.comms[&comm].members.clone())
+        let c = &self.comms[&comm];
+        Ok(c.members.as_ref().map(|m| m[..c.local.map_or(m.len(), |l| l as usize)].to_vec()))
     }
 
     /// This rank's index in communicator `comm` (0 where its members are not known yet: a
@@ -379,10 +394,13 @@ impl Decoder {
             DUMPI_COMM_SELF => Some(1),
             _ => {
                 self.comm(comm)?;
-                self.comms[&comm].members.as_ref().map(|m| m.len() as u32)
+                let c = &self.comms[&comm];
+                let inter = c.local.is_some();
+                let n = c.members.as_ref().map(|m| m.len() as u32 - c.local.unwrap_or(0));
+                return Ok(Ranks { comm, n, inter });
             }
         };
-        Ok(Ranks { comm, n })
+        Ok(Ranks { comm, n, inter: false })
     }
 
     /// A new communicator under dumpi handle `new` with `members`: its CommCreate record.
@@ -405,8 +423,88 @@ impl Decoder {
             rec.list.extend(m.iter().map(|&m| m as i64));
         }
         self.unfollowed.remove(&new);
-        self.comms.insert(new, Comm { id: comm, members, grid });
+        self.comms.insert(new, Comm { id: comm, members, grid, local: None, split: None });
         Ok(Op::CommCreate { func, parent, comm, split: 0 })
+    }
+
+    /// A new intercommunicator under dumpi handle `new`: `members` its local group (`local`
+    /// ranks), then its remote group. Its CommCreate record lists both and says how many are
+    /// local, as the tracer's does.
+    fn made_inter(
+        &mut self,
+        func: CommFn,
+        parent: u16,
+        new: u16,
+        members: Option<Vec<u32>>,
+        local: u32,
+        rec: &mut Record,
+    ) -> Result<Op, String> {
+        let op = self.made(func, parent, new, members, None, rec)?;
+        let c = self.comms.get_mut(&new).expect("just made");
+        c.local = Some(local);
+        let Op::CommCreate { func, parent, comm, .. } = op else { unreachable!("made makes a CommCreate") };
+        Ok(Op::CommCreate { func, parent, comm, split: local })
+    }
+
+    /// MPI_Intercomm_create: localcomm, localleader, remotecomm, remoteleader, tag, newcomm.
+    /// The local group is the local communicator's; the remote group is not in this rank's
+    /// record, so it is read where the two groups come from: the local communicator must be
+    /// one group of an MPI_Comm_split of MPI_COMM_WORLD, and the remote group is the group of
+    /// the same split that holds the remote leader (the usual way to make two groups talk).
+    fn intercomm_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Op, String> {
+        let (local, peer, new) = (v.handle(fun, "localcomm")?, v.handle(fun, "remotecomm")?, v.handle(fun, "newcomm")?);
+        let leader = v.int(fun, "remoteleader")?;
+        self.comm(local)?;
+        let Some(local_members) = self.members(local)? else {
+            // The first pass, which does not know a split's members: the size is what counts.
+            return self.made_inter(CommFn::IntercommCreate, local, new, None, 1, rec);
+        };
+        let Some((k, color)) = self.comms.get(&local).and_then(|c| c.split) else {
+            return Err(format!(
+                "the local communicator {local} was not made by MPI_Comm_split of MPI_COMM_WORLD: the remote \
+                 group, which the trace does not hold, is read from the split that made both groups"
+            ));
+        };
+        let on = self.ranks(peer)?;
+        let leader = self.rank("remote leader", leader as i32, on)?;
+        let peers = self.members(peer)?.ok_or("the peer communicator's members are not known")?;
+        let w = peers[leader as usize];
+        let all = self.splits.as_ref().expect("the second pass");
+        let theirs = all[w as usize].get(k).and_then(|s| s.0);
+        let remote = match theirs {
+            Some(c) if c != color => self.split_members(k, c)?,
+            Some(_) => return Err(format!("the remote leader, world rank {w}, is in this rank's own group")),
+            None => {
+                return Err(format!(
+                    "the remote leader, world rank {w}, got MPI_COMM_NULL from the MPI_Comm_split that made the \
+                     local group: the remote group is not a group of that split"
+                ))
+            }
+        };
+        let n = local_members.len() as u32;
+        let members = local_members.into_iter().chain(remote).collect();
+        self.made_inter(CommFn::IntercommCreate, local, new, Some(members), n, rec)
+    }
+
+    /// MPI_Intercomm_merge: the two groups in one communicator, the group that passed `high`
+    /// false first. Only this rank's `high` is in its record; the other group is taken to
+    /// have passed the other value (were both the same, MPI orders them itself, and the two
+    /// groups' records of the merged communicator disagree: consolidation refuses them).
+    fn intercomm_merge(&mut self, inter: u16, high: bool, new: u16, rec: &mut Record) -> Result<Op, String> {
+        self.comm(inter)?;
+        let (members, local) = match self.comms.get(&inter) {
+            Some(&Comm { local: Some(l), ref members, .. }) => (members.clone(), l as usize),
+            _ => return Err(format!("communicator {inter} is not an intercommunicator")),
+        };
+        let members = members.map(|m| {
+            let (mine, theirs) = m.split_at(local);
+            if high {
+                [theirs, mine].concat()
+            } else {
+                [mine, theirs].concat()
+            }
+        });
+        self.made(CommFn::IntercommMerge, inter, new, members, None, rec)
     }
 
     /// The members of this rank's `k`-th split of the world: the ranks that gave its colour,
@@ -440,6 +538,7 @@ impl Decoder {
         match on.n {
             // a split's or dup's bound, worded as psins-consolidate words it (the communicator
             // is the dumpi handle the record gives)
+            Some(n) if on.inter => Reach { comm: on.comm.into(), peers: n, inter: true }.check(what, p)?,
             Some(n) if on.comm != DUMPI_COMM_WORLD => Reach::intra(on.comm.into(), n).check(what, p)?,
             _ if p < 0 || p as u32 >= self.world => {
                 return Err(format!("{what} {p} is not a rank of this {}-rank trace", self.world))
@@ -583,7 +682,15 @@ impl Decoder {
     ) -> Result<Op, String> {
         let on = self.ranks(comm)?;
         let comm = self.comm(comm)?;
-        if root != NO_RANK {
+        // On an intercommunicator the root group's root passes MPI_ROOT (DUMPI_ROOT), its other
+        // ranks MPI_PROC_NULL (MPICH's -1, which libdumpi keeps as it is), the other group
+        // the root's rank in it: the tracer's NO_RANK, PROC_NULL and that rank.
+        let root = match root {
+            DUMPI_ROOT if on.inter => NO_RANK,
+            MPICH_PROC_NULL if on.inter => PROC_NULL,
+            r => r,
+        };
+        if root != NO_RANK && root != PROC_NULL {
             self.rank("root", root, on)?;
         }
         self.instance += 1;
@@ -737,9 +844,22 @@ impl Decoder {
             // Comm_dup: oldcomm, newcomm.
             84 => {
                 let (old, new) = (c.u16().map_err(e)?, c.u16().map_err(e)?);
+                self.comm(old)?;
+                if let Some(&Comm { local: Some(local), ref members, .. }) = self.comms.get(&old) {
+                    let members = members.clone();
+                    return self.made_inter(CommFn::Dup, old, new, members, local, rec).map(Some);
+                }
                 let members = self.members(old)?;
                 let grid = self.comms.get(&old).and_then(|c| c.grid.clone());
                 self.made(CommFn::Dup, old, new, members, grid, rec)?
+            }
+            INTERCOMM_CREATE => {
+                let v = fields::read(fun, c, st, true).map_err(e)?;
+                return self.intercomm_create(fun, &v, rec).map(Some);
+            }
+            INTERCOMM_MERGE => {
+                let (inter, high, new) = (c.u16().map_err(e)?, c.i32().map_err(e)?, c.u16().map_err(e)?);
+                return self.intercomm_merge(inter, high != 0, new, rec).map(Some);
             }
             COMM_CREATE | CART_CREATE | CART_SUB | GRAPH_CREATE => {
                 let v = fields::read(fun, c, st, true).map_err(e)?;
@@ -762,7 +882,7 @@ impl Decoder {
                 let k = self.my_splits.len();
                 let color = (new != DUMPI_COMM_NULL).then_some(color);
                 self.my_splits.push((color, key));
-                match (color, self.splits.is_some()) {
+                let op = match (color, self.splits.is_some()) {
                     // A rank left out of every new communicator: no communicator, only time.
                     (None, _) => return Ok(None),
                     // The first pass only collects colours and keys.
@@ -771,7 +891,11 @@ impl Decoder {
                         let members = self.split_members(k, color)?;
                         self.made(CommFn::Split, old, new, Some(members), None, rec)?
                     }
+                };
+                if let (Some(color), Some(c)) = (color, self.comms.get_mut(&new)) {
+                    c.split = Some((k, color));
                 }
+                op
             }
             // Comm_free: comm.
             87 => {
@@ -891,7 +1015,8 @@ impl Decoder {
                 let (n, dt, root, comm) =
                     (c.i32().map_err(e)?, c.u16().map_err(e)?, c.i32().map_err(e)?, c.u16().map_err(e)?);
                 let b = self.bytes(n, dt)?;
-                self.coll(Coll::Bcast, comm, root, b, b, 0, 0)?
+                // The element count as the tracer records it.
+                self.coll(Coll::Bcast, comm, root, b, b, n.max(0) as u64, 0)?
             }
             // Gather: commrank, sendcount, sendtype, root, comm [, recvcount, recvtype at the
             // root]. Scatter: commrank, recvcount, recvtype, root, comm [, sendcount, sendtype].

@@ -451,6 +451,20 @@ fn an_intercommunicator_whose_groups_are_not_a_split_is_one_error() {
             "MPI_Intercomm_create: the local communicator 2 was not made by MPI_Comm_split",
         ],
     );
+
+    // Both groups passing high = 0 to MPI_Intercomm_merge (92): MPI orders them itself, which
+    // the records do not say; group 1's ranks put their own group first, and the rank the
+    // program asked for on the merged communicator contradicts it.
+    let d = copy("intercomm", "merge-tie");
+    for r in [1, 2] {
+        let f = d.join(format!("intercomm-000{r}.bin"));
+        let mut b = std::fs::read(&f).unwrap();
+        let high = record_at(&b, 92, 0) + 3 + 2 + 12 + 12 + 2;
+        assert_eq!(b[high..high + 4], 1i32.to_be_bytes(), "group 1 passes high");
+        b[high..high + 4].copy_from_slice(&0i32.to_be_bytes());
+        std::fs::write(&f, &b).unwrap();
+    }
+    fails(&d, &["intercomm-0001.bin: rank 1, record", "MPI_Comm_rank: gives rank 3 on communicator"]);
 }
 
 #[test]

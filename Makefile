@@ -82,7 +82,7 @@ fmt:
 	$(CARGO) fmt --all
 
 lint:
-	$(CARGO) clippy --workspace --all-targets
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 clean:
 	$(CARGO) clean

@@ -122,6 +122,9 @@ fn main() {
     }
 }
 
+// The ranges are written as negated comparisons so that NaN, which compares false with
+// everything, is refused with the rest.
+#[allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
 fn run(a: &Args) -> Result<(), Error> {
     if !(a.seconds_per_trial > 0.0 && a.seconds_per_trial <= 10.0) || !(a.max_spread > 0.0) {
         eprintln!("psins-calibrate: --seconds-per-trial must be in (0, 10] and --max-spread positive");
@@ -145,7 +148,7 @@ fn run(a: &Args) -> Result<(), Error> {
     // Both outputs are checked before the measurement starts, not after it.
     let curves = a.curves.clone().unwrap_or_else(|| a.output.with_extension("curves.toml"));
     let machine_out = Output::prepare(&a.output, &[])?;
-    let curves_out = Output::prepare(&curves, &[a.output.clone()])?;
+    let curves_out = Output::prepare(&curves, std::slice::from_ref(&a.output))?;
     let launcher =
         if a.launcher.is_empty() { vec!["mpirun".into(), "-n".into(), "2".into()] } else { a.launcher.clone() };
     let load = busy();

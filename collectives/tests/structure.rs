@@ -380,7 +380,7 @@ fn thresholds_drive_selection() {
 #[test]
 fn nonblocking_and_p1() {
     let th = Thresholds::default();
-    let mut out = vec![psins_collectives::Step::Send { peer: 9, bytes: 9 }];
+    let mut out = vec![Step::Send { peer: 9, bytes: 9 }];
     let a = CollArgs { send_bytes: 100, ..CollArgs::new(Coll::Bcast, 1, 0) };
     assert_eq!(expand(&a, &th, &mut out).unwrap(), "noop");
     assert!(out.is_empty());

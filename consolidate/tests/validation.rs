@@ -516,7 +516,7 @@ fn the_directory_of_runs_names_them() {
         std::fs::create_dir_all(d.join(job)).unwrap();
         std::fs::write(d.join(job).join("rank-000000.bin"), b"PSINSLOG").unwrap();
     }
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_psins-consolidate"))
+    let o = Command::new(env!("CARGO_BIN_EXE_psins-consolidate"))
         .arg(&d)
         .arg("-o")
         .arg(d.join("x.psins"))

@@ -101,7 +101,7 @@ pub fn fields(rec: &Record, task: u32, comms: &dyn Comms, step_comm: u32) -> Vec
         Op::CommFree { comm } => f.push(("comm", Int(comm as i64))),
         Op::Other { func } => {
             // named by c-headers/mpi_functions.tbl, the table the tracer's wrappers come from
-            f.push(("func", Str(psins_formats::functions::name_of(func).unwrap_or("unknown"))));
+            f.push(("func", Str(functions::name_of(func).unwrap_or("unknown"))));
             f.push(("func_id", Int(func as i64)));
         }
         // targets are ranks of the window's communicator, printed as traced
@@ -148,7 +148,7 @@ pub fn fields(rec: &Record, task: u32, comms: &dyn Comms, step_comm: u32) -> Vec
         }
         Op::Pcontrol { level } => f.push(("level", Int(level as i64))),
         Op::OtherReq { func, req, persistent } => {
-            f.push(("func", Str(psins_formats::functions::name_of(func).unwrap_or("unknown"))));
+            f.push(("func", Str(functions::name_of(func).unwrap_or("unknown"))));
             f.push(("func_id", Int(func as i64)));
             f.push(("request", Int(req as i64)));
             if persistent {
@@ -217,7 +217,7 @@ mod tests {
     /// psins-dump printed only `func_id=<n>`; the name is the table's.
     #[test]
     fn other_records_name_their_function() {
-        let id = psins_formats::functions::id_of("MPI_File_write_all").unwrap();
+        let id = functions::id_of("MPI_File_write_all").unwrap();
         let rec = Record::new(1, 2, Op::Other { func: id });
         let mut line = String::new();
         text_line(3, &fields(&rec, 3, &NoComms, 0), &mut line);

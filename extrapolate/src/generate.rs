@@ -274,6 +274,6 @@ mod tests {
     /// What a streamed replay keeps per rank (docs/simulator.md, *Extrapolated runs*).
     #[test]
     fn a_cursor_is_under_a_hundred_bytes() {
-        assert!(std::mem::size_of::<super::Cursor>() < 100, "{}", std::mem::size_of::<super::Cursor>());
+        assert!(size_of::<super::Cursor>() < 100, "{}", size_of::<super::Cursor>());
     }
 }

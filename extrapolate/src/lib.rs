@@ -532,7 +532,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                 let bits = || {
                     let dims = std::iter::once(fastest).chain((0..ndims).filter(|&d| d != fastest));
                     std::iter::once(None).chain(dims.map(|d| Some(1u8 << d))).find_map(|of| {
-                        pts.iter().all(|&(p, v)| over(of, p).log2() == v as f64).then_some(fit::Fit {
+                        pts.iter().all(|&(p, v)| over(of, p).log2() == v as f64).then_some(Fit {
                             law: fit::Law::Log,
                             of,
                             a: 0.0,
@@ -629,7 +629,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
             let ids = slot_ids(&t, &g, r, ti);
             let recs =
                 comms::normalised(tr, r, &g).map_err(|m| Refusal::Input(format!("{}: {m}", tr.path.display())))?;
-            let prog = template::Program::of(&recs);
+            let prog = Program::of(&recs);
             let floor = floors[ti][r as usize];
             let mut at = 0usize;
             for (k, ((_, rec), &slot)) in prog.recs.iter().zip(&ids).enumerate() {

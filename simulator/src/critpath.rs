@@ -503,8 +503,8 @@ mod tests {
     /// (docs/simulator.md).
     #[test]
     fn path_is_small() {
-        assert_eq!(std::mem::size_of::<super::Path>(), 208);
-        assert_eq!(std::mem::size_of::<super::Offer>(), 48);
+        assert_eq!(size_of::<super::Path>(), 208);
+        assert_eq!(size_of::<super::Offer>(), 48);
     }
 
     /// A message ends its receive's chain only if it arrived after the receive was posted:

@@ -525,7 +525,7 @@ fn hist_table(s: &mut String, title: &str, h: &Log2Hist, bin: impl Fn(u64, u64) 
 /// job's log) a line now and then, every `PSINS_PROGRESS_SECONDS` (default 60).
 pub enum Progress {
     Bar(indicatif::ProgressBar),
-    Lines { total: u64, start: std::time::Instant, last: std::time::Instant, every: std::time::Duration },
+    Lines { total: u64, start: std::time::Instant, last: std::time::Instant, every: Duration },
 }
 
 impl Progress {
@@ -543,7 +543,7 @@ impl Progress {
         }
         let every = std::env::var("PSINS_PROGRESS_SECONDS").ok().and_then(|v| v.parse::<f64>().ok()).unwrap_or(60.0);
         let now = std::time::Instant::now();
-        Progress::Lines { total, start: now, last: now, every: std::time::Duration::from_secs_f64(every.max(0.0)) }
+        Progress::Lines { total, start: now, last: now, every: Duration::from_secs_f64(every.max(0.0)) }
     }
 
     /// `pos` records replayed.
@@ -556,7 +556,7 @@ impl Progress {
                     eprintln!(
                         "psins-sim: replaying: {:.0} % of {total} records, {} so far",
                         100.0 * pos as f64 / (*total).max(1) as f64,
-                        crate::units::human_time_ns(start.elapsed().as_nanos() as u64)
+                        human_time_ns(start.elapsed().as_nanos() as u64)
                     );
                 }
             }

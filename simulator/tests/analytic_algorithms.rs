@@ -115,7 +115,7 @@ fn machine(cores: u32, eager: u64, handshake: bool, mode: &str) -> Machine {
 struct Rng(u64);
 impl Rng {
     fn below(&mut self, n: u64) -> u64 {
-        psins_formats::splitmix::next(&mut self.0) % n.max(1)
+        splitmix::next(&mut self.0) % n.max(1)
     }
 }
 

@@ -149,7 +149,7 @@ fn analytic_collective_four_ranks() {
 #[test]
 fn analytic_collective_from_the_algorithm() {
     let tasks: Vec<Vec<Record>> = (0..4).map(|r| vec![allreduce(r, 1024, 1), fin()]).collect();
-    let text = common::BASE.replace("allreduce = \"2*log\"\n", "");
+    let text = BASE.replace("allreduce = \"2*log\"\n", "");
     let m = psins_sim::Machine::from_str(std::path::Path::new("m.toml"), &text, &[]).unwrap();
     let r = replay(&tasks, &m).unwrap();
     assert_eq!(predicted(&r), 8_536_000);
@@ -167,7 +167,7 @@ fn cpu_ratio_two() {
     let m = machine(&["machine.cpu_ratio=2.0"]);
     let text = format!(
         "{}\n[[machine.cpu]]\nnodes = [1]\nratio = 0.5\n",
-        common::BASE.replace("cores_per_node = 1", "cores_per_node = 1\ncpu_ratio = 2.0")
+        BASE.replace("cores_per_node = 1", "cores_per_node = 1\ncpu_ratio = 2.0")
     );
     let m2 = psins_sim::Machine::from_str(std::path::Path::new("m.toml"), &text, &[]).unwrap();
     assert_eq!(m.cpu.default, 2.0);

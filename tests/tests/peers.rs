@@ -95,7 +95,9 @@ fn a_damaged_real_log_names_the_file_rank_and_record() {
     let isend = first(&|op| matches!(*op, Op::Isend { comm, .. } if comm == inter));
     let bcast = first(&|op| matches!(*op, Op::Coll { comm, root: 0, .. } if comm == inter));
     let sendrecv = first(&|op| matches!(op, Op::Sendrecv { .. }));
-    let cases: [(usize, Box<dyn Fn(&mut Op)>, String); 3] = [
+    // (the record's index, how it is damaged, the error it must give)
+    type Case = (usize, Box<dyn Fn(&mut Op)>, String);
+    let cases: [Case; 3] = [
         (
             isend,
             Box::new(|op| {

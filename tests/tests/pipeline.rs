@@ -279,10 +279,10 @@ fn simulate_everywhere(trace: &Path, ranks: u32) {
     for (m, model) in machines() {
         for set in routings(&model) {
             let json = trace.with_extension(format!("{model}.json"));
-            let mut args: Vec<&std::ffi::OsStr> = vec![trace.as_os_str(), "-m".as_ref(), m.as_os_str()];
+            let mut args: Vec<&OsStr> = vec![trace.as_os_str(), "-m".as_ref(), m.as_os_str()];
             args.extend(["-q".as_ref(), "--json".as_ref(), json.as_os_str()]);
             if !set.is_empty() {
-                args.extend([std::ffi::OsStr::new("--set"), std::ffi::OsStr::new(set)]);
+                args.extend([OsStr::new("--set"), OsStr::new(set)]);
             }
             run_tool("psins-sim", &args);
             let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();

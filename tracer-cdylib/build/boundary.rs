@@ -274,7 +274,7 @@ mod tests {
         let at = |n: &str| fields.iter().find(|f| f.name == n).unwrap().offset;
         assert_eq!((at("t0"), at("kind"), at("bytes"), at("bytes2"), at("root")), (0, 16, 32, 48, 72));
         assert_eq!((at("count"), at("list"), at("list_len")), (88, 96, 104));
-        assert_eq!(std::mem::size_of::<crate::ev::Ev>(), size);
+        assert_eq!(size_of::<crate::ev::Ev>(), size);
     }
 
     #[test]

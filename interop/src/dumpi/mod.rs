@@ -193,7 +193,7 @@ fn world_splits(ranks: &[DumpiRank]) -> Result<stream::Splits, Error> {
         while dec.next(&mut rec).map_err(|b| r.error(b, dec.records))? {}
         all.push(dec.my_splits);
     }
-    Ok(std::sync::Arc::new(all))
+    Ok(Arc::new(all))
 }
 
 fn only_meta(dir: &Path) -> Result<PathBuf, Error> {

@@ -670,6 +670,8 @@ impl Decoder {
         Ok([p.id as i64, source as i64, tag as i64, bytes as i64])
     }
 
+    /// A collective's record: each argument is one of its fields.
+    #[allow(clippy::too_many_arguments)]
     fn coll(
         &mut self,
         coll: Coll,

@@ -82,9 +82,7 @@ pub fn of(name: &str) -> Option<Call> {
 /// lets a process call such functions before MPI_Init and after MPI_Finalize (Score-P's ranks
 /// call MPI_Initialized and MPI_Finalized there).
 pub fn local(name: &str) -> bool {
-    psins_formats::functions::FUNCTIONS
-        .iter()
-        .any(|&(_, n, how)| n == name && matches!(how.split(' ').next(), Some("count" | "none")))
+    functions::FUNCTIONS.iter().any(|&(_, n, how)| n == name && matches!(how.split(' ').next(), Some("count" | "none")))
 }
 
 #[cfg(test)]

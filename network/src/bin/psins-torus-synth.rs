@@ -138,9 +138,9 @@ fn config(a: &Args) -> Result<TorusConfig, String> {
 }
 
 fn single(a: &Args, cfg: &TorusConfig, pattern: &Pattern) -> Result<(), Fail> {
-    let (start, cpu0) = (Instant::now(), psins_network::synth::cpu_seconds());
+    let (start, cpu0) = (Instant::now(), synth::cpu_seconds());
     let r = synth::run(cfg, pattern, a.load, a.seed, a.warmup, a.measure)?;
-    let (wall, cpu) = (start.elapsed().as_secs_f64(), psins_network::synth::cpu_seconds() - cpu0);
+    let (wall, cpu) = (start.elapsed().as_secs_f64(), synth::cpu_seconds() - cpu0);
     print_result(cfg, pattern, &r)?;
     out!("time (whole run)          {wall:.3} s wall, {cpu:.3} s CPU (warm-up and drain included)");
     let hops = r.total_packet_hops as f64;

@@ -144,4 +144,4 @@ impl Network<TorusFabric> {
 }
 
 // A packet stays one cache line with the torus's routing record.
-const _: () = assert!(std::mem::size_of::<crate::slab::Packet<RouteRecord>>() == 64);
+const _: () = assert!(size_of::<crate::slab::Packet<RouteRecord>>() == 64);

@@ -280,7 +280,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             self.now = at;
             // Hide the cache misses of the next task's state behind this event's work.
             if let Some(Ev::Exec(n) | Ev::Resume(n)) = self.q.peek_now() {
-                prefetch(&self.tasks[n as usize] as *const Task, std::mem::size_of::<Task>());
+                prefetch(&self.tasks[n as usize] as *const Task, size_of::<Task>());
                 self.src.prefetch(n);
             }
             match ev {
@@ -340,7 +340,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             self.expanded,
         );
         report.peak_messages = self.msgs.peak as u64;
-        report.message_bytes = std::mem::size_of::<p2p::Msg>() as u64;
+        report.message_bytes = size_of::<p2p::Msg>() as u64;
         report.deadlock = deadlock;
         report.measured = self.src.measured();
         report.assumptions.library = self.library_choice;

@@ -195,7 +195,7 @@ impl<S: TraceSource> Sim<'_, S> {
         rbytes: u64,
         req: u32,
         at: Ps,
-    ) -> crate::error::Result<Ps> {
+    ) -> Result<Ps> {
         let intra = self.node[o as usize] == self.node[x as usize];
         if bytes.max(rbytes) > if intra { self.max_intra_bytes } else { self.max_msg_bytes } {
             return Err(self.refuse_message(o, x, bytes.max(rbytes)));

@@ -292,11 +292,8 @@ mod tests {
     /// The per-task state stays small: a million tasks must fit in a few GiB.
     #[test]
     fn task_state_is_small() {
-        let (task, req, cursor) = (
-            std::mem::size_of::<super::Task>(),
-            std::mem::size_of::<super::Req>(),
-            std::mem::size_of::<psins_formats::TaskCursor>(),
-        );
+        let (task, req, cursor) =
+            (size_of::<super::Task>(), size_of::<super::Req>(), size_of::<psins_formats::TaskCursor>());
         eprintln!("Task {task} B, Req {req} B, TaskCursor {cursor} B");
         assert!(task <= 320, "Task is {task} bytes");
         assert!(req <= 32, "Req is {req} bytes");

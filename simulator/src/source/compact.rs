@@ -158,7 +158,7 @@ impl TraceSource for CompactTrace {
     #[inline]
     fn prefetch(&self, t: u32) {
         if let Some(c) = self.cursors.get(t as usize) {
-            crate::engine::prefetch(c as *const Option<TaskCursor>, std::mem::size_of::<Option<TaskCursor>>());
+            crate::engine::prefetch(c as *const Option<TaskCursor>, size_of::<Option<TaskCursor>>());
         }
     }
 

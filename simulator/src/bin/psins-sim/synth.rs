@@ -150,9 +150,9 @@ fn design(cfg: Net) -> String {
 }
 
 fn single(cfg: Net, pattern: &Pattern, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
-    let cpu0 = psins_network::synth::cpu_seconds();
+    let cpu0 = synth::cpu_seconds();
     let res = one(cfg, pattern, r.load, r)?;
-    let cpu = psins_network::synth::cpu_seconds() - cpu0;
+    let cpu = synth::cpu_seconds() - cpu0;
     let _ = writeln!(out, "load                      {:.4} of capacity", r.load);
     let _ = writeln!(
         out,

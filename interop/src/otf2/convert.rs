@@ -32,6 +32,9 @@ pub struct Model {
     pub count_attr: Option<u32>,
     /// Region id → what a region that is not MPI's counts as, folded ([`super::defs::Defs::fold_label`]).
     pub labels: HashMap<u32, String>,
+    /// Written by Score-P, whose collectives carry the bytes a rank sent and received in the
+    /// whole call ([`super::scorep`]), where psins's carry its message or block.
+    pub scorep: bool,
 }
 
 /// What a rank's conversion folded into computation (or dropped outside the span), counted:
@@ -104,6 +107,8 @@ struct Current {
     /// (request, source or None for a send, comm, tag, bytes)
     completions: Vec<(u64, Option<Msg>)>,
     coll_end: Option<(u8, u32, u32, u64, u64, Option<u64>)>,
+    /// The communicator a CommCreate or CommDestroy event named (OTF2 3.0).
+    comm_event: Option<u32>,
 }
 
 /// A conversion failure: the message and the index of the event it is about.
@@ -161,7 +166,7 @@ fn time(e: &Ev) -> u64 {
             t
         }
         Ev::IsendComplete(t, _) | Ev::IrecvRequest(t, _) | Ev::CollBegin(t) | Ev::CollEnd(t, ..) => t,
-        Ev::BufferFlush(t, _) | Ev::MeasurementOnOff(t, _) => t,
+        Ev::BufferFlush(t, _) | Ev::MeasurementOnOff(t, _) | Ev::CommCreate(t, _) | Ev::CommDestroy(t, _) => t,
     }
 }
 
@@ -190,6 +195,8 @@ pub(super) fn kind(e: &Ev) -> &'static str {
         Ev::CollEnd(..) => "MpiCollectiveEnd",
         Ev::BufferFlush(..) => "BufferFlush",
         Ev::MeasurementOnOff(..) => "MeasurementOnOff",
+        Ev::CommCreate(..) => "CommCreate",
+        Ev::CommDestroy(..) => "CommDestroy",
     }
 }
 
@@ -266,6 +273,7 @@ impl Conv<'_> {
             Ev::Irecv(_, p, c, tag, n, q) => self.cur.completions.push((q, Some((p, c, tag, n)))),
             Ev::CollBegin(_) => {}
             Ev::CollEnd(_, op, c, root, s, r, n) => self.cur.coll_end = Some((op, c, root, s, r, n)),
+            Ev::CommCreate(_, c) | Ev::CommDestroy(_, c) => self.cur.comm_event = Some(c),
         }
         Ok(())
     }
@@ -339,21 +347,36 @@ impl Conv<'_> {
         let cur = std::mem::take(&mut self.cur);
         let mut list = Vec::new();
         let op = if let Some((op, c, root, s, r, n)) = cur.coll_end {
+            // The communicator made or freed: the CommCreate or CommDestroy event's where there
+            // is one (Score-P 8 then names the parent in the collective), else the collective's.
+            let made = cur.comm_event.unwrap_or(c);
             match (op, call) {
+                // MPI_Finalize's freeing of MPI_COMM_WORLD and MPI_COMM_SELF (Score-P 8's
+                // DESTROY_HANDLE and CommDestroy events): the predefined communicators are
+                // neither made nor freed in a psins trace.
+                (_, Call::Finalize) => Op::Finalize,
                 (_, Call::Coll { nonblocking: true }) => {
                     return Err(format!("{name}: nonblocking collectives cannot be imported"))
                 }
                 (CREATE_HANDLE, _) => {
                     let func = if let Call::CommCreate(f) = call { f } else { CommFn::Other };
-                    self.create(func, c, &mut list)?
+                    self.create(func, made, &mut list)?
                 }
-                (DESTROY_HANDLE, _) => Op::CommFree { comm: self.comm(c)? },
+                (DESTROY_HANDLE, _) => Op::CommFree { comm: self.comm(made)? },
                 _ => {
                     let coll = coll_of(op).ok_or_else(|| format!("{name}: unknown collective operation {op}"))?;
                     let comm = self.comm(c)?;
                     let root = if root == UNDEFINED { NO_RANK } else { root as i32 };
                     self.instance += 1;
                     let size = self.model.comms.get(&c).map_or(1, |m| m.0.len().max(1)) as u64;
+                    let (s, r) = if self.model.scorep {
+                        let me = self.model.comms.get(&c).and_then(|m| m.0.iter().position(|&w| w == self.rank));
+                        let root = (root >= 0).then_some(root as u64);
+                        super::scorep::per_rank(coll, s, r, size, me.unwrap_or(0) as u64, root)
+                            .map_err(|m| format!("{name}: {m}"))?
+                    } else {
+                        (s, r)
+                    };
                     list = per_peer(coll, s, r, size);
                     let (flags, req, instance) = (0, 0, self.instance);
                     // Without psins's attribute, a reduction's elements are its bytes.

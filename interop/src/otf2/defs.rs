@@ -23,6 +23,8 @@ pub struct Defs {
     /// Communicator → (group, parent).
     comms: Vec<(u32, u32, u32)>,
     attributes: HashMap<u32, u32>,
+    /// The archive's creator (`OTF2_Reader_GetCreator`), e.g. "Score-P 8.4".
+    pub creator: String,
 }
 
 /// A communicator of the trace: members as world ranks, its parent.
@@ -209,6 +211,11 @@ pub fn read(anchor: &CString) -> Result<Defs, String> {
         }
         let result = (|| {
             ok(sys::OTF2_Reader_SetSerialCollectiveCallbacks(r))?;
+            let mut creator: *mut std::ffi::c_char = std::ptr::null_mut();
+            if sys::OTF2_Reader_GetCreator(r, &mut creator) == sys::SUCCESS && !creator.is_null() {
+                d.creator = CStr::from_ptr(creator).to_string_lossy().into_owned();
+                sys::free(creator as *mut c_void);
+            }
             let g = sys::OTF2_Reader_GetGlobalDefReader(r);
             if g.is_null() {
                 return Err(super::last_error("no global definitions"));

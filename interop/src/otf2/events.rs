@@ -24,6 +24,10 @@ pub enum Ev {
     /// measurement switched off or on (time, on).
     BufferFlush(u64, u64),
     MeasurementOnOff(u64, bool),
+    /// A communicator made or freed (OTF2 3.0; Score-P 8 writes them inside the
+    /// CREATE_HANDLE and DESTROY_HANDLE collective, whose communicator is then the parent).
+    CommCreate(u64, u32),
+    CommDestroy(u64, u32),
 }
 
 /// What the callbacks fill: the events, and the attribute id of psins's element count.
@@ -158,6 +162,14 @@ extern "C" fn measurement(_: u64, t: u64, _: u64, u: *mut c_void, _: A, mode: u8
     list(u).push(Ev::MeasurementOnOff(t, mode == sys::MEASUREMENT_ON));
     OK
 }
+extern "C" fn comm_create(_: u64, t: u64, _: u64, u: *mut c_void, _: A, c: u32) -> sys::CallbackCode {
+    list(u).push(Ev::CommCreate(t, c));
+    OK
+}
+extern "C" fn comm_destroy(_: u64, t: u64, _: u64, u: *mut c_void, _: A, c: u32) -> sys::CallbackCode {
+    list(u).push(Ev::CommDestroy(t, c));
+    OK
+}
 
 /// Every event of `location` in the archive of `anchor`; on failure, libotf2's reason and
 /// how many events were read before it.
@@ -211,6 +223,8 @@ pub fn read(anchor: &CString, location: u64, count_attr: Option<u32>) -> Result<
             sys::OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, coll_end);
             sys::OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, buffer_flush);
             sys::OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb, measurement);
+            sys::OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, comm_create);
+            sys::OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, comm_destroy);
             let reg = sys::OTF2_Reader_RegisterEvtCallbacks(r, e, cb, &mut sink as *mut Sink as *mut c_void);
             sys::OTF2_EvtReaderCallbacks_Delete(cb);
             ok(reg, 0)?;

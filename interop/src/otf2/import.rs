@@ -70,6 +70,7 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
         offset: d.offset,
         count_attr: d.attribute(super::write::COUNT_ATTRIBUTE),
         labels,
+        scorep: d.creator.starts_with("Score-P"),
     });
     let dir = anchor.with_extension("");
     Ok(locations

@@ -17,6 +17,8 @@ pub mod import;
 #[cfg(has_otf2)]
 mod members;
 #[cfg(has_otf2)]
+mod scorep;
+#[cfg(has_otf2)]
 mod sys;
 #[cfg(has_otf2)]
 pub mod write;

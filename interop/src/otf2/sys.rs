@@ -81,6 +81,8 @@ pub type CollBeginCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut Attr
 /// BufferFlush: … stop time; MeasurementOnOff: … mode.
 pub type FlushCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, TimeStamp) -> CallbackCode;
 pub type OnOffCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u8) -> CallbackCode;
+/// CommCreate and CommDestroy (OTF2 3.0): the communicator.
+pub type CommEvCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32) -> CallbackCode;
 pub type CollEndCb =
     extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u8, u32, u32, u64, u64) -> CallbackCode;
 
@@ -309,6 +311,9 @@ extern "C" {
         f: ClockCb,
     ) -> ErrorCode;
 
+    pub fn OTF2_Reader_GetCreator(r: *mut Reader, creator: *mut *mut std::ffi::c_char) -> ErrorCode;
+    /// The C library's, for what libotf2 hands over allocated with malloc.
+    pub fn free(p: *mut c_void);
     pub fn OTF2_EvtReaderCallbacks_New() -> *mut EvtReaderCallbacks;
     pub fn OTF2_EvtReaderCallbacks_Delete(cb: *mut EvtReaderCallbacks);
     pub fn OTF2_EvtReaderCallbacks_SetEnterCallback(cb: *mut EvtReaderCallbacks, f: EnterCb) -> ErrorCode;
@@ -326,6 +331,8 @@ extern "C" {
     pub fn OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb: *mut EvtReaderCallbacks, f: CollEndCb) -> ErrorCode;
     pub fn OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb: *mut EvtReaderCallbacks, f: FlushCb) -> ErrorCode;
     pub fn OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb: *mut EvtReaderCallbacks, f: OnOffCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb: *mut EvtReaderCallbacks, f: CommEvCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb: *mut EvtReaderCallbacks, f: CommEvCb) -> ErrorCode;
 }
 
 /// libotf2's text for an error code.

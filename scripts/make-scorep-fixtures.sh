@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Regenerates interop/tests/fixtures/scorep/: OTF2 archives written by Score-P itself, of
+# interop/tests/otf2/scorep_ring.c and of the collectives test app's blocking part, at 4
+# ranks under MPICH.
+#
+#   scripts/make-scorep-fixtures.sh SCOREP_PREFIX [LIBDIR...]
+#
+# SCOREP_PREFIX is a Score-P installation (SCOREP_PREFIX/bin/scorep): Score-P 8.4's release
+# sources configured with --with-mpi=mpich4 --with-otf2=/usr/bin (Debian's libotf2 3.0) and
+# installed there; nothing of it enters the repository. LIBDIR... are added to the programs'
+# run path (e.g. the libbfd Score-P was configured with, when it is not in a system
+# directory). Each fixture keeps the archive only (traces.otf2, traces.def, traces/).
+set -euo pipefail
+prefix=${1:?usage: $0 SCOREP_PREFIX [LIBDIR...]}
+shift
+prefix=$(cd "$prefix" && pwd)
+cd "$(dirname "$0")/.."
+root=$PWD
+out=$root/interop/tests/fixtures/scorep
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+rpath=""
+for d in "$@"; do rpath="$rpath -Wl,-rpath,$(cd "$d" && pwd)"; done
+export PATH="$prefix/bin:$PATH"
+
+# name, source, arguments
+trace() {
+  local name=$1 src=$2; shift 2
+  # shellcheck disable=SC2086
+  scorep --mpp=mpi --nocompiler mpicc -O2 -I"$root/mpi-test-apps" -o "$work/$name" "$src" -lm $rpath
+  rm -rf "$work/run-$name"
+  (cd "$work" && SCOREP_ENABLE_TRACING=true SCOREP_ENABLE_PROFILING=false \
+    SCOREP_EXPERIMENT_DIRECTORY="$work/run-$name" timeout 120 mpirun -n 4 "$work/$name" "$@" < /dev/null > /dev/null)
+  rm -rf "${out:?}/$name"
+  mkdir -p "$out/$name"
+  cp -r "$work/run-$name/traces.otf2" "$work/run-$name/traces.def" "$work/run-$name/traces" "$out/$name/"
+  echo "$name: $(du -sk "$out/$name" | cut -f1) KB, $(otf2-print "$out/$name/traces.otf2" | grep -c '^[A-Z]') events"
+}
+
+trace ring "$root/interop/tests/otf2/scorep_ring.c"
+trace collectives "$root/mpi-test-apps/collectives.c" blocking

@@ -2,8 +2,8 @@
 //! `MpiCollectiveEnd` the bytes the rank sent and received over the whole call (an allreduce
 //! of `b` bytes on `N` ranks: `N·b` both ways, `(N−1)·b` in place; a broadcast's root `N·b`
 //! sent); a psins record carries the message or the block instead (the tracer's: `b` both
-//! ways). Read from Score-P 8.4's `SCOREP_Mpi_Coll.c`. The v-collectives' totals are kept
-//! as they are (the importer spreads them over the peers). Score-P does not record that a
+//! ways). Read from Score-P 8.4's `SCOREP_Mpi_Coll.c`. Gatherv, scatterv and alltoallv carry
+//! totals in both (the importer spreads them over the peers). Score-P does not record that a
 //! call was in place: an in-place total `(N−1)·b` that `N` also divides is read as `N` blocks
 //! of `(N−1)·b/N` (docs/interop-otf2.md).
 
@@ -69,6 +69,19 @@ pub fn per_rank(coll: Coll, s: u64, r: u64, n: u64, me: u64, root: Option<u64>) 
                 (b, b)
             }
         }
+        // N of its blocks sent (in place N − 1); the receive total as psins keeps it.
+        Coll::Allgatherv => (split(s, &[n, n - 1], "allgatherv total")?, r),
+        // The whole vector sent; N of its blocks received (in place N − 1).
+        Coll::ReduceScatter => (s, split(r, &[n, n - 1], "reduce_scatter total")?),
+        // N blocks both ways (in place N − 1); psins: the vector sent, the block received.
+        Coll::ReduceScatterBlock => {
+            if s.is_multiple_of(n) && r.is_multiple_of(n) {
+                (s, r / n)
+            } else {
+                let b = split(r, &[n - 1], "reduce_scatter_block total")?;
+                (b * n, b)
+            }
+        }
         _ => (s, r),
     })
 }
@@ -104,6 +117,10 @@ mod tests {
             (Coll::Allgather, 3 * 6, 3 * 6, 1, None, (6, 6)),
             (Coll::Alltoall, 4 * b, 4 * b, 1, None, (b, b)),
             (Coll::Barrier, 0, 0, 1, None, (0, 0)),
+            (Coll::Allgatherv, 4 * b, 10 * b, 1, None, (b, 10 * b)),
+            (Coll::ReduceScatter, 10 * b, 4 * b, 1, None, (10 * b, b)),
+            (Coll::ReduceScatterBlock, 4 * b, 4 * b, 1, None, (4 * b, b)),
+            (Coll::ReduceScatterBlock, 3 * 6, 3 * 6, 1, None, (4 * 6, 6)),
         ];
         for (coll, s, r, me, root, want) in cases {
             assert_eq!(per_rank(coll, s, r, 4, me, root), Ok(want), "{coll:?} {s} {r} rank {me}");

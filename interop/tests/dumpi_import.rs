@@ -257,6 +257,16 @@ fn a_peer_outside_its_communicator_is_one_error() {
     fails(&d, &["cg-0000.bin: rank 0, record", &offset, "MPI_Sendrecv: peer 3 is outside communicator 4 (size 2)"]);
 }
 
+/// Rank file `f`'s `nth` record of `label`: its 32-bit field `at` bytes past the record's
+/// label, mask, thread id and two 12-byte times, checked to be `was`, made `now`.
+fn set_field(f: &Path, label: u16, nth: usize, at: usize, was: i32, now: i32) {
+    let mut b = std::fs::read(f).unwrap();
+    let p = record_at(&b, label, nth) + 3 + 2 + 12 + 12 + at;
+    assert_eq!(b[p..p + 4], was.to_be_bytes(), "{}: label {label}, field at {at}", f.display());
+    b[p..p + 4].copy_from_slice(&now.to_be_bytes());
+    std::fs::write(f, &b).unwrap();
+}
+
 /// The first record of `label` in `b` whose mask has thread id, CPU and wall times and
 /// statuses (libdumpi's default): the offset of its label.
 fn record_at(b: &[u8], label: u16, nth: usize) -> usize {
@@ -392,12 +402,7 @@ fn a_graph_larger_than_its_communicator_is_one_error() {
     // Rank 0 of groups: MPI_Graph_create's nodes (after the label, mask, thread id, times,
     // numedges and the old communicator) made 9, of a 4-rank world.
     let d = copy("groups", "graph-nodes");
-    let f = d.join("groups-0000.bin");
-    let mut b = std::fs::read(&f).unwrap();
-    let nodes = record_at(&b, 101, 0) + 3 + 2 + 12 + 12 + 4 + 2;
-    assert_eq!(b[nodes..nodes + 4], 3i32.to_be_bytes(), "the graph's 3 nodes");
-    b[nodes..nodes + 4].copy_from_slice(&9i32.to_be_bytes());
-    std::fs::write(&f, &b).unwrap();
+    set_field(&d.join("groups-0000.bin"), 101, 0, 4 + 2, 3, 9);
     fails(&d, &["groups-0000.bin: rank 0, record", "MPI_Graph_create: a graph of 9 ranks on communicator"]);
 }
 
@@ -457,12 +462,7 @@ fn an_intercommunicator_whose_groups_are_not_a_split_is_one_error() {
     // program asked for on the merged communicator contradicts it.
     let d = copy("intercomm", "merge-tie");
     for r in [1, 2] {
-        let f = d.join(format!("intercomm-000{r}.bin"));
-        let mut b = std::fs::read(&f).unwrap();
-        let high = record_at(&b, 92, 0) + 3 + 2 + 12 + 12 + 2;
-        assert_eq!(b[high..high + 4], 1i32.to_be_bytes(), "group 1 passes high");
-        b[high..high + 4].copy_from_slice(&0i32.to_be_bytes());
-        std::fs::write(&f, &b).unwrap();
+        set_field(&d.join(format!("intercomm-000{r}.bin")), 92, 0, 2, 1, 0);
     }
     fails(&d, &["intercomm-0001.bin: rank 1, record", "MPI_Comm_rank: gives rank 3 on communicator"]);
 }

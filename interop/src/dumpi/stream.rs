@@ -488,8 +488,9 @@ impl Decoder {
 
     /// MPI_Intercomm_merge: the two groups in one communicator, the group that passed `high`
     /// false first. Only this rank's `high` is in its record; the other group is taken to
-    /// have passed the other value (were both the same, MPI orders them itself, and the two
-    /// groups' records of the merged communicator disagree: consolidation refuses them).
+    /// have passed the other value (were both the same, MPI orders them itself: the rank
+    /// MPI_Comm_rank then gives on the merged communicator contradicts its members, and
+    /// without that call the two groups' records of it disagree; either is refused).
     fn intercomm_merge(&mut self, inter: u16, high: bool, new: u16, rec: &mut Record) -> Result<Op, String> {
         self.comm(inter)?;
         let (members, local) = match self.comms.get(&inter) {

@@ -7,7 +7,8 @@
 #
 # SCOREP_PREFIX is a Score-P installation (SCOREP_PREFIX/bin/scorep): Score-P 8.4's release
 # sources configured with --with-mpi=mpich4 --with-otf2=/usr/bin (Debian's libotf2 3.0) and
-# installed there; nothing of it enters the repository. LIBDIR... are added to the programs'
+# installed there; nothing of it enters the repository. Each fixture gets calls.txt: the MPI
+# calls otf2-print finds on each rank. LIBDIR... are added to the programs'
 # run path (e.g. the libbfd Score-P was configured with, when it is not in a system
 # directory). Each fixture keeps the archive only (traces.otf2, traces.def, traces/).
 set -euo pipefail
@@ -34,6 +35,9 @@ trace() {
   rm -rf "${out:?}/$name"
   mkdir -p "$out/$name"
   cp -r "$work/run-$name/traces.otf2" "$work/run-$name/traces.def" "$work/run-$name/traces" "$out/$name/"
+  # What otf2-print finds: each rank's MPI calls (its Enters of MPI_ regions), a line a rank.
+  otf2-print "$out/$name/traces.otf2" | awk '$1 == "ENTER" && $5 ~ /^"MPI_/ { n[$2]++ }
+    END { for (r in n) print r, n[r] }' | sort -n | awk '{ print $2 }' > "$out/$name/calls.txt"
   echo "$name: $(du -sk "$out/$name" | cut -f1) KB, $(otf2-print "$out/$name/traces.otf2" | grep -c '^[A-Z]') events"
 }
 

@@ -231,3 +231,30 @@ fn score_p_collectives_carry_the_tracers_messages() {
         assert_eq!(differ, in_place, "rank {r}: one call in place of each");
     }
 }
+
+/// Every MPI call otf2-print finds on a rank of an archive Score-P wrote (the fixture's
+/// calls.txt, made with it) is a record of the import or a call it says it folded: none lost
+/// or made up.
+#[test]
+fn every_call_otf2_print_finds_is_a_record_or_folded() {
+    if !ready() {
+        return;
+    }
+    for name in ["ring", "collectives"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep").join(name);
+        let want: Vec<u64> =
+            std::fs::read_to_string(dir.join("calls.txt")).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+        let ranks = psins_interop::otf2::import::ranks(&dir.join("traces.otf2")).unwrap();
+        let opts = psins_consolidate::run::Options { compress: None, repeats: true, allow_partial: false, quiet: true };
+        let out = scratch(&format!("calls-{name}")).join("x.psins");
+        psins_consolidate::run::consolidate(&ranks, &[], &opts, &out, &indicatif::ProgressBar::hidden())
+            .unwrap_or_else(|_| panic!("{name}: consolidation"));
+        let t = TraceReader::open(&out).and_then(|r| r.read_tasks()).unwrap();
+        assert_eq!(t.len(), want.len(), "{name}");
+        for (r, recs) in t.iter().enumerate() {
+            let calls = recs.iter().filter(|x| x.op.is_call()).count() as u64;
+            let folded: u64 = ranks[r].folded().calls.values().sum();
+            assert_eq!(calls + folded, want[r], "{name} rank {r}");
+        }
+    }
+}

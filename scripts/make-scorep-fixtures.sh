@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/scorep/: OTF2 archives written by Score-P itself, of
-# interop/tests/otf2/scorep_ring.c and of the collectives test app's blocking part, at 4
-# ranks under MPICH.
+# interop/tests/otf2/scorep_ring.c, of the collectives test app's blocking part and of the
+# groups test app (communicators from groups, Cartesian and graph topologies), at 4 ranks
+# under MPICH. ONLY="NAME..." makes those fixtures again and keeps the others' bytes.
 #
 #   scripts/make-scorep-fixtures.sh SCOREP_PREFIX [LIBDIR...]
 #
@@ -27,6 +28,7 @@ export PATH="$prefix/bin:$PATH"
 # name, source, arguments
 trace() {
   local name=$1 src=$2; shift 2
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
   # shellcheck disable=SC2086
   scorep --mpp=mpi --nocompiler mpicc -O2 -I"$root/mpi-test-apps" -o "$work/$name" "$src" -lm $rpath
   rm -rf "$work/run-$name"
@@ -43,3 +45,4 @@ trace() {
 
 trace ring "$root/interop/tests/otf2/scorep_ring.c"
 trace collectives "$root/mpi-test-apps/collectives.c" blocking
+trace groups "$root/mpi-test-apps/groups.c"

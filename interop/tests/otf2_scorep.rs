@@ -232,6 +232,40 @@ fn score_p_collectives_carry_the_tracers_messages() {
     }
 }
 
+/// The groups test app as Score-P 8.4 recorded it: communicators from groups (MPI_Comm_create,
+/// which gives the odd ranks MPI_COMM_NULL: Score-P then writes the creation on the parent,
+/// without a CommCreate event), a Cartesian grid, its rows, a line and a graph of the first 3
+/// ranks; each rank's communicators have the members psins's tracer records.
+#[test]
+fn communicators_score_p_recorded_have_the_tracers_members() {
+    if !ready() {
+        return;
+    }
+    let t = scorep_fixture("groups");
+    for (r, recs) in t.iter().enumerate() {
+        let made: Vec<(CommFn, Vec<i64>)> = recs
+            .iter()
+            .filter_map(|x| match x.op {
+                Op::CommCreate { func, .. } => Some((func, x.list.clone())),
+                _ => None,
+            })
+            .collect();
+        let row = 2 * (r as i64 / 2);
+        let mut want = vec![
+            (CommFn::Create, if r % 2 == 0 { vec![0, 2] } else { vec![] }),
+            (CommFn::Create, vec![0, 2, 1, 3]),
+            (CommFn::CartCreate, vec![0, 1, 2, 3]),
+            (CommFn::CartSub, vec![row, row + 1]),
+        ];
+        if r < 3 {
+            want.extend([(CommFn::CartCreate, vec![0, 1, 2]), (CommFn::GraphCreate, vec![0, 1, 2])]);
+        } else {
+            want.extend([(CommFn::CartCreate, vec![]), (CommFn::GraphCreate, vec![])]);
+        }
+        assert_eq!(made, want, "rank {r}");
+    }
+}
+
 /// Every MPI call otf2-print finds on a rank of an archive Score-P wrote (the fixture's
 /// calls.txt, made with it) is a record of the import or a call it says it folded: none lost
 /// or made up.
@@ -240,7 +274,7 @@ fn every_call_otf2_print_finds_is_a_record_or_folded() {
     if !ready() {
         return;
     }
-    for name in ["ring", "collectives"] {
+    for name in ["ring", "collectives", "groups"] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep").join(name);
         let want: Vec<u64> =
             std::fs::read_to_string(dir.join("calls.txt")).unwrap().lines().map(|l| l.parse().unwrap()).collect();

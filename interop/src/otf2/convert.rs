@@ -350,6 +350,13 @@ impl Conv<'_> {
             // The communicator made or freed: the CommCreate or CommDestroy event's where there
             // is one (Score-P 8 then names the parent in the collective), else the collective's.
             let made = cur.comm_event.unwrap_or(c);
+            // Without that event, a collective on a communicator this rank already holds (the
+            // world, self, one it made) is Score-P 8's creation that gave MPI_COMM_NULL: the
+            // communicator it names is the parent, and nothing was made.
+            let holds = |c: u32| {
+                self.model.world_comm == Some(c) || self.model.self_comm == Some(c) || self.created.contains(&c)
+            };
+            let made = if cur.comm_event.is_none() && op == CREATE_HANDLE && holds(c) { UNDEFINED } else { made };
             match (op, call) {
                 // MPI_Finalize's freeing of MPI_COMM_WORLD and MPI_COMM_SELF (Score-P 8's
                 // DESTROY_HANDLE and CommDestroy events): the predefined communicators are

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/scorep/: OTF2 archives written by Score-P itself, of
 # interop/tests/otf2/scorep_ring.c, of the collectives test app's blocking part and of the
-# groups test app (communicators from groups, Cartesian and graph topologies), at 4 ranks
+# groups and comms test apps (communicators from groups, splits, dups, Cartesian and graph
+# topologies), at 4 ranks
 # under MPICH. ONLY="NAME..." makes those fixtures again and keeps the others' bytes.
 #
 #   scripts/make-scorep-fixtures.sh SCOREP_PREFIX [LIBDIR...]
@@ -46,3 +47,4 @@ trace() {
 trace ring "$root/interop/tests/otf2/scorep_ring.c"
 trace collectives "$root/mpi-test-apps/collectives.c" blocking
 trace groups "$root/mpi-test-apps/groups.c"
+trace comms "$root/mpi-test-apps/comms.c"

@@ -266,6 +266,34 @@ fn communicators_score_p_recorded_have_the_tracers_members() {
     }
 }
 
+/// The comms test app as Score-P 8.4 recorded it: a dup, a split (rank 1 alone: Score-P
+/// defines its communicator with the COMM_SELF group, of no members), a Cartesian grid and
+/// its rows, a communicator from a group, a split by type; each rank's communicators have the
+/// members psins's tracer records of the same program (`psins-tracer-communicators.txt`).
+#[test]
+fn communicators_of_one_rank_and_of_every_kind_have_the_tracers_members() {
+    if !ready() {
+        return;
+    }
+    let t = scorep_fixture("comms");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/comms");
+    let want = std::fs::read_to_string(dir.join("psins-tracer-communicators.txt")).unwrap();
+    for (r, recs) in t.iter().enumerate() {
+        let got: Vec<String> = recs
+            .iter()
+            .filter_map(|x| match x.op {
+                Op::CommCreate { func, .. } => {
+                    let m: Vec<String> = x.list.iter().map(|m| m.to_string()).collect();
+                    Some(format!("{r} {func:?} {}", m.join(",")))
+                }
+                _ => None,
+            })
+            .collect();
+        let ours: Vec<&str> = want.lines().filter(|l| l.starts_with(&format!("{r} "))).collect();
+        assert_eq!(got, ours, "rank {r}");
+    }
+}
+
 /// Every MPI call otf2-print finds on a rank of an archive Score-P wrote (the fixture's
 /// calls.txt, made with it) is a record of the import or a call it says it folded: none lost
 /// or made up.
@@ -274,7 +302,7 @@ fn every_call_otf2_print_finds_is_a_record_or_folded() {
     if !ready() {
         return;
     }
-    for name in ["ring", "collectives", "groups"] {
+    for name in ["ring", "collectives", "groups", "comms"] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep").join(name);
         let want: Vec<u64> =
             std::fs::read_to_string(dir.join("calls.txt")).unwrap().lines().map(|l| l.parse().unwrap()).collect();

@@ -35,6 +35,10 @@ pub struct Model {
     /// Written by Score-P, whose collectives carry the bytes a rank sent and received in the
     /// whole call ([`super::scorep`]), where psins's carry its message or block.
     pub scorep: bool,
+    /// Communicators of one rank each, whatever rank holds them: those whose group is
+    /// OTF2's COMM_SELF group besides MPI_COMM_SELF (Score-P's for a communicator of the
+    /// caller alone, such as a split into singletons).
+    pub singletons: std::collections::HashSet<u32>,
 }
 
 /// What a rank's conversion folded into computation (or dropped outside the span), counted:
@@ -77,7 +81,7 @@ impl Model {
     fn size(&self, c: u32) -> Option<u32> {
         if c == UNDEFINED {
             Some(self.world)
-        } else if Some(c) == self.self_comm {
+        } else if Some(c) == self.self_comm || self.singletons.contains(&c) {
             Some(1)
         } else {
             self.comms.get(&c).map(|m| m.0.len() as u32)
@@ -405,8 +409,11 @@ impl Conv<'_> {
         if c == UNDEFINED {
             return Ok(Op::CommCreate { func, parent: COMM_WORLD, comm: COMM_NULL, split: 0 });
         }
-        let (members, parent) =
+        let (mut members, parent) =
             self.model.comms.get(&c).cloned().ok_or_else(|| format!("communicator {c} is not in the definitions"))?;
+        if self.model.singletons.contains(&c) {
+            members = vec![self.rank];
+        }
         *list = members.iter().map(|&m| m as i64).collect();
         self.created.push(c);
         let parent = parent.map_or(COMM_WORLD, |p| self.model.local(p));

@@ -60,6 +60,7 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
     let regions = d.region_ids().map(|r| (r, (d.region(r).0.to_string(), d.region(r).1))).collect();
     let labels = d.region_ids().filter(|&r| !d.region(r).1).map(|r| (r, d.fold_label(r))).collect();
     let others = Arc::new(d.others(&locations));
+    let singletons = ids.iter().copied().filter(|&c| comms[&c].is_self && Some(c) != self_comm).collect();
     let model = Arc::new(Model {
         regions,
         comms: comms.into_iter().map(|(k, v)| (k, (v.members, v.parent))).collect(),
@@ -71,6 +72,7 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
         count_attr: d.attribute(super::write::COUNT_ATTRIBUTE),
         labels,
         scorep: d.creator.starts_with("Score-P"),
+        singletons,
     });
     let dir = anchor.with_extension("");
     Ok(locations

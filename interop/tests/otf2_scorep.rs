@@ -232,6 +232,16 @@ fn score_p_collectives_carry_the_tracers_messages() {
     }
 }
 
+/// A rank's communicators made, in order: the constructor and the members.
+fn communicators(recs: &[Record]) -> Vec<(CommFn, Vec<i64>)> {
+    recs.iter()
+        .filter_map(|x| match x.op {
+            Op::CommCreate { func, .. } => Some((func, x.list.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The groups test app as Score-P 8.4 recorded it: communicators from groups (MPI_Comm_create,
 /// which gives the odd ranks MPI_COMM_NULL: Score-P then writes the creation on the parent,
 /// without a CommCreate event), a Cartesian grid, its rows, a line and a graph of the first 3
@@ -243,13 +253,7 @@ fn communicators_score_p_recorded_have_the_tracers_members() {
     }
     let t = scorep_fixture("groups");
     for (r, recs) in t.iter().enumerate() {
-        let made: Vec<(CommFn, Vec<i64>)> = recs
-            .iter()
-            .filter_map(|x| match x.op {
-                Op::CommCreate { func, .. } => Some((func, x.list.clone())),
-                _ => None,
-            })
-            .collect();
+        let made = communicators(recs);
         let row = 2 * (r as i64 / 2);
         let mut want = vec![
             (CommFn::Create, if r % 2 == 0 { vec![0, 2] } else { vec![] }),
@@ -279,14 +283,11 @@ fn communicators_of_one_rank_and_of_every_kind_have_the_tracers_members() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/comms");
     let want = std::fs::read_to_string(dir.join("psins-tracer-communicators.txt")).unwrap();
     for (r, recs) in t.iter().enumerate() {
-        let got: Vec<String> = recs
-            .iter()
-            .filter_map(|x| match x.op {
-                Op::CommCreate { func, .. } => {
-                    let m: Vec<String> = x.list.iter().map(|m| m.to_string()).collect();
-                    Some(format!("{r} {func:?} {}", m.join(",")))
-                }
-                _ => None,
+        let got: Vec<String> = communicators(recs)
+            .into_iter()
+            .map(|(func, list)| {
+                let m: Vec<String> = list.iter().map(|m| m.to_string()).collect();
+                format!("{r} {func:?} {}", m.join(","))
             })
             .collect();
         let ours: Vec<&str> = want.lines().filter(|l| l.starts_with(&format!("{r} "))).collect();

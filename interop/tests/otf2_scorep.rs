@@ -1,10 +1,13 @@
-//! psins-import --from otf2 on the sequence Score-P writes (tests/otf2/scorep.c reproduces it
-//! event for event through libotf2; Score-P itself is not built here): MPI_Initialized before
-//! MPI_Init and MPI_Finalized after MPI_Finalize, which refused the whole trace at its first
-//! event ("MPI_Init after the first MPI call"), fold; so do the compiler, user and OpenMP
-//! regions, a MeasurementOnOff pair and a BufferFlush, counted in the summary; a second thread
-//! of rank 0 is not read, with one warning. A call that communicates before MPI_Init or after
-//! MPI_Finalize is refused. Skipped, saying so, in a build without libotf2.
+//! psins-import --from otf2 on what Score-P writes. Archives Score-P 8.4 itself wrote
+//! (tests/fixtures/scorep, scripts/make-scorep-fixtures.sh): record by record, against
+//! psins's tracer's trace of the same program, and against otf2-print's calls. And the
+//! sequence tests/otf2/scorep.c reproduces event for event through libotf2, for what those
+//! archives do not exercise: MPI_Initialized before MPI_Init and MPI_Finalized after
+//! MPI_Finalize, which refused the whole trace at its first event ("MPI_Init after the first
+//! MPI call"), fold; so do the compiler, user and OpenMP regions, a MeasurementOnOff pair and
+//! a BufferFlush, counted in the summary; a second thread of rank 0 is not read, with one
+//! warning. A call that communicates before MPI_Init or after MPI_Finalize is refused.
+//! Skipped, saying so, in a build without libotf2.
 
 use psins_formats::*;
 use std::path::{Path, PathBuf};

@@ -212,7 +212,7 @@ impl Tracer {
         // call rather than dropped.
         let other = |t: &mut Tracer| t.push(gap, dur, Op::Other { func: ev.sub }, &[]);
         let unknown = |t: &mut Tracer| {
-            t.known(None::<()>, ());
+            t.count_unknown();
             other(t)
         };
         // `ev.kind` is a Kind code (the shim's K_*, generated from Kind into psins_ev.h), matched
@@ -519,9 +519,15 @@ impl Tracer {
     /// [`Tracer::bad_codes`].
     fn known<T>(&self, code: Option<T>, fallback: T) -> T {
         code.unwrap_or_else(|| {
-            self.bad_codes.set(self.bad_codes.get() + 1);
+            self.count_unknown();
             fallback
         })
+    }
+
+    /// One more event of a kind or code the core does not know.
+    #[cold]
+    fn count_unknown(&self) {
+        self.bad_codes.set(self.bad_codes.get() + 1);
     }
 
     /// Events with a kind or sub-code the core does not know, so far.

@@ -456,8 +456,9 @@ impl Decoder {
         let leader = v.int(fun, "remoteleader")?;
         self.comm(local)?;
         let Some(local_members) = self.members(local)? else {
-            // The first pass, which does not know a split's members: the size is what counts.
-            return self.made_inter(CommFn::IntercommCreate, local, new, None, 1, rec);
+            // The first pass, which does not know a split's members, only follows the handle;
+            // its groups are read in the second.
+            return self.made_inter(CommFn::IntercommCreate, local, new, None, 0, rec);
         };
         let Some((k, color)) = self.comms.get(&local).and_then(|c| c.split) else {
             return Err(format!(

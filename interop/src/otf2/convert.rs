@@ -352,15 +352,18 @@ impl Conv<'_> {
         let mut list = Vec::new();
         let op = if let Some((op, c, root, s, r, n)) = cur.coll_end {
             // The communicator made or freed: the CommCreate or CommDestroy event's where there
-            // is one (Score-P 8 then names the parent in the collective), else the collective's.
-            let made = cur.comm_event.unwrap_or(c);
-            // Without that event, a collective on a communicator this rank already holds (the
-            // world, self, one it made) is Score-P 8's creation that gave MPI_COMM_NULL: the
-            // communicator it names is the parent, and nothing was made.
+            // is one (Score-P 8 then names the parent in the collective). Without it, a creation
+            // on a communicator this rank already holds (the world, self, one it made) is
+            // Score-P 8's that gave MPI_COMM_NULL, named on its parent; otherwise the
+            // collective's communicator is the one made (or freed).
             let holds = |c: u32| {
                 self.model.world_comm == Some(c) || self.model.self_comm == Some(c) || self.created.contains(&c)
             };
-            let made = if cur.comm_event.is_none() && op == CREATE_HANDLE && holds(c) { UNDEFINED } else { made };
+            let made = match cur.comm_event {
+                Some(e) => e,
+                None if op == CREATE_HANDLE && holds(c) => UNDEFINED,
+                None => c,
+            };
             match (op, call) {
                 // MPI_Finalize's freeing of MPI_COMM_WORLD and MPI_COMM_SELF (Score-P 8's
                 // DESTROY_HANDLE and CommDestroy events): the predefined communicators are

@@ -1,7 +1,8 @@
 /* A two-rank hybrid (MPI + OpenMP) archive written through libotf2 as Score-P 8.x writes one
  * (its OTF2 3.x tracing substrate, scorep_tracing_events.c, and its measurement regions,
- * define_measurement_regions in SCOREP_RuntimeManagement.c, as read in Score-P's source;
- * Score-P itself is not built here): event for event, the sequence Score-P records.
+ * define_measurement_regions in SCOREP_RuntimeManagement.c, as read in Score-P's source):
+ * event for event, the sequence Score-P records, for what the archives Score-P itself wrote
+ * (tests/fixtures/scorep) do not exercise: a hybrid run's threads, measurement regions.
  *   - location ids (thread << 32) | rank, one location per thread, locations in definition
  *     order rank 0 thread 0 (0), rank 0 thread 1 (4294967296), rank 1 thread 0 (1); location
  *     groups 0 and 1 (the processes);

@@ -12,7 +12,9 @@
 # installed there; nothing of it enters the repository. Each fixture gets calls.txt: the MPI
 # calls otf2-print finds on each rank. LIBDIR... are added to the programs'
 # run path (e.g. the libbfd Score-P was configured with, when it is not in a system
-# directory). Each fixture keeps the archive only (traces.otf2, traces.def, traces/).
+# directory). Each fixture keeps the archive only (traces.otf2, traces.def, traces/), and the
+# intercomm fixture psins's own trace of the same program (psins-tracer.psins: the release
+# tracer and psins-consolidate, `cargo build --release -p psins-tracer -p psins-consolidate`).
 set -euo pipefail
 prefix=${1:?usage: $0 SCOREP_PREFIX [LIBDIR...]}
 shift
@@ -44,7 +46,21 @@ trace() {
   echo "$name: $(du -sk "$out/$name" | cut -f1) KB, $(otf2-print "$out/$name/traces.otf2" | grep -c '^[A-Z]') events"
 }
 
+# psins's tracer's trace of fixture NAME's program (its source and arguments as to trace).
+ours() {
+  local name=$1 src=$2; shift 2
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
+  local so=$root/target/release/libpsinstrace.so consolidate=$root/target/release/psins-consolidate
+  [ -x "$consolidate" ] && [ -f "$so" ] || { echo "$0: build the release tracer and psins-consolidate first" >&2; exit 1; }
+  mpicc -O2 -I"$root/mpi-test-apps" -o "$work/$name-plain" "$src" -lm
+  (cd "$work" && PSINS_DIR="$work/ours-$name" LD_PRELOAD="$so" timeout 120 mpirun -n 4 "$work/$name-plain" "$@" \
+    < /dev/null > /dev/null)
+  "$consolidate" -q "$work/ours-$name"/*/ -o "$out/$name/psins-tracer.psins"
+}
+
 trace ring "$root/interop/tests/otf2/scorep_ring.c"
 trace collectives "$root/mpi-test-apps/collectives.c" blocking
 trace groups "$root/mpi-test-apps/groups.c"
 trace comms "$root/mpi-test-apps/comms.c"
+trace intercomm "$root/mpi-test-apps/intercomm.c"
+ours intercomm "$root/mpi-test-apps/intercomm.c"

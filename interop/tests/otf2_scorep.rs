@@ -298,6 +298,58 @@ fn communicators_of_one_rank_and_of_every_kind_have_the_tracers_members() {
     }
 }
 
+/// A rank's communication as both traces can hold it: communicators made (members, local
+/// group size, parent) and freed, collectives (element counts, flags and instances aside: Score-P
+/// records bytes, not elements) and sends; receives are in the waits, whose posted sizes the
+/// tracer keeps and Score-P does not.
+fn communication(recs: &[Record]) -> Vec<(Op, Vec<i64>)> {
+    recs.iter()
+        .filter_map(|x| match x.op {
+            Op::Coll { coll, comm, root, send_bytes, recv_bytes, .. } => {
+                let (count, flags, req, instance) = (0, 0, 0, 0);
+                let op = Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags, req, instance };
+                Some((op, Vec::new()))
+            }
+            Op::CommCreate { .. } | Op::CommFree { .. } | Op::Send { .. } | Op::Isend { .. } | Op::Sendrecv { .. } => {
+                Some((x.op, x.list.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The intercomm test app as Score-P 8.4 recorded it, with OTF2 3.0's InterComm definitions
+/// (each rank's local group is the one of the two that holds it), messages to ranks of the
+/// remote group, collectives rooted at MPI_ROOT and MPI_PROC_NULL, a dup and a merge: every
+/// rank's communication equals psins's tracer's trace of the same program
+/// (`psins-tracer.psins`), save the bytes of the broadcast's MPI_PROC_NULL rank, which moves
+/// nothing and which Score-P records as 0 (docs/interop-otf2.md).
+#[test]
+fn intercommunicators_score_p_recorded_are_the_tracers() {
+    if !ready() {
+        return;
+    }
+    let t = scorep_fixture("intercomm");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/intercomm");
+    let ours = TraceReader::open(&dir.join("psins-tracer.psins")).and_then(|r| r.read_tasks()).unwrap();
+    assert_eq!(t.len(), ours.len());
+    let mut bystanders = 0;
+    for (r, (got, want)) in t.iter().zip(&ours).enumerate() {
+        let (got, want) = (communication(got), communication(want));
+        assert_eq!(got.len(), want.len(), "rank {r}: {got:?}");
+        assert!(got.iter().any(|(op, _)| matches!(op, Op::CommCreate { func: CommFn::IntercommCreate, split: 2, .. })));
+        for (g, w) in got.iter().zip(&want) {
+            if let Op::Coll { root: PROC_NULL, send_bytes: 0, recv_bytes: 0, coll, comm, .. } = g.0 {
+                bystanders += 1;
+                assert!(matches!(w.0, Op::Coll { root: PROC_NULL, coll: c, comm: k, .. } if c == coll && k == comm));
+                continue;
+            }
+            assert_eq!(g, w, "rank {r}");
+        }
+    }
+    assert_eq!(bystanders, 1, "group 0's rank besides the root, in the broadcast");
+}
+
 /// Every MPI call otf2-print finds on a rank of an archive Score-P wrote (the fixture's
 /// calls.txt, made with it) is a record of the import or a call it says it folded: none lost
 /// or made up.
@@ -306,7 +358,7 @@ fn every_call_otf2_print_finds_is_a_record_or_folded() {
     if !ready() {
         return;
     }
-    for name in ["ring", "collectives", "groups", "comms"] {
+    for name in ["ring", "collectives", "groups", "comms", "intercomm"] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep").join(name);
         let want: Vec<u64> =
             std::fs::read_to_string(dir.join("calls.txt")).unwrap().lines().map(|l| l.parse().unwrap()).collect();

@@ -15,6 +15,10 @@ use std::collections::{BTreeMap, HashMap};
 const CREATE_HANDLE: u8 = 17;
 const DESTROY_HANDLE: u8 = 18;
 pub(super) const UNDEFINED: u32 = u32::MAX;
+/// OTF2 3.0's roots of a collective on an intercommunicator: this rank is the root
+/// (MPI_ROOT), or the root is in this rank's group (MPI_PROC_NULL).
+const ROOT_SELF: u32 = u32::MAX - 1;
+const ROOT_THIS_GROUP: u32 = u32::MAX - 2;
 
 /// The trace-wide facts a rank's conversion needs.
 pub struct Model {
@@ -22,6 +26,9 @@ pub struct Model {
     pub regions: HashMap<u32, (String, bool)>,
     /// OTF2 communicator → (members as world ranks, parent).
     pub comms: HashMap<u32, (Vec<u32>, Option<u32>)>,
+    /// Intercommunicators (OTF2 3.0's InterComm) → how many of their members (group A, then
+    /// group B) are group A.
+    pub inter: HashMap<u32, u32>,
     /// Ranks of the archive (the MPI locations).
     pub world: u32,
     pub world_comm: Option<u32>,
@@ -86,6 +93,47 @@ impl Model {
         } else {
             self.comms.get(&c).map(|m| m.0.len() as u32)
         }
+    }
+
+    /// The two groups of intercommunicator `c` as `rank` sees them: (local, remote). None for
+    /// an intra-communicator, or a rank in neither group.
+    fn sides(&self, c: u32, rank: u32) -> Option<(&[u32], &[u32])> {
+        let a = *self.inter.get(&c)? as usize;
+        let (ga, gb) = self.comms.get(&c)?.0.split_at(a);
+        if ga.contains(&rank) {
+            Some((ga, gb))
+        } else if gb.contains(&rank) {
+            Some((gb, ga))
+        } else {
+            None
+        }
+    }
+
+    /// The ranks `rank` names on communicator `c`: its members, or on an intercommunicator
+    /// its remote group. None for one not in the definitions (refused at its call).
+    fn reach(&self, c: u32, rank: u32) -> Option<Reach> {
+        if self.inter.contains_key(&c) {
+            let peers = self.sides(c, rank).map_or(0, |(_, remote)| remote.len() as u32);
+            return Some(Reach { comm: c, peers, inter: true });
+        }
+        self.size(c).map(|n| Reach::intra(c, n))
+    }
+
+    /// An intercommunicator's members as `rank`'s CommCreate record lists them: its local
+    /// group, then the remote one; and how many are local.
+    fn inter_members(&self, c: u32, rank: u32) -> Result<(Vec<u32>, u32), String> {
+        let (local, remote) = self.sides(c, rank).ok_or_else(|| {
+            format!(
+                "rank {rank} is in neither group of intercommunicator {c} (a group of OTF2's COMM_SELF type, which \
+                 names no rank, or a damaged definition)"
+            )
+        })?;
+        if remote.is_empty() {
+            return Err(format!(
+                "intercommunicator {c}: its other group is OTF2's COMM_SELF group, which does not name its rank"
+            ));
+        }
+        Ok((local.iter().chain(remote).copied().collect(), local.len() as u32))
     }
 
     fn ns(&self, t: u64) -> u64 {
@@ -179,7 +227,8 @@ fn named_rank(e: &Ev) -> Option<(&'static str, u32, u32)> {
     match *e {
         Ev::Send(_, p, c, ..) | Ev::Isend(_, p, c, ..) => Some(("receiver", p, c)),
         Ev::Recv(_, p, c, ..) | Ev::Irecv(_, p, c, ..) => Some(("sender", p, c)),
-        Ev::CollEnd(_, _, c, root, ..) if root != UNDEFINED => Some(("root", root, c)),
+        // MPI_ROOT and MPI_PROC_NULL on an intercommunicator: no rank (taken at the call).
+        Ev::CollEnd(_, _, c, root, ..) if root < ROOT_THIS_GROUP => Some(("root", root, c)),
         _ => None,
     }
 }
@@ -232,9 +281,8 @@ impl Conv<'_> {
         if let Some((what, p, c)) = named_rank(&ev) {
             // A rank outside the communicator would be written into the trace as it is: a
             // message to no one, found only at replay (if at all).
-            if let Some(n) = self.model.size(c) {
-                // OTF2's communicators are intra-communicators (their groups), c its id
-                if let Err(m) = Reach::intra(c, n).check(what, p) {
+            if let Some(reach) = self.model.reach(c, self.rank) {
+                if let Err(m) = reach.check(what, p) {
                     return Err((format!("{} at tick {}: {m}", kind(&ev), time(&ev)), i));
                 }
             }
@@ -380,10 +428,28 @@ impl Conv<'_> {
                 _ => {
                     let coll = coll_of(op).ok_or_else(|| format!("{name}: unknown collective operation {op}"))?;
                     let comm = self.comm(c)?;
-                    let root = if root == UNDEFINED { NO_RANK } else { root as i32 };
+                    let inter = self.model.sides(c, self.rank);
+                    // The tracer's roots on an intercommunicator: NO_RANK for MPI_ROOT,
+                    // PROC_NULL for the root's group's other ranks.
+                    let root = match root {
+                        UNDEFINED => NO_RANK,
+                        ROOT_SELF if inter.is_some() => NO_RANK,
+                        ROOT_THIS_GROUP if inter.is_some() => PROC_NULL,
+                        ROOT_SELF | ROOT_THIS_GROUP => {
+                            return Err(format!(
+                                "{name}: the root is MPI_ROOT or MPI_PROC_NULL, which only an intercommunicator's \
+                                 collective has, on intra-communicator {c}"
+                            ))
+                        }
+                        r => r as i32,
+                    };
                     self.instance += 1;
                     let size = self.model.comms.get(&c).map_or(1, |m| m.0.len().max(1)) as u64;
-                    let (s, r) = if self.model.scorep {
+                    let (s, r) = if let (true, Some((_, remote))) = (self.model.scorep, inter) {
+                        let local = size - remote.len() as u64;
+                        super::scorep::per_rank_inter(coll, s, r, remote.len() as u64, local, root)
+                            .map_err(|m| format!("{name}: {m}"))?
+                    } else if self.model.scorep {
                         let me = self.model.comms.get(&c).and_then(|m| m.0.iter().position(|&w| w == self.rank));
                         let root = (root >= 0).then_some(root as u64);
                         super::scorep::per_rank(coll, s, r, size, me.unwrap_or(0) as u64, root)
@@ -391,7 +457,8 @@ impl Conv<'_> {
                     } else {
                         (s, r)
                     };
-                    list = per_peer(coll, s, r, size);
+                    // A v/w collective's counts on an intercommunicator are per remote rank.
+                    list = per_peer(coll, s, r, inter.map_or(size, |(_, remote)| remote.len() as u64));
                     let (flags, req, instance) = (0, 0, self.instance);
                     // Without psins's attribute, a reduction's elements are its bytes.
                     let count = n.unwrap_or(if reduces(coll) { s } else { 0 });
@@ -414,6 +481,23 @@ impl Conv<'_> {
         }
         let (mut members, parent) =
             self.model.comms.get(&c).cloned().ok_or_else(|| format!("communicator {c} is not in the definitions"))?;
+        if self.model.inter.contains_key(&c) {
+            let (members, split) = self.model.inter_members(c, self.rank)?;
+            *list = members.iter().map(|&m| m as i64).collect();
+            // The tracer names the local communicator MPI_Intercomm_create was called on;
+            // OTF2 names the peer communicator. The latest communicator this rank made of
+            // exactly its local group is that one, as far as the trace can tell.
+            let local = &members[..split as usize];
+            let made = self.created.iter().rev().find(|&&k| {
+                !self.model.inter.contains_key(&k) && self.model.comms.get(&k).is_some_and(|m| m.0 == local)
+            });
+            let parent = match (func, made) {
+                (CommFn::IntercommCreate, Some(&k)) => self.model.local(k),
+                _ => parent.map_or(COMM_WORLD, |p| self.model.local(p)),
+            };
+            self.created.push(c);
+            return Ok(Op::CommCreate { func, parent, comm: self.model.local(c), split });
+        }
         if self.model.singletons.contains(&c) {
             members = vec![self.rank];
         }
@@ -502,7 +586,12 @@ impl Conv<'_> {
                 continue;
             }
             let parent = parent.map_or(COMM_WORLD, |p| self.model.local(p));
-            let op = Op::CommCreate { func: CommFn::Other, parent, comm: self.model.local(c), split: 0 };
+            let (members, split) = match self.model.inter.contains_key(&c) {
+                // Both groups named: this rank is in one (checked above).
+                true => self.model.inter_members(c, self.rank).unwrap_or_default(),
+                false => (members.clone(), 0),
+            };
+            let op = Op::CommCreate { func: CommFn::Other, parent, comm: self.model.local(c), split };
             let rec = Record::new(0, 0, op).with_list(members.iter().map(|&m| m as i64).collect());
             self.out.insert(at, rec);
             at += 1;
@@ -539,4 +628,39 @@ fn reduces(c: Coll) -> bool {
         c,
         Coll::Reduce | Coll::Allreduce | Coll::ReduceScatter | Coll::ReduceScatterBlock | Coll::Scan | Coll::Exscan
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An intercommunicator of groups {0, 3} and {2, 1}: each rank's local group is the one
+    /// holding it. A group of OTF2's COMM_SELF type lists no member: a rank of the other
+    /// group has no remote rank to name, and a rank of neither group is in neither.
+    #[test]
+    fn an_intercommunicators_sides_are_each_ranks_own() {
+        let model = |b: Vec<u32>| Model {
+            regions: HashMap::new(),
+            comms: HashMap::from([(3, ([0, 3].into_iter().chain(b).collect(), Some(1)))]),
+            inter: HashMap::from([(3, 2)]),
+            world: 4,
+            world_comm: Some(1),
+            self_comm: None,
+            resolution: 1,
+            offset: 0,
+            count_attr: None,
+            labels: HashMap::new(),
+            scorep: true,
+            singletons: Default::default(),
+        };
+        let m = model(vec![2, 1]);
+        assert_eq!(m.inter_members(3, 3), Ok((vec![0, 3, 2, 1], 2)));
+        assert_eq!(m.inter_members(3, 1), Ok((vec![2, 1, 0, 3], 2)));
+        assert_eq!(m.reach(3, 1), Some(Reach { comm: 3, peers: 2, inter: true }));
+        let m = model(Vec::new());
+        let e = m.inter_members(3, 0).unwrap_err();
+        assert!(e.contains("other group is OTF2's COMM_SELF group"), "{e}");
+        let e = m.inter_members(3, 2).unwrap_err();
+        assert!(e.contains("rank 2 is in neither group of intercommunicator 3"), "{e}");
+    }
 }

@@ -22,6 +22,8 @@ pub struct Defs {
     groups: HashMap<u32, (u8, u8, Vec<u64>)>,
     /// Communicator → (group, parent).
     comms: Vec<(u32, u32, u32)>,
+    /// Intercommunicator (OTF2 3.0's InterComm) → (group A, group B, common communicator).
+    inter_comms: Vec<(u32, u32, u32, u32)>,
     attributes: HashMap<u32, u32>,
     /// The archive's creator (`OTF2_Reader_GetCreator`), e.g. "Score-P 8.4".
     pub creator: String,
@@ -34,6 +36,8 @@ pub struct CommInfo {
     pub parent: Option<u32>,
     /// MPI_COMM_SELF's group type (each rank alone).
     pub is_self: bool,
+    /// An intercommunicator: how many of `members` (group A, then group B) are group A.
+    pub inter: Option<u32>,
 }
 
 impl Defs {
@@ -115,7 +119,23 @@ impl Defs {
             // A member past u32 (a damaged group) stays out of range rather than wrapping.
             let members = members.into_iter().map(|m| u32::try_from(m).unwrap_or(u32::MAX)).collect();
             let parent = (parent != sys::UNDEFINED_U32).then_some(parent);
-            out.insert(id, CommInfo { members, parent, is_self: ty == sys::GROUP_TYPE_COMM_SELF });
+            out.insert(id, CommInfo { members, parent, is_self: ty == sys::GROUP_TYPE_COMM_SELF, inter: None });
+        }
+        // An intercommunicator's parent is the communicator it was made through (the peer
+        // communicator of MPI_Intercomm_create, the intercommunicator a dup copied). A group
+        // of OTF2's COMM_SELF type names no member: kept empty, refused where it is made.
+        for &(id, a, b, common) in &self.inter_comms {
+            let group = |g: u32| match self.groups.get(&g) {
+                Some((ty, _, m)) if *ty != sys::GROUP_TYPE_COMM_SELF => {
+                    m.iter().map(|&m| u32::try_from(m).unwrap_or(u32::MAX)).collect()
+                }
+                _ => Vec::new(),
+            };
+            let (a, b): (Vec<u32>, Vec<u32>) = (group(a), group(b));
+            let inter = Some(a.len() as u32);
+            let members = a.into_iter().chain(b).collect();
+            let parent = (common != sys::UNDEFINED_U32).then_some(common);
+            out.insert(id, CommInfo { members, parent, is_self: false, inter });
         }
         out
     }
@@ -187,6 +207,19 @@ extern "C" fn on_comm(user: *mut c_void, id: u32, _: u32, group: u32, parent: u3
     sys::CALLBACK_SUCCESS
 }
 
+extern "C" fn on_inter_comm(
+    user: *mut c_void,
+    id: u32,
+    _: u32,
+    a: u32,
+    b: u32,
+    common: u32,
+    _: u32,
+) -> sys::CallbackCode {
+    defs(user).inter_comms.push((id, a, b, common));
+    sys::CALLBACK_SUCCESS
+}
+
 extern "C" fn on_attribute(user: *mut c_void, id: u32, name: u32, _: u32, _: u8) -> sys::CallbackCode {
     defs(user).attributes.insert(id, name);
     sys::CALLBACK_SUCCESS
@@ -226,6 +259,7 @@ pub fn read(anchor: &CString) -> Result<Defs, String> {
             sys::OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
             sys::OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
             sys::OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
+            sys::OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_inter_comm);
             sys::OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
             sys::OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
             let reg = sys::OTF2_Reader_RegisterGlobalDefCallbacks(r, g, cb, &mut d as *mut Defs as *mut c_void);

@@ -55,7 +55,9 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
             return Err(Error::new(anchor, msg));
         }
     }
-    let world_comm = ids.iter().copied().find(|c| !comms[c].is_self && comms[c].members == world);
+    let world_comm =
+        ids.iter().copied().find(|c| !comms[c].is_self && comms[c].inter.is_none() && comms[c].members == world);
+    let inter = comms.iter().filter_map(|(&c, i)| Some((c, i.inter?))).collect();
     let self_comm = ids.iter().copied().find(|c| comms[c].is_self);
     let regions = d.region_ids().map(|r| (r, (d.region(r).0.to_string(), d.region(r).1))).collect();
     let labels = d.region_ids().filter(|&r| !d.region(r).1).map(|r| (r, d.fold_label(r))).collect();
@@ -64,6 +66,7 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
     let model = Arc::new(Model {
         regions,
         comms: comms.into_iter().map(|(k, v)| (k, (v.members, v.parent))).collect(),
+        inter,
         world: n,
         world_comm,
         self_comm,

@@ -7,7 +7,7 @@
 //! call was in place: an in-place total `(N−1)·b` that `N` also divides is read as `N` blocks
 //! of `(N−1)·b/N` (docs/interop-otf2.md).
 
-use psins_formats::Coll;
+use psins_formats::{Coll, NO_RANK, PROC_NULL};
 
 /// The record's (send, receive) bytes of a Score-P collective: its totals `s` and `r` on a
 /// communicator of `n` ranks, this rank `me`, the root if the operation has one. An error
@@ -86,6 +86,56 @@ pub fn per_rank(coll: Coll, s: u64, r: u64, n: u64, me: u64, root: Option<u64>) 
     })
 }
 
+/// The same on an intercommunicator, whose totals Score-P counts over the `m` ranks of the
+/// remote group (MPI allows no MPI_IN_PLACE there), and over the `local` group for
+/// reduce_scatter_block (it asks the communicator's size). `root` is the record's: NO_RANK
+/// where this rank passed MPI_ROOT, PROC_NULL for the other ranks of the root's group (which
+/// move nothing: Score-P records 0 bytes, kept so), else the root's rank in the remote group.
+pub fn per_rank_inter(coll: Coll, s: u64, r: u64, m: u64, local: u64, root: i32) -> Result<(u64, u64), String> {
+    let m = m.max(1);
+    let per = |t: u64, k: u64, what: &str| -> Result<u64, String> {
+        if t.is_multiple_of(k.max(1)) {
+            Ok(t / k.max(1))
+        } else {
+            Err(format!("Score-P's {what} of {t} bytes is no whole multiple of the {k} ranks' blocks it counts"))
+        }
+    };
+    let (is_root, bystander) = (root == NO_RANK, root == PROC_NULL);
+    Ok(match coll {
+        Coll::Barrier => (0, 0),
+        _ if bystander => (0, 0),
+        // The root sends M·b; the remote group receives b each.
+        Coll::Bcast if is_root => {
+            let b = per(s, m, "broadcast total")?;
+            (b, b)
+        }
+        Coll::Bcast => (r, r),
+        // The root receives M·b; the remote group sends b each.
+        Coll::Reduce if is_root => {
+            let b = per(r, m, "reduce total")?;
+            (b, b)
+        }
+        Coll::Reduce => (s, s),
+        Coll::Gather if is_root => (0, per(r, m, "gather total")?),
+        Coll::Scatter if is_root => (per(s, m, "scatter total")?, 0),
+        // The root's total over the remote group, spread per peer by the importer.
+        Coll::Gatherv | Coll::Scatterv => (s, r),
+        Coll::Allreduce => {
+            let b = per(s.max(r), m, "allreduce total")?;
+            (b, b)
+        }
+        Coll::Allgather | Coll::Alltoall => (per(s, m, "total")?, per(r, m, "total")?),
+        Coll::Allgatherv => (per(s, m, "allgatherv total")?, r),
+        Coll::ReduceScatter => (s, per(r, m, "reduce_scatter total")?),
+        Coll::ReduceScatterBlock => {
+            let b = per(r, local, "reduce_scatter_block total")?;
+            (b * m, b)
+        }
+        Coll::Scan | Coll::Exscan => return Err("a scan on an intercommunicator (MPI defines none)".into()),
+        _ => (s, r),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +175,33 @@ mod tests {
         for (coll, s, r, me, root, want) in cases {
             assert_eq!(per_rank(coll, s, r, 4, me, root), Ok(want), "{coll:?} {s} {r} rank {me}");
         }
+    }
+
+    /// On an intercommunicator of 2 local and 3 remote ranks, 8-byte messages or blocks.
+    #[test]
+    fn intercommunicator_totals_count_the_remote_group() {
+        let b = 8;
+        let cases = [
+            (Coll::Bcast, 3 * b, 0, NO_RANK, (b, b)),
+            (Coll::Bcast, 0, b, 0, (b, b)),
+            (Coll::Bcast, 0, 0, PROC_NULL, (0, 0)),
+            (Coll::Reduce, 0, 3 * b, NO_RANK, (b, b)),
+            (Coll::Reduce, b, 0, 1, (b, b)),
+            (Coll::Allreduce, 3 * b, 3 * b, NO_RANK, (b, b)),
+            (Coll::Gather, 0, 3 * b, NO_RANK, (0, b)),
+            (Coll::Gather, b, 0, 2, (b, 0)),
+            (Coll::Scatter, 3 * b, 0, NO_RANK, (b, 0)),
+            (Coll::Allgather, 3 * b, 3 * b, NO_RANK, (b, b)),
+            (Coll::Alltoall, 3 * b, 3 * b, NO_RANK, (b, b)),
+            (Coll::ReduceScatter, 10 * b, 3 * b, NO_RANK, (10 * b, b)),
+            (Coll::ReduceScatterBlock, 2 * b, 2 * b, NO_RANK, (3 * b, b)),
+            (Coll::Barrier, 0, 0, NO_RANK, (0, 0)),
+        ];
+        for (coll, s, r, root, want) in cases {
+            assert_eq!(per_rank_inter(coll, s, r, 3, 2, root), Ok(want), "{coll:?} {s} {r} root {root}");
+        }
+        assert!(per_rank_inter(Coll::Allreduce, 10, 10, 3, 2, NO_RANK).unwrap_err().contains("10 bytes"));
+        assert!(per_rank_inter(Coll::Scan, 8, 8, 3, 2, NO_RANK).is_err());
     }
 
     #[test]

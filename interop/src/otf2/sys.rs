@@ -92,6 +92,8 @@ pub type LocationCb = extern "C" fn(*mut c_void, u64, u32, u8, u64, u32) -> Call
 pub type RegionCb = extern "C" fn(*mut c_void, u32, u32, u32, u32, u8, u8, u32, u32, u32, u32) -> CallbackCode;
 pub type GroupCb = extern "C" fn(*mut c_void, u32, u32, u8, u8, u32, u32, *const u64) -> CallbackCode;
 pub type CommCb = extern "C" fn(*mut c_void, u32, u32, u32, u32, u32) -> CallbackCode;
+/// InterComm (OTF2 3.0): self, name, group A, group B, common communicator, flags.
+pub type InterCommCb = extern "C" fn(*mut c_void, u32, u32, u32, u32, u32, u32) -> CallbackCode;
 pub type AttributeCb = extern "C" fn(*mut c_void, u32, u32, u32, u8) -> CallbackCode;
 pub type ClockCb = extern "C" fn(*mut c_void, u64, u64, u64, u64) -> CallbackCode;
 
@@ -302,6 +304,10 @@ extern "C" {
         -> ErrorCode;
     pub fn OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb: *mut GlobalDefReaderCallbacks, f: GroupCb) -> ErrorCode;
     pub fn OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb: *mut GlobalDefReaderCallbacks, f: CommCb) -> ErrorCode;
+    pub fn OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(
+        cb: *mut GlobalDefReaderCallbacks,
+        f: InterCommCb,
+    ) -> ErrorCode;
     pub fn OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(
         cb: *mut GlobalDefReaderCallbacks,
         f: AttributeCb,

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/scorep/: OTF2 archives written by Score-P itself, of
 # interop/tests/otf2/scorep_ring.c, of the collectives test app's blocking part and of the
-# groups and comms test apps (communicators from groups, splits, dups, Cartesian and graph
-# topologies), at 4 ranks
+# groups, comms and intercomm test apps (communicators from groups, splits, dups, Cartesian and
+# graph topologies, intercommunicators), and of interop/tests/otf2/scorep_threads.c (OpenMP,
+# 2 threads a rank), at 4 ranks
 # under MPICH. ONLY="NAME..." makes those fixtures again and keeps the others' bytes.
 #
 #   scripts/make-scorep-fixtures.sh SCOREP_PREFIX [LIBDIR...]
@@ -32,10 +33,14 @@ export PATH="$prefix/bin:$PATH"
 trace() {
   local name=$1 src=$2; shift 2
   if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
+  # THREADS=N: an OpenMP program, instrumented as such and run with N threads a rank.
+  local omp=() threads=${THREADS:-1}
+  [ -z "${THREADS:-}" ] || omp=(--thread=omp)
   # shellcheck disable=SC2086
-  scorep --mpp=mpi --nocompiler mpicc -O2 -I"$root/mpi-test-apps" -o "$work/$name" "$src" -lm $rpath
+  scorep --mpp=mpi "${omp[@]}" --nocompiler mpicc -O2 ${THREADS:+-fopenmp} -I"$root/mpi-test-apps" \
+    -o "$work/$name" "$src" -lm $rpath
   rm -rf "$work/run-$name"
-  (cd "$work" && SCOREP_ENABLE_TRACING=true SCOREP_ENABLE_PROFILING=false \
+  (cd "$work" && OMP_NUM_THREADS=$threads SCOREP_ENABLE_TRACING=true SCOREP_ENABLE_PROFILING=false \
     SCOREP_EXPERIMENT_DIRECTORY="$work/run-$name" timeout 120 mpirun -n 4 "$work/$name" "$@" < /dev/null > /dev/null)
   rm -rf "${out:?}/$name"
   mkdir -p "$out/$name"
@@ -63,4 +68,5 @@ trace collectives "$root/mpi-test-apps/collectives.c" blocking
 trace groups "$root/mpi-test-apps/groups.c"
 trace comms "$root/mpi-test-apps/comms.c"
 trace intercomm "$root/mpi-test-apps/intercomm.c"
+THREADS=2 trace threads "$root/interop/tests/otf2/scorep_threads.c"
 ours intercomm "$root/mpi-test-apps/intercomm.c"

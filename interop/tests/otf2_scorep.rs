@@ -1,6 +1,7 @@
 //! psins-import --from otf2 on what Score-P writes. Archives Score-P 8.4 itself wrote
-//! (tests/fixtures/scorep, scripts/make-scorep-fixtures.sh): record by record, against
-//! psins's tracer's trace of the same program, and against otf2-print's calls. And the
+//! (tests/fixtures/scorep, scripts/make-scorep-fixtures.sh), intercommunicators and an OpenMP
+//! run among them: record by record, against psins's tracer's trace of the same program, and
+//! against otf2-print's calls. And the
 //! sequence tests/otf2/scorep.c reproduces event for event through libotf2, for what those
 //! archives do not exercise: MPI_Initialized before MPI_Init and MPI_Finalized after
 //! MPI_Finalize, which refused the whole trace at its first event ("MPI_Init after the first
@@ -350,6 +351,50 @@ fn intercommunicators_score_p_recorded_are_the_tracers() {
     assert_eq!(bystanders, 1, "group 0's rank besides the root, in the broadcast");
 }
 
+/// A hybrid run as Score-P 8.4 recorded it (`tests/otf2/scorep_threads.c`, 2 OpenMP threads a
+/// rank, one location each): each rank's records are its master thread's calls (three rounds
+/// of a Sendrecv ring and an 8-byte allreduce), each round's parallel loop the computation
+/// before its Sendrecv; the other threads' locations are not read, with one warning, and the
+/// OpenMP regions of the master threads are folded and counted.
+#[test]
+fn a_hybrid_run_score_p_recorded_is_its_master_threads_calls() {
+    if !ready() {
+        return;
+    }
+    let anchor = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/threads/traces.otf2");
+    let out = scratch("real-threads").join("x.psins");
+    let o = import(&anchor, &out, false);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("warning: 4 locations besides the ranks' are not read (other threads; the first: location 4294967296, in rank 0's process)"), "{err}");
+    assert!(err.contains("folded into computation (OpenMP regions 36)"), "{err}");
+    let t = TraceReader::open(&out).and_then(|r| r.read_tasks()).unwrap();
+    assert_eq!(t.len(), 4);
+    for (r, recs) in t.iter().enumerate() {
+        let (right, left) = ((r as i32 + 1) % 4, (r as i32 + 3) % 4);
+        let calls: Vec<&Record> = recs.iter().filter(|x| !matches!(x.op, Op::Other { .. })).collect();
+        assert_eq!(calls.len(), 8, "rank {r}: {calls:?}");
+        assert!(matches!(calls[0].op, Op::Init { .. }));
+        for round in 0..3 {
+            let (ring, sum) = (calls[1 + 2 * round], calls[2 + 2 * round]);
+            let want = Op::Sendrecv {
+                peer: right,
+                tag: round as i32,
+                bytes: 8,
+                src: left,
+                rtag: round as i32,
+                rbytes: 8,
+                comm: COMM_WORLD,
+                replace: false,
+            };
+            assert_eq!(ring.op, want, "rank {r} round {round}");
+            assert!(ring.gap_ns > 1_000_000, "rank {r} round {round}: the parallel loop computes ({} ns)", ring.gap_ns);
+            assert!(matches!(sum.op, Op::Coll { coll: Coll::Allreduce, send_bytes: 8, recv_bytes: 8, .. }));
+        }
+        assert_eq!(calls[7].op, Op::Finalize);
+    }
+}
+
 /// Every MPI call otf2-print finds on a rank of an archive Score-P wrote (the fixture's
 /// calls.txt, made with it) is a record of the import or a call it says it folded: none lost
 /// or made up.
@@ -358,7 +403,7 @@ fn every_call_otf2_print_finds_is_a_record_or_folded() {
     if !ready() {
         return;
     }
-    for name in ["ring", "collectives", "groups", "comms", "intercomm"] {
+    for name in ["ring", "collectives", "groups", "comms", "intercomm", "threads"] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep").join(name);
         let want: Vec<u64> =
             std::fs::read_to_string(dir.join("calls.txt")).unwrap().lines().map(|l| l.parse().unwrap()).collect();

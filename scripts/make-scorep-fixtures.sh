@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/scorep/: OTF2 archives written by Score-P itself, of
 # interop/tests/otf2/scorep_ring.c, of the collectives test app's blocking part and of the
-# groups, comms and intercomm test apps (communicators from groups, splits, dups, Cartesian and
-# graph topologies, intercommunicators), and of interop/tests/otf2/scorep_threads.c (OpenMP,
+# groups, comms, intercomm and rma test apps (communicators from groups, splits, dups, Cartesian
+# and graph topologies, intercommunicators, one-sided epochs of every kind), and of interop/tests/otf2/scorep_threads.c (OpenMP,
 # 2 threads a rank), at 4 ranks
 # under MPICH. ONLY="NAME..." makes those fixtures again and keeps the others' bytes.
 #
@@ -14,7 +14,7 @@
 # calls otf2-print finds on each rank. LIBDIR... are added to the programs'
 # run path (e.g. the libbfd Score-P was configured with, when it is not in a system
 # directory). Each fixture keeps the archive only (traces.otf2, traces.def, traces/), and the
-# intercomm fixture psins's own trace of the same program (psins-tracer.psins: the release
+# intercomm and rma fixtures psins's own trace of the same program (psins-tracer.psins: the release
 # tracer and psins-consolidate, `cargo build --release -p psins-tracer -p psins-consolidate`).
 set -euo pipefail
 prefix=${1:?usage: $0 SCOREP_PREFIX [LIBDIR...]}
@@ -69,4 +69,6 @@ trace groups "$root/mpi-test-apps/groups.c"
 trace comms "$root/mpi-test-apps/comms.c"
 trace intercomm "$root/mpi-test-apps/intercomm.c"
 THREADS=2 trace threads "$root/interop/tests/otf2/scorep_threads.c"
+trace rma "$root/mpi-test-apps/rma.c" 64 2
+ours rma "$root/mpi-test-apps/rma.c" 64 2
 ours intercomm "$root/mpi-test-apps/intercomm.c"

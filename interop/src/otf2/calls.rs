@@ -2,7 +2,7 @@
 //! the events inside it give the peers and sizes. Built from the function table's own mapping
 //! (`functions::of_op`), so the names agree with the exporter's.
 
-use psins_formats::{functions, Coll, CollFlags, CommFn, Op, SendMode, WaitFn};
+use psins_formats::{functions, Coll, CollFlags, CommFn, Op, RmaFn, SendMode, WaitFn, WinFn, WinSyncFn};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -23,6 +23,11 @@ pub enum Call {
     },
     CommCreate(CommFn),
     CommFree,
+    /// A one-sided operation; whether it is a request form (MPI_Rput...).
+    Rma(RmaFn, bool),
+    WinSync(WinSyncFn),
+    WinCreate(WinFn),
+    WinFree,
     Other(u32),
 }
 
@@ -64,6 +69,21 @@ pub fn of(name: &str) -> Option<Call> {
             add(Op::CommCreate { func, parent: 0, comm: 2, split: 0 }, Call::CommCreate(func));
         }
         add(Op::CommFree { comm: 2 }, Call::CommFree);
+        for &func in RmaFn::ALL {
+            // The plain form last: fetch_and_op and compare_and_swap, which have no request
+            // form, are named the same either way.
+            for req in [1, 0] {
+                let op = Op::Rma { func, target: 0, win: 0, bytes: 0, rbytes: 0, req };
+                add(op, Call::Rma(func, req != 0));
+            }
+        }
+        for &func in WinSyncFn::ALL {
+            add(Op::WinSync { func, win: 0, rank: 0, flags: 0 }, Call::WinSync(func));
+        }
+        for &func in WinFn::ALL {
+            add(Op::WinCreate { func, comm: 0, win: 0 }, Call::WinCreate(func));
+        }
+        add(Op::WinFree { win: 0 }, Call::WinFree);
         t
     });
     if let Some(&c) = t.get(name) {

@@ -3,12 +3,12 @@
 //! MPI regions (other regions included) is computation. docs/interop-otf2.md.
 
 use super::calls::{self, Call};
-use super::events::Ev;
+use super::events::{Ev, RmaEv};
 use super::write::coll_of;
 use psins_formats::comms::Reach;
 use psins_formats::{
-    Coll, CommFn, Op, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF, COMM_WORLD, NO_RANK,
-    PROC_NULL,
+    Coll, CommFn, Op, Record, RmaFn, SendMode, WaitFn, WinFlags, WinSyncFn, ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF,
+    COMM_WORLD, NO_RANK, NO_REQUEST, PROC_NULL,
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -29,6 +29,10 @@ pub struct Model {
     /// Intercommunicators (OTF2 3.0's InterComm) → how many of their members (group A, then
     /// group B) are group A.
     pub inter: HashMap<u32, u32>,
+    /// RMA window → the OTF2 communicator it was created over.
+    pub windows: HashMap<u32, u32>,
+    /// MPI groups of processes → their members (world ranks): a one-sided epoch's group.
+    pub groups: HashMap<u32, Vec<u32>>,
     /// Ranks of the archive (the MPI locations).
     pub world: u32,
     pub world_comm: Option<u32>,
@@ -161,6 +165,8 @@ struct Current {
     coll_end: Option<(u8, u32, u32, u64, u64, Option<u64>)>,
     /// The communicator a CommCreate or CommDestroy event named (OTF2 3.0).
     comm_event: Option<u32>,
+    /// The call's one-sided events, in order.
+    rma: Vec<Ev>,
 }
 
 /// A conversion failure: the message and the index of the event it is about.
@@ -189,6 +195,9 @@ pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<(Vec<Record>, Fol
         instance: 0,
         irecv_at: HashMap::new(),
         created: Vec::new(),
+        last_win: None,
+        locks: HashMap::new(),
+        rma_targets: HashMap::new(),
     };
     for (i, ev) in evs.iter().enumerate() {
         c.event(i, *ev)?;
@@ -219,6 +228,8 @@ fn time(e: &Ev) -> u64 {
         }
         Ev::IsendComplete(t, _) | Ev::IrecvRequest(t, _) | Ev::CollBegin(t) | Ev::CollEnd(t, ..) => t,
         Ev::BufferFlush(t, _) | Ev::MeasurementOnOff(t, _) | Ev::CommCreate(t, _) | Ev::CommDestroy(t, _) => t,
+        Ev::WinCreate(t, _) | Ev::WinDestroy(t, _) | Ev::RmaColl(t, _) | Ev::RmaGroupSync(t, ..) => t,
+        Ev::RmaLock(t, ..) | Ev::RmaUnlock(t, ..) | Ev::RmaOp(t, ..) | Ev::RmaComplete(t, ..) => t,
     }
 }
 
@@ -250,6 +261,16 @@ pub(super) fn kind(e: &Ev) -> &'static str {
         Ev::MeasurementOnOff(..) => "MeasurementOnOff",
         Ev::CommCreate(..) => "CommCreate",
         Ev::CommDestroy(..) => "CommDestroy",
+        Ev::WinCreate(..) => "RmaWinCreate",
+        Ev::WinDestroy(..) => "RmaWinDestroy",
+        Ev::RmaColl(..) => "RmaCollectiveEnd",
+        Ev::RmaGroupSync(..) => "RmaGroupSync",
+        Ev::RmaLock(..) => "RmaRequestLock",
+        Ev::RmaUnlock(..) => "RmaReleaseLock",
+        Ev::RmaOp(_, RmaEv::Put, ..) => "RmaPut",
+        Ev::RmaOp(_, RmaEv::Get, ..) => "RmaGet",
+        Ev::RmaOp(..) => "RmaAtomic",
+        Ev::RmaComplete(..) => "RmaOpComplete",
     }
 }
 
@@ -273,6 +294,13 @@ struct Conv<'a> {
     has_init: bool,
     finalized: bool,
     folded: Folded,
+    /// The window of the rank's latest one-sided event (a flush with nothing to complete
+    /// names none).
+    last_win: Option<u32>,
+    /// Per window: the targets this rank holds locked, and whether it holds a lock_all.
+    locks: HashMap<u32, (Vec<u32>, bool)>,
+    /// One-sided operations in flight (Score-P's matching id) → their target.
+    rma_targets: HashMap<u64, u32>,
 }
 
 impl Conv<'_> {
@@ -326,6 +354,8 @@ impl Conv<'_> {
             Ev::CollBegin(_) => {}
             Ev::CollEnd(_, op, c, root, s, r, n) => self.cur.coll_end = Some((op, c, root, s, r, n)),
             Ev::CommCreate(_, c) | Ev::CommDestroy(_, c) => self.cur.comm_event = Some(c),
+            Ev::WinCreate(..) | Ev::WinDestroy(..) | Ev::RmaColl(..) | Ev::RmaGroupSync(..) => self.cur.rma.push(ev),
+            Ev::RmaLock(..) | Ev::RmaUnlock(..) | Ev::RmaOp(..) | Ev::RmaComplete(..) => self.cur.rma.push(ev),
         }
         Ok(())
     }
@@ -465,6 +495,13 @@ impl Conv<'_> {
                     Op::Coll { coll, comm, root, send_bytes: s, recv_bytes: r, count, flags, req, instance }
                 }
             }
+        } else if matches!(call, Call::Rma(..) | Call::WinSync(_) | Call::WinCreate(_) | Call::WinFree) {
+            // psins-export writes one-sided calls as regions without events: their region
+            // only, as another MPI call's, unless the archive is Score-P's.
+            match (self.model.scorep || !cur.rma.is_empty(), psins_formats::functions::id_of(&name)) {
+                (false, Some(func)) => Op::Other { func },
+                _ => self.rma(&name, call, &cur, &mut list)?,
+            }
         } else {
             self.p2p(&name, call, &cur, &mut list)?
         };
@@ -522,7 +559,9 @@ impl Conv<'_> {
             self.irecv_at.insert(req, self.out.len());
             return Ok(Op::Irecv { peer: ANY_SOURCE, tag: ANY_TAG, bytes: 0, comm: COMM_WORLD, req });
         }
-        if !cur.completions.is_empty() || matches!(call, Call::Wait(_)) {
+        let rma_done =
+            cur.rma.iter().any(|e| matches!(*e, Ev::RmaComplete(_, _, m) if self.reqs.contains_key(&rma_request(m))));
+        if !cur.completions.is_empty() || rma_done || matches!(call, Call::Wait(_)) {
             for &(q, src) in &cur.completions {
                 let Some((id, _, _)) = self.reqs.remove(&q) else {
                     return Err(format!("{name}: completes request {q}, which was never started"));
@@ -539,6 +578,15 @@ impl Conv<'_> {
                             self.irecv_at.remove(&id);
                         }
                         list.extend([id as i64, p as i64, t as i64, n as i64]);
+                    }
+                }
+            }
+            // The request forms of one-sided operations this call completed (as the tracer
+            // records a send's completion).
+            for e in &cur.rma {
+                if let Ev::RmaComplete(_, _, m) = *e {
+                    if let Some((id, _, _)) = self.reqs.remove(&rma_request(m)) {
+                        list.extend([id as i64, NO_RANK as i64, 0, 0]);
                     }
                 }
             }
@@ -568,6 +616,130 @@ impl Conv<'_> {
             Call::Isend(_) | Call::Irecv | Call::Wait(_) | Call::Send(_) => {
                 return Err(format!("{name}: the call's MPI event is missing"))
             }
+            Call::Rma(..) | Call::WinSync(_) | Call::WinCreate(_) | Call::WinFree => {
+                unreachable!("one-sided calls are converted by Conv::rma")
+            }
+        })
+    }
+
+    /// A one-sided call (Score-P's MPI RMA events): its region says which call, its events the
+    /// window, the target, the bytes, the lock and the epoch's group. Windows keep their OTF2
+    /// ids (consolidation numbers them across ranks).
+    fn rma(&mut self, name: &str, call: Call, cur: &Current, list: &mut Vec<i64>) -> Result<Op, String> {
+        let named = cur.rma.iter().find_map(|e| match *e {
+            Ev::WinCreate(_, w) | Ev::WinDestroy(_, w) | Ev::RmaColl(_, w) | Ev::RmaGroupSync(_, w, ..) => Some(w),
+            Ev::RmaLock(_, w, ..) | Ev::RmaUnlock(_, w, _) | Ev::RmaOp(_, _, w, ..) | Ev::RmaComplete(_, w, _) => {
+                Some(w)
+            }
+            _ => None,
+        });
+        // A flush or a sync with nothing to complete writes no event: the rank's latest window.
+        let win = named
+            .or(self.last_win)
+            .ok_or_else(|| format!("{name}: none of its events names a window, and the rank used none before it"))?;
+        self.last_win = Some(win);
+        Ok(match call {
+            Call::WinCreate(func) => {
+                let c = *self
+                    .model
+                    .windows
+                    .get(&win)
+                    .ok_or_else(|| format!("{name}: window {win} is not in the definitions"))?;
+                let comm = if c == UNDEFINED { COMM_WORLD } else { self.comm(c)? };
+                Op::WinCreate { func, comm, win }
+            }
+            Call::WinFree => {
+                self.locks.remove(&win);
+                Op::WinFree { win }
+            }
+            Call::Rma(func, request) => {
+                let op = cur.rma.iter().find_map(|e| match *e {
+                    Ev::RmaOp(_, what, _, p, s, r, m) => Some((what, p, s, r, m)),
+                    _ => None,
+                });
+                // Score-P writes no operation for a target of MPI_PROC_NULL.
+                let Some((what, p, s, r, m)) = op else {
+                    return Ok(Op::Rma { func, target: PROC_NULL, win, bytes: 0, rbytes: 0, req: NO_REQUEST });
+                };
+                // Score-P counts a compare-and-swap's origin element; the tracer both the
+                // origin's and the compare buffer's.
+                let (bytes, rbytes) = match (func, what) {
+                    (RmaFn::CompareAndSwap, _) | (_, RmaEv::CompareAndSwap) => (2 * s, r),
+                    (RmaFn::Put, _) => (s, 0),
+                    (RmaFn::Get, _) => (0, r),
+                    _ => (s, r),
+                };
+                let req = if request { self.request(rma_request(m), 0, 0) } else { NO_REQUEST };
+                self.rma_targets.insert(m, p);
+                Op::Rma { func, target: p as i32, win, bytes, rbytes, req }
+            }
+            Call::WinSync(func) => {
+                use WinSyncFn::*;
+                let (mut func, mut rank, mut flags) = (func, NO_RANK, 0u8);
+                let locks = self.locks.entry(win).or_default();
+                for e in &cur.rma {
+                    match *e {
+                        Ev::RmaLock(_, _, UNDEFINED, _) => locks.1 = true,
+                        Ev::RmaLock(_, _, p, excl) => {
+                            locks.0.push(p);
+                            rank = p as i32;
+                            flags |= if excl { WinFlags::EXCLUSIVE } else { 0 };
+                        }
+                        Ev::RmaUnlock(_, _, UNDEFINED) => locks.1 = false,
+                        Ev::RmaUnlock(_, _, p) => {
+                            locks.0.retain(|&x| x != p);
+                            rank = p as i32;
+                        }
+                        Ev::RmaGroupSync(_, _, g, synced) => {
+                            if matches!(func, Post | Start) {
+                                let m = self
+                                    .model
+                                    .groups
+                                    .get(&g)
+                                    .ok_or_else(|| format!("{name}: group {g} is not in the definitions"))?;
+                                *list = m.iter().map(|&m| m as i64).collect();
+                            }
+                            if func == Test && synced {
+                                flags |= WinFlags::DONE;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if matches!(func, Flush | FlushLocal) {
+                    // Score-P names no target: the one the completed operations went to, else
+                    // the one target the rank holds locked; failing both, every target.
+                    let done: Vec<u32> = cur
+                        .rma
+                        .iter()
+                        .filter_map(|e| match *e {
+                            Ev::RmaComplete(_, _, m) => self.rma_targets.get(&m).copied(),
+                            _ => None,
+                        })
+                        .collect();
+                    let one = match (done.first(), &locks.0[..]) {
+                        (Some(&t), _) if done.iter().all(|&x| x == t) => Some(t),
+                        (None, &[t]) if !locks.1 => Some(t),
+                        _ => None,
+                    };
+                    match one {
+                        Some(t) => rank = t as i32,
+                        None => func = if func == Flush { FlushAll } else { FlushLocalAll },
+                    }
+                }
+                if matches!(func, Lock | Unlock) && rank == NO_RANK {
+                    return Err(format!("{name}: no lock event names its target"));
+                }
+                if matches!(func, Complete | Wait | Fence | FlushAll | UnlockAll) {
+                    for e in &cur.rma {
+                        if let Ev::RmaComplete(_, _, m) = *e {
+                            self.rma_targets.remove(&m);
+                        }
+                    }
+                }
+                Op::WinSync { func, win, rank, flags }
+            }
+            _ => unreachable!("called for one-sided calls only"),
         })
     }
 
@@ -597,6 +769,12 @@ impl Conv<'_> {
             at += 1;
         }
     }
+}
+
+/// The key of a one-sided request form's request among the OTF2 requests (Score-P's matching
+/// ids are numbered apart from its requests).
+fn rma_request(matching: u64) -> u64 {
+    1 << 63 | matching
 }
 
 /// One more `what` in `m` (a compiler-instrumented trace enters millions of regions: no
@@ -634,15 +812,37 @@ fn reduces(c: Coll) -> bool {
 mod tests {
     use super::*;
 
-    /// An intercommunicator of groups {0, 3} and {2, 1}: each rank's local group is the one
-    /// holding it. A group of OTF2's COMM_SELF type lists no member: a rank of the other
-    /// group has no remote rank to name, and a rank of neither group is in neither.
+    /// A one-sided call whose events name no window, on a rank that used none before (a flush
+    /// with nothing to complete, as its first one-sided call), and a lock without its event:
+    /// one error each, naming the call.
     #[test]
-    fn an_intercommunicators_sides_are_each_ranks_own() {
-        let model = |b: Vec<u32>| Model {
+    fn a_one_sided_call_without_its_window_or_target_is_refused() {
+        let mut m = model(Vec::new());
+        m.regions = HashMap::from([
+            (1, ("MPI_Init".to_string(), true)),
+            (2, ("MPI_Win_flush".to_string(), true)),
+            (3, ("MPI_Win_lock".to_string(), true)),
+        ]);
+        let call = |r: u32, t: u64| [Ev::Enter(t, r), Ev::Leave(t + 1, r)];
+        let evs: Vec<Ev> = [call(1, 0), call(2, 10)].concat();
+        let (e, at) = records(&m, 0, &evs).unwrap_err();
+        assert_eq!(
+            (e.as_str(), at),
+            ("MPI_Win_flush: none of its events names a window, and the rank used none before it", 2)
+        );
+        let evs: Vec<Ev> =
+            [&call(1, 0)[..], &[Ev::Enter(10, 3), Ev::RmaGroupSync(10, 5, 0, true), Ev::Leave(11, 3)]].concat();
+        let (e, _) = records(&m, 0, &evs).unwrap_err();
+        assert_eq!(e, "MPI_Win_lock: no lock event names its target");
+    }
+
+    fn model(b: Vec<u32>) -> Model {
+        Model {
             regions: HashMap::new(),
             comms: HashMap::from([(3, ([0, 3].into_iter().chain(b).collect(), Some(1)))]),
             inter: HashMap::from([(3, 2)]),
+            windows: HashMap::new(),
+            groups: HashMap::new(),
             world: 4,
             world_comm: Some(1),
             self_comm: None,
@@ -652,7 +852,14 @@ mod tests {
             labels: HashMap::new(),
             scorep: true,
             singletons: Default::default(),
-        };
+        }
+    }
+
+    /// An intercommunicator of groups {0, 3} and {2, 1}: each rank's local group is the one
+    /// holding it. A group of OTF2's COMM_SELF type lists no member: a rank of the other
+    /// group has no remote rank to name, and a rank of neither group is in neither.
+    #[test]
+    fn an_intercommunicators_sides_are_each_ranks_own() {
         let m = model(vec![2, 1]);
         assert_eq!(m.inter_members(3, 3), Ok((vec![0, 3, 2, 1], 2)));
         assert_eq!(m.inter_members(3, 1), Ok((vec![2, 1, 0, 3], 2)));

@@ -24,6 +24,8 @@ pub struct Defs {
     comms: Vec<(u32, u32, u32)>,
     /// Intercommunicator (OTF2 3.0's InterComm) → (group A, group B, common communicator).
     inter_comms: Vec<(u32, u32, u32, u32)>,
+    /// RMA window → the communicator it was created over.
+    pub windows: HashMap<u32, u32>,
     attributes: HashMap<u32, u32>,
     /// The archive's creator (`OTF2_Reader_GetCreator`), e.g. "Score-P 8.4".
     pub creator: String,
@@ -103,6 +105,15 @@ impl Defs {
                 self.locations.iter().filter(|&&(_, g)| seen.insert(g)).map(|&(l, _)| l).collect()
             }
         }
+    }
+
+    /// The members (world ranks) of every MPI group of processes (a one-sided epoch's group).
+    pub fn mpi_groups(&self) -> HashMap<u32, Vec<u32>> {
+        self.groups
+            .iter()
+            .filter(|(_, (ty, p, _))| *ty == sys::GROUP_TYPE_COMM_GROUP && mpi(*p))
+            .map(|(&g, (_, _, m))| (g, m.iter().map(|&m| u32::try_from(m).unwrap_or(u32::MAX)).collect()))
+            .collect()
     }
 
     /// Every MPI communicator by its OTF2 id.
@@ -220,6 +231,11 @@ extern "C" fn on_inter_comm(
     sys::CALLBACK_SUCCESS
 }
 
+extern "C" fn on_rma_win(user: *mut c_void, id: u32, _: u32, comm: u32, _: u32) -> sys::CallbackCode {
+    defs(user).windows.insert(id, comm);
+    sys::CALLBACK_SUCCESS
+}
+
 extern "C" fn on_attribute(user: *mut c_void, id: u32, name: u32, _: u32, _: u8) -> sys::CallbackCode {
     defs(user).attributes.insert(id, name);
     sys::CALLBACK_SUCCESS
@@ -260,6 +276,7 @@ pub fn read(anchor: &CString) -> Result<Defs, String> {
             sys::OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
             sys::OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
             sys::OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_inter_comm);
+            sys::OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, on_rma_win);
             sys::OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
             sys::OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
             let reg = sys::OTF2_Reader_RegisterGlobalDefCallbacks(r, g, cb, &mut d as *mut Defs as *mut c_void);

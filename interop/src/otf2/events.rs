@@ -28,6 +28,32 @@ pub enum Ev {
     /// CREATE_HANDLE and DESTROY_HANDLE collective, whose communicator is then the parent).
     CommCreate(u64, u32),
     CommDestroy(u64, u32),
+    /// One-sided communication (Score-P's MPI RMA): a window made or freed.
+    WinCreate(u64, u32),
+    WinDestroy(u64, u32),
+    /// A collective on a window (a fence's, or its creation's): time, window.
+    RmaColl(u64, u32),
+    /// An epoch's group synchronisation: time, window, group, whether it synchronised (a
+    /// test that found the epoch not over has sync level none).
+    RmaGroupSync(u64, u32, u32, bool),
+    /// A lock requested, acquired or tried: time, window, remote (undefined: all), exclusive.
+    RmaLock(u64, u32, u32, bool),
+    /// time, window, remote (undefined: all)
+    RmaUnlock(u64, u32, u32),
+    /// An operation: time, what, window, remote, bytes sent and received, matching id.
+    RmaOp(u64, RmaEv, u32, u32, u64, u64, u64),
+    /// An operation completed at the origin (blocking or not): time, window, matching id.
+    RmaComplete(u64, u32, u64),
+}
+
+/// What an RMA operation event is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmaEv {
+    Put,
+    Get,
+    /// Accumulate, fetch-and-op, get-accumulate (their region says which).
+    Atomic,
+    CompareAndSwap,
 }
 
 /// What the callbacks fill: the events, and the attribute id of psins's element count.
@@ -171,6 +197,118 @@ extern "C" fn comm_destroy(_: u64, t: u64, _: u64, u: *mut c_void, _: A, c: u32)
     OK
 }
 
+extern "C" fn win_create(_: u64, t: u64, _: u64, u: *mut c_void, _: A, w: u32) -> sys::CallbackCode {
+    list(u).push(Ev::WinCreate(t, w));
+    OK
+}
+extern "C" fn win_destroy(_: u64, t: u64, _: u64, u: *mut c_void, _: A, w: u32) -> sys::CallbackCode {
+    list(u).push(Ev::WinDestroy(t, w));
+    OK
+}
+#[allow(clippy::too_many_arguments)]
+extern "C" fn rma_coll(
+    _: u64,
+    t: u64,
+    _: u64,
+    u: *mut c_void,
+    _: A,
+    _op: u8,
+    _level: u32,
+    w: u32,
+    _root: u32,
+    _s: u64,
+    _r: u64,
+) -> sys::CallbackCode {
+    list(u).push(Ev::RmaColl(t, w));
+    OK
+}
+#[allow(clippy::too_many_arguments)]
+extern "C" fn rma_group_sync(
+    _: u64,
+    t: u64,
+    _: u64,
+    u: *mut c_void,
+    _: A,
+    level: u32,
+    w: u32,
+    g: u32,
+) -> sys::CallbackCode {
+    list(u).push(Ev::RmaGroupSync(t, w, g, level != 0));
+    OK
+}
+#[allow(clippy::too_many_arguments)]
+extern "C" fn rma_lock(
+    _: u64,
+    t: u64,
+    _: u64,
+    u: *mut c_void,
+    _: A,
+    w: u32,
+    p: u32,
+    _: u64,
+    ty: u8,
+) -> sys::CallbackCode {
+    list(u).push(Ev::RmaLock(t, w, p, ty == sys::LOCK_EXCLUSIVE));
+    OK
+}
+#[allow(clippy::too_many_arguments)]
+extern "C" fn rma_unlock(_: u64, t: u64, _: u64, u: *mut c_void, _: A, w: u32, p: u32, _: u64) -> sys::CallbackCode {
+    list(u).push(Ev::RmaUnlock(t, w, p));
+    OK
+}
+#[allow(clippy::too_many_arguments)]
+extern "C" fn rma_put(
+    _: u64,
+    t: u64,
+    _: u64,
+    u: *mut c_void,
+    _: A,
+    w: u32,
+    p: u32,
+    n: u64,
+    m: u64,
+) -> sys::CallbackCode {
+    list(u).push(Ev::RmaOp(t, RmaEv::Put, w, p, n, 0, m));
+    OK
+}
+#[allow(clippy::too_many_arguments)]
+extern "C" fn rma_get(
+    _: u64,
+    t: u64,
+    _: u64,
+    u: *mut c_void,
+    _: A,
+    w: u32,
+    p: u32,
+    n: u64,
+    m: u64,
+) -> sys::CallbackCode {
+    list(u).push(Ev::RmaOp(t, RmaEv::Get, w, p, 0, n, m));
+    OK
+}
+#[allow(clippy::too_many_arguments)]
+extern "C" fn rma_atomic(
+    _: u64,
+    t: u64,
+    _: u64,
+    u: *mut c_void,
+    _: A,
+    w: u32,
+    p: u32,
+    ty: u8,
+    s: u64,
+    r: u64,
+    m: u64,
+) -> sys::CallbackCode {
+    let what = if ty == sys::RMA_ATOMIC_TYPE_COMPARE_AND_SWAP { RmaEv::CompareAndSwap } else { RmaEv::Atomic };
+    list(u).push(Ev::RmaOp(t, what, w, p, s, r, m));
+    OK
+}
+extern "C" fn rma_complete(_: u64, t: u64, _: u64, u: *mut c_void, _: A, w: u32, m: u64) -> sys::CallbackCode {
+    list(u).push(Ev::RmaComplete(t, w, m));
+    OK
+}
+
 /// Every event of `location` in the archive of `anchor`; on failure, libotf2's reason and
 /// how many events were read before it.
 pub fn read(anchor: &CString, location: u64, count_attr: Option<u32>) -> Result<Vec<Ev>, (String, usize)> {
@@ -225,6 +363,19 @@ pub fn read(anchor: &CString, location: u64, count_attr: Option<u32>) -> Result<
             sys::OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb, measurement);
             sys::OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, comm_create);
             sys::OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, comm_destroy);
+            sys::OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, win_create);
+            sys::OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, win_destroy);
+            sys::OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, rma_coll);
+            sys::OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, rma_group_sync);
+            sys::OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, rma_lock);
+            sys::OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, rma_lock);
+            sys::OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb, rma_lock);
+            sys::OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, rma_unlock);
+            sys::OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, rma_put);
+            sys::OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, rma_get);
+            sys::OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, rma_atomic);
+            sys::OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, rma_complete);
+            sys::OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, rma_complete);
             let reg = sys::OTF2_Reader_RegisterEvtCallbacks(r, e, cb, &mut sink as *mut Sink as *mut c_void);
             sys::OTF2_EvtReaderCallbacks_Delete(cb);
             ok(reg, 0)?;

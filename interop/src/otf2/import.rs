@@ -67,6 +67,8 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
         regions,
         comms: comms.into_iter().map(|(k, v)| (k, (v.members, v.parent))).collect(),
         inter,
+        windows: d.windows.clone(),
+        groups: d.mpi_groups(),
         world: n,
         world_comm,
         self_comm,

@@ -83,6 +83,31 @@ pub type FlushCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut Attribut
 pub type OnOffCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u8) -> CallbackCode;
 /// CommCreate and CommDestroy (OTF2 3.0): the communicator.
 pub type CommEvCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32) -> CallbackCode;
+// One-sided (RMA) events: the window first.
+/// RmaCollectiveEnd: operation, sync level, window, root, sent, received.
+pub type RmaCollEndCb =
+    extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u8, u32, u32, u32, u64, u64) -> CallbackCode;
+/// RmaGroupSync: sync level, window, group.
+pub type RmaGroupSyncCb =
+    extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u32, u32) -> CallbackCode;
+/// RmaRequestLock, RmaAcquireLock, RmaTryLock: window, remote, lock id, lock type.
+pub type RmaLockCb =
+    extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u32, u64, u8) -> CallbackCode;
+/// RmaReleaseLock: window, remote, lock id.
+pub type RmaReleaseCb =
+    extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u32, u64) -> CallbackCode;
+/// RmaPut, RmaGet: window, remote, bytes, matching id.
+pub type RmaXferCb =
+    extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u32, u64, u64) -> CallbackCode;
+/// RmaAtomic: window, remote, type, sent, received, matching id.
+pub type RmaAtomicCb =
+    extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u32, u8, u64, u64, u64) -> CallbackCode;
+/// RmaOpCompleteBlocking, -NonBlocking, -Remote: window, matching id.
+pub type RmaCompleteCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u64) -> CallbackCode;
+pub const LOCK_EXCLUSIVE: u8 = 0;
+pub const RMA_ATOMIC_TYPE_COMPARE_AND_SWAP: u8 = 3;
+/// RmaWin definition: self, name, communicator, flags.
+pub type RmaWinCb = extern "C" fn(*mut c_void, u32, u32, u32, u32) -> CallbackCode;
 pub type CollEndCb =
     extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u8, u32, u32, u64, u64) -> CallbackCode;
 
@@ -339,6 +364,32 @@ extern "C" {
     pub fn OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb: *mut EvtReaderCallbacks, f: OnOffCb) -> ErrorCode;
     pub fn OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb: *mut EvtReaderCallbacks, f: CommEvCb) -> ErrorCode;
     pub fn OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb: *mut EvtReaderCallbacks, f: CommEvCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb: *mut EvtReaderCallbacks, f: CommEvCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb: *mut EvtReaderCallbacks, f: CommEvCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(
+        cb: *mut EvtReaderCallbacks,
+        f: RmaCollEndCb,
+    ) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb: *mut EvtReaderCallbacks, f: RmaGroupSyncCb)
+        -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb: *mut EvtReaderCallbacks, f: RmaLockCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb: *mut EvtReaderCallbacks, f: RmaLockCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb: *mut EvtReaderCallbacks, f: RmaLockCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb: *mut EvtReaderCallbacks, f: RmaReleaseCb)
+        -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb: *mut EvtReaderCallbacks, f: RmaXferCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb: *mut EvtReaderCallbacks, f: RmaXferCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb: *mut EvtReaderCallbacks, f: RmaAtomicCb) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(
+        cb: *mut EvtReaderCallbacks,
+        f: RmaCompleteCb,
+    ) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(
+        cb: *mut EvtReaderCallbacks,
+        f: RmaCompleteCb,
+    ) -> ErrorCode;
+    pub fn OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb: *mut GlobalDefReaderCallbacks, f: RmaWinCb)
+        -> ErrorCode;
 }
 
 /// libotf2's text for an error code.

@@ -337,7 +337,7 @@ impl Report {
         if st.unresolved_wildcards > 0 {
             let _ = writeln!(
                 s,
-                "\nwarning: {} wildcard receives without a completion record (replayed as wildcards)",
+                "\nwarning: {} wildcard receives with no sender in the trace (no completion, or one without its source): replayed as wildcards, the simulated arrivals picking the sender",
                 st.unresolved_wildcards
             );
         }

@@ -178,7 +178,22 @@ fn run(args: &Args) -> Result<(), Failure> {
         Format::Ti => {
             let ranks = ti::read::ranks(&args.input, args.host_speed).map_err(|e| Failure::Input(e.to_string()))?;
             let meta = vec![("host_speed".to_string(), args.host_speed.to_string())];
-            write(args, &ranks, "simgrid-ti", meta, &[], &|| Ok(()))
+            write(args, &ranks, "simgrid-ti", meta, &[], &|| Ok(()))?;
+            let (wildcards, waitany) =
+                ranks.iter().map(|r| r.guessed()).fold((0, 0), |(w, a), g| (w + g.wildcards, a + g.waitany));
+            if wildcards > 0 {
+                note!(
+                    "psins-import: warning: {wildcards} receives from any source: the trace names no sender, so \
+                     psins-sim replays them as wildcards (the simulated arrivals pick the sender)"
+                );
+            }
+            if waitany > 0 {
+                note!(
+                    "psins-import: warning: {waitany} waitAny calls: the trace says how many requests each was \
+                     given, not which completed; each completes the oldest request pending"
+                );
+            }
+            Ok(())
         }
         Format::Dumpi => {
             let trace = dumpi::Trace::open_with(&args.input, args.strict).map_err(|e| Failure::Input(e.to_string()))?;

@@ -7,11 +7,14 @@
 //! request an id as the tracer would.
 
 use psins_consolidate::{RankInput, RecordStream};
-use psins_formats::{Coll, CollFlags, Error, Op, Record, SendMode, WaitFn, COMM_WORLD, NO_RANK, NO_REQUEST};
+use psins_formats::{
+    Coll, CollFlags, Error, Op, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_WORLD, NO_RANK, NO_REQUEST,
+};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// One rank of a TI trace: its own action file, or its lines of a shared one.
 pub struct TiRank {
@@ -23,6 +26,29 @@ pub struct TiRank {
     pub world: u32,
     /// flop/s of the hosts the trace's `compute` amounts are for.
     pub host_speed: f64,
+    /// What the trace does not say and the reading assumed, counted when the rank's stream
+    /// ends (a rank read twice counts once).
+    guessed: Arc<Mutex<Guessed>>,
+}
+
+/// What a TI trace leaves out, counted per rank: receives from any source (SMPI writes no
+/// sender; psins-sim replays them as wildcards) and `waitAny` (SMPI writes how many requests it
+/// was given, not which completed: the one posted first is taken).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Guessed {
+    pub wildcards: u64,
+    pub waitany: u64,
+}
+
+impl TiRank {
+    fn new(path: PathBuf, rank: u32, shared: bool, world: u32, host_speed: f64) -> TiRank {
+        TiRank { path, rank, shared, world, host_speed, guessed: Arc::default() }
+    }
+
+    /// What this rank's reading assumed (after consolidation has read it).
+    pub fn guessed(&self) -> Guessed {
+        *self.guessed.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 impl RankInput for TiRank {
@@ -55,6 +81,8 @@ impl RankInput for TiRank {
             order: VecDeque::new(),
             finalized: false,
             ended: false,
+            guessed: Guessed::default(),
+            shared_guessed: self.guessed.clone(),
         })
     }
 }
@@ -90,13 +118,35 @@ pub struct TiStream {
     order: VecDeque<u32>,
     finalized: bool,
     ended: bool,
+    guessed: Guessed,
+    shared_guessed: Arc<Mutex<Guessed>>,
 }
 
-/// Bytes of SMPI's predefined datatypes by their TI id (`Datatype::encode`).
+/// Bytes of SMPI's predefined datatypes by their TI id (`Datatype::encode`), as SimGrid 3.32
+/// sizes them (read with MPI_Type_size under smpirun; docs/interop-simgrid.md): the C types
+/// 0–34 and 50, the pair types 35–37, the Fortran ones 38–49 (SimGrid sizes MPI_INTEGER1 as an
+/// int), MPI_PACKED 57, and MPI_AINT and MPI_COUNT as Fortran names them (58, 59). Fortran's
+/// LOGICAL, INTEGER*n and COMPLEX types are written as the C types of their size. A derived
+/// type is written as -1, whose size the trace does not hold.
 fn type_size(id: &str) -> Option<u64> {
-    const SIZES: [u64; 21] = [8, 4, 1, 2, 8, 4, 1, 8, 1, 1, 2, 4, 8, 8, 16, 4, 1, 1, 2, 4, 8];
-    id.parse::<usize>().ok().and_then(|i| SIZES.get(i).copied())
+    const SIZES: [u64; 51] = [
+        8, 4, 1, 2, 8, 4, 1, 8, 1, 1, 2, 4, 8, 8, 16, 4, 1, 1, 2, 4, 8, // 0–20: DOUBLE … INT64_T
+        1, 2, 4, 8, 8, 16, 32, 8, 8, // 21–29: UINT8_T … C_LONG_DOUBLE_COMPLEX, AINT, OFFSET
+        8, 16, 16, 8, 8, 8, 16, 16, // 30–37: FLOAT_INT … 2INT, 2FLOAT, 2DOUBLE, 2LONG
+        4, 4, 8, 16, 8, 16, 16, // 38–44: REAL, REAL4, REAL8, REAL16, COMPLEX8, COMPLEX16, COMPLEX32
+        4, 2, 4, 8, 16, 32, // 45–50: INTEGER1 … INTEGER16, LONG_DOUBLE_INT
+    ];
+    match id.parse::<usize>().ok()? {
+        57 => Some(1),
+        58 | 59 => Some(8),
+        i => SIZES.get(i).copied(),
+    }
 }
+
+/// SMPI's MPI_ANY_SOURCE as a TI trace writes a receive's partner (its MPI_UNDEFINED: the
+/// wildcard has no rank in the world group), and its MPI_ANY_TAG.
+const SMPI_ANY_SOURCE: i32 = -333;
+const SMPI_ANY_TAG: i32 = -444;
 
 impl RecordStream for TiStream {
     fn next(&mut self, rec: &mut Record) -> Result<bool, Error> {
@@ -112,6 +162,7 @@ impl RecordStream for TiStream {
             })?;
             if n == 0 {
                 self.ended = true;
+                *self.shared_guessed.lock().unwrap_or_else(|e| e.into_inner()) = self.guessed;
                 // A trace without `finalize` still ends: its last computation is kept.
                 if !self.finalized {
                     self.finalized = true;
@@ -183,6 +234,13 @@ impl TiStream {
             }
             Ok(v)
         };
+        // A receive's partner: a rank, or any source.
+        let source_arg = |i: usize, what: &str| -> Result<i32, String> {
+            if int(i, what)? == SMPI_ANY_SOURCE {
+                return Ok(ANY_SOURCE);
+            }
+            rank_arg(i, what)
+        };
         let elem = self.elem;
         let size = |i: usize, dt: usize, what: &str| -> Result<u64, String> {
             let n = num(i, what)?.trunc();
@@ -225,9 +283,14 @@ impl TiStream {
             }
             "comm_size" | "comm_split" | "comm_dup" | "location" => return Ok(false),
             "send" | "isend" | "recv" | "irecv" => {
-                let (peer, tag, bytes) = (rank_arg(0, "partner")?, int(1, "tag")?, size(2, 3, "size")?);
-                let comm = COMM_WORLD;
                 let recv = action.ends_with("recv");
+                let peer = if recv { source_arg(0, "partner")? } else { rank_arg(0, "partner")? };
+                let (tag, bytes) = (int(1, "tag")?, size(2, 3, "size")?);
+                let tag = if recv && tag == SMPI_ANY_TAG { ANY_TAG } else { tag };
+                if peer == ANY_SOURCE {
+                    self.guessed.wildcards += 1;
+                }
+                let comm = COMM_WORLD;
                 if !action.starts_with('i') {
                     if recv {
                         Op::Recv { peer, tag, bytes, comm }
@@ -244,7 +307,11 @@ impl TiStream {
                 }
             }
             "wait" | "test" => {
-                let key = (rank_arg(0, "source")?, rank_arg(1, "destination")?, int(2, "tag")?);
+                let tag = match int(2, "tag")? {
+                    SMPI_ANY_TAG => ANY_TAG,
+                    t => t,
+                };
+                let key = (source_arg(0, "source")?, rank_arg(1, "destination")?, tag);
                 let Some(r) = self.take(key) else { return Ok(false) };
                 if action == "test" {
                     // Whether the test succeeded depends on the replay: the request stays for
@@ -255,6 +322,26 @@ impl TiStream {
                     return Ok(true);
                 }
                 *rec = self.record(Op::Wait { func: WaitFn::Wait, count: 1 }).with_list(completion(&r).to_vec());
+                return Ok(true);
+            }
+            // waitAny N: SMPI writes how many requests the call was given, not which one
+            // completed; the oldest pending is taken (the first posted is the likeliest done).
+            "waitAny" | "waitany" => {
+                let n = int(0, "count")?;
+                let oldest = self.order.front().copied();
+                let key =
+                    oldest.and_then(|id| self.reqs.iter().find(|(_, q)| q.iter().any(|r| r.id == id)).map(|(k, _)| *k));
+                let Some(key) = key else { return Ok(false) };
+                let q = self.reqs.get_mut(&key).expect("found above");
+                let at = q.iter().position(|r| Some(r.id) == oldest).expect("found above");
+                let r = q.remove(at).expect("in range");
+                if q.is_empty() {
+                    self.reqs.remove(&key);
+                }
+                self.order.retain(|&id| id != r.id);
+                self.guessed.waitany += 1;
+                let count = n.max(1) as u32;
+                *rec = self.record(Op::Wait { func: WaitFn::Waitany, count }).with_list(completion(&r).to_vec());
                 return Ok(true);
             }
             "waitall" => {
@@ -489,7 +576,7 @@ pub fn ranks(input: &Path, host_speed: f64) -> Result<Vec<TiRank>, Error> {
             );
             return Err(Error::new(f, msg).task(missing));
         }
-        return Ok((0..n).map(|rank| TiRank { path: f.clone(), rank, shared: true, world: n, host_speed }).collect());
+        return Ok((0..n).map(|rank| TiRank::new(f.clone(), rank, true, n, host_speed)).collect());
     }
     for f in &files {
         if !f.is_file() {
@@ -498,5 +585,5 @@ pub fn ranks(input: &Path, host_speed: f64) -> Result<Vec<TiRank>, Error> {
     }
     let world = files.len() as u32;
     let ranks = files.into_iter().enumerate();
-    Ok(ranks.map(|(r, path)| TiRank { path, rank: r as u32, shared: false, world, host_speed }).collect())
+    Ok(ranks.map(|(r, path)| TiRank::new(path, r as u32, false, world, host_speed)).collect())
 }

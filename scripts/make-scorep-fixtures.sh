@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/scorep/: OTF2 archives written by Score-P itself, of
-# interop/tests/otf2/scorep_ring.c, of the collectives test app's blocking part and of the
+# interop/tests/otf2/scorep_ring.c, of the collectives test app's blocking part, of NPB IS
+# (with REAL_APPS_SRC, below) and of the
 # groups, comms, intercomm and rma test apps (communicators from groups, splits, dups, Cartesian
 # and graph topologies, intercommunicators, one-sided epochs of every kind), and of interop/tests/otf2/scorep_threads.c (OpenMP,
 # 2 threads a rank), at 4 ranks
@@ -34,14 +35,20 @@ trace() {
   local name=$1 src=$2; shift 2
   if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
   # THREADS=N: an OpenMP program, instrumented as such and run with N threads a rank.
-  local omp=() threads=${THREADS:-1}
+  local omp=()
   [ -z "${THREADS:-}" ] || omp=(--thread=omp)
   # shellcheck disable=SC2086
   scorep --mpp=mpi "${omp[@]}" --nocompiler mpicc -O2 ${THREADS:+-fopenmp} -I"$root/mpi-test-apps" \
     -o "$work/$name" "$src" -lm $rpath
+  trace_of "$name" "$work/$name" "$@"
+}
+
+# Score-P's trace of a program built with it: NAME PROGRAM ARGS...
+trace_of() {
+  local name=$1 prog=$2 threads=${THREADS:-1}; shift 2
   rm -rf "$work/run-$name"
   (cd "$work" && OMP_NUM_THREADS=$threads SCOREP_ENABLE_TRACING=true SCOREP_ENABLE_PROFILING=false \
-    SCOREP_EXPERIMENT_DIRECTORY="$work/run-$name" timeout 120 mpirun -n 4 "$work/$name" "$@" < /dev/null > /dev/null)
+    SCOREP_EXPERIMENT_DIRECTORY="$work/run-$name" timeout 120 mpirun -n 4 "$prog" "$@" < /dev/null > /dev/null)
   rm -rf "${out:?}/$name"
   mkdir -p "$out/$name"
   cp -r "$work/run-$name/traces.otf2" "$work/run-$name/traces.def" "$work/run-$name/traces" "$out/$name/"
@@ -55,10 +62,16 @@ trace() {
 ours() {
   local name=$1 src=$2; shift 2
   if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
+  mpicc -O2 -I"$root/mpi-test-apps" -o "$work/$name-plain" "$src" -lm
+  ours_of "$name" "$work/$name-plain" "$@"
+}
+
+# The same of a program built without Score-P: NAME PROGRAM ARGS...
+ours_of() {
+  local name=$1 prog=$2; shift 2
   local so=$root/target/release/libpsinstrace.so consolidate=$root/target/release/psins-consolidate
   [ -x "$consolidate" ] && [ -f "$so" ] || { echo "$0: build the release tracer and psins-consolidate first" >&2; exit 1; }
-  mpicc -O2 -I"$root/mpi-test-apps" -o "$work/$name-plain" "$src" -lm
-  (cd "$work" && PSINS_DIR="$work/ours-$name" LD_PRELOAD="$so" timeout 120 mpirun -n 4 "$work/$name-plain" "$@" \
+  (cd "$work" && PSINS_DIR="$work/ours-$name" LD_PRELOAD="$so" timeout 120 mpirun -n 4 "$prog" "$@" \
     < /dev/null > /dev/null)
   "$consolidate" -q "$work/ours-$name"/*/ -o "$out/$name/psins-tracer.psins"
 }
@@ -72,3 +85,20 @@ THREADS=2 trace threads "$root/interop/tests/otf2/scorep_threads.c"
 trace rma "$root/mpi-test-apps/rma.c" 64 2
 ours rma "$root/mpi-test-apps/rma.c" 64 2
 ours intercomm "$root/mpi-test-apps/intercomm.c"
+
+# NPB 3.4 IS class S, with REAL_APPS_SRC=DIR (the sources scripts/real-apps.sh fetches, copied
+# and built here twice: with Score-P's wrapper, and plain for psins's tracer).
+if [ -n "${REAL_APPS_SRC:-}" ] && { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" npb_is "* ]]; }; then
+  for kind in scorep plain; do
+    b=$work/npb-$kind && cp -a "$REAL_APPS_SRC/NPB3.4-MPI/." "$b/"
+    wrap="" && [ $kind = plain ] || wrap="scorep --mpp=mpi --nocompiler"
+    (cd "$b" && mpicc -O2 -c -o kernel_stats/kernel_stats.o kernel_stats/kernel_stats.c &&
+      mpicc -O2 -c -o kernel_stats/arg_parse.o kernel_stats/arg_parse.c)
+    printf '%s\n' "MPICC = $wrap mpicc" 'CLINK = $(MPICC)' 'CFLAGS = -O2' \
+      "CLINKFLAGS = \$(CFLAGS) ../kernel_stats/kernel_stats.o ../kernel_stats/arg_parse.o $rpath" \
+      'MPIFC = mpif90' 'FLINK = $(MPIFC)' 'CC = cc' 'BINDIR = ../bin' 'RAND = randi8' > "$b/config/make.def"
+    mkdir -p "$b/bin" && make -s -C "$b" is CLASS=S > "$work/npb-$kind.log" 2>&1
+  done
+  trace_of npb_is "$work/npb-scorep/bin/is.S.x"
+  ours_of npb_is "$work/npb-plain/bin/is.S.x"
+fi

@@ -437,6 +437,28 @@ fn one_sided_calls_score_p_recorded_are_the_tracers() {
     }
 }
 
+/// NPB 3.4 IS class S (an open-source code: keys bucketed by an allreduce and an alltoall, sent
+/// by an alltoallv, checked with point-to-point messages), built with Score-P 8.4's wrapper and
+/// traced at 4 ranks: each rank's collectives (kinds, roots, bytes) and messages equal psins's
+/// tracer's trace of the same code built without it (`psins-tracer.psins`). The alltoallv's
+/// per-peer counts, which Score-P does not record, are spread evenly from its totals.
+#[test]
+fn an_open_source_code_score_p_recorded_is_the_tracers() {
+    if !ready() {
+        return;
+    }
+    let t = scorep_fixture("npb_is");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/npb_is");
+    let ours = TraceReader::open(&dir.join("psins-tracer.psins")).and_then(|r| r.read_tasks()).unwrap();
+    assert_eq!(t.len(), 4);
+    for (r, (got, want)) in t.iter().zip(&ours).enumerate() {
+        let (got, want) = (communication(got), communication(want));
+        assert_eq!(got, want, "rank {r}");
+        let alltoallv = got.iter().filter(|(op, _)| matches!(op, Op::Coll { coll: Coll::Alltoallv, .. })).count();
+        assert_eq!(alltoallv, 11, "rank {r}: ten rankings and the final sort");
+    }
+}
+
 /// Every MPI call otf2-print finds on a rank of an archive Score-P wrote (the fixture's
 /// calls.txt, made with it) is a record of the import or a call it says it folded: none lost
 /// or made up.
@@ -445,7 +467,7 @@ fn every_call_otf2_print_finds_is_a_record_or_folded() {
     if !ready() {
         return;
     }
-    for name in ["ring", "collectives", "groups", "comms", "intercomm", "threads", "rma"] {
+    for name in ["ring", "collectives", "groups", "comms", "intercomm", "threads", "rma", "npb_is"] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep").join(name);
         let want: Vec<u64> =
             std::fs::read_to_string(dir.join("calls.txt")).unwrap().lines().map(|l| l.parse().unwrap()).collect();

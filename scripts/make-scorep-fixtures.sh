@@ -2,7 +2,7 @@
 # Regenerates interop/tests/fixtures/scorep/: OTF2 archives written by Score-P itself, of
 # interop/tests/otf2/scorep_ring.c, of the collectives test app's blocking part, of NPB IS
 # (with REAL_APPS_SRC, below) and of the
-# groups, comms, intercomm and rma test apps (communicators from groups, splits, dups, Cartesian
+# groups, comms, intercomm, rma and ioreq (MPI-IO, with Score-P's I/O recording) test apps (communicators from groups, splits, dups, Cartesian
 # and graph topologies, intercommunicators, one-sided epochs of every kind), and of interop/tests/otf2/scorep_threads.c (OpenMP,
 # 2 threads a rank), at 4 ranks
 # under MPICH. ONLY="NAME..." makes those fixtures again and keeps the others' bytes.
@@ -37,6 +37,8 @@ trace() {
   # THREADS=N: an OpenMP program, instrumented as such and run with N threads a rank.
   local omp=()
   [ -z "${THREADS:-}" ] || omp=(--thread=omp)
+  # IO=1: Score-P's POSIX I/O and MPI-IO recording as well.
+  [ -z "${IO:-}" ] || omp+=(--io=posix,mpiio)
   # shellcheck disable=SC2086
   scorep --mpp=mpi "${omp[@]}" --nocompiler mpicc -O2 ${THREADS:+-fopenmp} -I"$root/mpi-test-apps" \
     -o "$work/$name" "$src" -lm $rpath
@@ -83,6 +85,7 @@ trace comms "$root/mpi-test-apps/comms.c"
 trace intercomm "$root/mpi-test-apps/intercomm.c"
 THREADS=2 trace threads "$root/interop/tests/otf2/scorep_threads.c"
 trace rma "$root/mpi-test-apps/rma.c" 64 2
+IO=1 trace ioreq "$root/mpi-test-apps/ioreq.c" 256
 ours rma "$root/mpi-test-apps/rma.c" 64 2
 ours intercomm "$root/mpi-test-apps/intercomm.c"
 

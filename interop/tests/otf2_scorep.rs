@@ -459,6 +459,40 @@ fn an_open_source_code_score_p_recorded_is_the_tracers() {
     }
 }
 
+/// The ioreq test app as Score-P 8.4 recorded it with its I/O recording on (`--io=posix,mpiio`):
+/// the MPI-IO calls are records of their own (`other`, their time in MPI), the waits on their
+/// requests complete no message, and the POSIX I/O regions Score-P wraps inside them (role
+/// FILE_IO or FILE_IO_METADATA) are folded and counted as I/O regions.
+#[test]
+fn io_score_p_recorded_is_folded_and_counted() {
+    if !ready() {
+        return;
+    }
+    let anchor = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/ioreq/traces.otf2");
+    let out = scratch("real-ioreq").join("x.psins");
+    let o = import(&anchor, &out, false);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("8 regions and measurement events besides MPI folded into computation (I/O regions 8)"),
+        "{err}"
+    );
+    let t = TraceReader::open(&out).and_then(|r| r.read_tasks()).unwrap();
+    for (r, recs) in t.iter().enumerate() {
+        let names: Vec<&str> = recs
+            .iter()
+            .filter_map(|x| match x.op {
+                Op::Other { func } => functions::name_of(func),
+                _ => None,
+            })
+            .filter(|n| n.starts_with("MPI_File_"))
+            .collect();
+        let want =
+            ["MPI_File_open", "MPI_File_iwrite_at", "MPI_File_iread_at", "MPI_File_iwrite_at_all", "MPI_File_close"];
+        assert_eq!(names[..5], want, "rank {r}");
+    }
+}
+
 /// Every MPI call otf2-print finds on a rank of an archive Score-P wrote (the fixture's
 /// calls.txt, made with it) is a record of the import or a call it says it folded: none lost
 /// or made up.
@@ -467,7 +501,7 @@ fn every_call_otf2_print_finds_is_a_record_or_folded() {
     if !ready() {
         return;
     }
-    for name in ["ring", "collectives", "groups", "comms", "intercomm", "threads", "rma", "npb_is"] {
+    for name in ["ring", "collectives", "groups", "comms", "intercomm", "threads", "rma", "npb_is", "ioreq"] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep").join(name);
         let want: Vec<u64> =
             std::fs::read_to_string(dir.join("calls.txt")).unwrap().lines().map(|l| l.parse().unwrap()).collect();

@@ -59,12 +59,19 @@ impl Defs {
         {
             return self.region(r).0.to_string();
         }
+        // Score-P's POSIX and ISO C I/O wrappers (paradigm NONE), by their role.
+        if matches!(self.region_role.get(&r), Some(&(sys::REGION_ROLE_FILE_IO | sys::REGION_ROLE_FILE_IO_METADATA))) {
+            return "I/O regions".into();
+        }
         match paradigm {
             sys::PARADIGM_USER => "user regions".into(),
             sys::PARADIGM_COMPILER => "compiler regions".into(),
             sys::PARADIGM_OPENMP => "OpenMP regions".into(),
             sys::PARADIGM_UNKNOWN => "regions of no paradigm".into(),
-            p => format!("regions of paradigm {p}"),
+            p => match sys::PARADIGM_NAMES.get(p as usize) {
+                Some(name) => format!("regions of paradigm {name}"),
+                None => format!("regions of paradigm {p}"),
+            },
         }
     }
 
@@ -319,6 +326,9 @@ mod tests {
             ("!$omp parallel", 5, sys::PARADIGM_OPENMP),
             ("x", sys::REGION_ROLE_FUNCTION, sys::PARADIGM_UNKNOWN),
             ("cudaMemcpy", sys::REGION_ROLE_FUNCTION, 5),
+            ("write", sys::REGION_ROLE_FILE_IO, 22),
+            ("open", sys::REGION_ROLE_FILE_IO_METADATA, 22),
+            ("x", sys::REGION_ROLE_FUNCTION, 99),
         ];
         for (i, &(name, role, paradigm)) in regions.iter().enumerate() {
             let i = i as u32;
@@ -335,7 +345,10 @@ mod tests {
             "compiler regions",
             "OpenMP regions",
             "regions of no paradigm",
-            "regions of paradigm 5",
+            "regions of paradigm CUDA",
+            "I/O regions",
+            "I/O regions",
+            "regions of paradigm 99",
         ];
         assert_eq!(labels, want);
     }

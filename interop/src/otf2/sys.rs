@@ -32,6 +32,36 @@ pub const PARADIGM_COMPILER: u8 = 2;
 pub const PARADIGM_OPENMP: u8 = 3;
 pub const PARADIGM_MEASUREMENT_SYSTEM: u8 = 6;
 pub const REGION_ROLE_ARTIFICIAL: u8 = 31;
+pub const REGION_ROLE_FILE_IO: u8 = 27;
+pub const REGION_ROLE_FILE_IO_METADATA: u8 = 38;
+/// OTF2 3.0's paradigms by number (`OTF2_Paradigm`), from 0.
+pub const PARADIGM_NAMES: [&str; 25] = [
+    "UNKNOWN",
+    "USER",
+    "COMPILER",
+    "OPENMP",
+    "MPI",
+    "CUDA",
+    "MEASUREMENT_SYSTEM",
+    "PTHREAD",
+    "HMPP",
+    "OMPSS",
+    "HARDWARE",
+    "GASPI",
+    "UPC",
+    "SHMEM",
+    "WINTHREAD",
+    "QTTHREAD",
+    "ACETHREAD",
+    "TBBTHREAD",
+    "OPENACC",
+    "OPENCL",
+    "MTAPI",
+    "SAMPLING",
+    "NONE",
+    "HIP",
+    "KOKKOS",
+];
 pub const MEASUREMENT_ON: u8 = 1;
 pub const LOCATION_TYPE_CPU_THREAD: u8 = 1;
 pub const LOCATION_GROUP_TYPE_PROCESS: u8 = 1;

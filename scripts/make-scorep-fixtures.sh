@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates interop/tests/fixtures/scorep/: OTF2 archives written by Score-P itself, of
-# interop/tests/otf2/scorep_ring.c, of the collectives test app's blocking part, of NPB IS
+# interop/tests/otf2/scorep_ring.c and scorep_topo.c, of the collectives test app's blocking part, of NPB IS
 # (with REAL_APPS_SRC, below) and of the
 # groups, comms, intercomm, rma and ioreq (MPI-IO, with Score-P's I/O recording) test apps (communicators from groups, splits, dups, Cartesian
 # and graph topologies, intercommunicators, one-sided epochs of every kind), and of interop/tests/otf2/scorep_threads.c (OpenMP,
@@ -15,7 +15,7 @@
 # calls otf2-print finds on each rank. LIBDIR... are added to the programs'
 # run path (e.g. the libbfd Score-P was configured with, when it is not in a system
 # directory). Each fixture keeps the archive only (traces.otf2, traces.def, traces/), and the
-# intercomm and rma fixtures psins's own trace of the same program (psins-tracer.psins: the release
+# intercomm, rma, topo and npb_is fixtures psins's own trace of the same program (psins-tracer.psins: the release
 # tracer and psins-consolidate, `cargo build --release -p psins-tracer -p psins-consolidate`).
 set -euo pipefail
 prefix=${1:?usage: $0 SCOREP_PREFIX [LIBDIR...]}
@@ -86,6 +86,8 @@ trace intercomm "$root/mpi-test-apps/intercomm.c"
 THREADS=2 trace threads "$root/interop/tests/otf2/scorep_threads.c"
 trace rma "$root/mpi-test-apps/rma.c" 64 2
 IO=1 trace ioreq "$root/mpi-test-apps/ioreq.c" 256
+trace topo "$root/interop/tests/otf2/scorep_topo.c"
+ours topo "$root/interop/tests/otf2/scorep_topo.c"
 ours rma "$root/mpi-test-apps/rma.c" 64 2
 ours intercomm "$root/mpi-test-apps/intercomm.c"
 

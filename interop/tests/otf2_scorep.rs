@@ -493,6 +493,35 @@ fn io_score_p_recorded_is_folded_and_counted() {
     }
 }
 
+/// MPI_Comm_create_group (over the even ranks only), MPI_Dist_graph_create_adjacent and
+/// MPI_Dist_graph_create as Score-P 8.4 recorded them (`tests/otf2/scorep_topo.c`): each rank's
+/// communicators, collectives and messages equal psins's tracer's trace of the same program.
+#[test]
+fn mpi3_communicators_score_p_recorded_are_the_tracers() {
+    if !ready() {
+        return;
+    }
+    let t = scorep_fixture("topo");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/topo");
+    let ours = TraceReader::open(&dir.join("psins-tracer.psins")).and_then(|r| r.read_tasks()).unwrap();
+    for (r, (got, want)) in t.iter().zip(&ours).enumerate() {
+        let got = communication(got);
+        assert_eq!(got, communication(want), "rank {r}");
+        let made: Vec<CommFn> = got
+            .iter()
+            .filter_map(|(op, _)| match *op {
+                Op::CommCreate { func, .. } => Some(func),
+                _ => None,
+            })
+            .collect();
+        let mut want = vec![CommFn::DistGraphCreateAdjacent, CommFn::DistGraphCreate];
+        if r % 2 == 0 {
+            want.insert(0, CommFn::CreateGroup);
+        }
+        assert_eq!(made, want, "rank {r}");
+    }
+}
+
 /// Every MPI call otf2-print finds on a rank of an archive Score-P wrote (the fixture's
 /// calls.txt, made with it) is a record of the import or a call it says it folded: none lost
 /// or made up.
@@ -501,7 +530,8 @@ fn every_call_otf2_print_finds_is_a_record_or_folded() {
     if !ready() {
         return;
     }
-    for name in ["ring", "collectives", "groups", "comms", "intercomm", "threads", "rma", "npb_is", "ioreq"] {
+    let all = ["ring", "collectives", "groups", "comms", "intercomm", "threads", "rma", "npb_is", "ioreq", "topo"];
+    for name in all {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep").join(name);
         let want: Vec<u64> =
             std::fs::read_to_string(dir.join("calls.txt")).unwrap().lines().map(|l| l.parse().unwrap()).collect();

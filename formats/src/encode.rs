@@ -50,23 +50,32 @@ struct Cursor(*mut u8);
 impl Cursor {
     #[inline(always)]
     unsafe fn byte(&mut self, b: u8) {
-        self.0.write(b);
-        self.0 = self.0.add(1);
+        // SAFETY: the caller's cursor is inside the room `append` reserved for this record.
+        unsafe {
+            self.0.write(b);
+            self.0 = self.0.add(1);
+        }
     }
 
     /// LEB128: at most 10 bytes (5 for a value below 2^35).
     #[inline(always)]
     unsafe fn u64(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.byte(v as u8 | 0x80);
-            v >>= 7;
+        // SAFETY: the caller's cursor is inside the room `append` reserved for this record.
+        unsafe {
+            while v >= 0x80 {
+                self.byte(v as u8 | 0x80);
+                v >>= 7;
+            }
+            self.byte(v as u8);
         }
-        self.byte(v as u8);
     }
 
     #[inline(always)]
     unsafe fn i64(&mut self, v: i64) {
-        self.u64(((v << 1) ^ (v >> 63)) as u64);
+        // SAFETY: the caller's cursor is inside the room `append` reserved for this record.
+        unsafe {
+            self.u64(((v << 1) ^ (v >> 63)) as u64);
+        }
     }
 }
 
@@ -75,167 +84,170 @@ impl Cursor {
 /// (instance delta) + 10 (list length).
 #[inline(always)]
 unsafe fn encode(w: &mut Cursor, ctx: &mut Ctx, gap: u64, dur: u64, op: &Op, list: &[i64]) -> (*mut u8, *mut u8) {
-    let head = w.0;
-    let code = wire_code(op);
-    w.byte(code);
-    if code >= MODE_BASE {
-        if let Op::Send { mode, .. } | Op::Isend { mode, .. } | Op::SendInit { mode, .. } = *op {
-            w.byte(mode.code());
-        }
-    }
-    let mut flags = 0u8;
-    let times_at = w.0;
-    if matches!(op, Op::Step { .. }) && gap == 0 && dur == 0 {
-        flags |= STEP_NO_TIME;
-    } else {
-        w.u64(gap);
-        w.u64(dur);
-    }
-    let times_end = w.0;
-    match *op {
-        Op::Init { thread_level } => w.byte(thread_level),
-        Op::Finalize => {}
-        Op::Abort { code } => w.i64(code as i64),
-        Op::Send { peer, tag, bytes, comm, .. } | Op::Recv { peer, tag, bytes, comm } => {
-            flags |= p2p(w, ctx, peer, tag, bytes, comm)
-        }
-        Op::Isend { peer, tag, bytes, comm, req, .. }
-        | Op::SendInit { peer, tag, bytes, comm, req, .. }
-        | Op::Irecv { peer, tag, bytes, comm, req }
-        | Op::RecvInit { peer, tag, bytes, comm, req } => {
-            flags |= p2p(w, ctx, peer, tag, bytes, comm);
-            request(w, ctx, req);
-        }
-        Op::Probe { peer, tag, bytes, comm, flags: pf } => {
-            flags |= p2p(w, ctx, peer, tag, bytes, comm);
-            w.byte(pf);
-        }
-        Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace } => {
-            flags |= p2p(w, ctx, peer, tag, bytes, comm);
-            w.i64(src as i64);
-            w.i64(rtag as i64);
-            w.u64(rbytes);
-            w.byte(replace as u8);
-        }
-        Op::Start { req } | Op::RequestFree { req } | Op::Cancel { req } => request(w, ctx, req),
-        Op::Startall => plain_list(w, list),
-        Op::Wait { func, count } => {
-            flags |= func.code() << 5;
-            w.u64(count as u64);
-            completions(w, ctx, list);
-        }
-        Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags: cf, req, instance } => {
-            w.byte(coll.code());
-            w.byte(cf);
-            w.u64(comm as u64);
-            w.i64(root as i64);
-            w.u64(send_bytes);
-            w.u64(recv_bytes);
-            w.u64(count);
-            w.u64(req as u64);
-            w.i64(instance as i64 - ctx.instance as i64);
-            ctx.instance = instance;
-            plain_list(w, list);
-        }
-        Op::Step { instance, op, peer, bytes, peer2, bytes2 } => {
-            if op.code() < STEP_OP_ESCAPE {
-                flags |= op.code() << 5;
-            } else {
-                flags |= STEP_OP_ESCAPE << 5;
-                w.byte(op.code());
+    // SAFETY: the caller's cursor is inside the room `append` reserved for this record.
+    unsafe {
+        let head = w.0;
+        let code = wire_code(op);
+        w.byte(code);
+        if code >= MODE_BASE {
+            if let Op::Send { mode, .. } | Op::Isend { mode, .. } | Op::SendInit { mode, .. } = *op {
+                w.byte(mode.code());
             }
-            w.i64(instance as i64 - ctx.instance as i64);
-            if op != StepOp::WaitAll {
-                w.i64(peer as i64);
+        }
+        let mut flags = 0u8;
+        let times_at = w.0;
+        if matches!(op, Op::Step { .. }) && gap == 0 && dur == 0 {
+            flags |= STEP_NO_TIME;
+        } else {
+            w.u64(gap);
+            w.u64(dur);
+        }
+        let times_end = w.0;
+        match *op {
+            Op::Init { thread_level } => w.byte(thread_level),
+            Op::Finalize => {}
+            Op::Abort { code } => w.i64(code as i64),
+            Op::Send { peer, tag, bytes, comm, .. } | Op::Recv { peer, tag, bytes, comm } => {
+                flags |= p2p(w, ctx, peer, tag, bytes, comm)
+            }
+            Op::Isend { peer, tag, bytes, comm, req, .. }
+            | Op::SendInit { peer, tag, bytes, comm, req, .. }
+            | Op::Irecv { peer, tag, bytes, comm, req }
+            | Op::RecvInit { peer, tag, bytes, comm, req } => {
+                flags |= p2p(w, ctx, peer, tag, bytes, comm);
+                request(w, ctx, req);
+            }
+            Op::Probe { peer, tag, bytes, comm, flags: pf } => {
+                flags |= p2p(w, ctx, peer, tag, bytes, comm);
+                w.byte(pf);
+            }
+            Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm, replace } => {
+                flags |= p2p(w, ctx, peer, tag, bytes, comm);
+                w.i64(src as i64);
+                w.i64(rtag as i64);
+                w.u64(rbytes);
+                w.byte(replace as u8);
+            }
+            Op::Start { req } | Op::RequestFree { req } | Op::Cancel { req } => request(w, ctx, req),
+            Op::Startall => plain_list(w, list),
+            Op::Wait { func, count } => {
+                flags |= func.code() << 5;
+                w.u64(count as u64);
+                completions(w, ctx, list);
+            }
+            Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags: cf, req, instance } => {
+                w.byte(coll.code());
+                w.byte(cf);
+                w.u64(comm as u64);
+                w.i64(root as i64);
+                w.u64(send_bytes);
+                w.u64(recv_bytes);
+                w.u64(count);
+                w.u64(req as u64);
+                w.i64(instance as i64 - ctx.instance as i64);
+                ctx.instance = instance;
+                plain_list(w, list);
+            }
+            Op::Step { instance, op, peer, bytes, peer2, bytes2 } => {
+                if op.code() < STEP_OP_ESCAPE {
+                    flags |= op.code() << 5;
+                } else {
+                    flags |= STEP_OP_ESCAPE << 5;
+                    w.byte(op.code());
+                }
+                w.i64(instance as i64 - ctx.instance as i64);
+                if op != StepOp::WaitAll {
+                    w.i64(peer as i64);
+                    w.u64(bytes);
+                }
+                if op == StepOp::SendRecv {
+                    w.i64(peer2 as i64);
+                    w.u64(bytes2);
+                }
+            }
+            Op::CommCreate { func, parent, comm, split } => {
+                w.byte(func.code());
+                w.u64(parent as u64);
+                w.u64(comm as u64);
+                w.u64(list.len() as u64);
+                let mut prev = -1i64;
+                for &v in list {
+                    w.i64(v.wrapping_sub(prev));
+                    prev = v;
+                }
+                if split != 0 {
+                    flags |= COMM_INTER;
+                    w.u64(split as u64);
+                }
+            }
+            Op::CommFree { comm } => w.u64(comm as u64),
+            Op::Other { func } => w.u64(func as u64),
+            Op::Rma { func, target, win, bytes, rbytes, req } => {
+                flags |= EXTENDED;
+                w.byte(Kind::Rma as u8);
+                w.byte(func.code());
+                w.i64(target as i64);
+                w.u64(win as u64);
                 w.u64(bytes);
+                w.u64(rbytes);
+                // the request's presence, then (as in every record) its delta
+                w.byte((req != NO_REQUEST) as u8);
+                if req != NO_REQUEST {
+                    request(w, ctx, req);
+                }
             }
-            if op == StepOp::SendRecv {
-                w.i64(peer2 as i64);
-                w.u64(bytes2);
+            Op::WinSync { func, win, rank, flags: wf } => {
+                flags |= EXTENDED;
+                w.byte(Kind::WinSync as u8);
+                w.byte(func.code());
+                w.byte(wf);
+                w.u64(win as u64);
+                w.i64(rank as i64);
+                plain_list(w, list);
             }
-        }
-        Op::CommCreate { func, parent, comm, split } => {
-            w.byte(func.code());
-            w.u64(parent as u64);
-            w.u64(comm as u64);
-            w.u64(list.len() as u64);
-            let mut prev = -1i64;
-            for &v in list {
-                w.i64(v.wrapping_sub(prev));
-                prev = v;
+            Op::WinCreate { func, comm, win } => {
+                flags |= EXTENDED;
+                w.byte(Kind::WinCreate as u8);
+                w.byte(func.code());
+                w.u64(comm as u64);
+                w.u64(win as u64);
             }
-            if split != 0 {
-                flags |= COMM_INTER;
-                w.u64(split as u64);
+            Op::WinFree { win } => {
+                flags |= EXTENDED;
+                w.byte(Kind::WinFree as u8);
+                w.u64(win as u64);
             }
-        }
-        Op::CommFree { comm } => w.u64(comm as u64),
-        Op::Other { func } => w.u64(func as u64),
-        Op::Rma { func, target, win, bytes, rbytes, req } => {
-            flags |= EXTENDED;
-            w.byte(Kind::Rma as u8);
-            w.byte(func.code());
-            w.i64(target as i64);
-            w.u64(win as u64);
-            w.u64(bytes);
-            w.u64(rbytes);
-            // the request's presence, then (as in every record) its delta
-            w.byte((req != NO_REQUEST) as u8);
-            if req != NO_REQUEST {
+            Op::Poll { func, calls, between_ns, min_gap_ns, count, peer, tag, comm } => {
+                flags |= EXTENDED;
+                w.byte(Kind::Poll as u8);
+                w.byte(func.code());
+                w.u64(calls);
+                w.u64(between_ns);
+                w.u64(min_gap_ns);
+                if func.is_probe() {
+                    w.i64(peer as i64);
+                    w.u64(comm as u64);
+                    w.i64(tag as i64);
+                } else {
+                    w.u64(count as u64);
+                }
+            }
+            Op::Pcontrol { level } => {
+                flags |= EXTENDED;
+                w.byte(Kind::Pcontrol as u8);
+                w.i64(level as i64);
+            }
+            Op::OtherReq { func, req, persistent } => {
+                flags |= EXTENDED;
+                w.byte(Kind::OtherReq as u8);
+                w.u64(func as u64);
+                w.byte(persistent as u8);
                 request(w, ctx, req);
             }
         }
-        Op::WinSync { func, win, rank, flags: wf } => {
-            flags |= EXTENDED;
-            w.byte(Kind::WinSync as u8);
-            w.byte(func.code());
-            w.byte(wf);
-            w.u64(win as u64);
-            w.i64(rank as i64);
-            plain_list(w, list);
-        }
-        Op::WinCreate { func, comm, win } => {
-            flags |= EXTENDED;
-            w.byte(Kind::WinCreate as u8);
-            w.byte(func.code());
-            w.u64(comm as u64);
-            w.u64(win as u64);
-        }
-        Op::WinFree { win } => {
-            flags |= EXTENDED;
-            w.byte(Kind::WinFree as u8);
-            w.u64(win as u64);
-        }
-        Op::Poll { func, calls, between_ns, min_gap_ns, count, peer, tag, comm } => {
-            flags |= EXTENDED;
-            w.byte(Kind::Poll as u8);
-            w.byte(func.code());
-            w.u64(calls);
-            w.u64(between_ns);
-            w.u64(min_gap_ns);
-            if func.is_probe() {
-                w.i64(peer as i64);
-                w.u64(comm as u64);
-                w.i64(tag as i64);
-            } else {
-                w.u64(count as u64);
-            }
-        }
-        Op::Pcontrol { level } => {
-            flags |= EXTENDED;
-            w.byte(Kind::Pcontrol as u8);
-            w.i64(level as i64);
-        }
-        Op::OtherReq { func, req, persistent } => {
-            flags |= EXTENDED;
-            w.byte(Kind::OtherReq as u8);
-            w.u64(func as u64);
-            w.byte(persistent as u8);
-            request(w, ctx, req);
-        }
+        *head |= flags;
+        (times_at, times_end)
     }
-    *head |= flags;
-    (times_at, times_end)
 }
 
 #[inline(always)]
@@ -259,38 +271,47 @@ fn wire_code(op: &Op) -> u8 {
 /// previous point-to-point record's.
 #[inline(always)]
 unsafe fn p2p(w: &mut Cursor, ctx: &mut Ctx, peer: i32, tag: i32, bytes: u64, comm: u32) -> u8 {
-    let mut flags = 0;
-    if peer == ctx.peer && comm == ctx.comm {
-        flags |= SAME_PEER;
-    } else {
-        w.i64(peer as i64);
-        w.u64(comm as u64);
+    // SAFETY: the caller's cursor is inside the room `append` reserved for this record.
+    unsafe {
+        let mut flags = 0;
+        if peer == ctx.peer && comm == ctx.comm {
+            flags |= SAME_PEER;
+        } else {
+            w.i64(peer as i64);
+            w.u64(comm as u64);
+        }
+        if tag == ctx.tag {
+            flags |= SAME_TAG;
+        } else {
+            w.i64(tag as i64);
+        }
+        if bytes == ctx.bytes {
+            flags |= SAME_BYTES;
+        } else {
+            w.u64(bytes);
+        }
+        (ctx.peer, ctx.comm, ctx.tag, ctx.bytes) = (peer, comm, tag, bytes);
+        flags
     }
-    if tag == ctx.tag {
-        flags |= SAME_TAG;
-    } else {
-        w.i64(tag as i64);
-    }
-    if bytes == ctx.bytes {
-        flags |= SAME_BYTES;
-    } else {
-        w.u64(bytes);
-    }
-    (ctx.peer, ctx.comm, ctx.tag, ctx.bytes) = (peer, comm, tag, bytes);
-    flags
 }
 
 #[inline(always)]
 unsafe fn request(w: &mut Cursor, ctx: &mut Ctx, req: u32) {
-    w.i64(req as i64 - ctx.req as i64);
-    ctx.req = req;
+    // SAFETY: the caller's cursor is inside the room `append` reserved for this record.
+    unsafe {
+        w.i64(req as i64 - ctx.req as i64);
+        ctx.req = req;
+    }
 }
 
 #[inline(always)]
 unsafe fn plain_list(w: &mut Cursor, list: &[i64]) {
-    w.u64(list.len() as u64);
-    for &v in list {
-        w.i64(v);
+    // SAFETY: the caller's cursor is inside the room `append` reserved for this record.
+    unsafe {
+        w.u64(list.len() as u64);
+        for &v in list {
+            w.i64(v);
+        }
     }
 }
 
@@ -298,23 +319,26 @@ unsafe fn plain_list(w: &mut Cursor, list: &[i64]) {
 /// its request delta with the low bit clear.
 #[inline(always)]
 unsafe fn completions(w: &mut Cursor, ctx: &mut Ctx, list: &[i64]) {
-    w.u64(list.len() as u64);
-    let mut quads = list.chunks_exact(4);
-    for q in &mut quads {
-        let d = q[0].wrapping_sub(ctx.req as i64);
-        let delta = ((d << 1) ^ (d >> 63)) as u64;
-        ctx.req = q[0] as u32;
-        if q[1] == NO_RANK as i64 && q[2] == 0 && q[3] == 0 {
-            w.u64(delta << 1);
-        } else {
-            w.u64((delta << 1) | COMPLETION_FULL);
-            w.i64(q[1]);
-            w.i64(q[2]);
-            w.i64(q[3]);
+    // SAFETY: the caller's cursor is inside the room `append` reserved for this record.
+    unsafe {
+        w.u64(list.len() as u64);
+        let mut quads = list.chunks_exact(4);
+        for q in &mut quads {
+            let d = q[0].wrapping_sub(ctx.req as i64);
+            let delta = ((d << 1) ^ (d >> 63)) as u64;
+            ctx.req = q[0] as u32;
+            if q[1] == NO_RANK as i64 && q[2] == 0 && q[3] == 0 {
+                w.u64(delta << 1);
+            } else {
+                w.u64((delta << 1) | COMPLETION_FULL);
+                w.i64(q[1]);
+                w.i64(q[2]);
+                w.i64(q[3]);
+            }
         }
-    }
-    for &v in quads.remainder() {
-        w.i64(v);
+        for &v in quads.remainder() {
+            w.i64(v);
+        }
     }
 }
 

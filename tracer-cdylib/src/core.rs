@@ -104,10 +104,17 @@ impl Global {
     /// interrupted record (see [`crate::signals`]).
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn get(&self) -> Option<&mut Tracer> {
-        (*self.0.get()).as_mut()
+        // SAFETY: the caller is the one thread that touches the cell (above).
+        unsafe { (*self.0.get()).as_mut() }
     }
+
+    /// # Safety
+    /// As [`Global::get`].
     pub unsafe fn set(&self, t: Tracer) {
-        *self.0.get() = Some(t);
+        // SAFETY: as in `get`.
+        unsafe {
+            *self.0.get() = Some(t);
+        }
     }
 }
 

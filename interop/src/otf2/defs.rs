@@ -2,6 +2,7 @@
 //! libotf2's definition callbacks: the clock, the regions' names, which location is which MPI
 //! rank, and the communicators with their members.
 
+use super::handle::{GlobalDefCallbacks, Reader};
 use super::sys;
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr, CString};
@@ -258,43 +259,36 @@ extern "C" fn on_clock(user: *mut c_void, resolution: u64, offset: u64, _: u64, 
 pub fn read(anchor: &CString) -> Result<Defs, String> {
     let mut d = Defs { resolution: 1_000_000_000, ..Defs::default() };
     super::quiet_errors();
-    // SAFETY: the reader and callbacks are created, used and released here; `d` outlives the
-    // read that calls back into it.
+    let reader = Reader::open(anchor)?;
+    let r = reader.ptr();
+    // SAFETY: `r` is open while `reader` lives; the callbacks' set is copied when registered;
+    // `d` outlives the read that calls back into it.
     unsafe {
-        let r = sys::OTF2_Reader_Open(anchor.as_ptr());
-        if r.is_null() {
-            return Err(super::last_error("cannot open the archive"));
+        ok(sys::OTF2_Reader_SetSerialCollectiveCallbacks(r))?;
+        let mut creator: *mut std::ffi::c_char = std::ptr::null_mut();
+        if sys::OTF2_Reader_GetCreator(r, &mut creator) == sys::SUCCESS && !creator.is_null() {
+            d.creator = CStr::from_ptr(creator).to_string_lossy().into_owned();
+            sys::free(creator as *mut c_void);
         }
-        let result = (|| {
-            ok(sys::OTF2_Reader_SetSerialCollectiveCallbacks(r))?;
-            let mut creator: *mut std::ffi::c_char = std::ptr::null_mut();
-            if sys::OTF2_Reader_GetCreator(r, &mut creator) == sys::SUCCESS && !creator.is_null() {
-                d.creator = CStr::from_ptr(creator).to_string_lossy().into_owned();
-                sys::free(creator as *mut c_void);
-            }
-            let g = sys::OTF2_Reader_GetGlobalDefReader(r);
-            if g.is_null() {
-                return Err(super::last_error("no global definitions"));
-            }
-            let cb = sys::OTF2_GlobalDefReaderCallbacks_New();
-            sys::OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
-            sys::OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
-            sys::OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
-            sys::OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
-            sys::OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
-            sys::OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_inter_comm);
-            sys::OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, on_rma_win);
-            sys::OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
-            sys::OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
-            let reg = sys::OTF2_Reader_RegisterGlobalDefCallbacks(r, g, cb, &mut d as *mut Defs as *mut c_void);
-            sys::OTF2_GlobalDefReaderCallbacks_Delete(cb);
-            ok(reg)?;
-            let mut n = 0u64;
-            ok(sys::OTF2_Reader_ReadAllGlobalDefinitions(r, g, &mut n))?;
-            ok(sys::OTF2_Reader_CloseGlobalDefReader(r, g))
-        })();
-        sys::OTF2_Reader_Close(r);
-        result?;
+        let g = sys::OTF2_Reader_GetGlobalDefReader(r);
+        if g.is_null() {
+            return Err(super::last_error("no global definitions"));
+        }
+        let callbacks = GlobalDefCallbacks::new();
+        let cb = callbacks.ptr();
+        sys::OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
+        sys::OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
+        sys::OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
+        sys::OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
+        sys::OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
+        sys::OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_inter_comm);
+        sys::OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, on_rma_win);
+        sys::OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
+        sys::OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
+        ok(sys::OTF2_Reader_RegisterGlobalDefCallbacks(r, g, cb, &mut d as *mut Defs as *mut c_void))?;
+        let mut n = 0u64;
+        ok(sys::OTF2_Reader_ReadAllGlobalDefinitions(r, g, &mut n))?;
+        ok(sys::OTF2_Reader_CloseGlobalDefReader(r, g))?;
     }
     if d.resolution == 0 {
         return Err("the clock properties give 0 ticks per second".into());

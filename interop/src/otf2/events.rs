@@ -1,6 +1,7 @@
 //! One location's events, read through libotf2's event callbacks into a list (the callbacks
 //! only collect; [`super::convert`] makes records of them).
 
+use super::handle::{EvtCallbacks, Reader};
 use super::sys::{self, AttributeList};
 use std::ffi::{c_void, CString};
 
@@ -315,78 +316,72 @@ pub fn read(anchor: &CString, location: u64, count_attr: Option<u32>) -> Result<
     let mut sink = Sink { evs: Vec::new(), count_attr };
     super::quiet_errors();
     let fail = |what: &str, n: usize| (super::last_error(what), n);
-    // SAFETY: the reader, its event reader and the callbacks are created, used and released
-    // here; `evs` outlives the read that calls back into it.
-    unsafe {
-        let r = sys::OTF2_Reader_Open(anchor.as_ptr());
-        if r.is_null() {
-            return Err(fail("cannot open the archive", 0));
+    let ok = |code: sys::ErrorCode, n: usize| {
+        if code == sys::SUCCESS {
+            Ok(())
+        } else {
+            Err((super::last_error(&sys::describe(code)), n))
         }
-        let result = (|| -> Result<(), (String, usize)> {
-            let ok = |code: sys::ErrorCode, n: usize| {
-                if code == sys::SUCCESS {
-                    Ok(())
-                } else {
-                    Err((super::last_error(&sys::describe(code)), n))
-                }
-            };
-            ok(sys::OTF2_Reader_SetSerialCollectiveCallbacks(r), 0)?;
-            ok(sys::OTF2_Reader_SelectLocation(r, location), 0)?;
-            // Local definitions hold the mappings of a location's ids to the global ones
-            // (Score-P writes them); an archive without them is read without.
-            if sys::OTF2_Reader_OpenDefFiles(r) == sys::SUCCESS {
-                let d = sys::OTF2_Reader_GetDefReader(r, location);
-                if !d.is_null() {
-                    let mut n = 0;
-                    sys::OTF2_Reader_ReadAllLocalDefinitions(r, d, &mut n);
-                    sys::OTF2_Reader_CloseDefReader(r, d);
-                }
-                sys::OTF2_Reader_CloseDefFiles(r);
+    };
+    let reader = Reader::open(anchor).map_err(|m| (m, 0))?;
+    let r = reader.ptr();
+    // SAFETY: `r` is open while `reader` lives; its definition and event readers are closed
+    // before it; the callbacks' set is copied when registered; `sink` outlives the read that
+    // calls back into it.
+    unsafe {
+        ok(sys::OTF2_Reader_SetSerialCollectiveCallbacks(r), 0)?;
+        ok(sys::OTF2_Reader_SelectLocation(r, location), 0)?;
+        // Local definitions hold the mappings of a location's ids to the global ones
+        // (Score-P writes them); an archive without them is read without.
+        if sys::OTF2_Reader_OpenDefFiles(r) == sys::SUCCESS {
+            let d = sys::OTF2_Reader_GetDefReader(r, location);
+            if !d.is_null() {
+                let mut n = 0;
+                sys::OTF2_Reader_ReadAllLocalDefinitions(r, d, &mut n);
+                sys::OTF2_Reader_CloseDefReader(r, d);
             }
-            ok(sys::OTF2_Reader_OpenEvtFiles(r), 0)?;
-            let e = sys::OTF2_Reader_GetEvtReader(r, location);
-            if e.is_null() {
-                return Err(fail("no event reader for this location", 0));
-            }
-            let cb = sys::OTF2_EvtReaderCallbacks_New();
-            sys::OTF2_EvtReaderCallbacks_SetEnterCallback(cb, enter);
-            sys::OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, leave);
-            sys::OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, send);
-            sys::OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, recv);
-            sys::OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, isend);
-            sys::OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, irecv);
-            sys::OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, isend_complete);
-            sys::OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, irecv_request);
-            sys::OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, coll_begin);
-            sys::OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, coll_end);
-            sys::OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, buffer_flush);
-            sys::OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb, measurement);
-            sys::OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, comm_create);
-            sys::OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, comm_destroy);
-            sys::OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, win_create);
-            sys::OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, win_destroy);
-            sys::OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, rma_coll);
-            sys::OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, rma_group_sync);
-            sys::OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, rma_lock);
-            sys::OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, rma_lock);
-            sys::OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb, rma_lock);
-            sys::OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, rma_unlock);
-            sys::OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, rma_put);
-            sys::OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, rma_get);
-            sys::OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, rma_atomic);
-            sys::OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, rma_complete);
-            sys::OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, rma_complete);
-            let reg = sys::OTF2_Reader_RegisterEvtCallbacks(r, e, cb, &mut sink as *mut Sink as *mut c_void);
-            sys::OTF2_EvtReaderCallbacks_Delete(cb);
-            ok(reg, 0)?;
-            let mut n = 0u64;
-            let read = sys::OTF2_Reader_ReadAllLocalEvents(r, e, &mut n);
-            ok(read, sink.evs.len())?;
-            sys::OTF2_Reader_CloseEvtReader(r, e);
-            ok(sys::OTF2_Reader_CloseEvtFiles(r), sink.evs.len())
-        })();
-        sys::OTF2_Reader_Close(r);
-        result?;
+            sys::OTF2_Reader_CloseDefFiles(r);
+        }
+        ok(sys::OTF2_Reader_OpenEvtFiles(r), 0)?;
+        let e = sys::OTF2_Reader_GetEvtReader(r, location);
+        if e.is_null() {
+            return Err(fail("no event reader for this location", 0));
+        }
+        let callbacks = EvtCallbacks::new();
+        let cb = callbacks.ptr();
+        sys::OTF2_EvtReaderCallbacks_SetEnterCallback(cb, enter);
+        sys::OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, leave);
+        sys::OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, send);
+        sys::OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, recv);
+        sys::OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, isend);
+        sys::OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, irecv);
+        sys::OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, isend_complete);
+        sys::OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, irecv_request);
+        sys::OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, coll_begin);
+        sys::OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, coll_end);
+        sys::OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, buffer_flush);
+        sys::OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb, measurement);
+        sys::OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, comm_create);
+        sys::OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, comm_destroy);
+        sys::OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, win_create);
+        sys::OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, win_destroy);
+        sys::OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, rma_coll);
+        sys::OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, rma_group_sync);
+        sys::OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, rma_lock);
+        sys::OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, rma_lock);
+        sys::OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb, rma_lock);
+        sys::OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, rma_unlock);
+        sys::OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, rma_put);
+        sys::OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, rma_get);
+        sys::OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, rma_atomic);
+        sys::OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, rma_complete);
+        sys::OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, rma_complete);
+        ok(sys::OTF2_Reader_RegisterEvtCallbacks(r, e, cb, &mut sink as *mut Sink as *mut c_void), 0)?;
+        let mut n = 0u64;
+        let read = sys::OTF2_Reader_ReadAllLocalEvents(r, e, &mut n);
+        ok(read, sink.evs.len())?;
+        sys::OTF2_Reader_CloseEvtReader(r, e);
+        ok(sys::OTF2_Reader_CloseEvtFiles(r), sink.evs.len())?;
     }
     Ok(sink.evs)
 }

@@ -12,6 +12,7 @@ pub mod convert;
 mod defs;
 #[cfg(has_otf2)]
 mod events;
+mod handle;
 #[cfg(has_otf2)]
 pub mod import;
 #[cfg(has_otf2)]

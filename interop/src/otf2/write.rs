@@ -5,6 +5,7 @@
 //! communicators in the definitions. Times are each rank's clock (ns since its MPI_Init
 //! returned), the clock psins-sim's "measured" uses. docs/interop-otf2.md.
 
+use super::handle::{self, Archive};
 use super::sys::{self, AttributeList, EvtWriter, GlobalDefWriter};
 use super::Otf2Summary;
 use crate::ExportError;
@@ -129,7 +130,7 @@ pub fn export(trace: &Path, dir: &Path) -> Result<Otf2Summary, ExportError> {
     std::fs::create_dir(&tmp).map_err(|e| ExportError::Output(Error::io(&tmp, "cannot create", e)))?;
     let c = |s: &str| CString::new(s).expect("no NUL in paths we make");
     let tmp_c = CString::new(tmp.as_os_str().as_encoded_bytes()).map_err(|_| out_err("path holds a NUL".into()))?;
-    // SAFETY: valid C strings; the archive handle is checked and closed on every path below.
+    // SAFETY: valid C strings; the handle is owned by `Archive` below.
     let archive = unsafe {
         sys::OTF2_Archive_Open(
             tmp_c.as_ptr(),
@@ -141,13 +142,12 @@ pub fn export(trace: &Path, dir: &Path) -> Result<Otf2Summary, ExportError> {
             sys::COMPRESSION_NONE,
         )
     };
-    if archive.is_null() {
+    let Some(archive) = Archive::new(archive) else {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(out_err(super::last_error(&format!("cannot create an archive in {}", tmp.display()))));
-    }
-    let result = write_archive(archive, &reader, trace);
-    // SAFETY: opened above, closed once.
-    let closed = unsafe { sys::OTF2_Archive_Close(archive) };
+    };
+    let result = write_archive(archive.ptr(), &reader, trace);
+    let closed = archive.close();
     let summary = match result {
         Ok(s) => s,
         Err(e) => {
@@ -255,9 +255,9 @@ fn write_archive(archive: *mut sys::Archive, reader: &TraceReader, trace: &Path)
         if w.is_null() {
             return Err(Failed(format!("libotf2 gives no event writer for rank {r}")).into());
         }
-        // SAFETY: a fresh list, deleted below.
-        let attrs = unsafe { sys::OTF2_AttributeList_New() };
-        let mut rank = RankWriter { w, attrs, now: 0, events: 0, irecvs: HashMap::new(), isends: HashSet::new() };
+        let attrs = handle::AttributeList::new();
+        let mut rank =
+            RankWriter { w, attrs: attrs.ptr(), now: 0, events: 0, irecvs: HashMap::new(), isends: HashSet::new() };
         while cursor.next(&mut rec).map_err(Err2::Input)? {
             let index = cursor.index() - 1;
             rank.record(&rec, &mut regions).map_err(|e| match e {
@@ -265,8 +265,7 @@ fn write_archive(archive: *mut sys::Archive, reader: &TraceReader, trace: &Path)
                 Bad::Lib(f) => Err2::Lib(f),
             })?;
         }
-        // SAFETY: created above; the writer no longer uses it.
-        unsafe { sys::OTF2_AttributeList_Delete(attrs) };
+        drop(attrs);
         summary.records += cursor.records();
         summary.events += rank.events;
         events.push(rank.events);

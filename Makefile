@@ -11,7 +11,7 @@ TEST_PROFILE := test-fast
 APPS := mpi-test-apps/bin
 DEMO := build/demo
 
-.PHONY: all setup build apps test bench overhead validate validate-extrapolation demo install clean help fmt lint
+.PHONY: all setup build apps msrv test bench overhead validate validate-extrapolation demo install clean help fmt lint
 
 all: build apps ## release build of everything: libpsinstrace.so, the tools, the test apps
 
@@ -24,7 +24,10 @@ build:
 apps:
 	$(MAKE) -C mpi-test-apps
 
-test: setup apps ## every test: unit, property, fuzz-style, end to end under real mpirun (MPICH, and Open MPI when installed), a sweep under Slurm (when installed), the --plot charts rendered by Chromium (when installed)
+msrv: ## the workspace checked with the oldest Rust Cargo.toml declares (rust-version), from rustup
+	bash scripts/msrv.sh
+
+test: setup apps msrv ## every test: unit, property, fuzz-style, end to end under real mpirun (MPICH, and Open MPI when installed), a sweep under Slurm (when installed), the --plot charts rendered by Chromium (when installed)
 	$(CARGO) build --workspace --profile $(TEST_PROFILE)
 	PSINS_REQUIRE_MPI=1 $(CARGO) test --workspace --profile $(TEST_PROFILE)
 	PSINS_REQUIRE_MPI=1 PSINS_TEST_PROFILE=$(TEST_PROFILE) bash scripts/test-openmpi.sh

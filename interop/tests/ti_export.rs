@@ -210,9 +210,9 @@ fn damaged_trace_bad_output_and_bad_usage_exit_codes() {
     let o = export(&["--to".as_ref(), "ti".as_ref(), trace.as_os_str(), "-o".as_ref(), file.as_os_str()]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     // An unknown format, a bad host speed: exit 2.
+    let y = dir.join("y");
     for extra in [["--to", "otf9"], ["--host-speed", "-1"]] {
-        let mut a: Vec<&std::ffi::OsStr> =
-            vec![trace.as_os_str(), "-o".as_ref(), dir.join("y").into_os_string().leak()];
+        let mut a: Vec<&std::ffi::OsStr> = vec![trace.as_os_str(), "-o".as_ref(), y.as_os_str()];
         if extra[0] != "--to" {
             a.extend(["--to".as_ref(), "ti".as_ref()] as [&std::ffi::OsStr; 2]);
         }

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# make msrv (and the first step of make test): the workspace, its tests included, checked with
+# the oldest Rust it declares (Cargo.toml's `rust-version`), so that the declaration stays
+# true. The toolchain comes from rustup (installed with the minimal profile when missing);
+# without rustup this fails, naming what to install.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=$(sed -n 's/^rust-version *= *"\([0-9.]*\)".*/\1/p' Cargo.toml | head -1)
+[ -n "$version" ] || { echo "msrv: Cargo.toml declares no rust-version" >&2; exit 1; }
+command -v rustup >/dev/null || {
+  echo "msrv: rustup not found: Rust $version is checked through rustup (https://rustup.rs)" >&2
+  exit 1
+}
+rustup toolchain list | grep -q "^$version" || rustup toolchain install "$version" --profile minimal
+CARGO_TARGET_DIR=target/msrv cargo "+$version" check --workspace --all-targets --quiet
+echo "msrv: the workspace builds with Rust $version"

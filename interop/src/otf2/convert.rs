@@ -217,7 +217,7 @@ pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<(Vec<Record>, Fol
         let gap = end.saturating_sub(c.last.unwrap_or(end));
         c.out.push(Record::new(gap, 0, Op::Finalize));
     }
-    c.add_uncreated_comms();
+    c.add_uncreated_comms().map_err(|m| (m, evs.len()))?;
     Ok((c.out, c.folded))
 }
 
@@ -745,7 +745,7 @@ impl Conv<'_> {
 
     /// Communicators this rank belongs to that no event of its created (a trace without
     /// create-handle collectives): made right after MPI_Init, in definition order.
-    fn add_uncreated_comms(&mut self) {
+    fn add_uncreated_comms(&mut self) -> Result<(), String> {
         let mut ids: Vec<u32> = self.model.comms.keys().copied().collect();
         ids.sort_unstable();
         let mut at = 1.min(self.out.len());
@@ -759,8 +759,7 @@ impl Conv<'_> {
             }
             let parent = parent.map_or(COMM_WORLD, |p| self.model.local(p));
             let (members, split) = match self.model.inter.contains_key(&c) {
-                // Both groups named: this rank is in one (checked above).
-                true => self.model.inter_members(c, self.rank).unwrap_or_default(),
+                true => self.model.inter_members(c, self.rank)?,
                 false => (members.clone(), 0),
             };
             let op = Op::CommCreate { func: CommFn::Other, parent, comm: self.model.local(c), split };
@@ -768,6 +767,7 @@ impl Conv<'_> {
             self.out.insert(at, rec);
             at += 1;
         }
+        Ok(())
     }
 }
 
@@ -869,5 +869,10 @@ mod tests {
         assert!(e.contains("other group is OTF2's COMM_SELF group"), "{e}");
         let e = m.inter_members(3, 2).unwrap_err();
         assert!(e.contains("rank 2 is in neither group of intercommunicator 3"), "{e}");
+        // Made for its members after MPI_Init when no event creates it: refused the same way.
+        let mut m = m;
+        m.regions = HashMap::from([(1, ("MPI_Init".to_string(), true))]);
+        let (e, _) = records(&m, 3, &[Ev::Enter(0, 1), Ev::Leave(1, 1)]).unwrap_err();
+        assert!(e.contains("other group is OTF2's COMM_SELF group"), "{e}");
     }
 }

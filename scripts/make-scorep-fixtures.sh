@@ -21,6 +21,7 @@ set -euo pipefail
 prefix=${1:?usage: $0 SCOREP_PREFIX [LIBDIR...]}
 shift
 prefix=$(cd "$prefix" && pwd)
+[ -z "${REAL_APPS_SRC:-}" ] || REAL_APPS_SRC=$(cd "$REAL_APPS_SRC" && pwd)
 cd "$(dirname "$0")/.."
 root=$PWD
 out=$root/interop/tests/fixtures/scorep
@@ -30,17 +31,20 @@ rpath=""
 for d in "$@"; do rpath="$rpath -Wl,-rpath,$(cd "$d" && pwd)"; done
 export PATH="$prefix/bin:$PATH"
 
+# Whether fixture NAME is to be made (all, or those ONLY names).
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
+
 # name, source, arguments
 trace() {
   local name=$1 src=$2; shift 2
-  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
+  want "$name" || return 0
   # THREADS=N: an OpenMP program, instrumented as such and run with N threads a rank.
-  local omp=()
-  [ -z "${THREADS:-}" ] || omp=(--thread=omp)
+  local flags=()
+  [ -z "${THREADS:-}" ] || flags=(--thread=omp)
   # IO=1: Score-P's POSIX I/O and MPI-IO recording as well.
-  [ -z "${IO:-}" ] || omp+=(--io=posix,mpiio)
+  [ -z "${IO:-}" ] || flags+=(--io=posix,mpiio)
   # shellcheck disable=SC2086
-  scorep --mpp=mpi "${omp[@]}" --nocompiler mpicc -O2 ${THREADS:+-fopenmp} -I"$root/mpi-test-apps" \
+  scorep --mpp=mpi "${flags[@]}" --nocompiler mpicc -O2 ${THREADS:+-fopenmp} -I"$root/mpi-test-apps" \
     -o "$work/$name" "$src" -lm $rpath
   trace_of "$name" "$work/$name" "$@"
 }
@@ -63,7 +67,7 @@ trace_of() {
 # psins's tracer's trace of fixture NAME's program (its source and arguments as to trace).
 ours() {
   local name=$1 src=$2; shift 2
-  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
+  want "$name" || return 0
   mpicc -O2 -I"$root/mpi-test-apps" -o "$work/$name-plain" "$src" -lm
   ours_of "$name" "$work/$name-plain" "$@"
 }
@@ -93,16 +97,18 @@ ours intercomm "$root/mpi-test-apps/intercomm.c"
 
 # NPB 3.4 IS class S, with REAL_APPS_SRC=DIR (the sources scripts/real-apps.sh fetches, copied
 # and built here twice: with Score-P's wrapper, and plain for psins's tracer).
-if [ -n "${REAL_APPS_SRC:-}" ] && { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" npb_is "* ]]; }; then
+if [ -n "${REAL_APPS_SRC:-}" ] && want npb_is; then
   for kind in scorep plain; do
     b=$work/npb-$kind && cp -a "$REAL_APPS_SRC/NPB3.4-MPI/." "$b/"
-    wrap="" && [ $kind = plain ] || wrap="scorep --mpp=mpi --nocompiler"
+    case $kind in scorep) wrap="scorep --mpp=mpi --nocompiler" ;; *) wrap="" ;; esac
     (cd "$b" && mpicc -O2 -c -o kernel_stats/kernel_stats.o kernel_stats/kernel_stats.c &&
       mpicc -O2 -c -o kernel_stats/arg_parse.o kernel_stats/arg_parse.c)
     printf '%s\n' "MPICC = $wrap mpicc" 'CLINK = $(MPICC)' 'CFLAGS = -O2' \
       "CLINKFLAGS = \$(CFLAGS) ../kernel_stats/kernel_stats.o ../kernel_stats/arg_parse.o $rpath" \
       'MPIFC = mpif90' 'FLINK = $(MPIFC)' 'CC = cc' 'BINDIR = ../bin' 'RAND = randi8' > "$b/config/make.def"
-    mkdir -p "$b/bin" && make -s -C "$b" is CLASS=S > "$work/npb-$kind.log" 2>&1
+    mkdir -p "$b/bin"
+    make -s -C "$b" is CLASS=S > "$work/npb-$kind.log" 2>&1 ||
+      { tail -40 "$work/npb-$kind.log" >&2; echo "$0: NPB IS did not build ($kind)" >&2; exit 1; }
   done
   trace_of npb_is "$work/npb-scorep/bin/is.S.x"
   ours_of npb_is "$work/npb-plain/bin/is.S.x"

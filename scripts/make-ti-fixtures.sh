@@ -80,6 +80,13 @@ trace() {
 
 want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
 
+# LOG COMMAND...: runs the build, and on failure shows its log's end (the scratch directory,
+# where the log is, goes with the script).
+build() {
+  local log=$1; shift
+  "$@" > "$log" 2>&1 || { tail -40 "$log" >&2; echo "$0: the build failed: $*" >&2; exit 1; }
+}
+
 if want npb_ft; then
   b=$work/npb && cp -a "$src/NPB3.4-MPI/." "$b/"
   (cd "$b" && smpicc -O2 -c -o kernel_stats/kernel_stats.o kernel_stats/kernel_stats.c &&
@@ -98,15 +105,16 @@ CC = cc
 BINDIR = ../bin
 RAND = randi8
 EOF
-  mkdir -p "$b/bin" && make -s -C "$b" ft CLASS=S > "$work/npb.log" 2>&1
+  mkdir -p "$b/bin" && build "$work/npb.log" make -s -C "$b" ft CLASS=S
   trace npb_ft "$b/bin/ft.S.x"
 fi
 
 if want minighost; then
   b=$work/minighost && cp -a "$src/miniGhost/." "$b/"
   # MPI_Abort's swapped arguments in main.c are an error where MPI_Comm is a pointer (SMPI).
-  make -s -C "$b/ref" -f makefile.mpi.gnu FC="$work/smpif90-o $flegacy -ffree-line-length-none" \
-    CC="smpicc -Wno-error=int-conversion" LD=smpif90 MPI_INCLUDE= miniGhost.x > "$work/minighost.log" 2>&1
+  build "$work/minighost.log" make -s -C "$b/ref" -f makefile.mpi.gnu \
+    FC="$work/smpif90-o $flegacy -ffree-line-length-none" CC="smpicc -Wno-error=int-conversion" LD=smpif90 \
+    MPI_INCLUDE= miniGhost.x
   # 32 x 32 x 16 points on 2 x 2 x 1 ranks, 2 variables, 3 steps of the 7-point stencil,
   # the exchange that ends in MPI_WAITANY.
   trace minighost "$b/ref/miniGhost.x" --scaling 1 --nx 32 --ny 32 --nz 16 --num_vars 2 --num_tsteps 3 \

@@ -11,6 +11,6 @@ command -v rustup >/dev/null || {
   echo "msrv: rustup not found: Rust $version is checked through rustup (https://rustup.rs)" >&2
   exit 1
 }
-rustup toolchain list | grep -q "^$version" || rustup toolchain install "$version" --profile minimal
+rustup run "$version" rustc -V > /dev/null 2>&1 || rustup toolchain install "$version" --profile minimal
 CARGO_TARGET_DIR=target/msrv cargo "+$version" check --workspace --all-targets --quiet
 echo "msrv: the workspace builds with Rust $version"

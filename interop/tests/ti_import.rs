@@ -290,12 +290,12 @@ fn v_collectives_carry_their_per_rank_bytes() {
 /// by scripts/make-ti-fixtures.sh) of two open-source codes and a test app: every action but
 /// `compute` is one record of its rank (the fixture's actions.txt counts them), with
 /// - NPB FT class S (Fortran): MPI_LOGICAL written as datatype 23 (4 bytes) and
-///   MPI_DOUBLE_COMPLEX as 43 (16), both refused before as unknown datatypes;
+///   MPI_DOUBLE_COMPLEX as 43 (16), Fortran types beyond the C ones;
 /// - miniGhost: MPI_REAL8 as 40 (8 bytes), and MPI_WAITANY as `waitAny N`, which says how many
 ///   requests the call had and not which completed: each completes the oldest pending, with
 ///   one warning;
 /// - master_worker: receives from MPI_ANY_SOURCE with MPI_ANY_TAG (SMPI writes -333 and -444),
-///   refused before as "not a rank": wildcard receives, with one warning.
+///   which name no rank: wildcard receives, with one warning.
 #[test]
 fn traces_smpi_wrote_of_real_codes_import() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ti");

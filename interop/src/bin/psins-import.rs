@@ -25,15 +25,19 @@ use std::process::ExitCode;
 /// `--from ti`: SimGrid time-independent traces (SimGrid 3.32's replay syntax, e.g. written by
 /// `smpirun -trace-ti` or by psins-export): INPUT is the list file `-replay` takes (one action
 /// file per rank), a directory holding `replay.txt`, or one shared action file. `compute`
-/// amounts become CPU bursts at --host-speed. The records then go through the same checks as a
+/// amounts become CPU bursts at --host-speed (SMPI's default is 20000). Receives from any
+/// source become wildcard receives and each `waitAny` completes the oldest pending request
+/// (the trace says neither sender nor request): one warning each says how many. The records
+/// then go through the same checks as a
 /// traced run (psins-consolidate): the same guarantees, the same messages. What is kept,
 /// approximated and refused: docs/interop-simgrid.md.
 ///
 /// `--from otf2`: an OTF2 archive (e.g. Score-P's), read through libotf2: INPUT is its anchor
 /// file (NAME.otf2). Each location of the MPI ranks is a rank; each outermost MPI region a
-/// call, its MPI events (point-to-point, requests, collectives, communicator creation) giving
-/// peers, tags and sizes; the time between MPI regions is computation (user, compiler and
-/// OpenMP regions, Score-P's measurement events, counted in the summary). Calls without
+/// call, its MPI events (point-to-point, requests, collectives, communicators and
+/// intercommunicators, one-sided windows, epochs and operations) giving peers, tags and sizes;
+/// the time between MPI regions is computation (user, compiler, OpenMP and I/O regions,
+/// Score-P's measurement events, counted in the summary). Calls without
 /// communication before MPI_Init or after MPI_Finalize (MPI_Initialized...) are left out,
 /// counted. Only each rank's master thread is read (a warning names the other threads). What
 /// is kept, approximated and refused: docs/interop-otf2.md. A build without libotf2 says so.

@@ -31,6 +31,13 @@ pub enum Call {
     Other(u32),
 }
 
+impl Call {
+    /// A one-sided call: an operation, a window's synchronisation, creation or freeing.
+    pub fn is_one_sided(self) -> bool {
+        matches!(self, Call::Rma(..) | Call::WinSync(_) | Call::WinCreate(_) | Call::WinFree)
+    }
+}
+
 /// The call named `name`; None for a name the function table does not know.
 pub fn of(name: &str) -> Option<Call> {
     static TABLE: OnceLock<HashMap<&'static str, Call>> = OnceLock::new();

@@ -217,7 +217,11 @@ pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<(Vec<Record>, Fol
         let gap = end.saturating_sub(c.last.unwrap_or(end));
         c.out.push(Record::new(gap, 0, Op::Finalize));
     }
-    c.add_uncreated_comms().map_err(|m| (m, evs.len()))?;
+    // Made right after MPI_Init: an error is about MPI_Init's event.
+    let init = evs.iter().position(
+        |e| matches!(*e, Ev::Leave(_, r) if model.regions.get(&r).is_some_and(|x| calls::of(&x.0) == Some(Call::Init))),
+    );
+    c.add_uncreated_comms().map_err(|m| (m, init.unwrap_or(0)))?;
     Ok((c.out, c.folded))
 }
 
@@ -299,8 +303,9 @@ struct Conv<'a> {
     last_win: Option<u32>,
     /// Per window: the targets this rank holds locked, and whether it holds a lock_all.
     locks: HashMap<u32, (Vec<u32>, bool)>,
-    /// One-sided operations in flight (Score-P's matching id) → their target.
-    rma_targets: HashMap<u64, u32>,
+    /// One-sided operations of the open epochs (Score-P's matching id) → their window and
+    /// target.
+    rma_targets: HashMap<u64, (u32, u32)>,
 }
 
 impl Conv<'_> {
@@ -495,7 +500,7 @@ impl Conv<'_> {
                     Op::Coll { coll, comm, root, send_bytes: s, recv_bytes: r, count, flags, req, instance }
                 }
             }
-        } else if matches!(call, Call::Rma(..) | Call::WinSync(_) | Call::WinCreate(_) | Call::WinFree) {
+        } else if call.is_one_sided() {
             // psins-export writes one-sided calls as regions without events: their region
             // only, as another MPI call's, unless the archive is Score-P's.
             match (self.model.scorep || !cur.rma.is_empty(), psins_formats::functions::id_of(&name)) {
@@ -633,8 +638,12 @@ impl Conv<'_> {
             }
             _ => None,
         });
-        // A flush or a sync with nothing to complete writes no event: the rank's latest window.
+        // A flush or a sync with nothing to complete writes no event: the one window the rank
+        // holds a lock on, else its latest.
+        let locked: Vec<u32> =
+            self.locks.iter().filter(|(_, (held, all))| *all || !held.is_empty()).map(|(&w, _)| w).collect();
         let win = named
+            .or(if let [w] = locked[..] { Some(w) } else { None })
             .or(self.last_win)
             .ok_or_else(|| format!("{name}: none of its events names a window, and the rank used none before it"))?;
         self.last_win = Some(win);
@@ -650,6 +659,8 @@ impl Conv<'_> {
             }
             Call::WinFree => {
                 self.locks.remove(&win);
+                self.rma_targets.retain(|_, &mut (w, _)| w != win);
+                self.last_win = None;
                 Op::WinFree { win }
             }
             Call::Rma(func, request) => {
@@ -670,18 +681,22 @@ impl Conv<'_> {
                     _ => (s, r),
                 };
                 let req = if request { self.request(rma_request(m), 0, 0) } else { NO_REQUEST };
-                self.rma_targets.insert(m, p);
+                self.rma_targets.insert(m, (win, p));
                 Op::Rma { func, target: p as i32, win, bytes, rbytes, req }
             }
             Call::WinSync(func) => {
                 use WinSyncFn::*;
                 let (mut func, mut rank, mut flags) = (func, NO_RANK, 0u8);
+                let mut grouped = false;
                 let locks = self.locks.entry(win).or_default();
                 for e in &cur.rma {
                     match *e {
                         Ev::RmaLock(_, _, UNDEFINED, _) => locks.1 = true,
                         Ev::RmaLock(_, _, p, excl) => {
-                            locks.0.push(p);
+                            // Requested, then acquired: one lock.
+                            if !locks.0.contains(&p) {
+                                locks.0.push(p);
+                            }
                             rank = p as i32;
                             flags |= if excl { WinFlags::EXCLUSIVE } else { 0 };
                         }
@@ -691,6 +706,7 @@ impl Conv<'_> {
                             rank = p as i32;
                         }
                         Ev::RmaGroupSync(_, _, g, synced) => {
+                            grouped = true;
                             if matches!(func, Post | Start) {
                                 let m = self
                                     .model
@@ -713,7 +729,7 @@ impl Conv<'_> {
                         .rma
                         .iter()
                         .filter_map(|e| match *e {
-                            Ev::RmaComplete(_, _, m) => self.rma_targets.get(&m).copied(),
+                            Ev::RmaComplete(_, _, m) => self.rma_targets.get(&m).map(|t| t.1),
                             _ => None,
                         })
                         .collect();
@@ -730,12 +746,14 @@ impl Conv<'_> {
                 if matches!(func, Lock | Unlock) && rank == NO_RANK {
                     return Err(format!("{name}: no lock event names its target"));
                 }
-                if matches!(func, Complete | Wait | Fence | FlushAll | UnlockAll) {
-                    for e in &cur.rma {
-                        if let Ev::RmaComplete(_, _, m) = *e {
-                            self.rma_targets.remove(&m);
-                        }
-                    }
+                if matches!(func, Post | Start) && !grouped {
+                    return Err(format!("{name}: no group synchronisation event names its group"));
+                }
+                // An epoch's end completes its operations: their targets are no longer needed.
+                match func {
+                    Unlock => self.rma_targets.retain(|_, &mut (w, t)| w != win || t as i32 != rank),
+                    UnlockAll | Complete | Wait | Fence => self.rma_targets.retain(|_, &mut (w, _)| w != win),
+                    _ => {}
                 }
                 Op::WinSync { func, win, rank, flags }
             }
@@ -813,8 +831,8 @@ mod tests {
     use super::*;
 
     /// A one-sided call whose events name no window, on a rank that used none before (a flush
-    /// with nothing to complete, as its first one-sided call), and a lock without its event:
-    /// one error each, naming the call.
+    /// with nothing to complete, as its first one-sided call), a lock without its event and a
+    /// post without its group: one error each, naming the call.
     #[test]
     fn a_one_sided_call_without_its_window_or_target_is_refused() {
         let mut m = model(Vec::new());
@@ -834,6 +852,10 @@ mod tests {
             [&call(1, 0)[..], &[Ev::Enter(10, 3), Ev::RmaGroupSync(10, 5, 0, true), Ev::Leave(11, 3)]].concat();
         let (e, _) = records(&m, 0, &evs).unwrap_err();
         assert_eq!(e, "MPI_Win_lock: no lock event names its target");
+        m.regions.insert(4, ("MPI_Win_post".to_string(), true));
+        let evs: Vec<Ev> = [&call(1, 0)[..], &[Ev::Enter(10, 4), Ev::RmaComplete(10, 5, 1), Ev::Leave(11, 4)]].concat();
+        let (e, _) = records(&m, 0, &evs).unwrap_err();
+        assert_eq!(e, "MPI_Win_post: no group synchronisation event names its group");
     }
 
     fn model(b: Vec<u32>) -> Model {

@@ -120,7 +120,7 @@ impl Defs {
         self.groups
             .iter()
             .filter(|(_, (ty, p, _))| *ty == sys::GROUP_TYPE_COMM_GROUP && mpi(*p))
-            .map(|(&g, (_, _, m))| (g, m.iter().map(|&m| u32::try_from(m).unwrap_or(u32::MAX)).collect()))
+            .map(|(&g, (_, _, m))| (g, ranks_of(m)))
             .collect()
     }
 
@@ -135,8 +135,7 @@ impl Defs {
             if !mpi(paradigm) {
                 continue;
             }
-            // A member past u32 (a damaged group) stays out of range rather than wrapping.
-            let members = members.into_iter().map(|m| u32::try_from(m).unwrap_or(u32::MAX)).collect();
+            let members = ranks_of(&members);
             let parent = (parent != sys::UNDEFINED_U32).then_some(parent);
             out.insert(id, CommInfo { members, parent, is_self: ty == sys::GROUP_TYPE_COMM_SELF, inter: None });
         }
@@ -145,9 +144,7 @@ impl Defs {
         // of OTF2's COMM_SELF type names no member: kept empty, refused where it is made.
         for &(id, a, b, common) in &self.inter_comms {
             let group = |g: u32| match self.groups.get(&g) {
-                Some((ty, _, m)) if *ty != sys::GROUP_TYPE_COMM_SELF => {
-                    m.iter().map(|&m| u32::try_from(m).unwrap_or(u32::MAX)).collect()
-                }
+                Some((ty, _, m)) if *ty != sys::GROUP_TYPE_COMM_SELF => ranks_of(m),
                 _ => Vec::new(),
             };
             let (a, b): (Vec<u32>, Vec<u32>) = (group(a), group(b));
@@ -158,6 +155,12 @@ impl Defs {
         }
         out
     }
+}
+
+/// A group's members as ranks: one past u32 (a damaged group) stays out of range rather than
+/// wrapping, for the importer's range checks to name.
+fn ranks_of(members: &[u64]) -> Vec<u32> {
+    members.iter().map(|&m| u32::try_from(m).unwrap_or(u32::MAX)).collect()
 }
 
 /// Whether a group of `paradigm` can be MPI's (MPI, or a writer that does not say).

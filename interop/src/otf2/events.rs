@@ -325,9 +325,9 @@ pub fn read(anchor: &CString, location: u64, count_attr: Option<u32>) -> Result<
     };
     let reader = Reader::open(anchor).map_err(|m| (m, 0))?;
     let r = reader.ptr();
-    // SAFETY: `r` is open while `reader` lives; its definition and event readers are closed
-    // before it; the callbacks' set is copied when registered; `sink` outlives the read that
-    // calls back into it.
+    // SAFETY: `r` is open while `reader` lives (closing it closes any definition or event
+    // reader an error left open); the callbacks' set is copied when registered; `sink`
+    // outlives the read that calls back into it.
     unsafe {
         ok(sys::OTF2_Reader_SetSerialCollectiveCallbacks(r), 0)?;
         ok(sys::OTF2_Reader_SelectLocation(r, location), 0)?;

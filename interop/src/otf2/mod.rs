@@ -12,6 +12,7 @@ pub mod convert;
 mod defs;
 #[cfg(has_otf2)]
 mod events;
+#[cfg(has_otf2)]
 mod handle;
 #[cfg(has_otf2)]
 pub mod import;

@@ -132,7 +132,7 @@ pub type RmaXferCb =
 /// RmaAtomic: window, remote, type, sent, received, matching id.
 pub type RmaAtomicCb =
     extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u32, u8, u64, u64, u64) -> CallbackCode;
-/// RmaOpCompleteBlocking, -NonBlocking, -Remote: window, matching id.
+/// RmaOpCompleteBlocking, -NonBlocking: window, matching id.
 pub type RmaCompleteCb = extern "C" fn(u64, TimeStamp, u64, *mut c_void, *mut AttributeList, u32, u64) -> CallbackCode;
 pub const LOCK_EXCLUSIVE: u8 = 0;
 pub const RMA_ATOMIC_TYPE_COMPARE_AND_SWAP: u8 = 3;

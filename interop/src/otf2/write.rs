@@ -256,8 +256,7 @@ fn write_archive(archive: *mut sys::Archive, reader: &TraceReader, trace: &Path)
             return Err(Failed(format!("libotf2 gives no event writer for rank {r}")).into());
         }
         let attrs = handle::AttributeList::new();
-        let mut rank =
-            RankWriter { w, attrs: attrs.ptr(), now: 0, events: 0, irecvs: HashMap::new(), isends: HashSet::new() };
+        let mut rank = RankWriter { w, attrs, now: 0, events: 0, irecvs: HashMap::new(), isends: HashSet::new() };
         while cursor.next(&mut rec).map_err(Err2::Input)? {
             let index = cursor.index() - 1;
             rank.record(&rec, &mut regions).map_err(|e| match e {
@@ -265,7 +264,6 @@ fn write_archive(archive: *mut sys::Archive, reader: &TraceReader, trace: &Path)
                 Bad::Lib(f) => Err2::Lib(f),
             })?;
         }
-        drop(attrs);
         summary.records += cursor.records();
         summary.events += rank.events;
         events.push(rank.events);
@@ -315,7 +313,7 @@ impl From<Failed> for Bad {
 struct RankWriter {
     w: *mut EvtWriter,
     /// The list an event's attributes go in (the writer empties it with the event).
-    attrs: *mut AttributeList,
+    attrs: handle::AttributeList,
     now: u64,
     events: u64,
     /// Posted receives by request: their communicator (MpiIrecv needs it at completion).
@@ -412,8 +410,8 @@ impl RankWriter {
                     .ok_or_else(|| Bad::Refused(format!("collective {coll:?} has no OTF2 collective operation")))?;
                 let root = if root < 0 { sys::UNDEFINED_U32 } else { root as u32 };
                 self.ok("MpiCollectiveBegin", unsafe { sys::OTF2_EvtWriter_MpiCollectiveBegin(w, NA, begin) })?;
-                check("attribute", unsafe { sys::OTF2_AttributeList_AddUint64(self.attrs, 0, count) })?;
-                let (a, n) = (self.attrs, send_bytes);
+                check("attribute", unsafe { sys::OTF2_AttributeList_AddUint64(self.attrs.ptr(), 0, count) })?;
+                let (a, n) = (self.attrs.ptr(), send_bytes);
                 let code = unsafe { sys::OTF2_EvtWriter_MpiCollectiveEnd(w, a, end, op, comm, root, n, recv_bytes) };
                 self.ok("MpiCollectiveEnd", code)?;
             }

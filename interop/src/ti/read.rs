@@ -125,7 +125,7 @@ pub struct TiStream {
 /// Bytes of SMPI's predefined datatypes by their TI id (`Datatype::encode`), as SimGrid 3.32
 /// sizes them (read with MPI_Type_size under smpirun; docs/interop-simgrid.md): the C types
 /// 0–34 and 50, the pair types 35–37, the Fortran ones 38–49 (SimGrid sizes MPI_INTEGER1 as an
-/// int), MPI_PACKED 57, and MPI_AINT and MPI_COUNT as Fortran names them (58, 59). Fortran's
+/// int), MPI_PACKED 57, 58 (what Fortran's MPI_AINT is written as) and MPI_COUNT 59. Fortran's
 /// LOGICAL, INTEGER*n and COMPLEX types are written as the C types of their size. A derived
 /// type is written as -1, whose size the trace does not hold.
 fn type_size(id: &str) -> Option<u64> {
@@ -234,12 +234,18 @@ impl TiStream {
             }
             Ok(v)
         };
-        // A receive's partner: a rank, or any source.
+        // A receive's partner: a rank, or any source; its tag: a tag, or any tag.
         let source_arg = |i: usize, what: &str| -> Result<i32, String> {
             if int(i, what)? == SMPI_ANY_SOURCE {
                 return Ok(ANY_SOURCE);
             }
             rank_arg(i, what)
+        };
+        let tag_arg = |i: usize| -> Result<i32, String> {
+            Ok(match int(i, "tag")? {
+                SMPI_ANY_TAG => ANY_TAG,
+                t => t,
+            })
         };
         let elem = self.elem;
         let size = |i: usize, dt: usize, what: &str| -> Result<u64, String> {
@@ -285,8 +291,7 @@ impl TiStream {
             "send" | "isend" | "recv" | "irecv" => {
                 let recv = action.ends_with("recv");
                 let peer = if recv { source_arg(0, "partner")? } else { rank_arg(0, "partner")? };
-                let (tag, bytes) = (int(1, "tag")?, size(2, 3, "size")?);
-                let tag = if recv && tag == SMPI_ANY_TAG { ANY_TAG } else { tag };
+                let (tag, bytes) = (if recv { tag_arg(1)? } else { int(1, "tag")? }, size(2, 3, "size")?);
                 if peer == ANY_SOURCE {
                     self.guessed.wildcards += 1;
                 }
@@ -307,11 +312,7 @@ impl TiStream {
                 }
             }
             "wait" | "test" => {
-                let tag = match int(2, "tag")? {
-                    SMPI_ANY_TAG => ANY_TAG,
-                    t => t,
-                };
-                let key = (source_arg(0, "source")?, rank_arg(1, "destination")?, tag);
+                let key = (source_arg(0, "source")?, rank_arg(1, "destination")?, tag_arg(2)?);
                 let Some(r) = self.take(key) else { return Ok(false) };
                 if action == "test" {
                     // Whether the test succeeded depends on the replay: the request stays for
@@ -328,17 +329,7 @@ impl TiStream {
             // completed; the oldest pending is taken (the first posted is the likeliest done).
             "waitAny" | "waitany" => {
                 let n = int(0, "count")?;
-                let oldest = self.order.front().copied();
-                let key =
-                    oldest.and_then(|id| self.reqs.iter().find(|(_, q)| q.iter().any(|r| r.id == id)).map(|(k, _)| *k));
-                let Some(key) = key else { return Ok(false) };
-                let q = self.reqs.get_mut(&key).expect("found above");
-                let at = q.iter().position(|r| Some(r.id) == oldest).expect("found above");
-                let r = q.remove(at).expect("in range");
-                if q.is_empty() {
-                    self.reqs.remove(&key);
-                }
-                self.order.retain(|&id| id != r.id);
+                let Some(r) = self.order.front().copied().and_then(|id| self.take_id(id)) else { return Ok(false) };
                 self.guessed.waitany += 1;
                 let count = n.max(1) as u32;
                 *rec = self.record(Op::Wait { func: WaitFn::Waitany, count }).with_list(completion(&r).to_vec());
@@ -504,13 +495,21 @@ impl TiStream {
         Ok(r.id)
     }
 
+    /// The oldest request of `key` (SMPI's rule for `wait`).
     fn take(&mut self, key: (i32, i32, i32)) -> Option<Req> {
+        let id = self.reqs.get(&key)?.front()?.id;
+        self.take_id(id)
+    }
+
+    /// Request `id`, wherever it is queued.
+    fn take_id(&mut self, id: u32) -> Option<Req> {
+        let key = *self.reqs.iter().find(|(_, q)| q.iter().any(|r| r.id == id))?.0;
         let q = self.reqs.get_mut(&key)?;
-        let r = q.pop_front()?;
+        let r = q.remove(q.iter().position(|r| r.id == id)?)?;
         if q.is_empty() {
             self.reqs.remove(&key);
         }
-        self.order.retain(|&id| id != r.id);
+        self.order.retain(|&x| x != id);
         Some(r)
     }
 }

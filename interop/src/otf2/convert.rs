@@ -827,7 +827,7 @@ fn reduces(c: Coll) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A one-sided call whose events name no window, on a rank that used none before (a flush
@@ -858,7 +858,8 @@ mod tests {
         assert_eq!(e, "MPI_Win_post: no group synchronisation event names its group");
     }
 
-    fn model(b: Vec<u32>) -> Model {
+    /// Four ranks; communicator 1 the world, 3 an intercommunicator of {0, 3} and `b`.
+    pub(in crate::otf2) fn model(b: Vec<u32>) -> Model {
         Model {
             regions: HashMap::new(),
             comms: HashMap::from([(3, ([0, 3].into_iter().chain(b).collect(), Some(1)))]),

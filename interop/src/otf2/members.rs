@@ -73,6 +73,7 @@ fn first_use(
     in_comm: &HashMap<u32, Option<u32>>,
 ) -> Option<(u32, u32, usize, String, String)> {
     let is_empty = |r: u32| empty.binary_search(&r).is_ok();
+    let win_comm = |w: u32| m.windows.get(&w).copied().unwrap_or(UNDEFINED);
     let mut call = None;
     let mut depth = 0u32;
     for (i, ev) in evs.iter().enumerate() {
@@ -96,6 +97,10 @@ fn first_use(
                 (c, Some(p), format!("{} at tick {t}, sender {p}", kind(ev)))
             }
             Ev::CollEnd(t, _, c, ..) if c != UNDEFINED => (c, None, format!("MpiCollectiveEnd at tick {t}")),
+            // One-sided: a window is its communicator's (made by all its members, an
+            // operation's target one of them).
+            Ev::RmaOp(t, _, w, p, ..) => (win_comm(w), Some(p), format!("{} at tick {t}, target {p}", kind(ev))),
+            Ev::WinCreate(t, w) | Ev::RmaColl(t, w) => (win_comm(w), None, format!("{} at tick {t}", kind(ev))),
             _ => continue,
         };
         let needed = if c == UNDEFINED || Some(c) == m.world_comm {
@@ -125,4 +130,28 @@ fn first_empty_members(m: &Model, empty: &[u32]) -> HashMap<u32, Option<u32>> {
         .filter(|(&c, _)| Some(c) != m.world_comm && Some(c) != m.self_comm)
         .map(|(&c, x)| (c, x.0.iter().copied().find(|r| empty.binary_search(r).is_ok())))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::otf2::events::RmaEv;
+
+    /// A window over the world (window 5 over communicator 1) made on rank 0 while rank 2 is
+    /// empty: the archive lacks rank 2's share of the creation; a put to rank 2 lacks its
+    /// target; a put to rank 1 needs no empty rank.
+    #[test]
+    fn one_sided_calls_need_their_windows_members() {
+        let mut m = crate::otf2::convert::tests::model(vec![2, 1]);
+        m.windows.insert(5, 1);
+        let empty = [2];
+        let in_comm = first_empty_members(&m, &empty);
+        let made = first_use(&m, &[Ev::WinCreate(7, 5)], &empty, &in_comm).unwrap();
+        assert_eq!((made.0, made.1, made.2), (2, 1, 0));
+        assert_eq!(made.4, "RmaWinCreate at tick 7");
+        let put = |p| Ev::RmaOp(9, RmaEv::Put, 5, p, 8, 0, 1);
+        let to2 = first_use(&m, &[put(2)], &empty, &in_comm).unwrap();
+        assert_eq!((to2.0, to2.4.as_str()), (2, "RmaPut at tick 9, target 2"));
+        assert!(first_use(&m, &[put(1)], &empty, &in_comm).is_none());
+    }
 }

@@ -1,22 +1,9 @@
-//! psins-calibrate: measures this machine's (or two cluster nodes') MPI point-to-point costs
-//! and collectives through a real MPI launch, and writes a psins-sim machine file of them.
-//!
-//! It launches the worker (worker/psins_calib_worker.c, built with the MPI compiler wrapper)
-//! through a configurable launcher, takes the median of every figure over repeated trials,
-//! refuses a host too noisy to measure, checks that the figures can all be true, fits
-//! size bands (fit.rs) and writes the files (write.rs). `--check` (check.rs) measures a few
-//! of a written file's figures again to say whether the host still matches it.
-
-mod check;
-mod error;
-mod fit;
-mod launch;
-mod samples;
-mod states;
-mod write;
+//! psins-calibrate's command line: its arguments, the launches of the worker and the files it
+//! writes; what it measures and how it fits them is the library's (src/lib.rs).
 
 use clap::Parser;
-use error::Error;
+use psins_calibrate::error::Error;
+use psins_calibrate::{check, fit, launch, samples, states, write};
 use psins_formats::output::Output;
 use std::path::{Path, PathBuf};
 use std::process::Command;

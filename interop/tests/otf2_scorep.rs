@@ -155,6 +155,12 @@ fn scorep_fixture(name: &str) -> Vec<Vec<Record>> {
     TraceReader::open(&out).and_then(|r| r.read_tasks()).unwrap()
 }
 
+/// psins's tracer's trace of fixture `name`'s program (`psins-tracer.psins` beside it).
+fn tracer_trace(name: &str) -> Vec<Vec<Record>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep").join(name);
+    TraceReader::open(&dir.join("psins-tracer.psins")).and_then(|r| r.read_tasks()).unwrap()
+}
+
 /// Score-P 8.4 (OTF2 3.0) names a new communicator in a CommCreate event inside the
 /// CREATE_HANDLE collective, whose own communicator is then the parent, and frees
 /// MPI_COMM_WORLD and MPI_COMM_SELF in MPI_Finalize: the split is a communicator of its half,
@@ -331,8 +337,7 @@ fn intercommunicators_score_p_recorded_are_the_tracers() {
         return;
     }
     let t = scorep_fixture("intercomm");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/intercomm");
-    let ours = TraceReader::open(&dir.join("psins-tracer.psins")).and_then(|r| r.read_tasks()).unwrap();
+    let ours = tracer_trace("intercomm");
     assert_eq!(t.len(), ours.len());
     let mut bystanders = 0;
     for (r, (got, want)) in t.iter().zip(&ours).enumerate() {
@@ -408,8 +413,7 @@ fn one_sided_calls_score_p_recorded_are_the_tracers() {
         return;
     }
     let t = scorep_fixture("rma");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/rma");
-    let ours = TraceReader::open(&dir.join("psins-tracer.psins")).and_then(|r| r.read_tasks()).unwrap();
+    let ours = tracer_trace("rma");
     // How often MPI_Win_test finds the epoch not over depends on the run's timing: those are
     // counted apart.
     let failed_test = |op: &Op| matches!(op, Op::WinSync { func: WinSyncFn::Test, flags: 0, .. });
@@ -448,8 +452,7 @@ fn an_open_source_code_score_p_recorded_is_the_tracers() {
         return;
     }
     let t = scorep_fixture("npb_is");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/npb_is");
-    let ours = TraceReader::open(&dir.join("psins-tracer.psins")).and_then(|r| r.read_tasks()).unwrap();
+    let ours = tracer_trace("npb_is");
     assert_eq!(t.len(), 4);
     for (r, (got, want)) in t.iter().zip(&ours).enumerate() {
         let (got, want) = (communication(got), communication(want));
@@ -502,8 +505,7 @@ fn mpi3_communicators_score_p_recorded_are_the_tracers() {
         return;
     }
     let t = scorep_fixture("topo");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scorep/topo");
-    let ours = TraceReader::open(&dir.join("psins-tracer.psins")).and_then(|r| r.read_tasks()).unwrap();
+    let ours = tracer_trace("topo");
     for (r, (got, want)) in t.iter().zip(&ours).enumerate() {
         let got = communication(got);
         assert_eq!(got, communication(want), "rank {r}");

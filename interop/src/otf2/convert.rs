@@ -640,10 +640,12 @@ impl Conv<'_> {
         });
         // A flush or a sync with nothing to complete writes no event: the one window the rank
         // holds a lock on, else its latest.
-        let locked: Vec<u32> =
-            self.locks.iter().filter(|(_, (held, all))| *all || !held.is_empty()).map(|(&w, _)| w).collect();
+        let locked = || {
+            let mut held = self.locks.iter().filter(|(_, (t, all))| *all || !t.is_empty()).map(|(&w, _)| w);
+            held.next().filter(|_| held.next().is_none())
+        };
         let win = named
-            .or(if let [w] = locked[..] { Some(w) } else { None })
+            .or_else(locked)
             .or(self.last_win)
             .ok_or_else(|| format!("{name}: none of its events names a window, and the rank used none before it"))?;
         self.last_win = Some(win);

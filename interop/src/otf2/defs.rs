@@ -299,7 +299,8 @@ pub fn read(anchor: &CString) -> Result<Defs, String> {
     Ok(d)
 }
 
-fn ok(code: sys::ErrorCode) -> Result<(), String> {
+/// libotf2's code as a result, its reason kept (the event reader's too).
+pub(super) fn ok(code: sys::ErrorCode) -> Result<(), String> {
     if code == sys::SUCCESS {
         Ok(())
     } else {

@@ -257,8 +257,9 @@ extern "C" fn rma_unlock(_: u64, t: u64, _: u64, u: *mut c_void, _: A, w: u32, p
     list(u).push(Ev::RmaUnlock(t, w, p));
     OK
 }
+/// RmaPut (`GET` false: the bytes go to the target) and RmaGet (they come back).
 #[allow(clippy::too_many_arguments)]
-extern "C" fn rma_put(
+extern "C" fn rma_xfer<const GET: bool>(
     _: u64,
     t: u64,
     _: u64,
@@ -269,22 +270,8 @@ extern "C" fn rma_put(
     n: u64,
     m: u64,
 ) -> sys::CallbackCode {
-    list(u).push(Ev::RmaOp(t, RmaEv::Put, w, p, n, 0, m));
-    OK
-}
-#[allow(clippy::too_many_arguments)]
-extern "C" fn rma_get(
-    _: u64,
-    t: u64,
-    _: u64,
-    u: *mut c_void,
-    _: A,
-    w: u32,
-    p: u32,
-    n: u64,
-    m: u64,
-) -> sys::CallbackCode {
-    list(u).push(Ev::RmaOp(t, RmaEv::Get, w, p, 0, n, m));
+    let ev = if GET { Ev::RmaOp(t, RmaEv::Get, w, p, 0, n, m) } else { Ev::RmaOp(t, RmaEv::Put, w, p, n, 0, m) };
+    list(u).push(ev);
     OK
 }
 #[allow(clippy::too_many_arguments)]
@@ -316,13 +303,7 @@ pub fn read(anchor: &CString, location: u64, count_attr: Option<u32>) -> Result<
     let mut sink = Sink { evs: Vec::new(), count_attr };
     super::quiet_errors();
     let fail = |what: &str, n: usize| (super::last_error(what), n);
-    let ok = |code: sys::ErrorCode, n: usize| {
-        if code == sys::SUCCESS {
-            Ok(())
-        } else {
-            Err((super::last_error(&sys::describe(code)), n))
-        }
-    };
+    let ok = |code: sys::ErrorCode, n: usize| super::defs::ok(code).map_err(|m| (m, n));
     let reader = Reader::open(anchor).map_err(|m| (m, 0))?;
     let r = reader.ptr();
     // SAFETY: `r` is open while `reader` lives (closing it closes any definition or event
@@ -371,8 +352,8 @@ pub fn read(anchor: &CString, location: u64, count_attr: Option<u32>) -> Result<
         sys::OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, rma_lock);
         sys::OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb, rma_lock);
         sys::OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, rma_unlock);
-        sys::OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, rma_put);
-        sys::OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, rma_get);
+        sys::OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, rma_xfer::<false>);
+        sys::OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, rma_xfer::<true>);
         sys::OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, rma_atomic);
         sys::OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, rma_complete);
         sys::OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, rma_complete);

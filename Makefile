@@ -61,7 +61,7 @@ demo: setup build apps ## the README's first command: trace, consolidate, simula
 	bash scripts/demo.sh
 
 PREFIX ?= /usr/local
-TOOLS := psins-sim psins-consolidate psins-dump psins-synth psins-torus-synth psins-calibrate psins-export psins-import psins-extrapolate
+TOOLS := psins-sim psins-consolidate psins-dump psins-synth psins-calibrate psins-export psins-import psins-extrapolate
 SHARE = $(DESTDIR)$(PREFIX)/share
 # Installed programs are stripped (GNU's install-strip); a packager that splits debug info
 # into its own package builds with its own debug flags and says `make install INSTALL_STRIP=`.

@@ -1,5 +1,5 @@
 /* psins tracer: C helpers of the generated wrappers of Open MPI's Fortran bindings
- * (tracer-cdylib/build/fortran.rs, `Fortran::OpenMpi`); included by the generated code inside
+ * (shim-gen/src/wrappers/fortran.rs, `Fortran::OpenMpi`); included by the generated code inside
  * shim.c under #ifdef OPEN_MPI, after the shim's own helpers (grow, topo_degrees, comm_get).
  *
  * Open MPI's MPI_IN_PLACE, MPI_BOTTOM and status ignores are the addresses of common blocks,

@@ -7,7 +7,7 @@
 
 /* psins_ev (one traced call), the record codes (K_*, C_*, W_*, PSINS_MODE_*, ...) and the
  * PSINS_EV_* flags: generated into OUT_DIR by tracer-cdylib/build.rs from their Rust
- * definitions (tracer-cdylib/src/ev.rs, formats/src/record.rs), with static assertions that
+ * definitions (vocab/src/ev.rs, vocab/src/record.rs), with static assertions that
  * both compilers lay psins_ev out alike. Never declare them by hand. */
 #include "psins_ev.h"
 

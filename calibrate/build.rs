@@ -1,35 +1,16 @@
-//! Builds the calibration worker (worker/psins_calib_worker.c) with the system's MPI compiler
-//! wrapper, the way the tracer finds MPI: `$MPICC`, then `mpicc` on PATH. On failure every
-//! reason is listed, so the fix is clear without reading this file.
+//! Builds the calibration worker (worker/psins_calib_worker.c) against the system's MPI, found
+//! the way the tracer finds it (`psins-mpi-probe`). On failure every reason is listed.
 
 use std::env;
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
 
 fn main() {
     let src = "worker/psins_calib_worker.c";
     println!("cargo:rerun-if-changed={src}");
-    println!("cargo:rerun-if-env-changed=MPICC");
+    psins_mpi_probe::rerun_if_env_changed();
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("psins-calib-worker");
-    let mut tried = Vec::new();
-    if let Ok(cc) = env::var("MPICC") {
-        if !cc.trim().is_empty() {
-            tried.push(cc);
-        }
+    let mpi = psins_mpi_probe::probe().unwrap_or_else(|e| panic!("cannot build the calibration worker {src}: {e}"));
+    if let Err(e) = mpi.compile_program(Path::new(src), &out, &["-O2", "-Wall"]) {
+        panic!("cannot build the calibration worker {src} with the MPI {} found: {e}", mpi.found_by);
     }
-    tried.push("mpicc".into());
-    let mut reasons = Vec::new();
-    for cc in &tried {
-        match Command::new(cc).args(["-O2", "-Wall", "-o"]).arg(&out).arg(src).output() {
-            Ok(o) if o.status.success() => return,
-            Ok(o) => {
-                reasons.push(format!("`{cc}` failed ({}): {}", o.status, String::from_utf8_lossy(&o.stderr).trim()))
-            }
-            Err(e) => reasons.push(format!("`{cc}` could not be run: {e}")),
-        }
-    }
-    panic!(
-        "cannot build the calibration worker {src}:\n  - {}\nInstall an MPI (Debian: libmpich-dev) or set MPICC to an MPI compiler wrapper.",
-        reasons.join("\n  - ")
-    );
 }

@@ -1,6 +1,6 @@
 //! Writes `OUT_DIR/functions.rs`, the MPI function table ([`crate::functions`]), from
 //! `c-headers/mpi_functions.tbl` with the parser the tracer's wrapper generator uses
-//! (`src/mpi_table.rs`): one table names functions everywhere — the tracer's wrappers and
+//! (`psins_vocab::mpi_table`): one table names functions everywhere — the tracer's wrappers and
 //! counts, `other` records in psins-dump, per-function statistics in psins-sim.
 
 use std::env;
@@ -8,15 +8,12 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
 
-#[path = "src/mpi_table.rs"]
-#[allow(dead_code)]
-mod mpi_table;
+use psins_vocab::mpi_table;
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let table = manifest.join("../c-headers/mpi_functions.tbl");
     println!("cargo:rerun-if-changed={}", table.display());
-    println!("cargo:rerun-if-changed=src/mpi_table.rs");
     let text = fs::read_to_string(&table).unwrap_or_else(|e| panic!("cannot read {}: {e}", table.display()));
     let mut funcs = mpi_table::parse_table(&text).unwrap_or_else(|e| panic!("{}: {e}", table.display()));
     funcs.sort_by_key(|f| f.id);

@@ -8,7 +8,7 @@
 //! the prediction's, and the profile says so and names the machine.
 
 use psins_formats::{functions, BurstClock, Op, Record, TraceReader};
-use psins_sim::units::{human_time_ns, size_bin};
+use psins_units::{human_time_ns, size_bin};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

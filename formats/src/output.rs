@@ -1,6 +1,6 @@
 //! Where a tool's output goes and how it gets there: the one rule every psins tool that writes a
 //! file follows (`psins-consolidate -o`, `psins-synth -o`, `psins-sim --json/--timeline/--sweep`,
-//! `psins-torus-synth --sweep`). It lives here because every binary already depends on this
+//! `psins-sim synth --sweep`). It lives here because every binary already depends on this
 //! crate and it needs nothing but std.
 //!
 //! The rule (docs/exit-codes.md):

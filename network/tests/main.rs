@@ -3,7 +3,6 @@
 //! tests' build saves.
 
 mod api;
-mod cli;
 mod common;
 mod conservation;
 mod deadlock;

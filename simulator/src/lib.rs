@@ -19,7 +19,8 @@ pub mod source;
 pub mod stats;
 pub mod sweep;
 pub mod timeline;
-pub mod units;
+/// Quantities with units: the workspace's one parser and formatter (`psins-units`).
+pub use psins_units as units;
 
 pub use config::Machine;
 pub use engine::{Options, Sim};

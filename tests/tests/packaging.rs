@@ -9,8 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// Every tool `make install` installs.
-const TOOLS: [&str; 6] =
-    ["psins-sim", "psins-consolidate", "psins-dump", "psins-synth", "psins-torus-synth", "psins-calibrate"];
+const TOOLS: [&str; 5] = ["psins-sim", "psins-consolidate", "psins-dump", "psins-synth", "psins-calibrate"];
 
 fn text(out: std::process::Output) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")

@@ -18,38 +18,8 @@ use std::sync::Mutex;
 pub use crate::ev::Ev;
 
 // The layout the generated psins_ev.h asserts on the C side, asserted here on the Rust side
-// (`const _: () = assert!(offset_of!(Ev, …) == …)`, written by build.rs from src/ev.rs).
+// (`const _: () = assert!(offset_of!(Ev, …) == …)`, written by build.rs from vocab/src/ev.rs).
 include!(concat!(env!("OUT_DIR"), "/ev_layout.rs"));
-
-impl Ev {
-    /// An event with no peers, communicator or list: the Init, Finalize and Abort records the
-    /// Rust side writes itself.
-    pub(crate) fn bare(t0: u64, t1: u64, kind: Kind, sub: u32) -> Ev {
-        Ev {
-            t0,
-            t1,
-            kind: kind as u32,
-            sub,
-            peer: 0,
-            tag: 0,
-            bytes: 0,
-            peer2: 0,
-            tag2: 0,
-            bytes2: 0,
-            comm: 0,
-            req: 0,
-            parent: 0,
-            flags: 0,
-            root: psins_formats::NO_RANK,
-            comm_size: 0,
-            comm_rank: 0,
-            code: 0,
-            count: 0,
-            list: std::ptr::null(),
-            list_len: 0,
-        }
-    }
-}
 
 extern "C" {
     static mut psins_active: c_int;

@@ -14,7 +14,8 @@ pub mod clock;
 pub mod config;
 mod core;
 pub mod coverage;
-pub mod ev;
+/// `psins_ev`, the struct the C shim hands the core (defined in psins-vocab).
+pub use psins_vocab::ev;
 pub mod ffi;
 mod polls;
 mod signals;
@@ -22,22 +23,16 @@ mod signals;
 /// The MPI function table (`c-headers/mpi_functions.tbl`): `FUNCTIONS`, `id_of`, `name_of`.
 pub use psins_formats::functions;
 
-// The generators of build.rs (psins_ev.h; the C and Fortran wrappers), compiled here for
-// their unit tests. They name the record vocabulary `crate::record` and the table parser
-// `crate::table`, as the build script does.
-#[cfg(test)]
-#[path = "../build/boundary.rs"]
-#[allow(dead_code)]
-mod boundary;
-#[cfg(test)]
-use psins_formats::mpi_table as table;
-#[cfg(test)]
-use psins_formats::record;
-#[cfg(test)]
-#[path = "../build/wrappers.rs"]
-#[allow(dead_code)]
-mod wrappers;
-
 /// The include directories of the MPI the shim was built against (for tests).
 pub const MPI_INCLUDE: &str = env!("PSINS_MPI_INCLUDE");
 pub const MPI_FOUND_BY: &str = env!("PSINS_MPI_FOUND_BY");
+
+#[cfg(test)]
+mod generated {
+    /// The header the shim was compiled with is the one the generator writes now.
+    #[test]
+    fn the_generated_header_is_the_one_the_shim_was_built_with() {
+        let built = include_str!(concat!(env!("OUT_DIR"), "/psins_ev.h"));
+        assert_eq!(psins_shim_gen::boundary::generate(8).unwrap().header, built);
+    }
+}

@@ -122,7 +122,7 @@ pub fn print(s: &mut String, c: &FatTreeConfig) {
         r.buffer_packets,
         r.packet_bytes,
         r.link_bits_per_cycle,
-        super::torus::fmt_hz(r.clock_hz),
+        crate::units::fmt_frequency(r.clock_hz),
         r.router_delay_cycles,
         r.watchdog_cycles,
         r.max_message_packets

@@ -147,7 +147,7 @@ pub fn print(s: &mut String, c: &TorusConfig) {
         c.buffer_packets,
         c.packet_bytes,
         c.link_bits_per_cycle,
-        fmt_hz(c.clock_hz),
+        crate::units::fmt_frequency(c.clock_hz),
         c.router_delay_cycles,
         c.routing.name(),
         c.bubble,
@@ -172,14 +172,4 @@ fn fmt_size(b: u64) -> String {
     } else {
         format!("{:.1} KiB", b as f64 / 1024.0)
     }
-}
-
-/// A clock rate in the largest unit that keeps it ≥ 1, as the machine file writes it.
-pub fn fmt_hz(hz: f64) -> String {
-    let (v, u) = [(1e9, "GHz"), (1e6, "MHz"), (1e3, "kHz")]
-        .iter()
-        .find(|(scale, _)| hz >= *scale)
-        .map_or((hz, "Hz"), |&(scale, u)| (hz / scale, u));
-    let t = format!("{v:.6}");
-    format!("{}{u}", t.trim_end_matches('0').trim_end_matches('.'))
 }

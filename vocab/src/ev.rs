@@ -1,11 +1,10 @@
 //! `psins_ev`, the one struct that crosses from the C shim to the Rust core, defined once.
 //!
-//! `build.rs` compiles this file into the build script too (`#[path]`), and writes the C
-//! declaration from [`EV_FIELDS`] into `OUT_DIR/psins_ev.h`, with a `_Static_assert` on its
-//! size and on every field's offset; `ffi.rs` asserts the same layout on the Rust side
+//! The tracer's build script writes the C declaration from [`EV_FIELDS`] into
+//! `OUT_DIR/psins_ev.h` (through `psins-shim-gen`), with a `_Static_assert` on its size and on
+//! every field's offset; the tracer's `ffi.rs` asserts the same layout on the Rust side
 //! (`OUT_DIR/ev_layout.rs`). A field added, removed, retyped or moved here changes both
-//! sides at once; a hand edit of either side fails the build. So the file must stay
-//! self-contained: no `use crate::…`.
+//! sides at once; a hand edit of either side fails the build.
 
 /// Declares the `#[repr(C)]` struct and [`EV_FIELDS`], its fields as the build script
 /// needs them to write the C declaration.
@@ -85,3 +84,33 @@ pub const EV_REPLACE: u32 = 0x200;
 /// The `flags` bits above, as the C side names them (`PSINS_EV_<name>`).
 pub const EV_FLAGS: &[(&str, u32, &str)] =
     &[("NO_TIME", EV_NO_TIME, "chained sub-record: gap = dur = 0"), ("REPLACE", EV_REPLACE, "sendrecv_replace")];
+
+impl Ev {
+    /// An event with no peers, communicator or list: the Init, Finalize and Abort records the
+    /// tracer's Rust side writes itself.
+    pub fn bare(t0: u64, t1: u64, kind: crate::record::Kind, sub: u32) -> Ev {
+        Ev {
+            t0,
+            t1,
+            kind: kind as u32,
+            sub,
+            peer: 0,
+            tag: 0,
+            bytes: 0,
+            peer2: 0,
+            tag2: 0,
+            bytes2: 0,
+            comm: 0,
+            req: 0,
+            parent: 0,
+            flags: 0,
+            root: crate::record::NO_RANK,
+            comm_size: 0,
+            comm_rank: 0,
+            code: 0,
+            count: 0,
+            list: std::ptr::null(),
+            list_len: 0,
+        }
+    }
+}

@@ -142,6 +142,16 @@ fn fmt_ratio(n: u64, d: u64) -> String {
     format!("{whole}.{}", f.trim_end_matches('0'))
 }
 
+/// A clock rate in the largest unit that keeps it ≥ 1, as machine files write it ("1.6GHz").
+pub fn fmt_frequency(hz: f64) -> String {
+    for (scale, name) in [(1e9, "GHz"), (1e6, "MHz"), (1e3, "kHz")] {
+        if hz >= scale {
+            return format!("{}{name}", trim_float(hz / scale));
+        }
+    }
+    format!("{}Hz", trim_float(hz))
+}
+
 pub fn fmt_bandwidth(bps: f64) -> String {
     for (scale, name) in [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "KB/s")] {
         if bps >= scale {

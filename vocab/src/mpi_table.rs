@@ -2,10 +2,9 @@
 //!
 //! Each line is `<id> <how> <C prototype> [+f08]` (the file's header explains the columns).
 //! The table is read at build time by two generators, both with this parser: the tracer's
-//! (`tracer-cdylib/build.rs` compiles this file into its build script with `#[path]` and
-//! writes the C wrappers from it) and this crate's (`build.rs`, which writes
-//! [`crate::functions`], the id → name table every reader prints `other` records and
-//! per-function statistics with). So the file stays self-contained: no `use crate::…`.
+//! (its build script writes the C wrappers from it through `psins-shim-gen`) and
+//! psins-formats' (`formats/build.rs`, which writes `psins_formats::functions`, the id → name
+//! table every reader prints `other` records and per-function statistics with).
 
 use std::collections::BTreeSet;
 
@@ -288,7 +287,7 @@ mod tests {
     }
 
     /// The real table parses, ids are unique (checked by the parser) and every function is
-    /// named `MPI_*` (what `crate::functions` assumes).
+    /// named `MPI_*` (what `psins_formats::functions` assumes).
     #[test]
     fn the_table_parses() {
         let t = include_str!("../../c-headers/mpi_functions.tbl");

@@ -458,7 +458,7 @@ mod tests {
     use super::*;
 
     fn func(line: &str) -> Func {
-        crate::table::parse_table(line).unwrap().remove(0)
+        psins_vocab::mpi_table::parse_table(line).unwrap().remove(0)
     }
 
     #[test]

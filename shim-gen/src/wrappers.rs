@@ -1,16 +1,12 @@
 //! The C wrappers generated from `c-headers/mpi_functions.tbl` (parsed by
-//! `formats/src/mpi_table.rs`): one per MPI function the discovered MPI declares, each
+//! `vocab/src/mpi_table.rs`): one per MPI function the discovered MPI declares, each
 //! calling the shim's hooks (`c-headers/shim.c`) for its `<how>`, plus the Fortran bindings'
-//! wrappers (`fortran.rs`), `psins_weak.h` and `psins_ids.h`.
-//!
-//! A module of the build script (`build.rs`), also compiled into the library's tests
-//! (`src/lib.rs`), which is why it names the table parser `crate::table`.
+//! wrappers (`wrappers/fortran.rs`), `psins_weak.h` and `psins_ids.h`.
 
-#[path = "fortran.rs"]
 mod fortran;
 
-use crate::table::{Func, Param, HAND_WRITTEN};
 use fortran::{add_fortran, FORTRAN};
+use psins_vocab::mpi_table::{Func, Param, HAND_WRITTEN};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
@@ -243,7 +239,7 @@ fn c_wrapper(f: &Func) -> String {
     let ret_void = f.ret == "void";
     // An int is MPI's error code: only after MPI_SUCCESS are output arguments valid. Any other
     // return type (MPI_Wtime's double) is passed back as is, and the table allows only kinds
-    // that read no output for it (psins_formats::mpi_table::ANY_RETURN_KINDS).
+    // that read no output for it (psins_vocab::mpi_table::ANY_RETURN_KINDS).
     let ret_code = f.ret == "int";
     let _ = writeln!(s, "/* {} ({}) */", f.name, f.how);
     let _ = writeln!(s, "{} {}({})\n{{", f.ret, f.name, decls(f));
@@ -288,7 +284,7 @@ mod tests {
     use super::*;
 
     fn func(line: &str) -> Func {
-        crate::table::parse_table(line).unwrap().remove(0)
+        psins_vocab::mpi_table::parse_table(line).unwrap().remove(0)
     }
 
     #[test]
@@ -363,7 +359,7 @@ mod tests {
 
     #[test]
     fn generate_skips_none_hand_written_and_undeclared_functions() {
-        let funcs = crate::table::parse_table(
+        let funcs = psins_vocab::mpi_table::parse_table(
             "1 none int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)\n\
              2 init int MPI_Init(int *argc, char ***argv)\n\
              3 other int MPI_Pcontrol_x(int level)\n\
@@ -384,7 +380,7 @@ mod tests {
     /// code in the generated psins_ev.h.
     #[test]
     fn the_real_tables_wrappers_call_only_what_exists() {
-        let funcs = crate::table::parse_table(include_str!("../../c-headers/mpi_functions.tbl")).unwrap();
+        let funcs = psins_vocab::mpi_table::parse_table(include_str!("../../c-headers/mpi_functions.tbl")).unwrap();
         let g = generate(&funcs, &None);
         let shim = [include_str!("../../c-headers/shim.c"), include_str!("../../c-headers/fortran_ompi.h")].concat();
         let codes = crate::boundary::generate(8).unwrap().header;

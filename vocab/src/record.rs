@@ -6,10 +6,9 @@
 //! into one reused `Record` without allocating, and lets the tracer build records on its
 //! intercepted path without touching the allocator once the list has grown to its working size.
 //!
-//! The codes here are also the tracer's C side: `tracer-cdylib/build.rs` compiles this file
-//! into its build script (`#[path]`) and writes them into the C header `psins_ev.h` (a new
-//! `Kind` or enum variant reaches the shim by itself; see `tracer-cdylib/build/boundary.rs`).
-//! So this file stays self-contained: no `use crate::…`, no dependency.
+//! The codes here are also the tracer's C side: the tracer's build script writes them into
+//! the C header `psins_ev.h` through `psins-shim-gen` (a new `Kind` or enum variant reaches
+//! the shim by itself; see `shim-gen/src/boundary.rs`). psins-formats re-exports this module.
 
 /// Communicator-local rank sentinels (the tracer maps MPI's own constants to these).
 pub const ANY_SOURCE: i32 = -1;

@@ -34,7 +34,7 @@ pub fn pick(series: &[(u64, Figure)]) -> Vec<Reference> {
     let candidates = [series.first(), nearest(1024.0), nearest(65536.0), series.last()];
     for (b, f) in candidates.into_iter().flatten() {
         if !out.iter().any(|r| r.bytes == *b) {
-            out.push(Reference { bytes: *b, half_rtt: f.median, spread: f.spread });
+            out.push(Reference { bytes: *b, half_rtt: f.value, spread: f.spread });
         }
     }
     out
@@ -92,18 +92,7 @@ pub fn read(path: &Path) -> Result<Calibrated, Error> {
 
 /// "0.127us" and the other time units psins machine files take, in seconds.
 fn seconds(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let split = s.find(|c: char| c.is_ascii_alphabetic())?;
-    let (n, unit) = s.split_at(split);
-    let scale = match unit {
-        "s" => 1.0,
-        "ms" => 1e-3,
-        "us" => 1e-6,
-        "ns" => 1e-9,
-        "ps" => 1e-12,
-        _ => return None,
-    };
-    n.trim().parse::<f64>().ok().map(|v| v * scale).filter(|v| v.is_finite())
+    psins_units::parse_time(s).ok().map(psins_units::secs)
 }
 
 /// The worker's `-p` argument for these references.
@@ -127,7 +116,7 @@ pub enum Verdict {
 /// a full one measures other sizes); Err when it measured none of them.
 pub fn compare(refs: &[Reference], s: &Samples, tolerance: f64, max_spread: f64) -> Result<(String, Verdict), Error> {
     let mut table = String::new();
-    // The spread is the probe's own (interquartile range over the median of its trials): what
+    // The spread is the probe's own (fit::figure: the narrowest majority of its trials): what
     // the "too noisy to tell" verdict is judged on.
     let _ = writeln!(table, "{:>10}  {:>12}  {:>12}  {:>8}  {:>7}", "bytes", "calibrated", "now", "change", "spread");
     let mut first_off = None;
@@ -137,13 +126,13 @@ pub fn compare(refs: &[Reference], s: &Samples, tolerance: f64, max_spread: f64)
         let Some(trials) = s.pingpong.get(&("warm".to_string(), r.bytes)) else { continue };
         compared += 1;
         let now = figure(trials);
-        let change = now.median / r.half_rtt - 1.0;
+        let change = now.value / r.half_rtt - 1.0;
         let _ = writeln!(
             table,
             "{:>10}  {:>9.3} us  {:>9.3} us  {:>+7.1} %  {:>5.1} %",
             r.bytes,
             r.half_rtt * 1e6,
-            now.median * 1e6,
+            now.value * 1e6,
             change * 100.0,
             now.spread * 100.0
         );
@@ -158,7 +147,7 @@ pub fn compare(refs: &[Reference], s: &Samples, tolerance: f64, max_spread: f64)
             first_off = Some(format!(
                 "{} B half round trip {:.3} us now against {:.3} us calibrated ({:+.1} %, tolerance {:.0} %)",
                 r.bytes,
-                now.median * 1e6,
+                now.value * 1e6,
                 r.half_rtt * 1e6,
                 change * 100.0,
                 tolerance * 100.0
@@ -182,7 +171,7 @@ mod tests {
     use super::*;
 
     fn f(median: f64) -> Figure {
-        Figure { median, spread: 0.02 }
+        Figure { value: median, trials: 7, interval: 0.05, spread: 0.02, apart: None }
     }
 
     #[test]
@@ -237,10 +226,10 @@ mod tests {
         // The other state of this VM: every size slower, the latency four times.
         let other = probe(&[(0, &[5.5e-7, 5.5e-7, 5.6e-7]), (1 << 20, &[1.3e-4, 1.3e-4, 1.3e-4])]);
         let (table, v) = compare(&refs, &other, 0.2, 0.25).unwrap();
-        assert!(table.contains("+323.1 %"), "{table}");
+        assert!(table.contains("+325.6 %"), "{table}");
         let Verdict::Changed(why) = v else { panic!("not a change") };
         assert!(
-            why.starts_with("0 B half round trip 0.550 us now against 0.130 us calibrated (+323.1 %, tolerance 20 %)"),
+            why.starts_with("0 B half round trip 0.553 us now against 0.130 us calibrated (+325.6 %, tolerance 20 %)"),
             "{why}"
         );
         let noisy = probe(&[(0, &[1.3e-7, 5e-7, 9e-7, 1.3e-7]), (1 << 20, &[7.5e-5, 7.5e-5, 7.5e-5])]);

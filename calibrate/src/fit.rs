@@ -12,21 +12,108 @@
 use crate::error::Error;
 use crate::samples::{Samples, Trials};
 
-/// Median of the trials and their spread: interquartile range over the median.
+/// What a set of trials says: the figure runs will see, how well it is known, and how the
+/// trials spread around it.
+///
+/// The figure is the trials' 20 % trimmed mean (the mean of the middle 60 %): when the trials
+/// fall in two groups (on the project VM a TCP figure's trials within one speed state of the
+/// empty marks fall in groups 1.3–1.6 times apart), runs see both, in their proportions, and so
+/// does this mean, while a median jumps to whichever group holds more trials in this run;
+/// trimmed, a few disturbed trials move it no more than they move a median. How well it is
+/// known is its 95 % interval (Tukey and McLaughlin's, from the winsorized variance), as a
+/// fraction of the figure: what the noise verdict is judged on. More trials narrow it, so a
+/// transport whose trials spread by nature is calibrated by measuring longer, while a disturbed
+/// host, whose trials straddle states or whose other processes want the ranks' CPUs, is
+/// refused for that (docs/calibrate.md, *Spread and noise*).
+///
+/// How the trials spread is judged on their *core*, the shortest run of the sorted trials that
+/// holds a majority of them (n/2 + 1, rounded down): its width over its median is the spread,
+/// the noise within the group most trials are in. A group of trials apart from the core is
+/// reported as another mode (measurements/2026-11-30-tcp-calibration-spread/).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Figure {
-    pub median: f64,
+    /// The 20 % trimmed mean.
+    pub value: f64,
+    pub trials: usize,
+    /// Width of the value's 95 % interval over the value.
+    pub interval: f64,
+    /// Width of the core over its median.
     pub spread: f64,
+    /// Trials clearly apart from the core, when there are enough of them to be a mode of
+    /// their own: (how many, their median).
+    pub apart: Option<(usize, f64)>,
 }
+
+/// The fraction of the trials trimmed from each end.
+const TRIM: f64 = 0.2;
+
+/// Student's t at 97.5 % for `df` degrees of freedom (1 to 30; the normal's 1.96 beyond).
+fn t975(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    T.get(df.max(1) - 1).copied().unwrap_or(1.96)
+}
+
+/// The trimmed mean of sorted trials and the width of its 95 % interval (absolute): the
+/// winsorized standard deviation over (1 − 2·TRIM)·√n, times t with n − 2g − 1 degrees of
+/// freedom, g the trials trimmed from each end. Fewer than 2 trials: no width.
+fn trimmed(v: &[f64]) -> (f64, f64) {
+    let n = v.len();
+    let g = (TRIM * n as f64) as usize;
+    let kept = &v[g..n - g];
+    let mean = kept.iter().sum::<f64>() / kept.len() as f64;
+    if n < 2 {
+        return (mean, 0.0);
+    }
+    let w = |i: usize| v[i.clamp(g, n - 1 - g)];
+    let wmean = (0..n).map(w).sum::<f64>() / n as f64;
+    let wvar = (0..n).map(|i| (w(i) - wmean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let se = wvar.sqrt() / ((1.0 - 2.0 * TRIM) * (n as f64).sqrt());
+    (mean, 2.0 * t975(n - 2 * g - 1) * se)
+}
+
+/// How far trials must be from the core to count as another mode: as far as an empty half
+/// round trip may be from the rest before its trial is left out as another speed state
+/// (`--tolerance`'s default). Nearer, they are the tails of the core's own noise: in five quiet
+/// TCP calibrations on the project VM, three sizes in four had trials beyond the core's own
+/// width, one in ten beyond this (measurements/2026-11-30-tcp-calibration-spread/).
+const APART: f64 = 0.2;
 
 pub fn figure(t: &Trials) -> Figure {
     let mut v = t.clone();
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
-    let (q1, q3) = (v[n / 4], v[(3 * n) / 4].max(v[n / 4]));
-    let spread = if median > 0.0 { (q3 - q1) / median } else { 0.0 };
-    Figure { median, spread }
+    if n == 0 {
+        return Figure { value: f64::NAN, trials: 0, interval: 0.0, spread: 0.0, apart: None };
+    }
+    let middle = |w: &[f64]| {
+        let h = w.len();
+        if h % 2 == 1 {
+            w[h / 2]
+        } else {
+            (w[h / 2 - 1] + w[h / 2]) / 2.0
+        }
+    };
+    let h = n / 2 + 1;
+    // The first of the narrowest windows of h trials: ties go to the faster trials.
+    let start = (0..=n - h).fold(0, |best, i| if v[i + h - 1] - v[i] < v[best + h - 1] - v[best] { i } else { best });
+    let core = &v[start..start + h];
+    let centre = middle(core);
+    let width = core[h - 1] - core[0];
+    let spread = if centre > 0.0 { width / centre } else { 0.0 };
+    // Apart: on one side of the core, beyond it by more than its own width and more than APART
+    // of its median, and at least two trials and a fifth of them (one far trial is an outlier,
+    // not a mode). The larger such group is the other mode.
+    let gap = width.max(APART * centre);
+    let below = v.iter().take_while(|&&x| x < core[0] - gap).count();
+    let above = v.iter().rev().take_while(|&&x| x > core[h - 1] + gap).count();
+    let far = if below > above { &v[..below] } else { &v[n - above..] };
+    let apart = (far.len() >= 2 && far.len() * 5 >= n).then(|| (far.len(), middle(far)));
+    let (value, span) = trimmed(&v);
+    let interval = if value > 0.0 { span / value } else { 0.0 };
+    Figure { value, trials: n, interval, spread, apart }
 }
 
 /// One fitted band, in seconds and bytes per second.
@@ -112,10 +199,10 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     let series = |m: &std::collections::BTreeMap<(String, u64), Trials>, b: &str| -> Vec<(u64, Figure)> {
         m.iter().filter(|((k, _), _)| k == b).map(|((_, size), t)| (*size, figure(t))).collect()
     };
-    let pp = series(&s.pingpong, o.buffers);
+    let pp = pingpong(s, o.buffers);
     // The overheads are single calls between two clock reads: take the clock's own cost out.
     let less_timer = |v: Vec<(u64, Figure)>| -> Vec<(u64, Figure)> {
-        v.into_iter().map(|(b, f)| (b, Figure { median: (f.median - s.timer_overhead).max(0.0), ..f })).collect()
+        v.into_iter().map(|(b, f)| (b, Figure { value: (f.value - s.timer_overhead).max(0.0), ..f })).collect()
     };
     let os = less_timer(series(&s.send_overhead, o.buffers));
     let or = less_timer(series(&s.recv_overhead, o.buffers));
@@ -131,7 +218,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     if s.memcpy.is_empty() {
         return Err(Error::Worker("no memcpy measurement".into()));
     }
-    let memcpy_bandwidth = s.memcpy_bytes as f64 / figure(&s.memcpy).median;
+    let memcpy_bandwidth = s.memcpy_bytes as f64 / figure(&s.memcpy).value;
     let mut noisy = o.unsteady.clone().or_else(|| noise(s, &pp, o.max_spread));
     // On a noisy host an eager probe that contradicts itself is the noise's doing: named with
     // it, and no threshold is fitted.
@@ -153,9 +240,9 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     // Above the eager threshold the receive of an "arrived" message includes the transfer, so
     // o_r is the largest eager size's.
     let is_eager = |b: u64| eager_threshold.is_none_or(|e| b <= e);
-    let or_eager = or.iter().rev().find(|(b, _)| is_eager(*b)).map_or(0.0, |(_, f)| f.median);
-    let o_r = |i: usize| if is_eager(or[i].0) { or[i].1.median } else { or_eager };
-    let l0 = (pp[0].1.median - os[0].1.median - o_r(0)).max(0.0);
+    let or_eager = or.iter().rev().find(|(b, _)| is_eager(*b)).map_or(0.0, |(_, f)| f.value);
+    let o_r = |i: usize| if is_eager(or[i].0) { or[i].1.value } else { or_eager };
+    let l0 = (pp[0].1.value - os[0].1.value - o_r(0)).max(0.0);
     // The overheads are measured alone (an Isend, a Recv of an arrived message); inside a
     // ping-pong some of that work overlaps (the receiver copies while the sender still
     // writes). Where the two add up to more than the round trip leaves after an empty
@@ -164,19 +251,19 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     let (mut os_v, mut or_v, mut wire, mut capped) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, &(b, f)) in pp.iter().enumerate() {
         let handshake = if is_eager(b) { 0.0 } else { 2.0 * l0 };
-        let room = f.median - handshake - l0;
+        let room = f.value - handshake - l0;
         // A size a little faster than an empty message is timer noise (a repeat run on
         // 2026-11-27 was refused for 0.115 us at 1 B against 0.116 us at 0 B); only a clear gap is a
         // contradiction. Within the noise there is no room for overheads: they scale to 0.
-        if clearly_above(l0 + handshake, f.median) && noisy.is_none() {
+        if clearly_above(l0 + handshake, f.value) && noisy.is_none() {
             return Err(Error::Contradiction(format!(
                 "at {b} bytes the half round trip {:.3} us is shorter than an empty message's {:.3} us{}",
-                f.median * 1e6,
+                f.value * 1e6,
                 (l0 + handshake) * 1e6,
                 if handshake > 0.0 { " plus the rendezvous handshake" } else { "" }
             )));
         }
-        let (mut s_o, mut r_o) = (os[i].1.median, o_r(i));
+        let (mut s_o, mut r_o) = (os[i].1.value, o_r(i));
         if s_o + r_o > room.max(0.0) {
             let k = room.max(0.0) / (s_o + r_o);
             (s_o, r_o) = (s_o * k, r_o * k);
@@ -184,7 +271,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         }
         os_v.push((b, s_o));
         or_v.push((b, r_o));
-        wire.push((b, (f.median - handshake - s_o - r_o).max(0.0)));
+        wire.push((b, (f.value - handshake - s_o - r_o).max(0.0)));
     }
 
     let crossing = crossing_costs(s, o.buffers, &pp);
@@ -229,7 +316,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     if let Some(last) = bands.last_mut() {
         last.upto = None;
     }
-    let self_path: Vec<(u64, f64)> = series(&s.self_path, o.buffers).into_iter().map(|(b, f)| (b, f.median)).collect();
+    let self_path: Vec<(u64, f64)> = series(&s.self_path, o.buffers).into_iter().map(|(b, f)| (b, f.value)).collect();
     if noisy.is_none() {
         self_contradiction(&self_path, &pp)?;
     }
@@ -303,7 +390,7 @@ const SELF_SLACK: f64 = 5e-6;
 
 fn self_contradiction(self_path: &[(u64, f64)], pp: &[(u64, Figure)]) -> Result<(), Error> {
     for &(b, t) in self_path {
-        let Some(one_way) = pp.iter().find(|p| p.0 == b).map(|p| p.1.median) else { continue };
+        let Some(one_way) = pp.iter().find(|p| p.0 == b).map(|p| p.1.value) else { continue };
         if t > SELF_BOUND * one_way + SELF_SLACK {
             return Err(Error::Contradiction(format!(
                 "a rank's message to itself at {b} bytes takes {:.3} us, more than {SELF_BOUND} times the half round trip ({:.3} us) plus {:.0} us",
@@ -365,8 +452,8 @@ const EXCHANGE_MARGIN: f64 = 1.1;
 fn crossing_costs(s: &Samples, buffers: &str, pp: &[(u64, Figure)]) -> Vec<(u64, f64, f64)> {
     pp.iter()
         .filter_map(|&(b, f)| {
-            let x = figure(s.exchange.get(&(buffers.to_string(), b))?).median;
-            Some((b, x, if x > EXCHANGE_MARGIN * f.median { x - f.median } else { 0.0 }))
+            let x = figure(s.exchange.get(&(buffers.to_string(), b))?).value;
+            Some((b, x, if x > EXCHANGE_MARGIN * f.value { x - f.value } else { 0.0 }))
         })
         .collect()
 }
@@ -444,21 +531,32 @@ fn eager(probes: &[(u64, bool)]) -> Result<Option<u64>, Error> {
     Ok(Some(lo))
 }
 
+/// The ping-pong figure whose median is known least well.
+pub fn widest(pp: &[(u64, Figure)]) -> Option<(u64, Figure)> {
+    pp.iter().copied().max_by(|a, b| a.1.interval.total_cmp(&b.1.interval))
+}
+
+/// The ping-pong figures of one kind of buffers, by size.
+pub fn pingpong(s: &Samples, buffers: &str) -> Vec<(u64, Figure)> {
+    s.pingpong.iter().filter(|((k, _), _)| k == buffers).map(|((_, size), t)| (*size, figure(t))).collect()
+}
+
 /// Why the figures should not be trusted, if they should not.
 fn noise(s: &Samples, pp: &[(u64, Figure)], max_spread: f64) -> Option<String> {
     let one_host = s.ranks.len() >= 2 && s.ranks[0].host == s.ranks[1].host;
-    if one_host && pp[0].1.median > BUSY_LATENCY {
+    if one_host && pp[0].1.value > BUSY_LATENCY {
         return Some(format!(
             "0-byte half round trip {:.0} us on one host: the ranks waited for cores",
-            pp[0].1.median * 1e6
+            pp[0].1.value * 1e6
         ));
     }
-    let worst = pp.iter().max_by(|a, b| a.1.spread.total_cmp(&b.1.spread))?;
-    (worst.1.spread > max_spread).then(|| {
+    let (bytes, f) = widest(pp)?;
+    (f.interval > max_spread).then(|| {
         format!(
-            "the ping-pong at {} bytes has a spread of {:.0} % over its trials (allowed {:.0} %)",
-            worst.0,
-            worst.1.spread * 100.0,
+            "the ping-pong at {bytes} bytes is known only to within {:.0} % (the 95 % interval of its trimmed mean over {} trials, which spread {:.0} %; allowed {:.0} %)",
+            f.interval * 100.0,
+            f.trials,
+            f.spread * 100.0,
             max_spread * 100.0
         )
     })
@@ -471,7 +569,7 @@ fn clearly_above(a: f64, b: f64) -> bool {
 }
 
 fn contradictions(pp: &[(u64, Figure)], memcpy_bandwidth: f64) -> Result<(), Error> {
-    let at = |b: u64| pp.iter().find(|p| p.0 == b).map(|p| p.1.median);
+    let at = |b: u64| pp.iter().find(|p| p.0 == b).map(|p| p.1.value);
     if let (Some(l0), Some(l1)) = (at(0), at(1)) {
         // An empty message may take as long as one byte, not clearly longer.
         if clearly_above(l0, l1) {
@@ -484,7 +582,7 @@ fn contradictions(pp: &[(u64, Figure)], memcpy_bandwidth: f64) -> Result<(), Err
     }
     // Between the two largest sizes the slope is the bandwidth a large transfer gets.
     if let [.., a, b] = pp {
-        let dt = b.1.median - a.1.median;
+        let dt = b.1.value - a.1.value;
         if dt > 0.0 {
             let bw = (b.0 - a.0) as f64 / dt;
             if bw > 2.0 * memcpy_bandwidth {
@@ -506,11 +604,44 @@ mod tests {
     use super::*;
 
     #[test]
-    fn median_and_spread() {
-        let f = figure(&vec![1.0, 2.0, 3.0, 4.0, 100.0]);
-        assert_eq!(f.median, 3.0);
-        assert_eq!(f.spread, (4.0 - 2.0) / 3.0);
-        assert_eq!(figure(&vec![5.0]).spread, 0.0);
+    fn trimmed_mean_and_spread() {
+        let f = figure(&vec![3.0, 2.0, 2.5, 4.0, 100.0]);
+        // One trial trimmed from each end of five: the mean of 2.5, 3 and 4.
+        assert!((f.value - 9.5 / 3.0).abs() < 1e-12, "{f:?}");
+        // The core is 2, 2.5 and 3: the narrowest three of five.
+        assert_eq!(f.spread, (3.0 - 2.0) / 2.5);
+        assert_eq!(f.apart, None);
+        let two = figure(&vec![4.0, 2.0]);
+        assert_eq!((two.value, two.trials, two.spread, two.apart), (3.0, 2, 2.0 / 3.0, None));
+        // 2 × t(1) × sd / (0.6 √2) over the mean: a width that says two trials tell little.
+        assert!((two.interval - 2.0 * 12.706 / 0.6 / 3.0).abs() < 1e-9, "{two:?}");
+        assert_eq!(figure(&vec![5.0]).interval, 0.0);
+        // Trials alike: the figure is known exactly.
+        assert_eq!(figure(&vec![7.0; 9]).interval, 0.0);
+    }
+
+    /// The 32 KiB warm ping-pong of a TCP calibration on the project VM (µs; the 18 trials of
+    /// three launches that the empty marks kept, measurements/2026-11-30-tcp-calibration-spread/,
+    /// launches 7–9): ten within 45.8–49.0 µs, six at 59–67 µs, two between. The interquartile
+    /// spread (32 %) was refused, and so was the median's 95 % interval (the 5th to the 14th
+    /// trial, 32 %). The trimmed mean takes both groups in and is known within 24 %; twice as
+    /// many trials alike narrow that to 16 %. The core's spread is 6.7 %, and the six are
+    /// named as another mode.
+    #[test]
+    fn two_groups_of_trials_are_a_mode_not_noise() {
+        let t = vec![
+            56.1, 46.6, 63.2, 45.8, 49.0, 66.8, 65.4, 66.6, 48.1, 48.9, 47.5, 47.5, 47.7, 48.8, 64.7, 54.4, 59.3, 48.9,
+        ];
+        let f = figure(&t);
+        assert!((f.value - 53.05).abs() < 1e-9, "{f:?}");
+        assert!((f.interval - 0.2402).abs() < 1e-4, "{f:?}");
+        let twice = figure(&[t.clone(), t.clone()].concat());
+        assert!((twice.interval - 0.1590).abs() < 1e-4, "{twice:?}");
+        assert!((f.spread - (49.0 - 45.8) / ((47.7 + 48.1) / 2.0)).abs() < 1e-12, "{f:?}");
+        assert_eq!(f.apart, Some((6, (64.7 + 65.4) / 2.0)));
+        // Trials spread all over: a wide core, no mode.
+        let noisy = figure(&vec![40.0, 47.0, 52.0, 58.0, 63.0, 70.0, 76.0, 81.0, 88.0]);
+        assert!(noisy.spread > 0.4 && noisy.apart.is_none(), "{noisy:?}");
     }
 
     #[test]
@@ -637,7 +768,7 @@ mod recovery {
                 + b.latency
                 + x / b.bandwidth
                 + at(b.recv_overhead, b.recv_rate);
-            assert!((model - f.median).abs() <= 0.02 * f.median, "{size} B: model {model} measured {}", f.median);
+            assert!((model - f.value).abs() <= 0.02 * f.value, "{size} B: model {model} measured {}", f.value);
         }
     }
 

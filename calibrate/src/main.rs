@@ -7,6 +7,8 @@ use psins_calibrate::{check, fit, launch, samples, states, write};
 use psins_formats::output::Output;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Measures MPI point-to-point costs (per size band: latency, bandwidth, sender and receiver
 /// overheads; the eager threshold) and collective times through a real MPI launch, and
@@ -25,12 +27,13 @@ struct Args {
     /// Collective curves file to write (default: the output's name with .curves.toml).
     #[arg(long)]
     curves: Option<PathBuf>,
-    /// Trials of every measurement in each launch (medians and spreads are over the trials of
+    /// Trials of every measurement in each launch (figures and spreads are over the trials of
     /// every launch).
     #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(3..=100))]
     trials: u32,
-    /// Separate launches of the worker (default 3; 1 with --quick); each figure's trials are
-    /// pooled over them: a median of more trials, and what one launch draws (where MPI's and
+    /// Separate launches of the worker, at least (default 3; 1 with --quick; more while a
+    /// ping-pong figure is not known within --max-spread, up to --max-launches); each figure's trials are
+    /// pooled over them: a figure of more trials, and what one launch draws (where MPI's and
     /// the worker's memory lies, a slower spell of the host) moves only its share of them. On the
     /// project VM, five back-to-back calibrations in one speed state agreed within 14.5 % on
     /// every median with 1 launch and 8.4 % with 3 (docs/calibrate.md); 3 take about 50 s.
@@ -44,9 +47,16 @@ struct Args {
     /// as an application streaming from arrays larger than its caches sees them).
     #[arg(long, default_value = "warm", value_parser = ["cold", "warm"])]
     buffers: String,
-    /// Largest acceptable interquartile spread of a ping-pong figure, in percent.
+    /// Largest acceptable spread, in percent. A calibration: the width of the 95 % interval of
+    /// each ping-pong figure (a trimmed mean) over the figure (more trials narrow it: the worker is launched
+    /// again, up to --max-launches, while one is wider). --check: the width of the narrowest
+    /// majority of the probe's trials over their median (docs/calibrate.md).
     #[arg(long, default_value_t = 25.0)]
     max_spread: f64,
+    /// Most launches of the worker while a ping-pong figure's interval is wider than
+    /// --max-spread (not with --quick).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
+    max_launches: u32,
     /// Write the file even when the host is too noisy, with `[calibrated] noisy` set (psins-sim warns).
     #[arg(long)]
     allow_noisy: bool,
@@ -139,20 +149,61 @@ fn run(a: &Args) -> Result<(), Error> {
     let launcher =
         if a.launcher.is_empty() { vec!["mpirun".into(), "-n".into(), "2".into()] } else { a.launcher.clone() };
     let load = busy();
-    let mut samples = samples::Samples::default();
-    let launches = a.launches.unwrap_or(if a.quick { 1 } else { 3 });
-    for _ in 0..launches {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let wanted = |others: f64| others + 2.0 > cpus as f64;
+    // Launching again helps a figure whose trials spread by nature, not a host that is busy
+    // (before the run or, so far, during it) or changing speed: those are refused as they are.
+    let busy_before = load.is_some_and(wanted);
+    let mut raw = samples::Samples::default();
+    let least = a.launches.unwrap_or(if a.quick { 1 } else { 3 });
+    let most = if a.quick { least } else { a.max_launches.max(least) };
+    let tolerance = a.tolerance / 100.0;
+    let watch = Watch::start();
+    // Launch until every ping-pong figure is known well enough, between `least` and `most`
+    // launches: a transport whose trials spread by nature needs more of them (fit::Figure).
+    let mut launches = 0;
+    let (samples, selection) = loop {
         let one = samples::Samples::parse(&launch(&launcher, &worker, a, a.quick.then_some("-q").as_slice())?)?;
         placement(&one)?;
-        samples.absorb(one);
-    }
-    let loaded = load.filter(|&(others, cpus)| others + 2.0 > cpus as f64).map(|(others, cpus)| {
-        format!(
-            "{others:.0} other processes wanted a CPU before the run (median of {BUSY_SAMPLES} looks), on {cpus} CPUs with 2 ranks to place"
-        )
+        raw.absorb(one);
+        launches += 1;
+        if launches < least {
+            continue;
+        }
+        // Every figure from the trials of one speed state of the host (states.rs).
+        let mut kept = raw.clone();
+        let selection = states::keep_one_state(&mut kept, tolerance)?;
+        let wide = fit::widest(&fit::pingpong(&kept, &a.buffers)).filter(|(_, f)| f.interval > a.max_spread / 100.0);
+        match wide {
+            Some((bytes, f))
+                if launches < most
+                    && !busy_before
+                    && !watch.so_far().is_some_and(|(others, _)| wanted(others))
+                    && !selection.as_ref().is_some_and(|s| s.too_few) =>
+            {
+                eprintln!(
+                "psins-calibrate: note: after {launches} launches the ping-pong at {bytes} B is known to within {:.0} % (allowed {}): launching the worker again",
+                    f.interval * 100.0,
+                    a.max_spread
+                )
+            }
+            _ => break (kept, selection),
+        }
+    };
+    let during = watch.stop();
+    let before = load.filter(|&others| wanted(others)).map(|others| {
+        format!("{others:.0} other processes wanted a CPU before the run (median of {BUSY_SAMPLES} looks)")
     });
-    // Every figure from the trials of one speed state of the host (states.rs).
-    let selection = states::keep_one_state(&mut samples, a.tolerance / 100.0)?;
+    let while_measuring = during.filter(|&(others, _)| wanted(others)).map(|(others, looks)| {
+        format!("{others:.0} other processes wanted a CPU while the worker ran (median of {looks} looks)")
+    });
+    let loaded = match (before, while_measuring) {
+        (None, None) => None,
+        (b, w) => Some(format!(
+            "{}, on {cpus} CPUs with 2 ranks to place",
+            b.into_iter().chain(w).collect::<Vec<_>>().join(" and ")
+        )),
+    };
     let changing = selection.as_ref().filter(|s| s.too_few).map(ToString::to_string);
     let left_out = selection.as_ref().filter(|s| !s.too_few).map(ToString::to_string);
     if let Some(note) = &left_out {
@@ -303,21 +354,71 @@ fn placement(s: &samples::Samples) -> Result<(), Error> {
 /// Looks at how many processes are runnable before the run.
 const BUSY_SAMPLES: usize = 21;
 
-/// (other runnable processes, CPUs online), the median of [`BUSY_SAMPLES`] looks at the
+/// Runnable scheduling entities in the kernel's count (/proc/loadavg's fourth field), the
+/// reader included; None if the system does not say.
+fn running() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    s.split_whitespace().nth(3)?.split('/').next()?.parse().ok()
+}
+
+/// Other runnable processes: the median of [`BUSY_SAMPLES`] looks at the
 /// kernel's count of running processes 20 ms apart, less this one; None if the system does
 /// not say. Not the load average: that still counts, for a minute, the ranks of a calibration
 /// that has just ended (back to back, the second was refused for the first's load).
-fn busy() -> Option<(f64, usize)> {
+fn busy() -> Option<f64> {
     let mut v = Vec::with_capacity(BUSY_SAMPLES);
     for _ in 0..BUSY_SAMPLES {
-        // /proc/loadavg's fourth field: runnable / all scheduling entities, this one included.
-        let s = std::fs::read_to_string("/proc/loadavg").ok()?;
-        let running: f64 = s.split_whitespace().nth(3)?.split('/').next()?.parse().ok()?;
-        v.push((running - 1.0).max(0.0));
+        v.push((running()? - 1.0).max(0.0));
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    Some(median(v))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
-    Some((v[BUSY_SAMPLES / 2], std::thread::available_parallelism().map_or(1, |n| n.get())))
+    v[v.len() / 2]
+}
+
+/// The same look, every 20 ms while the worker runs: what else wanted a CPU during the
+/// measurement itself, beyond the two ranks (which poll, so they count as runnable) and the
+/// looking thread. A host that turns busy after the run has started spreads some trials and
+/// not others; this names the cause instead of leaving it to the spreads.
+struct Watch {
+    stop: Arc<AtomicBool>,
+    looks: Arc<Mutex<Vec<f64>>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Watch {
+    fn start() -> Watch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let looks = Arc::new(Mutex::new(Vec::new()));
+        let (flag, into) = (stop.clone(), looks.clone());
+        let thread = std::thread::spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                let Some(r) = running() else { break };
+                into.lock().unwrap_or_else(PoisonError::into_inner).push((r - 3.0).max(0.0));
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        Watch { stop, looks, thread }
+    }
+
+    /// (median of other runnable processes, looks) so far; None when there was no look.
+    fn so_far(&self) -> Option<(f64, usize)> {
+        let v = self.looks.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let n = v.len();
+        (n > 0).then(|| (median(v), n))
+    }
+
+    fn stop(self) -> Option<(f64, usize)> {
+        self.stop.store(true, Ordering::Relaxed);
+        let Watch { looks, thread, .. } = self;
+        let _ = thread.join();
+        let v = looks.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let n = v.len();
+        (n > 0).then(|| (median(v), n))
+    }
 }
 
 /// Fills a prepared output and moves it into place (psins_formats::output: a failed run

@@ -18,7 +18,7 @@ pub struct RankInfo {
 /// Trials of one figure, in seconds.
 pub type Trials = Vec<f64>;
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Samples {
     pub ranks: Vec<RankInfo>,
     pub mpi_library: String,
@@ -29,6 +29,9 @@ pub struct Samples {
     pub memcpy_bytes: u64,
     /// (buffers, bytes) → half round trips.
     pub pingpong: BTreeMap<(String, u64), Trials>,
+    /// (buffers, bytes) → the warm empty half round trip just before each of them (the
+    /// host's speed state at that figure; empty from a worker that does not mark figures).
+    pub pingpong_marks: BTreeMap<(String, u64), Trials>,
     pub send_overhead: BTreeMap<(String, u64), Trials>,
     pub recv_overhead: BTreeMap<(String, u64), Trials>,
     /// (buffers, bytes) → seconds per exchange (both ranks send to each other at once).
@@ -87,7 +90,13 @@ impl Samples {
                 self.memcpy_bytes = f.num("bytes")?;
                 self.memcpy.push(f.secs("seconds")?);
             }
-            "pingpong" => push(&mut self.pingpong, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("half_rtt")?),
+            "pingpong" => {
+                let key = (f.text("buffers")?.to_string(), f.num("bytes")?);
+                if f.text("mark").is_ok() {
+                    push(&mut self.pingpong_marks, key.clone(), f.secs("mark")?);
+                }
+                push(&mut self.pingpong, key, f.secs("half_rtt")?)
+            }
             "send_overhead" => {
                 push(&mut self.send_overhead, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?)
             }
@@ -129,6 +138,7 @@ impl Samples {
         self.memcpy.extend(other.memcpy);
         for (mine, theirs) in [
             (&mut self.pingpong, other.pingpong),
+            (&mut self.pingpong_marks, other.pingpong_marks),
             (&mut self.send_overhead, other.send_overhead),
             (&mut self.recv_overhead, other.recv_overhead),
             (&mut self.exchange, other.exchange),
@@ -190,7 +200,7 @@ mod tests {
                     timer overhead_ns=20\n\
                     memcpy trial=0 bytes=1024 seconds=1e-6\n\
                     pingpong buffers=cold bytes=8 trial=0 half_rtt=2e-7\n\
-                    pingpong buffers=cold bytes=8 trial=1 half_rtt=3e-7\n\
+                    pingpong buffers=cold bytes=8 trial=1 half_rtt=3e-7 mark=6e-6\n\
                     send_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
                     recv_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
                     exchange buffers=cold bytes=8 trial=0 seconds=4e-7\n\
@@ -204,6 +214,8 @@ mod tests {
         assert_eq!(s.ranks[0].host, "a");
         assert_eq!(s.mpi_library, "MPICH Version: 4.0.2");
         assert_eq!(s.pingpong[&("cold".into(), 8)], vec![2e-7, 3e-7]);
+        // A worker that marks its figures: the mark is kept beside the figure's value.
+        assert_eq!(s.pingpong_marks[&("cold".into(), 8)], vec![6e-6]);
         assert_eq!(s.eager, vec![(256, false)]);
         assert_eq!(s.exchange[&("cold".into(), 8)], vec![4e-7]);
         assert_eq!(s.self_path[&("cold".into(), 8)], vec![3e-7]);

@@ -26,6 +26,9 @@ pub struct Selection {
     pub other_half: f64,
     /// No state held MIN_KEPT trials: nothing was left out, and the host is too noisy.
     pub too_few: bool,
+    /// Ping-pong figures of the trials kept that were left out because their own mark (the
+    /// empty half round trip just before each) was in another state.
+    pub figures_left_out: usize,
 }
 
 impl fmt::Display for Selection {
@@ -38,6 +41,13 @@ impl fmt::Display for Selection {
                 self.total
             );
         }
+        if self.left_out.is_empty() {
+            return write!(
+                f,
+                "{} ping-pong figures left out: the host changed speed just before them (their own empty half round trip more than the tolerance from the {kept_us:.3} us of the trials)",
+                self.figures_left_out
+            );
+        }
         let list: Vec<String> = self.left_out.iter().map(usize::to_string).collect();
         write!(
             f,
@@ -47,7 +57,15 @@ impl fmt::Display for Selection {
             self.total,
             if list.len() == 1 { "it" } else { "them" },
             self.total - list.len()
-        )
+        )?;
+        if self.figures_left_out > 0 {
+            write!(
+                f,
+                "; and {} ping-pong figures of the trials kept whose own mark was in another state",
+                self.figures_left_out
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -79,21 +97,42 @@ pub fn keep_one_state(s: &mut Samples, tolerance: f64) -> Result<Option<Selectio
         .1;
     let kept = keeps(centre);
     let count = kept.iter().filter(|&&k| k).count();
-    if count == n {
-        return Ok(None);
-    }
     let (inside, outside): (Vec<f64>, Vec<f64>) = s.states.iter().flatten().partition(|&&m| near(m, centre));
-    let selection = Selection {
+    let mut selection = Selection {
         total: n,
         left_out: (1..=n).filter(|&i| !kept[i - 1]).collect(),
         kept_half: median(inside),
         other_half: median(outside),
         too_few: count < MIN_KEPT,
+        figures_left_out: 0,
     };
-    if !selection.too_few {
-        retain(s, &kept);
+    if selection.too_few {
+        return Ok(Some(selection));
     }
-    Ok(Some(selection))
+    retain(s, &kept);
+    selection.figures_left_out = figures_in_state(s, |m| near(m, centre));
+    Ok((!selection.left_out.is_empty() || selection.figures_left_out > 0).then_some(selection))
+}
+
+/// Leaves out of each ping-pong figure the values whose own mark is not in the state kept,
+/// when at least MIN_KEPT remain (fewer: the figure keeps them all, and its interval says how
+/// well it is known). How many values were left out.
+fn figures_in_state(s: &mut Samples, in_state: impl Fn(f64) -> bool) -> usize {
+    let Samples { pingpong, pingpong_marks, .. } = s;
+    let mut out = 0;
+    for (key, marks) in pingpong_marks.iter_mut() {
+        let Some(values) = pingpong.get_mut(key) else { continue };
+        let keep: Vec<bool> = marks.iter().map(|&m| in_state(m)).collect();
+        let k = keep.iter().filter(|&&x| x).count();
+        if k >= MIN_KEPT && k < values.len() {
+            out += values.len() - k;
+            let mut it = keep.iter();
+            values.retain(|_| it.next().copied().unwrap_or(false));
+            let mut it = keep.iter();
+            marks.retain(|_| it.next().copied().unwrap_or(false));
+        }
+    }
+    out
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -106,6 +145,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn aligned(s: &Samples, n: usize) -> Result<(), Error> {
     let p2p = [
         ("ping-pong", &s.pingpong),
+        ("ping-pong's mark", &s.pingpong_marks),
         ("send overhead", &s.send_overhead),
         ("receive overhead", &s.recv_overhead),
         ("exchange", &s.exchange),
@@ -128,7 +168,14 @@ fn aligned(s: &Samples, n: usize) -> Result<(), Error> {
 }
 
 fn retain(s: &mut Samples, kept: &[bool]) {
-    for m in [&mut s.pingpong, &mut s.send_overhead, &mut s.recv_overhead, &mut s.exchange, &mut s.self_path] {
+    for m in [
+        &mut s.pingpong,
+        &mut s.pingpong_marks,
+        &mut s.send_overhead,
+        &mut s.recv_overhead,
+        &mut s.exchange,
+        &mut s.self_path,
+    ] {
         m.values_mut().for_each(|t| keep(t, kept));
     }
     s.collectives.values_mut().for_each(|t| keep(t, kept));
@@ -194,6 +241,35 @@ mod tests {
         let mut s = Samples::default();
         s.pingpong.insert(("warm".into(), 8), vec![1e-6; 3]);
         assert_eq!(keep_one_state(&mut s, 0.2).unwrap(), None);
+    }
+
+    /// Every trial's two ends in one state, but the host switched within trials 2 and 5 just
+    /// before the 1 MiB ping-pong: its own marks say so, and those two values leave that figure
+    /// only. Without the marks the figure keeps all six.
+    #[test]
+    fn a_figure_whose_own_mark_is_in_another_state_is_left_out_of_that_figure() {
+        let (fast, slow) = (6.0e-6, 8.0e-6);
+        let mut s = samples(&[[slow; 2]; 6]);
+        let key = ("warm".to_string(), 1 << 20);
+        s.pingpong.insert(key.clone(), vec![340e-6, 220e-6, 345e-6, 338e-6, 215e-6, 342e-6]);
+        s.pingpong_marks.insert(key.clone(), vec![slow, fast, slow, 7.8e-6, fast, slow]);
+        s.pingpong_marks.insert(("warm".into(), 8), vec![slow; 6]);
+        let unmarked = {
+            let mut u = s.clone();
+            u.pingpong_marks.clear();
+            keep_one_state(&mut u, 0.2).unwrap();
+            u.pingpong[&key].len()
+        };
+        assert_eq!(unmarked, 6);
+        let sel = keep_one_state(&mut s, 0.2).unwrap().unwrap();
+        assert_eq!(sel.figures_left_out, 2);
+        assert!(sel.left_out.is_empty());
+        assert_eq!(s.pingpong[&key], vec![340e-6, 345e-6, 338e-6, 342e-6]);
+        assert_eq!(s.pingpong[&("warm".into(), 8)].len(), 6);
+        assert!(
+            sel.to_string().starts_with("2 ping-pong figures left out: the host changed speed just before them"),
+            "{sel}"
+        );
     }
 
     #[test]

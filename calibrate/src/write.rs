@@ -55,15 +55,30 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     if let Some(why) = p.left_out {
         let _ = writeln!(o, "# {why}");
     }
-    let _ = writeln!(o, "# Half round trips (median of {}, interquartile spread), {} buffers:", pooled(p), p.buffers);
+    let _ = writeln!(
+        o,
+        "# Half round trips (20 % trimmed mean of {}; the width of its 95 % interval; the spread: the width of the narrowest majority of the trials), {} buffers:",
+        pooled(p),
+        p.buffers
+    );
     for (b, f) in &c.pingpong {
-        let _ = writeln!(o, "#   {b:>8} B  {:>10.3} us  ±{:.1} %", f.median * 1e6, f.spread * 100.0);
+        let _ = write!(
+            o,
+            "#   {b:>8} B  {:>10.3} us  interval {:>4.1} %  spread {:>4.1} %",
+            f.value * 1e6,
+            f.interval * 100.0,
+            f.spread * 100.0
+        );
+        if let Some((k, at)) = f.apart {
+            let _ = write!(o, "  (another mode: {k} trials near {:.3} us)", at * 1e6);
+        }
+        let _ = writeln!(o);
     }
     if !c.pingpong_other.is_empty() {
         let other = if p.buffers == "cold" { "warm" } else { "cold" };
         let _ = write!(o, "# {other} buffers, for comparison (us):");
         for (b, f) in &c.pingpong_other {
-            let _ = write!(o, " {b}:{:.3}", f.median * 1e6);
+            let _ = write!(o, " {b}:{:.3}", f.value * 1e6);
         }
         let _ = writeln!(o);
     }
@@ -93,7 +108,7 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     if let Some(why) = &c.noisy {
         let _ = writeln!(o, "noisy = {why:?}");
     }
-    // What `psins-calibrate --check` measures again later (warm buffers: bytes, median, spread).
+    // What `psins-calibrate --check` measures again later (warm buffers: bytes, figure, spread).
     let warm = if p.buffers == "warm" { &c.pingpong } else { &c.pingpong_other };
     let _ = writeln!(o, "{}", crate::check::toml_line(&crate::check::pick(warm)));
     let _ =
@@ -165,11 +180,11 @@ fn band(o: &mut String, sec: &str, b: &BandFit) {
     }
 }
 
-/// pmac's `[[curve]]` entries: the median time of one call per size.
+/// pmac's `[[curve]]` entries: the time of one call per size (fit::figure).
 pub fn curves(s: &Samples, p: &Provenance) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "# Collective curves written by psins-calibrate {} at {}", env!("CARGO_PKG_VERSION"), p.at);
-    let _ = writeln!(o, "# bytes: per-rank size (allgather: each rank's part; alltoall: per peer); seconds: median of {} of the mean call time, slowest rank", pooled(p));
+    let _ = writeln!(o, "# bytes: per-rank size (allgather: each rank's part; alltoall: per peer); seconds: 20 % trimmed mean of {} of the mean call time, slowest rank", pooled(p));
     if let Some(why) = p.left_out {
         let _ = writeln!(o, "# {why}");
     }
@@ -179,7 +194,7 @@ pub fn curves(s: &Samples, p: &Provenance) -> String {
             .collectives
             .iter()
             .filter(|((n, r, _), _)| n == name && *r == ranks)
-            .map(|((_, _, b), t)| (*b, figure(t).median))
+            .map(|((_, _, b), t)| (*b, figure(t).value))
             .collect();
         let bytes: Vec<String> = pts.iter().map(|p| p.0.to_string()).collect();
         let secs: Vec<String> = pts.iter().map(|p| format!("{:.6e}", p.1)).collect();

@@ -27,7 +27,7 @@ fn writes_a_machine_file_psins_sim_loads() {
     let o = calibrate(&["--quick", "--trials", "3", "--launches", "2", "--allow-noisy", "-o", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.contains("median of 6 trials (2 launches of 3)"), "the trials of both launches pooled:\n{text}");
+    assert!(text.contains("trimmed mean of 6 trials (2 launches of 3)"), "the trials of both launches pooled:\n{text}");
     let m = psins_sim::Machine::load(&out, &[]).unwrap_or_else(|e| panic!("{e}"));
     let c = m.calibrated.as_ref().expect("[calibrated] written");
     assert_eq!(c.launcher.as_deref(), Some("mpirun -n 2"));

@@ -13,7 +13,8 @@
  *   mpi library="<MPI_Get_library_version, first line>"
  *   timer overhead_ns=<x>
  *   memcpy trial=<k> bytes=<n> seconds=<x>                  (rank 0 alone)
- *   pingpong buffers=warm|cold bytes=<n> trial=<k> half_rtt=<seconds>
+ *   pingpong buffers=warm|cold bytes=<n> trial=<k> half_rtt=<seconds> mark=<seconds>
+ *                                                        (mark: a short warm 0-byte ping-pong just before)
  *   send_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (inside MPI_Isend)
  *   recv_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (MPI_Recv of an arrived message)
  *   exchange buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (both ranks send at once, per exchange)
@@ -149,11 +150,19 @@ static double half_rtt(int cold, int bytes, int reps)
     return (MPI_Wtime() - t0) / reps / 2;
 }
 
+/* Round trips of the short state mark taken before every ping-pong figure. */
+#define MARK_REPS 64
+
+/* A VM can switch speed state within a trial, between the marks at its two ends; the mark
+ * just before the figure dates the figure itself (psins-calibrate leaves out a figure whose
+ * own mark is in another state than the trials kept). */
 static void pingpong(int cold, int bytes, int reps, int k)
 {
+    double mark = half_rtt(0, 0, MARK_REPS);
     double half = half_rtt(cold, bytes, reps);
     if (rank == 0)
-        printf("pingpong buffers=%s bytes=%d trial=%d half_rtt=%.9e\n", cold ? "cold" : "warm", bytes, k, half);
+        printf("pingpong buffers=%s bytes=%d trial=%d half_rtt=%.9e mark=%.9e\n", cold ? "cold" : "warm", bytes, k, half,
+               mark);
 }
 
 /* The host's speed state at one end of trial k: a warm empty ping-pong. A VM can switch

@@ -35,9 +35,9 @@ for ((r = 1; r <= n; r++)); do
 done
 states=""
 for ((i = 1; i <= n; i++)); do states+=$(same "$ref" "$i"); done
-# One "<figure> <microseconds>" line per median of a run: the half round trips (the machine
-# file's "#   <bytes> B  <us> us  ±<spread> %" comments) and every point of the collective
-# curves beside it.
+# One "<figure> <microseconds>" line per figure of a run: the half round trips (the machine
+# file's "#   <bytes> B  <us> us  interval … spread …" comments) and every point of the
+# collective curves beside it.
 medians() {
   awk '/^# +[0-9]+ B / { print $2 " B ping-pong", $4 }' "$1"
   awk -F' = ' '/^collective/ { c = $2; gsub(/"/, "", c) }

@@ -111,7 +111,7 @@ pub enum Verdict {
     Noisy(String),
 }
 
-/// Compares the probe's medians with the references: the table of every size, and the
+/// Compares the probe's figures with the references: the table of every size, and the
 /// verdict. Sizes the probe did not measure are left out (a `--quick` calibration replacing
 /// a full one measures other sizes); Err when it measured none of them.
 pub fn compare(refs: &[Reference], s: &Samples, tolerance: f64, max_spread: f64) -> Result<(String, Verdict), Error> {

@@ -1,5 +1,5 @@
 //! From repeated measurements to a size-banded LogGP model (docs/models.md, "Per-message
-//! costs"): medians and spreads, the noise verdict, the consistency checks, and the per-band
+//! costs"): figures and spreads, the noise verdict, the consistency checks, and the per-band
 //! fits that psins-sim's `[[network.band]]` reads.
 //!
 //! The model the simulator replays is, for an eager message of S bytes,
@@ -12,24 +12,12 @@
 use crate::error::Error;
 use crate::samples::{Samples, Trials};
 
-/// What a set of trials says: the figure runs will see, how well it is known, and how the
-/// trials spread around it.
-///
-/// The figure is the trials' 20 % trimmed mean (the mean of the middle 60 %): when the trials
-/// fall in two groups (on the project VM a TCP figure's trials within one speed state of the
-/// empty marks fall in groups 1.3–1.6 times apart), runs see both, in their proportions, and so
-/// does this mean, while a median jumps to whichever group holds more trials in this run;
-/// trimmed, a few disturbed trials move it no more than they move a median. How well it is
-/// known is its 95 % interval (Tukey and McLaughlin's, from the winsorized variance), as a
-/// fraction of the figure: what the noise verdict is judged on. More trials narrow it, so a
-/// transport whose trials spread by nature is calibrated by measuring longer, while a disturbed
-/// host, whose trials straddle states or whose other processes want the ranks' CPUs, is
-/// refused for that (docs/calibrate.md, *Spread and noise*).
-///
-/// How the trials spread is judged on their *core*, the shortest run of the sorted trials that
-/// holds a majority of them (n/2 + 1, rounded down): its width over its median is the spread,
-/// the noise within the group most trials are in. A group of trials apart from the core is
-/// reported as another mode (measurements/2026-11-30-tcp-calibration-spread/).
+/// What a set of trials says: the figure runs will see (the 20 % trimmed mean: both groups
+/// of trials in their proportions when they fall in two, few disturbed trials felt), how well
+/// it is known (its 95 % interval, which the noise verdict judges and more trials narrow), and
+/// how the trials spread (the width of their *core*, the shortest run of the sorted trials that
+/// holds a majority of them, n/2 + 1 rounded down; a group apart from it is another mode).
+/// Why each: docs/calibrate.md, *Spread and noise*.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Figure {
     /// The 20 % trimmed mean.
@@ -56,9 +44,10 @@ fn t975(df: usize) -> f64 {
     T.get(df.max(1) - 1).copied().unwrap_or(1.96)
 }
 
-/// The trimmed mean of sorted trials and the width of its 95 % interval (absolute): the
-/// winsorized standard deviation over (1 − 2·TRIM)·√n, times t with n − 2g − 1 degrees of
-/// freedom, g the trials trimmed from each end. Fewer than 2 trials: no width.
+/// The trimmed mean of sorted trials and the width of its 95 % interval (absolute), Yuen's:
+/// standard error √((n − 1)·s_w² / (h·(h − 1))), s_w² the winsorized variance and h = n − 2g
+/// the trials kept, g those trimmed from each end (none below 5 trials, where the interval is
+/// the plain mean's), times t with h − 1 degrees of freedom. Fewer than 2 trials: no width.
 fn trimmed(v: &[f64]) -> (f64, f64) {
     let n = v.len();
     let g = (TRIM * n as f64) as usize;
@@ -70,15 +59,16 @@ fn trimmed(v: &[f64]) -> (f64, f64) {
     let w = |i: usize| v[i.clamp(g, n - 1 - g)];
     let wmean = (0..n).map(w).sum::<f64>() / n as f64;
     let wvar = (0..n).map(|i| (w(i) - wmean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    let se = wvar.sqrt() / ((1.0 - 2.0 * TRIM) * (n as f64).sqrt());
-    (mean, 2.0 * t975(n - 2 * g - 1) * se)
+    let h = n - 2 * g;
+    let se = ((n - 1) as f64 * wvar / (h * (h - 1)) as f64).sqrt();
+    (mean, 2.0 * t975(h - 1) * se)
 }
 
 /// How far trials must be from the core to count as another mode: as far as an empty half
 /// round trip may be from the rest before its trial is left out as another speed state
-/// (`--tolerance`'s default). Nearer, they are the tails of the core's own noise: in five quiet
-/// TCP calibrations on the project VM, three sizes in four had trials beyond the core's own
-/// width, one in ten beyond this (measurements/2026-11-30-tcp-calibration-spread/).
+/// (`--tolerance`'s default). Beyond it, a fifth of the trials or more lay at 12 of the 120
+/// sizes in five quiet TCP calibrations' worth of trials on the project VM, and at 10 of 24
+/// with busy loops (measurements/2026-11-30-tcp-calibration-spread/, `spread.py`).
 const APART: f64 = 0.2;
 
 pub fn figure(t: &Trials) -> Figure {
@@ -142,7 +132,7 @@ pub struct Calibration {
     /// Largest message sent eagerly (None: every size measured was eager).
     pub eager_threshold: Option<u64>,
     pub memcpy_bandwidth: f64,
-    /// (size, median half round trip, spread) of the buffers used, for the file's comments.
+    /// (size, half round trip figure) of the buffers used, for the file's comments.
     pub pingpong: Vec<(u64, Figure)>,
     /// The same for the other kind of buffers.
     pub pingpong_other: Vec<(u64, Figure)>,
@@ -150,9 +140,9 @@ pub struct Calibration {
     pub noisy: Option<String>,
     /// Sizes whose measured overheads were scaled down to fit their round trip.
     pub capped: Vec<u64>,
-    /// (size, median exchange time, the crossing cost fitted from it), for the file's comments.
+    /// (size, exchange time, the crossing cost fitted from it), for the file's comments.
     pub exchange: Vec<(u64, f64, f64)>,
-    /// (size, median time of a rank's message to itself), for the file's comments; empty
+    /// (size, time of a rank's message to itself), for the file's comments; empty
     /// when the worker did not measure it (then no `[self]` is written).
     pub self_path: Vec<(u64, f64)>,
     /// The `[[self.band]]` fits: the whole measured cost in the sender's overhead (the wire
@@ -196,9 +186,6 @@ const BUSY_LATENCY: f64 = 100e-6;
 
 pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     let other = if o.buffers == "cold" { "warm" } else { "cold" };
-    let series = |m: &std::collections::BTreeMap<(String, u64), Trials>, b: &str| -> Vec<(u64, Figure)> {
-        m.iter().filter(|((k, _), _)| k == b).map(|((_, size), t)| (*size, figure(t))).collect()
-    };
     let pp = pingpong(s, o.buffers);
     // The overheads are single calls between two clock reads: take the clock's own cost out.
     let less_timer = |v: Vec<(u64, Figure)>| -> Vec<(u64, Figure)> {
@@ -447,7 +434,7 @@ const EXCHANGE_MARGIN: f64 = 1.1;
 /// The crossing cost per ping-pong size: what an exchange (both ranks send at once) costs
 /// beyond a one-way message. The model replays an exchange as one one-way time plus the
 /// crossing cost of the message posted second (docs/models.md, "Crossing messages"), so the
-/// cost is the difference. (size, median exchange, cost); none without exchange measurements
+/// cost is the difference. (size, exchange time, cost); none without exchange measurements
 /// (an older worker's output).
 fn crossing_costs(s: &Samples, buffers: &str, pp: &[(u64, Figure)]) -> Vec<(u64, f64, f64)> {
     pp.iter()
@@ -531,14 +518,19 @@ fn eager(probes: &[(u64, bool)]) -> Result<Option<u64>, Error> {
     Ok(Some(lo))
 }
 
-/// The ping-pong figure whose median is known least well.
+/// The ping-pong figure known least well (the widest interval).
 pub fn widest(pp: &[(u64, Figure)]) -> Option<(u64, Figure)> {
     pp.iter().copied().max_by(|a, b| a.1.interval.total_cmp(&b.1.interval))
 }
 
+/// The figures of one measurement with one kind of buffers, by size.
+fn series(m: &std::collections::BTreeMap<(String, u64), Trials>, buffers: &str) -> Vec<(u64, Figure)> {
+    m.iter().filter(|((k, _), _)| k == buffers).map(|((_, size), t)| (*size, figure(t))).collect()
+}
+
 /// The ping-pong figures of one kind of buffers, by size.
 pub fn pingpong(s: &Samples, buffers: &str) -> Vec<(u64, Figure)> {
-    s.pingpong.iter().filter(|((k, _), _)| k == buffers).map(|((_, size), t)| (*size, figure(t))).collect()
+    series(&s.pingpong, buffers)
 }
 
 /// Why the figures should not be trusted, if they should not.
@@ -613,8 +605,9 @@ mod tests {
         assert_eq!(f.apart, None);
         let two = figure(&vec![4.0, 2.0]);
         assert_eq!((two.value, two.trials, two.spread, two.apart), (3.0, 2, 2.0 / 3.0, None));
-        // 2 × t(1) × sd / (0.6 √2) over the mean: a width that says two trials tell little.
-        assert!((two.interval - 2.0 * 12.706 / 0.6 / 3.0).abs() < 1e-9, "{two:?}");
+        // Nothing trimmed: 2 × t(1) × sd / √2 over the mean, a width that says two trials
+        // tell little.
+        assert!((two.interval - 2.0 * 12.706 / 3.0).abs() < 1e-9, "{two:?}");
         assert_eq!(figure(&vec![5.0]).interval, 0.0);
         // Trials alike: the figure is known exactly.
         assert_eq!(figure(&vec![7.0; 9]).interval, 0.0);
@@ -622,9 +615,9 @@ mod tests {
 
     /// The 32 KiB warm ping-pong of a TCP calibration on the project VM (µs; the 18 trials of
     /// three launches that the empty marks kept, measurements/2026-11-30-tcp-calibration-spread/,
-    /// launches 7–9): ten within 45.8–49.0 µs, six at 59–67 µs, two between. The interquartile
-    /// spread (32 %) was refused, and so was the median's 95 % interval (the 5th to the 14th
-    /// trial, 32 %). The trimmed mean takes both groups in and is known within 24 %; twice as
+    /// launches 7–9): ten within 45.8–49.0 µs, six at 59–67 µs, two between. An interquartile
+    /// spread (32 %) or the median's 95 % interval (the 5th to the 14th trial, 32 %) would
+    /// refuse them. The trimmed mean takes both groups in and is known within 22 %; twice as
     /// many trials alike narrow that to 16 %. The core's spread is 6.7 %, and the six are
     /// named as another mode.
     #[test]
@@ -634,9 +627,9 @@ mod tests {
         ];
         let f = figure(&t);
         assert!((f.value - 53.05).abs() < 1e-9, "{f:?}");
-        assert!((f.interval - 0.2402).abs() < 1e-4, "{f:?}");
+        assert!((f.interval - 0.2194).abs() < 1e-4, "{f:?}");
         let twice = figure(&[t.clone(), t.clone()].concat());
-        assert!((twice.interval - 0.1590).abs() < 1e-4, "{twice:?}");
+        assert!((twice.interval - 0.1575).abs() < 1e-4, "{twice:?}");
         assert!((f.spread - (49.0 - 45.8) / ((47.7 + 48.1) / 2.0)).abs() < 1e-12, "{f:?}");
         assert_eq!(f.apart, Some((6, (64.7 + 65.4) / 2.0)));
         // Trials spread all over: a wide core, no mode.

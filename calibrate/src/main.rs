@@ -36,7 +36,8 @@ struct Args {
     /// pooled over them: a figure of more trials, and what one launch draws (where MPI's and
     /// the worker's memory lies, a slower spell of the host) moves only its share of them. On the
     /// project VM, five back-to-back calibrations in one speed state agreed within 14.5 % on
-    /// every median with 1 launch and 8.4 % with 3 (docs/calibrate.md); 3 take about 50 s.
+    /// every figure (then medians) with 1 launch and 8.4 % with 3 (docs/calibrate.md). Over
+    /// shared memory 3 take about 50 s; over TCP a launch takes about 50 s.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=20))]
     launches: Option<u32>,
     /// Seconds each trial of one figure lasts (more: steadier, slower).
@@ -386,7 +387,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 struct Watch {
     stop: Arc<AtomicBool>,
     looks: Arc<Mutex<Vec<f64>>>,
-    thread: std::thread::JoinHandle<()>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Watch {
@@ -401,7 +402,7 @@ impl Watch {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
         });
-        Watch { stop, looks, thread }
+        Watch { stop, looks, thread: Some(thread) }
     }
 
     /// (median of other runnable processes, looks) so far; None when there was no look.
@@ -411,13 +412,13 @@ impl Watch {
         (n > 0).then(|| (median(v), n))
     }
 
-    fn stop(self) -> Option<(f64, usize)> {
+    /// [`Watch::so_far`] once the looking has stopped.
+    fn stop(mut self) -> Option<(f64, usize)> {
         self.stop.store(true, Ordering::Relaxed);
-        let Watch { looks, thread, .. } = self;
-        let _ = thread.join();
-        let v = looks.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        let n = v.len();
-        (n > 0).then(|| (median(v), n))
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        self.so_far()
     }
 }
 

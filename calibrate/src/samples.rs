@@ -1,5 +1,5 @@
 //! The worker's output, parsed: one line per measurement (`kind key=value ...`, see
-//! worker/psins_calib_worker.c), grouped into repeated trials so medians and spreads can be
+//! worker/psins_calib_worker.c), grouped into repeated trials so figures and spreads can be
 //! taken. Unknown lines are errors: a worker from another version must not be half-read.
 
 use crate::error::Error;

@@ -1,7 +1,7 @@
 //! Trials of one speed state. A virtual machine can switch between speed states while it runs
 //! (the project's VM: an empty shared-memory half round trip of 0.12 us or 0.55 us, TCP's
 //! 4.0 us or 5.6 us, sometimes for a few tens of seconds each). A calibration whose trials
-//! straddle a switch has figures of both states, each figure's median falling on whichever
+//! straddle a switch has figures of both states, each figure leaning to whichever
 //! state most of its trials saw. A TCP file whose collective curves came from the fast state and
 //! its point-to-point bands from the slow one predicted our cg 12 % short (docs/validation.md,
 //! *What the runs showed*). So the worker marks both ends of every trial with an empty ping-pong, and
@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::samples::{Samples, Trials};
 use std::fmt;
 
-/// Fewer trials than this in one state: no figure's median and spread can be trusted.
+/// Fewer trials than this in one state: no figure and spread can be trusted.
 pub const MIN_KEPT: usize = 3;
 
 /// Which trials were kept.
@@ -26,8 +26,8 @@ pub struct Selection {
     pub other_half: f64,
     /// No state held MIN_KEPT trials: nothing was left out, and the host is too noisy.
     pub too_few: bool,
-    /// Ping-pong figures of the trials kept that were left out because their own mark (the
-    /// empty half round trip just before each) was in another state.
+    /// Ping-pong values (one size, one trial) of the trials kept that were left out because
+    /// their own mark (the empty half round trip just before each) was in another state.
     pub figures_left_out: usize,
 }
 
@@ -44,7 +44,7 @@ impl fmt::Display for Selection {
         if self.left_out.is_empty() {
             return write!(
                 f,
-                "{} ping-pong figures left out: the host changed speed just before them (their own empty half round trip more than the tolerance from the {kept_us:.3} us of the trials)",
+                "{} ping-pong values left out: the host changed speed just before them (their own empty half round trip more than the tolerance from the {kept_us:.3} us of the trials)",
                 self.figures_left_out
             );
         }
@@ -61,7 +61,7 @@ impl fmt::Display for Selection {
         if self.figures_left_out > 0 {
             write!(
                 f,
-                "; and {} ping-pong figures of the trials kept whose own mark was in another state",
+                "; and {} ping-pong values of the trials kept left out, their own mark in another state",
                 self.figures_left_out
             )?;
         }
@@ -122,14 +122,12 @@ fn figures_in_state(s: &mut Samples, in_state: impl Fn(f64) -> bool) -> usize {
     let mut out = 0;
     for (key, marks) in pingpong_marks.iter_mut() {
         let Some(values) = pingpong.get_mut(key) else { continue };
-        let keep: Vec<bool> = marks.iter().map(|&m| in_state(m)).collect();
-        let k = keep.iter().filter(|&&x| x).count();
+        let in_kept: Vec<bool> = marks.iter().map(|&m| in_state(m)).collect();
+        let k = in_kept.iter().filter(|&&x| x).count();
         if k >= MIN_KEPT && k < values.len() {
             out += values.len() - k;
-            let mut it = keep.iter();
-            values.retain(|_| it.next().copied().unwrap_or(false));
-            let mut it = keep.iter();
-            marks.retain(|_| it.next().copied().unwrap_or(false));
+            keep(values, &in_kept);
+            keep(marks, &in_kept);
         }
     }
     out
@@ -267,7 +265,7 @@ mod tests {
         assert_eq!(s.pingpong[&key], vec![340e-6, 345e-6, 338e-6, 342e-6]);
         assert_eq!(s.pingpong[&("warm".into(), 8)].len(), 6);
         assert!(
-            sel.to_string().starts_with("2 ping-pong figures left out: the host changed speed just before them"),
+            sel.to_string().starts_with("2 ping-pong values left out: the host changed speed just before them"),
             "{sel}"
         );
     }

@@ -1,6 +1,6 @@
 /*
  * psins-calib-worker: the MPI side of psins-calibrate. It only measures; the Rust tool
- * launches it, reads what rank 0 prints, takes medians, judges the noise, fits the size
+ * launches it, reads what rank 0 prints, takes trimmed means, judges the noise, fits the size
  * bands and writes the machine file.
  *
  * usage: psins-calib-worker [-t SECONDS_PER_TRIAL] [-r TRIALS] [-q] [-p BYTES,BYTES,...]
@@ -459,7 +459,7 @@ int main(int argc, char **argv)
             creps[c][i] = collective_reps(c, c == BARRIER ? 0 : 8 << (3 * i), csend(0), crecv(0));
     /* Trials outermost: each trial sweeps every size and every collective, so a host that
      * slows down for a while (a neighbour on the physical machine) spoils one trial of every
-     * figure, which the median drops, rather than every trial of a few figures; and the
+     * figure, which the trimming drops, rather than every trial of a few figures; and the
      * state marks at the trial's two ends date every figure in it. */
     for (int k = 0; k < trials; k++) {
         if (rank < 2) {

@@ -1,8 +1,11 @@
 """The spreads of trials.csv's figures as psins-calibrate judges them: for each group of three
-launches (one calibration's worth), the trials the empty marks keep (20 % tolerance), then per
-ping-pong size the interquartile spread (the old judgement) and the core's (the narrowest
-majority of the trials, calibrate/src/fit.rs). Usage: python3 spread.py trials.csv"""
-import csv, collections, sys
+launches (one calibration's worth; with --six, of six), the trials the empty marks keep (20 %
+tolerance), then per ping-pong size the interquartile spread (an older judgement), the core's
+spread (the narrowest majority of the trials), whether a fifth of the trials lie apart (another
+mode), the width of the 95 % interval of the 20 % trimmed mean (Yuen's, the judgement of
+calibrate/src/fit.rs) and how far the trimmed mean is from the median.
+Usage: python3 spread.py trials.csv [--six]"""
+import csv, collections, math, sys
 
 def keep(marks, tol=0.2):
     best = (0, None)
@@ -16,6 +19,18 @@ def middle(w):
     h = len(w)
     return w[h // 2] if h % 2 else (w[h // 2 - 1] + w[h // 2]) / 2
 
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042]
+
+def trimmed(v):
+    v = sorted(v); n = len(v); g = int(0.2 * n); h = n - 2 * g
+    mean = sum(v[g:n - g]) / h
+    w = [v[min(max(i, g), n - 1 - g)] for i in range(n)]; wm = sum(w) / n
+    var = sum((x - wm) ** 2 for x in w) / (n - 1)
+    t = T975[h - 2] if h - 1 <= 30 else 1.96
+    return mean, 2 * t * math.sqrt((n - 1) * var / (h * (h - 1))) / mean
+
 def judge(v):
     v = sorted(v); n = len(v); h = n // 2 + 1
     med = middle(v)
@@ -27,16 +42,20 @@ def judge(v):
     above = [x for x in v if x > core[-1] + gap]
     far = below if len(below) > len(above) else above
     apart = len(far) >= 2 and 5 * len(far) >= n
-    return iqr, width / middle(core), apart
+    tm, interval = trimmed(v)
+    return iqr, width / middle(core), apart, interval, abs(tm / med - 1)
 
 rows = list(csv.DictReader(open(sys.argv[1])))
 launches = collections.defaultdict(list)
 for r in rows:
     launches[int(r['launch'])].append(r)
-print('| launches | host | trials kept | worst interquartile spread | worst core spread | sizes with another mode |')
-print('|---|---|---|---|---|---|')
-for g in range(0, max(launches), 3):
-    group = [launches[l] for l in range(g + 1, g + 4)]
+size = 6 if '--six' in sys.argv else 3
+print('| launches | host | trials kept | worst interquartile spread | worst core spread | sizes with another mode | worst trimmed-mean interval | trimmed mean from median, at most |')
+print('|---|---|---|---|---|---|---|---|')
+for g in range(0, max(launches), size):
+    group = [launches[l] for l in range(g + 1, g + 1 + size) if l in launches]
+    if len(set(r['load'] for rs in group for r in rs)) > 1:
+        continue
     marks, pp = [], collections.defaultdict(list)
     for rs in group:
         trials = sorted({int(r['trial']) for r in rs})
@@ -49,4 +68,5 @@ for g in range(0, max(launches), 3):
     res = {b: judge([x for x, kk in zip(v, k) if kk]) for b, v in pp.items()}
     wi = max(res, key=lambda b: res[b][0]); wc = max(res, key=lambda b: res[b][1])
     modes = sum(1 for r in res.values() if r[2])
-    print(f"| {g+1}–{g+3} | {group[0][0]['load']} | {sum(k)} of {len(k)} | {res[wi][0]*100:.0f} % at {wi} B | {res[wc][1]*100:.0f} % at {wc} B | {modes} of {len(res)} |")
+    wt = max(res, key=lambda b: res[b][3]); dev = max(r[4] for r in res.values())
+    print(f"| {g+1}–{g+len(group)} | {group[0][0]['load']} | {sum(k)} of {len(k)} | {res[wi][0]*100:.0f} % at {wi} B | {res[wc][1]*100:.0f} % at {wc} B | {modes} of {len(res)} | {res[wt][3]*100:.0f} % at {wt} B | {dev*100:.1f} % |")

@@ -51,9 +51,9 @@ impl fmt::Display for NotFound {
 
 impl std::error::Error for NotFound {}
 
-/// The environment variables the probe reads; a build script that calls [`probe`] reruns when
-/// they change.
-pub const ENV: [&str; 2] = ["MPICC", "PSINS_MPI_PKG"];
+/// The environment variables the probe and [`Mpi::compile_program`] read; a build script that
+/// calls them reruns when they change.
+pub const ENV: [&str; 3] = ["MPICC", "PSINS_MPI_PKG", "CC"];
 
 /// Prints `cargo:rerun-if-env-changed` for every variable in [`ENV`].
 pub fn rerun_if_env_changed() {

@@ -29,7 +29,7 @@ pub const MPI_FOUND_BY: &str = env!("PSINS_MPI_FOUND_BY");
 
 #[cfg(test)]
 mod generated {
-    /// The header the shim was compiled with is the one the generator writes now.
+    /// The header the shim was compiled with is the one the generator writes.
     #[test]
     fn the_generated_header_is_the_one_the_shim_was_built_with() {
         let built = include_str!(concat!(env!("OUT_DIR"), "/psins_ev.h"));

@@ -3,6 +3,7 @@
 
 use clap::Parser;
 use psins_calibrate::error::Error;
+use psins_calibrate::states::median;
 use psins_calibrate::{check, fit, launch, samples, states, write};
 use psins_formats::output::Output;
 use std::path::{Path, PathBuf};
@@ -373,11 +374,6 @@ fn busy() -> Option<f64> {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     Some(median(v))
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// The same look, every 20 ms while the worker runs: what else wanted a CPU during the

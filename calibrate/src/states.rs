@@ -133,7 +133,8 @@ fn figures_in_state(s: &mut Samples, in_state: impl Fn(f64) -> bool) -> usize {
     out
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+/// The upper median of `v` (NaN when empty): of marks, and of the looks at runnable processes.
+pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }

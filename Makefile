@@ -24,13 +24,12 @@ build:
 apps:
 	$(MAKE) -C mpi-test-apps
 
-msrv: ## the workspace checked with the oldest Rust Cargo.toml declares (rust-version), from rustup
+msrv: ## the workspace checked with the oldest Rust Cargo.toml declares (rust-version, from rustup), and psins-interop without libotf2; CI runs it before `make test`
 	bash scripts/msrv.sh
 
-test: setup apps msrv ## every test: unit, property, fuzz-style, end to end under real mpirun (MPICH, and Open MPI when installed), a sweep under Slurm (when installed), the --plot charts rendered by Chromium (when installed)
+test: setup apps ## every test: unit, property, fuzz-style, end to end under real mpirun (MPICH, and Open MPI when installed), a sweep under Slurm (when installed), the --plot charts rendered by Chromium (when installed)
 	$(CARGO) build --workspace --profile $(TEST_PROFILE)
 	PSINS_REQUIRE_MPI=1 $(CARGO) test --workspace --profile $(TEST_PROFILE)
-	PSINS_NO_OTF2=1 CARGO_TARGET_DIR=target/no-otf2 $(CARGO) check -p psins-interop --all-targets --quiet
 	PSINS_REQUIRE_MPI=1 PSINS_TEST_PROFILE=$(TEST_PROFILE) bash scripts/test-openmpi.sh
 	BIN=$(CURDIR)/target/$(TEST_PROFILE) bash scripts/slurm-sweep-test.sh
 	BIN=$(CURDIR)/target/$(TEST_PROFILE) bash scripts/plot-check.sh

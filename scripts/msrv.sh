@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# make msrv (and the first step of make test): the workspace, its tests included, checked with
-# the oldest Rust it declares (Cargo.toml's `rust-version`), so that the declaration stays
-# true. The toolchain comes from rustup (installed with the minimal profile when missing);
-# without rustup this fails, naming what to install.
+# make msrv (CI runs it before make test, .ci/run): the workspace, its tests included, checked
+# with the oldest Rust it declares (Cargo.toml's `rust-version`), so that the declaration stays
+# true; then the importers again without libotf2 (PSINS_NO_OTF2=1, docs/interop-otf2.md), which
+# reuses the first check's dependencies. The toolchain comes from rustup (installed with the
+# minimal profile when missing); without rustup this fails, naming what to install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/^rust-version *= *"\([0-9.]*\)".*/\1/p' Cargo.toml | head -1)
@@ -13,4 +14,5 @@ command -v rustup >/dev/null || {
 }
 rustup run "$version" rustc -V > /dev/null 2>&1 || rustup toolchain install "$version" --profile minimal
 CARGO_TARGET_DIR=target/msrv cargo "+$version" check --workspace --all-targets --quiet
-echo "msrv: the workspace builds with Rust $version"
+PSINS_NO_OTF2=1 CARGO_TARGET_DIR=target/msrv cargo "+$version" check -p psins-interop --all-targets --quiet
+echo "msrv: the workspace builds with Rust $version, and psins-interop without libotf2"

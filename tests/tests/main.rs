@@ -14,5 +14,6 @@ mod pipeline;
 mod polls;
 mod predicted;
 mod simgrid;
+mod span;
 mod timeline;
 mod tracer;

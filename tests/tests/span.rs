@@ -1,0 +1,72 @@
+//! scripts/span.c, the measure of `make validate`'s untraced runs: preloaded, it prints one
+//! `PSINS_SPAN` line per rank, for C programs and for Fortran ones, whose bindings call
+//! `PMPI_*` directly under MPICH's mpi_f08 and under all of Open MPI's (without its Fortran
+//! wrappers a Fortran program printed no span there, and validate.sh stopped at it).
+
+use psins_e2e::*;
+use std::process::Command;
+
+/// scripts/span.c built with `$MPICC` (scripts/test-openmpi.sh sets Open MPI's), once.
+fn span_so() -> std::path::PathBuf {
+    static SO: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    SO.get_or_init(|| {
+        let out = scratch("span").join("libpsinsspan.so");
+        let cc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into());
+        let st = Command::new(&cc)
+            .args(["-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-o"])
+            .arg(&out)
+            .arg(root().join("scripts/span.c"))
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run {cc}: {e}"));
+        assert!(st.success(), "{cc} could not build scripts/span.c");
+        out
+    })
+    .clone()
+}
+
+/// The ranks whose span the run printed, in order.
+fn spans(app_name: &str) -> Vec<u32> {
+    let mut cmd = Command::new("timeout");
+    cmd.arg("120").arg(mpirun());
+    if mpi() == Some(Flavour::OpenMpi) {
+        cmd.args(["--oversubscribe", "--allow-run-as-root", "-x", "LD_PRELOAD"]);
+    }
+    let _g = serial();
+    let out = cmd.args(["-n", "2"]).arg(app(app_name)).env("LD_PRELOAD", span_so()).output().expect("mpirun runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{app_name}: {err}");
+    let mut ranks: Vec<u32> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("PSINS_SPAN rank="))
+        .map(|r| r.split_whitespace().next().and_then(|n| n.parse().ok()).expect("a rank number"))
+        .collect();
+    ranks.sort();
+    ranks
+}
+
+#[test]
+fn c_and_fortran_programs_each_print_one_span_per_rank() {
+    need_mpi!();
+    for name in ["stencil2d", "stencil_f", "stencil_f08"] {
+        if name != "stencil2d" && !fortran_app_built(name) {
+            continue;
+        }
+        assert_eq!(spans(name), vec![0, 1], "{name}: one PSINS_SPAN line per rank");
+    }
+}
+
+/// Whether the Fortran app was built; under `PSINS_REQUIRE_FORTRAN=1` it must have been.
+fn fortran_app_built(name: &str) -> bool {
+    let dir = std::env::var("PSINS_APPS_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| root().join("mpi-test-apps/bin"));
+    let built = dir.join(name).exists() || {
+        let _ = Command::new("make").arg("-s").arg("-C").arg(root().join("mpi-test-apps")).status();
+        dir.join(name).exists()
+    };
+    assert!(
+        built || std::env::var_os("PSINS_REQUIRE_FORTRAN").is_none(),
+        "{name} was not built (PSINS_REQUIRE_FORTRAN is set)"
+    );
+    built
+}

@@ -113,6 +113,28 @@ pub fn app(name: &str) -> PathBuf {
     p
 }
 
+/// A Fortran app may be missing only where no Fortran compiler could build it, and not at
+/// all under `PSINS_REQUIRE_FORTRAN=1` (scripts/test-openmpi.sh), so that the tests of
+/// Fortran programs cannot pass by skipping.
+pub fn skip_fortran(what: &str) {
+    assert!(std::env::var_os("PSINS_REQUIRE_FORTRAN").is_none(), "{what} (PSINS_REQUIRE_FORTRAN is set)");
+    eprintln!("SKIP: {what}");
+}
+
+/// Whether the Fortran test app `name` is built (making the apps once if not); says why
+/// not, through [`skip_fortran`].
+pub fn fortran_app_built(name: &str) -> bool {
+    let dir = std::env::var("PSINS_APPS_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("mpi-test-apps/bin"));
+    if !dir.join(name).exists() {
+        let _ = Command::new("make").arg("-C").arg(root().join("mpi-test-apps")).status();
+    }
+    if dir.join(name).exists() {
+        return true;
+    }
+    skip_fortran(&format!("{name} was not built (no Fortran compiler for it)"));
+    false
+}
+
 pub fn scratch(tag: &str) -> PathBuf {
     static N: AtomicU32 = AtomicU32::new(0);
     let d = std::env::temp_dir().join("psins-tracer-tests").join(format!(

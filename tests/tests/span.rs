@@ -54,19 +54,3 @@ fn c_and_fortran_programs_each_print_one_span_per_rank() {
         assert_eq!(spans(name), vec![0, 1], "{name}: one PSINS_SPAN line per rank");
     }
 }
-
-/// Whether the Fortran app was built; under `PSINS_REQUIRE_FORTRAN=1` it must have been.
-fn fortran_app_built(name: &str) -> bool {
-    let dir = std::env::var("PSINS_APPS_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| root().join("mpi-test-apps/bin"));
-    let built = dir.join(name).exists() || {
-        let _ = Command::new("make").arg("-s").arg("-C").arg(root().join("mpi-test-apps")).status();
-        dir.join(name).exists()
-    };
-    assert!(
-        built || std::env::var_os("PSINS_REQUIRE_FORTRAN").is_none(),
-        "{name} was not built (PSINS_REQUIRE_FORTRAN is set)"
-    );
-    built
-}

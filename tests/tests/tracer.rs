@@ -218,7 +218,7 @@ fn world_steps(log: &Log) -> Vec<(psins_formats::Coll, u8, Vec<psins_collectives
 #[test]
 fn fortran_mpif_h_is_traced() {
     need_mpi!();
-    if !app_exists("stencil_f") {
+    if !fortran_app_built("stencil_f") {
         return;
     }
     check_app("stencil_f", 2, &[]);
@@ -228,31 +228,11 @@ fn fortran_mpif_h_is_traced() {
 #[test]
 fn fortran_mpi_f08_is_traced() {
     need_mpi!();
-    if !app_exists("stencil_f08") {
+    if !fortran_app_built("stencil_f08") {
         return;
     }
     check_app("stencil_f08", 2, &[]);
     check_app("stencil_f08", 4, &[]);
-}
-
-/// A Fortran app may be missing only where no Fortran compiler could build it, and not at
-/// all under `PSINS_REQUIRE_FORTRAN=1` (scripts/test-openmpi.sh), so that these tests cannot
-/// pass by skipping.
-fn skip_fortran(what: &str) {
-    assert!(std::env::var_os("PSINS_REQUIRE_FORTRAN").is_none(), "{what} (PSINS_REQUIRE_FORTRAN is set)");
-    eprintln!("SKIP: {what}");
-}
-
-fn app_exists(name: &str) -> bool {
-    let dir = std::env::var("PSINS_APPS_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("mpi-test-apps/bin"));
-    if !dir.join(name).exists() {
-        let _ = Command::new("make").arg("-C").arg(root().join("mpi-test-apps")).status();
-    }
-    if dir.join(name).exists() {
-        return true;
-    }
-    skip_fortran(&format!("{name} was not built (no Fortran compiler for it)"));
-    false
 }
 
 // ------------------------------------------------------------------------------ expansion

@@ -7,7 +7,8 @@
  * Nothing else is intercepted, so the program runs as it would untraced. MPICH's mpif.h and
  * `use mpi` bindings call the C functions; its mpi_f08 bindings and all of Open MPI's call
  * PMPI_* directly, so their init and finalize symbols are wrapped too (the real ones found
- * with dlsym(RTLD_NEXT)): Fortran programs are measured under both MPIs.
+ * with dlsym(RTLD_NEXT)): Fortran programs are measured under both MPIs. Where a binding goes
+ * through the C functions as well (MPICH's mpif.h), the first start and the first finish count.
  * Build: mpicc -O2 -shared -fPIC -o libpsinsspan.so scripts/span.c
  */
 #define _GNU_SOURCE
@@ -16,35 +17,45 @@
 #include <stdio.h>
 #include <time.h>
 
+/* Set at the first init's return; a second init or finalize through another binding of the
+ * same call (older MPIs route some Fortran bindings through the C functions) changes
+ * nothing, so each rank prints one span, and none without a start. */
 static struct timespec t0;
+static int started, reported;
 
-static double since_init(void)
+static void start(void)
 {
+    if (!started) {
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        started = 1;
+    }
+}
+
+static void report(void)
+{
+    if (!started || reported)
+        return;
+    reported = 1;
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    double span = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    int rank = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "PSINS_SPAN rank=%d seconds=%.9f\n", rank, span);
 }
 
 int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    start();
     return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    start();
     return rc;
-}
-
-static void report(void)
-{
-    double span = since_init();
-    int rank = -1;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "PSINS_SPAN rank=%d seconds=%.9f\n", rank, span);
 }
 
 int MPI_Finalize(void)
@@ -53,44 +64,43 @@ int MPI_Finalize(void)
     return PMPI_Finalize();
 }
 
-/* A Fortran binding that calls PMPI_* itself: `sym` wrapped, its real one called. A missing
- * real symbol is an internal error, as the binding would give. */
+/* A Fortran binding that calls PMPI_* itself: `sym` wrapped, its real one (the next library's,
+ * dlsym: in glibc's libc itself since 2.34, so no -ldl) called. A missing real symbol is an
+ * internal error in `ierror`, as the binding would give (mpi_f08 may pass no ierror). */
 typedef void (*f_ierror)(MPI_Fint *);
 typedef void (*f_thread)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
-#define SPAN_NEXT(sym, type)                                  \
-    static type real;                                         \
-    if (!real) real = (type)dlsym(RTLD_NEXT, #sym);           \
-    if (!real) {                                              \
-        if (ierror) *ierror = MPI_ERR_INTERN;                 \
-        return;                                               \
+#define SPAN_NEXT(sym, type, ierror)                   \
+    static type real;                                  \
+    if (!real) real = (type)dlsym(RTLD_NEXT, #sym);    \
+    if (!real) {                                       \
+        if (ierror) *(ierror) = MPI_ERR_INTERN;        \
+        return;                                        \
     }
-#define SPAN_FORTRAN_INIT(sym)                                \
-    void sym(MPI_Fint *ierror)                                \
-    {                                                         \
-        SPAN_NEXT(sym, f_ierror)                  \
-        real(ierror);                                         \
-        clock_gettime(CLOCK_MONOTONIC, &t0);                  \
+#define SPAN_FORTRAN_INIT(sym)                         \
+    void sym(MPI_Fint *ierror)                         \
+    {                                                  \
+        SPAN_NEXT(sym, f_ierror, ierror)               \
+        real(ierror);                                  \
+        start();                                       \
     }
-#define SPAN_FORTRAN_INIT_THREAD(sym)                         \
+#define SPAN_FORTRAN_INIT_THREAD(sym)                                  \
     void sym(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) \
-    {                                                         \
-        SPAN_NEXT(sym, f_thread)             \
-        real(required, provided, ierror);                     \
-        clock_gettime(CLOCK_MONOTONIC, &t0);                  \
+    {                                                                  \
+        SPAN_NEXT(sym, f_thread, ierror)                               \
+        real(required, provided, ierror);                              \
+        start();                                                       \
     }
-#define SPAN_FORTRAN_FINALIZE(sym)                            \
-    void sym(MPI_Fint *ierror)                                \
-    {                                                         \
-        SPAN_NEXT(sym, f_ierror)                  \
-        report();                                             \
-        real(ierror);                                         \
+#define SPAN_FORTRAN_FINALIZE(sym)                     \
+    void sym(MPI_Fint *ierror)                         \
+    {                                                  \
+        SPAN_NEXT(sym, f_ierror, ierror)               \
+        report();                                      \
+        real(ierror);                                  \
     }
 
 SPAN_FORTRAN_INIT(mpi_init_f08_)
 SPAN_FORTRAN_INIT_THREAD(mpi_init_thread_f08_)
 SPAN_FORTRAN_FINALIZE(mpi_finalize_f08_)
-#ifdef OPEN_MPI
 SPAN_FORTRAN_INIT(mpi_init_)
 SPAN_FORTRAN_INIT_THREAD(mpi_init_thread_)
 SPAN_FORTRAN_FINALIZE(mpi_finalize_)
-#endif

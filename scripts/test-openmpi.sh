@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tracer's end-to-end tests again, against Open MPI (the last step of `make test`): those
+# The tracer's end-to-end tests again, against Open MPI (a step of `make test`): those
 # of tests/tests/tracer.rs, of PSINS_CLOCK=cpu (tests/tests/cpu_clock.rs) and of the
 # validation runs' span library (tests/tests/span.rs).
 # Skipped, saying so, when Open MPI is not installed; CI installs it (.ci/run), and

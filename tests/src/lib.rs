@@ -99,10 +99,29 @@ pub fn tracer_so() -> PathBuf {
     .clone()
 }
 
+/// Where the test apps are: `$PSINS_APPS_DIR` (scripts/test-openmpi.sh's Open MPI builds), else
+/// mpi-test-apps/bin.
+fn apps_dir() -> PathBuf {
+    std::env::var("PSINS_APPS_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("mpi-test-apps/bin"))
+}
+
+/// `timeout 120 mpirun`, with what Open MPI needs to run here and to pass the variables
+/// `exported` to the ranks (MPICH's Hydra passes the whole environment).
+pub fn launcher(exported: &[&str]) -> Command {
+    let mut cmd = Command::new("timeout");
+    cmd.arg("120").arg(mpirun());
+    if mpi() == Some(Flavour::OpenMpi) {
+        cmd.args(["--oversubscribe", "--allow-run-as-root"]);
+        for k in exported {
+            cmd.args(["-x", k]);
+        }
+    }
+    cmd
+}
+
 pub fn app(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
-    let dir = std::env::var("PSINS_APPS_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("mpi-test-apps/bin"));
-    let p = dir.join(name);
+    let p = apps_dir().join(name);
     if std::env::var("PSINS_APPS_DIR").is_err() {
         // make is incremental: cheap when the apps are up to date
         BUILT.get_or_init(|| {
@@ -124,8 +143,8 @@ pub fn skip_fortran(what: &str) {
 /// Whether the Fortran test app `name` is built (making the apps once if not); says why
 /// not, through [`skip_fortran`].
 pub fn fortran_app_built(name: &str) -> bool {
-    let dir = std::env::var("PSINS_APPS_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("mpi-test-apps/bin"));
-    if !dir.join(name).exists() {
+    let dir = apps_dir();
+    if !dir.join(name).exists() && std::env::var_os("PSINS_APPS_DIR").is_none() {
         let _ = Command::new("make").arg("-C").arg(root().join("mpi-test-apps")).status();
     }
     if dir.join(name).exists() {
@@ -209,14 +228,8 @@ pub fn run_exe(name: &str, exe: &Path, n: u32, args: &[&str], env: &[(&str, &str
     let out_dir = dir.join("trace");
     let so = tracer_so();
     let _g = serial();
-    let mut cmd = Command::new("timeout");
-    cmd.arg("120").arg(mpirun());
-    if mpi() == Some(Flavour::OpenMpi) {
-        cmd.args(["--oversubscribe", "--allow-run-as-root", "-x", "LD_PRELOAD", "-x", "PSINS_DIR"]);
-        for (k, _) in env {
-            cmd.args(["-x", k]);
-        }
-    }
+    let exported: Vec<&str> = ["LD_PRELOAD", "PSINS_DIR"].into_iter().chain(env.iter().map(|(k, _)| *k)).collect();
+    let mut cmd = launcher(&exported);
     cmd.arg("-n").arg(n.to_string()).arg(exe).args(args);
     cmd.env("LD_PRELOAD", &so).env("PSINS_DIR", &out_dir).current_dir(&dir);
     for (k, v) in env {

@@ -1,7 +1,7 @@
 //! scripts/span.c, the measure of `make validate`'s untraced runs: preloaded, it prints one
 //! `PSINS_SPAN` line per rank, for C programs and for Fortran ones, whose bindings call
-//! `PMPI_*` directly under MPICH's mpi_f08 and under all of Open MPI's (without its Fortran
-//! wrappers a Fortran program printed no span there, and validate.sh stopped at it).
+//! `PMPI_*` directly under MPICH's mpi_f08 and under all of Open MPI's (without span.c's
+//! Fortran wrappers such a program prints no span, and validate.sh stops at it).
 
 use psins_e2e::*;
 use std::process::Command;
@@ -26,11 +26,7 @@ fn span_so() -> std::path::PathBuf {
 
 /// The ranks whose span the run printed, in order.
 fn spans(app_name: &str) -> Vec<u32> {
-    let mut cmd = Command::new("timeout");
-    cmd.arg("120").arg(mpirun());
-    if mpi() == Some(Flavour::OpenMpi) {
-        cmd.args(["--oversubscribe", "--allow-run-as-root", "-x", "LD_PRELOAD"]);
-    }
+    let mut cmd = launcher(&["LD_PRELOAD"]);
     let _g = serial();
     let out = cmd.args(["-n", "2"]).arg(app(app_name)).env("LD_PRELOAD", span_so()).output().expect("mpirun runs");
     let err = String::from_utf8_lossy(&out.stderr);

@@ -465,11 +465,7 @@ fn two_runs_never_overwrite_and_settings_are_written() {
     // a second run into the same PSINS_DIR
     let so = tracer_so();
     let _g = serial();
-    let mut second = Command::new("timeout");
-    second.arg("120").arg(mpirun());
-    if mpi() == Some(Flavour::OpenMpi) {
-        second.args(["--oversubscribe", "--allow-run-as-root", "-x", "LD_PRELOAD", "-x", "PSINS_DIR"]);
-    }
+    let mut second = launcher(&["LD_PRELOAD", "PSINS_DIR"]);
     let st =
         second.args(["-n", "2"]).arg(app("ring")).env("LD_PRELOAD", &so).env("PSINS_DIR", &a.dir).output().unwrap();
     assert!(st.status.success());

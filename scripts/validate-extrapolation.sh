@@ -17,7 +17,8 @@
 # the files of a real app's run directory are copied to where it runs). SERIES, TARGETS: rank
 # counts; SERIES_<app>, TARGETS_<app> and SCALING_<app> (weak or strong: psins-extrapolate
 # --scaling) override them for one app (cg's and NPB CG's transposes need square grids: 4 16,
-# then 64; NPB CG strong-scaled).
+# then 64; NPB CG strong-scaled; NPB LU strong-scaled, as its surface integral's message of
+# c/D1 + h doubles is given by two extents of D1 only, docs/extrapolate.md).
 # MACHINES: bundled machine files that hold the largest target. PSINS_CLOCK (default cpu) times the bursts by
 # the thread's CPU clock, so that an oversubscribed run's bursts are those of dedicated cores
 # (docs/tracer.md); PSINS_CLOCK=wall keeps the default clock. MPI=openmpi traces under Open MPI
@@ -42,6 +43,7 @@ SCALING_cg=${SCALING_cg:-weak}
 SERIES_npb_cg=${SERIES_npb_cg:-"4 16"}
 TARGETS_npb_cg=${TARGETS_npb_cg:-64}
 SCALING_npb_cg=${SCALING_npb_cg:-strong}
+SCALING_npb_lu=${SCALING_npb_lu:-strong}
 SERIES=${SERIES:-"4 8 16"}
 TARGETS=${TARGETS:-"32 64"}
 MACHINES=${MACHINES:-"bus-cluster torus-8x8 dragonfly-72"}

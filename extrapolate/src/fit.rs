@@ -228,6 +228,27 @@ pub fn face(pts: &[(f64, f64)], mask: u8) -> Option<Fit> {
     Some(fit)
 }
 
+/// A face with a fixed part: y = c / x + h, x as in [`face`] (a face of the block plus the
+/// planes of ghost or boundary points sent with it, as NPB LU's `2*(ny+2)`). Its
+/// leave-one-out error needs three distinct extents; a series of 4, 8 and 16 ranks has two
+/// along a dimension of a 2-D grid (2, 2, 4), through which the law passes exactly. With
+/// `strong` (the user said the scaling, `--scaling strong`) such a law is taken at its
+/// residual, as two rank counts are for a power of P.
+pub fn face_offset(pts: &[(f64, f64)], mask: u8, strong: bool) -> Option<Fit> {
+    let mut fit = best_of(pts, Law::Inverse)?;
+    fit.of = Some(mask);
+    if !fit.loo.is_finite() || pts.len() <= 2 {
+        let mut xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        if !strong || xs.len() != 2 {
+            return None;
+        }
+        fit.loo = fit.residual;
+    }
+    Some(fit)
+}
+
 /// `law` fitted to every point, with its errors.
 fn best_of(pts: &[(f64, f64)], law: Law) -> Option<Fit> {
     let (a, b) = solve(law, pts)?;

@@ -7,7 +7,8 @@ use psins_formats::{Op, Record, ANY_SOURCE, ANY_TAG, NO_RANK, PROC_NULL};
 
 /// The sizes and times of each slot.
 pub trait Values {
-    fn params(&self, t: &Template, id: SlotId) -> [u64; shape::MAX_PARAMS];
+    /// Slot `id`'s sizes at rank `me` of `g`.
+    fn params(&self, t: &Template, id: SlotId, g: &Grid, me: u32) -> [u64; shape::MAX_PARAMS];
     /// A collective's sizes at its root, where they differ from the other ranks'.
     fn root_params(&self, t: &Template, id: SlotId) -> Option<[u64; shape::MAX_PARAMS]>;
     /// Rank `me`'s burst before slot `id`, at iteration `k` of the loop the slot is in (0
@@ -25,7 +26,7 @@ pub trait Values {
 pub struct Observed(pub usize);
 
 impl Values for Observed {
-    fn params(&self, t: &Template, id: SlotId) -> [u64; shape::MAX_PARAMS] {
+    fn params(&self, t: &Template, id: SlotId, _: &Grid, _: u32) -> [u64; shape::MAX_PARAMS] {
         let s = &t.slots[id].seen[self.0];
         std::array::from_fn(|k| crate::template::Seen::mode(&s.values[k]).0)
     }
@@ -76,7 +77,8 @@ fn wildcard(t: &Template, id: u32) -> bool {
 
 /// How a wait reports request `req` of slot `c` complete: a receive with its source (a rank
 /// of its communicator), tag and size as generated; a send or a collective with none.
-fn completion(t: &Template, g: &Grid, v: &impl Values, c: SlotId, req: u32, peer: i32, tag: i32) -> [i64; 4] {
+#[allow(clippy::too_many_arguments)]
+fn completion(t: &Template, g: &Grid, me: u32, v: &impl Values, c: SlotId, req: u32, peer: i32, tag: i32) -> [i64; 4] {
     match (t.slots[c].shape, peer) {
         (Op::Irecv { .. }, PROC_NULL) => [req as i64, PROC_NULL as i64, ANY_TAG as i64, 0],
         (Op::Irecv { comm, .. }, peer) => {
@@ -84,7 +86,7 @@ fn completion(t: &Template, g: &Grid, v: &impl Values, c: SlotId, req: u32, peer
                 Some(mask) if peer >= 0 => crate::comms::rank_in(g, mask, peer as u32) as i32,
                 _ => peer,
             };
-            [req as i64, peer as i64, tag as i64, v.params(t, c)[0] as i64]
+            [req as i64, peer as i64, tag as i64, v.params(t, c, g, me)[0] as i64]
         }
         _ => [req as i64, NO_RANK as i64, 0, 0],
     }
@@ -189,7 +191,7 @@ impl Cursor {
             // Tags counting down are kept as the last iteration's.
             let phase = if slot.tag_step < 0 { self.trips.saturating_sub(k + 1) } else { k };
             shape::shift_tags(&mut op, slot.tag_step.abs() * phase as i32);
-            shape::set_params(&mut op, v.params(t, id));
+            shape::set_params(&mut op, v.params(t, id, g, me));
             let at_root = crate::comms::is_root(g, me, &op);
             if at_root {
                 if let Some(p) = v.root_params(t, id) {
@@ -247,7 +249,7 @@ impl Cursor {
                     let Some(at) = at else { break };
                     let (c, req, peer, tag) = self.live.remove(at);
                     self.free_id(req);
-                    rec.list.extend_from_slice(&completion(t, g, v, c as usize, req, peer, tag));
+                    rec.list.extend_from_slice(&completion(t, g, me, v, c as usize, req, peer, tag));
                     done += 1;
                 }
                 if done == 0 && !slot.completes.is_empty() {

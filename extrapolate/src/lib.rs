@@ -7,6 +7,7 @@
 //! ([`generate`]) and written through consolidation's checks. docs/extrapolate.md.
 
 pub mod comms;
+pub mod faces;
 pub mod fit;
 pub mod generate;
 pub mod shape;
@@ -219,7 +220,12 @@ pub fn find_template(series: &Series) -> Result<Template, Refusal> {
 
 /// The fitted values of every slot at one target rank count.
 pub struct Fitted {
+    /// Each slot's sizes, inside the grid where they differ on its faces.
     params: Vec<[u64; shape::MAX_PARAMS]>,
+    /// Per slot, an index into `faces` (`u32::MAX`: the same sizes on every rank).
+    face_of: Vec<u32>,
+    /// What the faces a rank lies on add to each of a slot's sizes (crate::faces).
+    faces: Vec<[faces::Offsets; shape::MAX_PARAMS]>,
     root_params: Vec<Option<[u64; shape::MAX_PARAMS]>>,
     /// Per burst: each slot's (by its id), then the bursts before the loops (n + the id of the
     /// loop's first call, for n slots; [`Values::gap`] of that call at its first iteration).
@@ -244,8 +250,14 @@ pub struct Fitted {
 }
 
 impl Values for Fitted {
-    fn params(&self, _: &Template, id: SlotId) -> [u64; shape::MAX_PARAMS] {
-        self.params[id]
+    fn params(&self, _: &Template, id: SlotId, g: &Grid, me: u32) -> [u64; shape::MAX_PARAMS] {
+        let mut p = self.params[id];
+        if let Some(off) = self.faces.get(self.face_of[id] as usize) {
+            for (x, o) in p.iter_mut().zip(off) {
+                *x = (*x as i64 + faces::of(o, g, me)).max(0) as u64;
+            }
+        }
+        p
     }
     fn root_params(&self, _: &Template, id: SlotId) -> Option<[u64; shape::MAX_PARAMS]> {
         self.root_params[id]
@@ -398,6 +410,9 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
     // Sizes: one law per size of each slot; a collective's root, whose sizes differ from the
     // other ranks' (a gather's received bytes), has its own.
     let mut root_params: Vec<Option<[u64; shape::MAX_PARAMS]>> = vec![None; n];
+    let mut face_of = vec![u32::MAX; n];
+    let mut face_offsets: Vec<[faces::Offsets; shape::MAX_PARAMS]> = Vec::new();
+    let grids: Vec<Grid> = sizes.iter().map(|&p| t.shape.at(p)).collect();
     for id in 0..n {
         let slot = &t.slots[id];
         let (_, np) = shape::params(&slot.shape);
@@ -419,7 +434,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                     // Follows from the fitted size at generation (shape::even).
                     continue;
                 }
-                let pts: Vec<(u32, u64)> = slot
+                let mut pts: Vec<(u32, u64)> = slot
                     .seen
                     .iter()
                     .enumerate()
@@ -430,7 +445,41 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                 if pts.is_empty() {
                     continue;
                 }
-                let what = format!("{}: {}{}", slot.label(ndims), names[k], if root { " at the root" } else { "" });
+                let mut what = format!("{}: {}{}", slot.label(ndims), names[k], if root { " at the root" } else { "" });
+                // Ranks whose sizes differ: a law inside the grid and a constant per face
+                // (crate::faces). Per-rank counts of a v-collective are evened instead.
+                let evened = matches!(slot.shape, Op::Coll { coll, .. } if shape::evened(coll));
+                if !root && !evened && slot.seen.iter().any(|s| s.values[k].len() > 1) {
+                    let present: Vec<usize> =
+                        (0..slot.seen.len()).filter(|&ti| !slot.seen[ti].by_rank[k].is_empty()).collect();
+                    let gs: Vec<Grid> = present.iter().map(|&ti| grids[ti].clone()).collect();
+                    let vs: Vec<Vec<(u32, u64)>> = present.iter().map(|&ti| slot.seen[ti].by_rank[k].clone()).collect();
+                    match faces::fit(&gs, &vs) {
+                        Ok((off, inside)) if inside.iter().all(|&b| b >= 0) => {
+                            pts = present.iter().zip(&inside).map(|(&ti, &b)| (sizes[ti], b as u64)).collect();
+                            what = format!("{what} inside the grid ({})", faces::show(&off, t.shape));
+                            if face_of[id] == u32::MAX {
+                                face_of[id] = face_offsets.len() as u32;
+                                face_offsets.push([[[0; 2]; 3]; shape::MAX_PARAMS]);
+                            }
+                            face_offsets[face_of[id] as usize][k] = off;
+                        }
+                        Ok(_) => {}
+                        // Ranks within the tolerance of the most common value take it.
+                        Err(_)
+                            if slot.seen.iter().all(|s| {
+                                let m = template::Seen::mode(&s.values[k]).0 as f64;
+                                s.values[k].iter().all(|&(v, _)| (v as f64 - m).abs() <= opts.tolerance * m)
+                            }) => {}
+                        Err(e) => {
+                            let (ti, r) = first_seen(slot);
+                            return Err(Refusal::Input(format!(
+                                "{}: rank {r}: {what} differs between ranks: {e}",
+                                series.traces[ti].path.display()
+                            )));
+                        }
+                    }
+                }
                 let key = (what.clone(), pts.clone());
                 let line = match memo.get(&key) {
                     Some(&l) => l,
@@ -450,6 +499,20 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                                 let xs: Vec<(f64, f64)> =
                                     pts.iter().map(|&(p, v)| (extent(t.shape, p, mask), v as f64)).collect();
                                 if let Some(f) = fit::face(&xs, mask).filter(|f| f.loo < fit.loo - 1e-9) {
+                                    at = f.at(extent(t.shape, opts.ranks, mask));
+                                    fit = f;
+                                }
+                            }
+                            // A face with ghost or boundary planes: c / D + h.
+                            for mask in 1..(1u8 << ndims) - 1 {
+                                if fit.loo <= opts.tolerance {
+                                    break;
+                                }
+                                let xs: Vec<(f64, f64)> =
+                                    pts.iter().map(|&(p, v)| (extent(t.shape, p, mask), v as f64)).collect();
+                                let strong = opts.scaling == Scaling::Strong;
+                                if let Some(f) = fit::face_offset(&xs, mask, strong).filter(|f| f.loo < fit.loo - 1e-9)
+                                {
                                     at = f.at(extent(t.shape, opts.ranks, mask));
                                     fit = f;
                                 }
@@ -814,7 +877,19 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         library: choice.library,
         template: t,
         grid,
-        values: Fitted { params, root_params, gaps, pools, pool_of, common, durs, extras, trips },
+        values: Fitted {
+            params,
+            face_of,
+            faces: face_offsets,
+            root_params,
+            gaps,
+            pools,
+            pool_of,
+            common,
+            durs,
+            extras,
+            trips,
+        },
         fits,
         sizes,
         expanded,

@@ -618,6 +618,16 @@ pub enum Exists {
     /// Those for which any request the slot completes was started.
     AnyRequest,
     Rank(u32),
+    /// Those on a face of the grid: at the lowest coordinate of a dimension that does not wrap
+    /// (`sides` bit 1), at the highest (bit 2) or at either (3); with `neighbour`, only those
+    /// of them whose slot's peers are there as well. The ranks that hold a boundary of the
+    /// global domain do work of their own there (NPB LU's surface integrals exchange along
+    /// the faces only).
+    Face {
+        dim: u8,
+        sides: u8,
+        neighbour: bool,
+    },
     /// Those with at least this many neighbours among the grid steps the program's calls take
     /// (a receive from MPI_ANY_SOURCE posted once per neighbour: HPCCG's set-up posts two on an
     /// interior rank of its line, one at either end).
@@ -640,6 +650,9 @@ pub struct Seen {
     pub values: [Vec<(u64, u32)>; MAX_PARAMS],
     /// A rooted collective's sizes at its root.
     pub root_values: [Vec<(u64, u32)>; MAX_PARAMS],
+    /// Each size per rank (rank, value), the root aside: where the ranks' values differ,
+    /// crate::faces reads them by the faces of the grid each rank lies on.
+    pub by_rank: [Vec<(u32, u64)>; MAX_PARAMS],
     /// `count` less the requests completed, for a wait (requests passed that were null).
     pub extra: Vec<(u64, u32)>,
     /// For a call in a loop: its iterations.
@@ -1001,7 +1014,12 @@ impl Template {
             let (v, np) = shape::params(&rec.op);
             let at_root = crate::comms::is_root(g, me, &rec.op);
             for (k, x) in v.iter().enumerate().take(np) {
-                bump(if at_root { &mut seen.root_values[k] } else { &mut seen.values[k] }, *x);
+                if at_root {
+                    bump(&mut seen.root_values[k], *x);
+                } else {
+                    bump(&mut seen.values[k], *x);
+                    seen.by_rank[k].push((me, *x));
+                }
             }
             if let Op::Coll { coll, .. } = rec.op {
                 seen.uneven = seen.uneven.max(shape::unevenness(coll, &rec.list));
@@ -1107,8 +1125,12 @@ impl Template {
                 Exists::Neighbours(5),
                 Exists::Neighbours(6),
             ];
+            let faces = (0..self.shape.ndims as u8).flat_map(|dim| {
+                [(3, true), (1, true), (2, true), (3, false), (1, false), (2, false)]
+                    .map(|(sides, neighbour)| Exists::Face { dim, sides, neighbour })
+            });
             let mut chosen = None;
-            'rule: for rule in rules {
+            'rule: for rule in rules.into_iter().chain(faces) {
                 for (ti, g) in grids.iter().enumerate() {
                     let seen = &self.slots[id].seen[ti];
                     for r in 0..g.ranks() {
@@ -1238,6 +1260,15 @@ impl Template {
                 s.completes.iter().any(|&c| self.exists(c, g, me))
             }
             Exists::Rank(k) => me == k,
+            Exists::Face { dim, sides, neighbour } => {
+                let d = dim as usize;
+                if d >= g.dims.len() || g.wraps(d) {
+                    return None;
+                }
+                let c = g.coords(me)[d];
+                let on = (sides & 1 == 1 && c == 0) || (sides & 2 == 2 && c + 1 == g.dims[d]);
+                on && (!neighbour || self.exists_by(id, Exists::Neighbour, g, me)?)
+            }
             Exists::Neighbours(k) => {
                 // Only for a call that names no neighbour of its own (a wildcard receive).
                 let (Form::Fixed(_), true) = (s.forms[0], s.npeers > 0) else { return None };

@@ -148,7 +148,7 @@ impl Grid {
         c
     }
 
-    fn wraps(&self, d: usize) -> bool {
+    pub fn wraps(&self, d: usize) -> bool {
         self.shape.periodic >> d & 1 == 1
     }
 

@@ -1256,3 +1256,70 @@ fn wildcard_receives_one_per_neighbour() {
         }
     }
 }
+
+/// NPB LU's exchanges on a 2-D grid in column-major order (its rank = column * xdim + row):
+/// a wavefront of blocking receives from the north and west and sends to the south and east,
+/// each message one line of the block less the global boundary's point on either face
+/// across it; then, on the ranks of the first and last rows only (the faces where the surface
+/// integral lies), an exchange of that row's two lines with their ghost points (`2*(ny+2)`
+/// doubles) to the west, which only the law c/D + h through the series' two extents gives.
+fn lu(p: u32) -> Trace {
+    let col = Shape { ndims: 2, order: Order::ColumnMajor, periodic: 0 };
+    let g = col.at(p);
+    program("lu", p, &|_, me| {
+        let c = g.coords(me);
+        let step = |o: [i32; 3]| g.apply(me, o).map(|x| x as i32);
+        // Points of a line along dimension d (32 in all) on this rank, boundary points out.
+        let line = |d: usize| 32 / g.dims[d] as u64 - (c[d] == 0) as u64 - (c[d] + 1 == g.dims[d]) as u64;
+        let mut v = Vec::new();
+        for it in 0..3 {
+            let mut burst = 40_000;
+            for (o, d, tag) in [([-1, 0, 0], 1, 1), ([0, -1, 0], 0, 2)] {
+                if let Some(peer) = step(o) {
+                    v.push(Record::new(burst, 0, Op::Recv { peer, tag, bytes: 40 * line(d), comm: 0 }));
+                    burst = 0;
+                }
+            }
+            for (o, d, tag) in [([1, 0, 0], 1, 1), ([0, 1, 0], 0, 2)] {
+                if let Some(peer) = step(o) {
+                    let op = Op::Send { mode: SendMode::Standard, peer, tag, bytes: 40 * line(d), comm: 0 };
+                    v.push(Record::new(burst, 0, op));
+                    burst = 0;
+                }
+            }
+            v.push(Record::new(burst, 0, coll(Coll::Allreduce, 40, NO_RANK, it + 1)));
+        }
+        if c[0] == 0 || c[0] + 1 == g.dims[0] {
+            let bytes = 16 * (32 / g.dims[1] as u64 + 2);
+            if let Some(peer) = step([0, 1, 0]) {
+                v.push(Record::new(0, 0, Op::Irecv { peer, tag: 7, bytes, comm: 0, req: 1 }));
+                let list = vec![1, peer as i64, 7, bytes as i64];
+                v.push(Record { gap_ns: 0, dur_ns: 0, op: Op::Wait { func: WaitFn::Wait, count: 1 }, list });
+            }
+            if let Some(peer) = step([0, -1, 0]) {
+                v.push(Record::new(0, 0, Op::Send { mode: SendMode::Standard, peer, tag: 7, bytes, comm: 0 }));
+            }
+        }
+        v.push(Record::new(1000, 0, coll(Coll::Allreduce, 8, NO_RANK, 4)));
+        v
+    })
+}
+
+#[test]
+fn sizes_that_lose_the_boundary_on_the_faces_and_exchanges_on_faces_only() {
+    for target in [32, 64] {
+        check_scaled("lu", &lu, &[4, 8, 16], Scaling::Strong, target, "2-D grid, column-major");
+    }
+    // Without the user's word, the law through two extents is not taken: refused, naming it.
+    let s = series([4, 8, 16].iter().map(|&p| lu(p)).collect());
+    let t = find_template(&s).unwrap_or_else(|e| panic!("{e}"));
+    let e = refusal(extrapolate(&s, t, &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 }));
+    assert!(e.contains("irecv (0,+1): bytes follows no law") && e.contains("288 at 4, 288 at 8, 160 at 16"), "{e}");
+    // The report says what each face adds.
+    let strong = Series::new([4, 8, 16].iter().map(|&p| lu(p)).collect(), Scaling::Strong).unwrap();
+    let t = find_template(&strong).unwrap_or_else(|e| panic!("{e}"));
+    let ex = extrapolate(&strong, t, &Options { ranks: 64, scaling: Scaling::Strong, tolerance: 0.05 })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let report = ex.report(&strong);
+    assert!(report.contains("-40 on its high face") && report.contains("= 1280/D1"), "{report}");
+}

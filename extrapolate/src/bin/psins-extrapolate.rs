@@ -26,7 +26,11 @@ use std::sync::Arc;
 /// largest trace may run once in a smaller one. Each message size and element count is fitted as a law of
 /// the rank count P (constant, a*P^b, a + b*log2 P, a/P + c, a + b*P), chosen by its
 /// leave-one-out error over the series, or on a grid where none fits as a constant over some
-/// dimensions' extents (a block's face: 30720/D1); the CPU bursts before each kind of call are fitted
+/// dimensions' extents (a block's face: 30720/D1; with --scaling strong also c/D1 + h, a face
+/// with its ghost planes, through two extents). Where ranks' sizes differ, the size inside the
+/// grid is fitted and each face of the grid a rank lies on adds a constant (a global
+/// boundary's points left out); a call made only by the ranks on a face of the grid (with
+/// or without its neighbour there) is a form too. The CPU bursts before each kind of call are fitted
 /// the same way, summed over the program, and each burst at the target takes the largest
 /// trace's spread: the factor all its ranks shared at that iteration, times a rank's own
 /// drawn from its slot's (its kind of call's where the slot has few). Sub-communicators that
@@ -64,7 +68,7 @@ struct Args {
     output: PathBuf,
     /// How the application scales, when known: weak (per-rank work constant) or strong (a
     /// fixed problem divided among the ranks); restricts the laws, and lets two rank counts
-    /// suffice.
+    /// suffice (strong: also a face's c/D + h through two extents of D).
     #[arg(long, value_enum)]
     scaling: Option<ScalingArg>,
     /// The largest leave-one-out error a size's law may have, in percent.

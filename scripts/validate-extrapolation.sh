@@ -28,8 +28,11 @@
 # MPIRUN (default mpirun), SO (the tracer, default BIN/libpsinstrace.so) and APPS_DIR (the test
 # apps) name another MPI's. An Open MPI mpirun gets --oversubscribe (it then yields while it
 # waits, docs/tracer.md) and -x for the tracer's settings.
+# REPEATS (default 1): each rank count traced that many times and the run whose prediction on
+# the first of MACHINES is the median kept: an oversubscribed run on a small host differs from
+# the next by tens of percent (docs/extrapolate.md, *Validation*); repeats.csv lists each run.
 # OUT: the results directory (default measurements/DATE-extrapolation): results.csv, a README
-# with the command, refusals.txt, and the traces (not to be committed). REUSE=1 keeps traces
+# with the command, refusals.txt, repeats.csv, and the traces (not to be committed). REUSE=1 keeps traces
 # already in OUT. A series psins-extrapolate refuses is one row marked `refused` per target
 # (its target is not traced).
 set -Eeuo pipefail
@@ -49,6 +52,7 @@ TARGETS=${TARGETS:-"32 64"}
 MACHINES=${MACHINES:-"bus-cluster torus-8x8 dragonfly-72"}
 CLOCK=${PSINS_CLOCK:-cpu}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+REPEATS=${REPEATS:-1}
 case ${MPI:-mpich} in
 mpich) ;;
 openmpi)
@@ -114,9 +118,9 @@ command_of() {
     esac
 }
 
-# One traced run of APP with ARGS at N ranks, consolidated into $out/APP-N.psins.
-trace() {
-    local app=$1 args=$2 n=$3 dir
+# One traced run of APP with ARGS at N ranks, consolidated into FILE.
+trace_once() {
+    local app=$1 args=$2 n=$3 file=$4 dir
     dir=$(mktemp -d)
     # In the scratch directory: miniGhost writes its results.yaml where it runs, HPCCG its
     # hpccg-*.yaml; NPB LU reads its inputlu.data there (files only: the tracer's are directories).
@@ -125,7 +129,7 @@ trace() {
     fi
     (cd "$dir" && PSINS_DIR=$dir PSINS_CLOCK=$CLOCK LD_PRELOAD=$SO \
         timeout "$RUN_TIMEOUT" "${launcher[@]}" -n "$n" $(command_of "$app" "$args" "$n") </dev/null >/dev/null)
-    "$BIN/psins-consolidate" -q "$dir"/*/ -o "$out/$app-$n.psins"
+    "$BIN/psins-consolidate" -q "$dir"/*/ -o "$file"
     rm -rf "$dir"
 }
 
@@ -133,7 +137,25 @@ predicted() { # TRACE MACHINE -> the predicted time and the ranks' mean communic
     "$BIN/psins-sim" "$1" -m "$2" -q --json - | jq -r '"\(.predicted_seconds) \([.tasks[].comm_s] | add / length)"'
 }
 
+# APP with ARGS at N ranks into $out/APP-N.psins: of REPEATS traced runs, the one whose
+# prediction on the first of MACHINES is the median (the lower of the middle two for an even
+# count); every run's prediction goes to repeats.csv.
+trace() {
+    local app=$1 args=$2 n=$3 i runs=()
+    for ((i = 1; i <= REPEATS; i++)); do
+        trace_once "$app" "$args" "$n" "$out/$app-$n.run$i.psins"
+        read -r s _ < <(predicted "$out/$app-$n.run$i.psins" "${MACHINES%% *}")
+        echo "$app,$n,$i,${MACHINES%% *},$s" >>"$out/repeats.csv"
+        runs+=("$s $i")
+    done
+    i=$(printf '%s\n' "${runs[@]}" | sort -g | sed -n "$(((REPEATS + 1) / 2))p" | cut -d' ' -f2)
+    mv "$out/$app-$n.run$i.psins" "$out/$app-$n.psins"
+    rm -f "$out/$app-$n".run*.psins
+    ((REPEATS == 1)) || echo "validate-extrapolation: $app at $n ranks: run $i of $REPEATS kept (the median prediction)" >&2
+}
+
 rm -f "$out/refusals.txt"
+[[ ${REUSE:-0} == 1 ]] || echo "app,ranks,run,machine,predicted_s" >"$out/repeats.csv"
 echo "app,target,series,machine,extrapolated_s,traced_s,ratio,same_peers,same_messages,same_collectives,bytes_within_1pc,ranks,scaling,extrapolated_comm_s,traced_comm_s,comm_ratio" >"$csv"
 for spec in $APPS; do
     app=${spec%%:*}
@@ -181,7 +203,7 @@ overrides=$(for v in $(compgen -v | grep -E '^(SERIES|TARGETS|SCALING)_' | sort)
 cat >"$out/README.md" <<EOF
 Extrapolation against real traces: \`${MPI:+MPI=$MPI }bash scripts/validate-extrapolation.sh\` on $(hostname),
 $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), PSINS_CLOCK=$CLOCK, BIN=$BIN, MPIRUN=$MPIRUN ($("$MPIRUN" --version 2>&1 | head -1)),
-APPS="$APPS" SERIES="$SERIES" TARGETS="$TARGETS" (per app: ${overrides% }) MACHINES="$MACHINES"${REAL_APPS:+ REAL_APPS=$REAL_APPS}, load $(cut -d' ' -f1-3 /proc/loadavg).
-results.csv: one row per app, target and machine; ratio = extrapolated / traced predicted time; comm_ratio = the same of the ranks' mean time in communication (psins-sim --json: tasks[].comm_s). An app refused at a target has one row with ratio "refused" (the target not traced) and psins-extrapolate's message in refusals.txt.
+APPS="$APPS" SERIES="$SERIES" TARGETS="$TARGETS" REPEATS=$REPEATS (per app: ${overrides% }) MACHINES="$MACHINES"${REAL_APPS:+ REAL_APPS=$REAL_APPS}, load $(cut -d' ' -f1-3 /proc/loadavg).
+repeats.csv: each traced run's prediction on the first machine (the median run kept). results.csv: one row per app, target and machine; ratio = extrapolated / traced predicted time; comm_ratio = the same of the ranks' mean time in communication (psins-sim --json: tasks[].comm_s). An app refused at a target has one row with ratio "refused" (the target not traced) and psins-extrapolate's message in refusals.txt.
 EOF
 echo "validate-extrapolation: $csv" >&2

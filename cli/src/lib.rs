@@ -160,3 +160,18 @@ mod civil {
         assert_eq!(super::utc(1_795_742_000 - 1_795_742_000 % 86_400 + 4394), (2026, 11, 27, 1, 13, 14));
     }
 }
+
+/// Formats an error with its whole cause chain, one "caused by" per line.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        // Some errors already print their cause in their own message: say it once.
+        let text = c.to_string();
+        if !s.contains(&text) {
+            s.push_str(&format!("\n  caused by: {text}"));
+        }
+        cur = c.source();
+    }
+    s
+}

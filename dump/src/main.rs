@@ -80,9 +80,9 @@ fn main() -> ExitCode {
         return match timeline::write(&args.file, out, &sel) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                psins_formats::note!("psins-dump: {}", psins_sim::error::chain(&e));
+                psins_formats::note!("psins-dump: {}", psins_cli::chain(&e));
                 // The tools' one scheme: 1 input, 2 usage, 3 output.
-                e.exit_code().into()
+                e.exit().into()
             }
         };
     }

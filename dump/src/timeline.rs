@@ -1,5 +1,5 @@
 //! `psins-dump --timeline OUT TRACE`: the measured run as a Chrome trace-event timeline,
-//! through psins-sim's writer, so that it opens beside a `psins-sim --timeline` with the same
+//! through the writer psins-sim uses (psins-timeline), so that it opens beside a `psins-sim --timeline` with the same
 //! tracks (one per rank, `compute` slices, call slices with the same names and args) and a
 //! flow arrow per message, send to receive.
 //!
@@ -14,12 +14,39 @@
 //! does) and finds the longest Init, the second writes the slices, then the arrows.
 
 use psins_formats::comms::Comms;
+use psins_formats::exit::Exit;
+use psins_formats::functions::{fn_id, fn_names, OTHER_FN, STEP_FN};
 use psins_formats::messages::{Ends, Matcher, Side};
 use psins_formats::{Op, Output, Record, TraceReader};
-use psins_sim::stats::{fn_id, fn_names, OTHER_FN, STEP_FN};
-use psins_sim::timeline::{CallArgs, Timeline};
-use psins_sim::SimError;
+use psins_timeline::{CallArgs, Timeline, TimelineError};
 use std::path::Path;
+
+/// Why a timeline was not written, and the exit status it gives (docs/exit-codes.md).
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// The trace cannot be read.
+    #[error(transparent)]
+    Trace(#[from] psins_formats::Error),
+    /// A record the messages cannot be paired through (the file, rank and record named).
+    #[error("{0}")]
+    Input(String),
+    /// The output cannot be prepared or committed.
+    #[error(transparent)]
+    Output(psins_formats::Error),
+    /// A bad selection, or the file cannot be written.
+    #[error(transparent)]
+    Writer(#[from] TimelineError),
+}
+
+impl Failure {
+    pub fn exit(&self) -> Exit {
+        match self {
+            Failure::Trace(_) | Failure::Input(_) => Exit::BadInput,
+            Failure::Output(_) | Failure::Writer(TimelineError::Output { .. }) => Exit::Output,
+            Failure::Writer(TimelineError::Usage(_)) => Exit::Usage,
+        }
+    }
+}
 
 /// Nanoseconds as the writer's picoseconds (saturating: a crafted duration must not wrap).
 fn ps(ns: u64) -> u64 {
@@ -38,9 +65,9 @@ pub struct Selection<'a> {
 }
 
 /// Writes the timeline of `trace` to `out` (`-`: standard output).
-pub fn write(trace: &Path, out: &Path, sel: &Selection) -> Result<(), SimError> {
+pub fn write(trace: &Path, out: &Path, sel: &Selection) -> Result<(), Failure> {
     let reader = TraceReader::open(trace)?;
-    let output = Output::prepare(out, &[trace.to_path_buf()]).map_err(SimError::OutputFile)?;
+    let output = Output::prepare(out, &[trace.to_path_buf()]).map_err(Failure::Output)?;
     let mut tl = Timeline::with_label(output.temp_path(), sel.ranks, sel.window, "measured")?.named(out);
     let names = fn_names();
     let comms = Comms::of(&reader);
@@ -57,7 +84,7 @@ pub fn write(trace: &Path, out: &Path, sel: &Selection) -> Result<(), SimError> 
             let (begin, end) = rec.place(now).call;
             now = end;
             if !matches!(rec.op, Op::Step { .. }) {
-                let bad = |m| SimError::Input(format!("{}: rank {t}, record {}: {m}", trace.display(), c.index() - 1));
+                let bad = |m| Failure::Input(format!("{}: rank {t}, record {}: {m}", trace.display(), c.index() - 1));
                 ends.record(&rec, begin, end, &mut |side, e| match side {
                     Side::Sent => matcher.send(e),
                     Side::Received => matcher.recv(e),
@@ -99,5 +126,5 @@ pub fn write(trace: &Path, out: &Path, sel: &Selection) -> Result<(), SimError> 
         tl.arrow(m.src, mid(at(m.lsend), at(m.psend)), m.dst, mid(at(m.recv_call), at(m.precv)));
     }
     tl.finish()?;
-    output.commit().map_err(SimError::OutputFile)
+    output.commit().map_err(Failure::Output)
 }

@@ -237,6 +237,48 @@ fn of_poll(op: &Op) -> Option<u32> {
     op.unfold_poll().and_then(|(one, _)| of_op(&one))
 }
 
+// The ids a replay and a timeline count and name records by: the table's ids (the tracer's
+// wrappers are generated from the same table, so there is no second numbering), two for what
+// it does not name, and a sentinel for records that are not calls.
+const _: () = assert!(N_FUNCS < STEP_FN as usize - 2, "function ids must fit below the u16 sentinels");
+
+/// `Other` records whose id the table does not know; their own id is kept separately.
+pub const OTHER_FN: u16 = N_FUNCS as u16;
+/// `CommCreate` records of [`CommFn::Other`].
+const COMM_OTHER: u16 = N_FUNCS as u16 + 1;
+/// The number of function ids (the table's, [`OTHER_FN`] and `COMM_OTHER`): the size of a
+/// per-function array (psins-sim's statistics).
+pub const NFN: usize = N_FUNCS + 2;
+/// Expansion steps outside an expanded collective, and the `comm_create` (idup) of an
+/// MPI_Comm_idup, whose call is the `other_req` record before it: not a call, not counted.
+pub const STEP_FN: u16 = u16::MAX;
+
+/// The MPI function a record stands for: its id in the function table
+/// ([`of_op`]), else [`OTHER_FN`], `COMM_OTHER` or [`STEP_FN`]. Out of line:
+/// inlined into the replay's task loop, the match's arms spread over more code lines than
+/// the call costs (less code per record; timing did not show the instruction cache to be
+/// what limits the replay, psins-sim's replay: docs/performance.md, *Findings behind the code*).
+#[inline(never)]
+pub fn fn_id(op: &Op) -> u16 {
+    if !op.is_call() {
+        return STEP_FN;
+    }
+    match (of_op(op), op) {
+        (Some(id), _) => id as u16,
+        (None, Op::CommCreate { .. }) => COMM_OTHER,
+        (None, _) => OTHER_FN,
+    }
+}
+
+/// Names of every function id ("" for ids the table does not use).
+pub fn fn_names() -> Vec<String> {
+    let mut n: Vec<String> = NAMES.iter().map(|s| s.to_string()).collect();
+    n.push("MPI_other".into());
+    n.push("MPI_Comm_other".into());
+    debug_assert_eq!(n.len(), NFN);
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,5 +297,173 @@ mod tests {
         }
         const SEND: u32 = id("MPI_Send");
         assert_eq!(name_of(SEND), Some("MPI_Send"));
+    }
+
+    /// `ReduceScatterBlock` → `Reduce_scatter_block`.
+    fn mpi_case(camel: &str) -> String {
+        let mut s = String::new();
+        for (i, c) in camel.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                s.push('_');
+                s.push(c.to_ascii_lowercase());
+            } else {
+                s.push(c);
+            }
+        }
+        s
+    }
+
+    /// Every variant of every enum a record names its function by reaches the function the
+    /// enum's name says (derived independently of the tables above, which are by code).
+    #[test]
+    fn every_record_shape_is_named_after_its_function() {
+        let n = fn_names();
+        let name = |op: Op| n[fn_id(&op) as usize].clone();
+        for &w in WaitFn::ALL {
+            assert_eq!(name(Op::Wait { func: w, count: 0 }), format!("MPI_{}", w.name()));
+        }
+        for &coll in Coll::ALL {
+            let c = |flags| Op::Coll {
+                coll,
+                comm: 0,
+                root: 0,
+                send_bytes: 0,
+                recv_bytes: 0,
+                count: 0,
+                flags,
+                req: 0,
+                instance: 1,
+            };
+            assert_eq!(name(c(0)), format!("MPI_{}", mpi_case(coll.name())));
+            assert_eq!(name(c(CollFlags::NONBLOCKING)), format!("MPI_I{}", mpi_case(coll.name()).to_lowercase()));
+        }
+        for &func in WinSyncFn::ALL {
+            let op = Op::WinSync { func, win: 0, rank: NO_RANK, flags: 0 };
+            assert_eq!(name(op), format!("MPI_Win_{}", mpi_case(func.name()).to_lowercase()));
+        }
+        for &func in WinFn::ALL {
+            let op = Op::WinCreate { func, comm: 0, win: 0 };
+            let want = if func == WinFn::Create {
+                "MPI_Win_create".into()
+            } else {
+                format!("MPI_Win_{}", mpi_case(func.name()).to_lowercase())
+            };
+            assert_eq!(name(op), want);
+        }
+        for &func in RmaFn::ALL {
+            let op = |req| Op::Rma { func, target: 0, win: 0, bytes: 0, rbytes: 0, req };
+            assert_eq!(name(op(0)), format!("MPI_{}", mpi_case(func.name())));
+            let r = if matches!(func, RmaFn::FetchAndOp | RmaFn::CompareAndSwap) {
+                format!("MPI_{}", mpi_case(func.name()))
+            } else {
+                format!("MPI_R{}", mpi_case(func.name()).to_lowercase())
+            };
+            assert_eq!(name(op(3)), r);
+        }
+        // MPI_Comm_idup is counted at its other_req record: its comm_create is no call
+        assert_eq!(fn_id(&Op::CommCreate { func: CommFn::Idup, parent: 0, comm: 2, split: 0 }), STEP_FN);
+        for &func in CommFn::ALL.iter().filter(|&&f| f != CommFn::Idup) {
+            let want = match func {
+                CommFn::Other => "MPI_Comm_other".to_string(),
+                CommFn::CartCreate
+                | CommFn::CartSub
+                | CommFn::GraphCreate
+                | CommFn::DistGraphCreate
+                | CommFn::DistGraphCreateAdjacent
+                | CommFn::IntercommCreate
+                | CommFn::IntercommMerge => {
+                    format!("MPI_{}", mpi_case(func.name()))
+                }
+                _ => format!("MPI_Comm_{}", mpi_case(func.name()).to_lowercase()),
+            };
+            let got = name(Op::CommCreate { func, parent: 0, comm: 2, split: 0 });
+            assert_eq!(got, want, "{func:?}");
+        }
+        let modes = [
+            ("MPI_Send", "MPI_Isend", "MPI_Send_init"),
+            ("MPI_Ssend", "MPI_Issend", "MPI_Ssend_init"),
+            ("MPI_Rsend", "MPI_Irsend", "MPI_Rsend_init"),
+            ("MPI_Bsend", "MPI_Ibsend", "MPI_Bsend_init"),
+        ];
+        for (&mode, (s, i, p)) in SendMode::ALL.iter().zip(modes) {
+            assert_eq!(name(Op::Send { mode, peer: 0, tag: 0, bytes: 0, comm: 0 }), s);
+            assert_eq!(name(Op::Isend { mode, peer: 0, tag: 0, bytes: 0, comm: 0, req: 1 }), i);
+            assert_eq!(name(Op::SendInit { mode, peer: 0, tag: 0, bytes: 0, comm: 0, req: 1 }), p);
+        }
+    }
+
+    /// psins-sim named every `other` record MPI_other_<id>; the id is the table's.
+    #[test]
+    fn other_records_are_named_by_the_table() {
+        let n = fn_names();
+        let id = id_of("MPI_File_write_all").unwrap();
+        let f = fn_id(&Op::Other { func: id });
+        assert_eq!((f as u32, n[f as usize].as_str()), (id, "MPI_File_write_all"));
+        assert_eq!(fn_id(&Op::Other { func: 60_000 }), OTHER_FN);
+        assert_eq!(fn_id(&Op::Other { func: 0 }), OTHER_FN); // a hole in the table
+        assert_eq!(fn_id(&Op::Init { thread_level: 0 }) as u32, id_of("MPI_Init").unwrap());
+        assert_eq!(n.len(), NFN);
+    }
+
+    #[test]
+    fn names_line_up_with_ids() {
+        let n = fn_names();
+        let send = Op::Send { mode: SendMode::Synchronous, peer: 0, tag: 0, bytes: 0, comm: 0 };
+        assert_eq!(n[fn_id(&send) as usize], "MPI_Ssend");
+        let isend = Op::Isend { mode: SendMode::Buffered, peer: 0, tag: 0, bytes: 0, comm: 0, req: 1 };
+        assert_eq!(n[fn_id(&isend) as usize], "MPI_Ibsend");
+        let init = Op::SendInit { mode: SendMode::Ready, peer: 0, tag: 0, bytes: 0, comm: 0, req: 1 };
+        assert_eq!(n[fn_id(&init) as usize], "MPI_Rsend_init");
+        let c = Op::Coll {
+            coll: Coll::ReduceScatterBlock,
+            comm: 0,
+            root: 0,
+            send_bytes: 0,
+            recv_bytes: 0,
+            count: 0,
+            flags: CollFlags::NONBLOCKING,
+            req: 1,
+            instance: 1,
+        };
+        assert_eq!(n[fn_id(&c) as usize], "MPI_Ireduce_scatter_block");
+        let w = Op::Wait { func: WaitFn::Testsome, count: 0 };
+        assert_eq!(n[fn_id(&w) as usize], "MPI_Testsome");
+        let p = Op::Probe { peer: 0, tag: 0, bytes: 0, comm: 0, flags: ProbeFlags::MATCHED };
+        assert_eq!(n[fn_id(&p) as usize], "MPI_Improbe");
+        let r = Op::Rma { func: RmaFn::GetAccumulate, target: 0, win: 0, bytes: 8, rbytes: 8, req: 3 };
+        assert_eq!(n[fn_id(&r) as usize], "MPI_Rget_accumulate");
+        let r = Op::Rma { func: RmaFn::CompareAndSwap, target: 0, win: 0, bytes: 8, rbytes: 8, req: 0 };
+        assert_eq!(n[fn_id(&r) as usize], "MPI_Compare_and_swap");
+        let s = Op::WinSync { func: WinSyncFn::FlushLocalAll, win: 0, rank: NO_RANK, flags: 0 };
+        assert_eq!(n[fn_id(&s) as usize], "MPI_Win_flush_local_all");
+        let c = Op::WinCreate { func: WinFn::AllocateShared, comm: 0, win: 0 };
+        assert_eq!(n[fn_id(&c) as usize], "MPI_Win_allocate_shared");
+        assert_eq!(n[fn_id(&Op::WinFree { win: 0 }) as usize], "MPI_Win_free");
+        let poll = Op::Poll {
+            func: PollFn::Improbe,
+            calls: 9,
+            between_ns: 0,
+            min_gap_ns: 0,
+            count: 0,
+            peer: 0,
+            tag: 0,
+            comm: 0,
+        };
+        assert_eq!(n[fn_id(&poll) as usize], "MPI_Improbe");
+        let poll = Op::Poll {
+            func: PollFn::Testany,
+            calls: 9,
+            between_ns: 0,
+            min_gap_ns: 0,
+            count: 3,
+            peer: NO_RANK,
+            tag: 0,
+            comm: 0,
+        };
+        assert_eq!(n[fn_id(&poll) as usize], "MPI_Testany");
+        assert_eq!(n[fn_id(&Op::Pcontrol { level: 0 }) as usize], "MPI_Pcontrol");
+        let cc = Op::CommCreate { func: CommFn::SplitType, parent: 0, comm: 2, split: 0 };
+        assert_eq!(n[fn_id(&cc) as usize], "MPI_Comm_split_type");
+        assert_eq!(n[fn_id(&Op::CommFree { comm: 2 }) as usize], "MPI_Comm_free");
     }
 }

@@ -440,7 +440,7 @@ fn cats_json(c: &[Ps; 4]) -> serde_json::Value {
 impl CriticalPath {
     pub fn json(&self) -> serde_json::Value {
         use serde_json::json;
-        let names = crate::stats::fn_names();
+        let names = psins_formats::functions::fn_names();
         let by_rank: Vec<_> = self.by_rank.iter().map(|(r, c)| json!({"rank": r, "split": cats_json(c)})).collect();
         let by_fn: Vec<_> =
             self.by_fn.iter().map(|(f, c)| json!({"function": fn_name(&names, *f), "split": cats_json(c)})).collect();
@@ -457,7 +457,7 @@ impl CriticalPath {
     pub fn table(&self, s: &mut String) {
         use crate::units::human_time;
         use std::fmt::Write;
-        let names = crate::stats::fn_names();
+        let names = psins_formats::functions::fn_names();
         let _ = writeln!(s, "\ncritical path: {}, ending on rank {}", human_time(self.total), self.end_rank);
         let _ = write!(s, "  ");
         for (cat, name) in CATS {

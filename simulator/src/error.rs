@@ -37,6 +37,15 @@ pub enum SimError {
 
 pub type Result<T, E = SimError> = std::result::Result<T, E>;
 
+impl From<psins_timeline::TimelineError> for SimError {
+    fn from(e: psins_timeline::TimelineError) -> SimError {
+        match e {
+            psins_timeline::TimelineError::Usage(m) => SimError::Usage(m),
+            psins_timeline::TimelineError::Output { path, source } => SimError::Output { path, source },
+        }
+    }
+}
+
 pub use psins_formats::exit::Exit;
 
 /// Parses the command line, or prints clap's message and exits: 0 for `--help`/`--version`,
@@ -66,19 +75,4 @@ impl SimError {
     pub fn output(path: &std::path::Path, source: std::io::Error) -> SimError {
         SimError::Output { path: path.to_path_buf(), source }
     }
-}
-
-/// Formats an error with its whole cause chain, one "caused by" per line.
-pub fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        // Some errors already print their cause in their own message: say it once.
-        let text = c.to_string();
-        if !s.contains(&text) {
-            s.push_str(&format!("\n  caused by: {text}"));
-        }
-        cur = c.source();
-    }
-    s
 }

@@ -18,7 +18,8 @@ pub mod report;
 pub mod source;
 pub mod stats;
 pub mod sweep;
-pub mod timeline;
+/// The timeline writer (`--timeline`), shared with psins-dump (`psins-timeline`).
+pub use psins_timeline as timeline;
 /// Quantities with units: the workspace's one parser and formatter (`psins-units`).
 pub use psins_units as units;
 

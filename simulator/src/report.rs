@@ -9,8 +9,9 @@ pub use assumptions::Assumptions;
 
 use crate::config::Machine;
 use crate::model::NetworkModel;
-use crate::stats::{fn_names, Log2Hist, Stats};
+use crate::stats::{Log2Hist, Stats};
 use crate::units::{human_time, human_time_ns, secs, size_bin, Ps};
+use psins_formats::functions::fn_names;
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 use std::time::Duration;

@@ -58,7 +58,7 @@ fn wait_per_rank_and_function() {
     let w1: Vec<(String, f64)> = w(1).into_iter().map(|(k, v)| (k, v.as_f64().unwrap())).collect();
     assert_eq!(w1, [("MPI_Recv".to_string(), 12e-6), ("MPI_Waitall".to_string(), 23e-6)]);
     // The same split in picoseconds, as the engine keeps it (MPI_Recv's first).
-    let names = psins_sim::stats::fn_names();
+    let names = psins_formats::functions::fn_names();
     let ps: Vec<(&str, u64)> = r.stats.rank_waits[1].iter().map(|&(f, p)| (names[f as usize].as_str(), p)).collect();
     assert_eq!(ps, [("MPI_Recv", 12 * US), ("MPI_Waitall", 23 * US)]);
 }

@@ -304,6 +304,33 @@ impl fmt::Display for Bytes {
     }
 }
 
+/// Parses `"0-7,12"` into the listed numbers.
+pub fn parse_ranges(s: &str) -> Result<Vec<u32>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || format!("`{part}`: expected N or N-M");
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                if a > b {
+                    return Err(bad());
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    Ok(out)
+}
+
+/// [`parse_ranges`] in ascending order, each rank once (`--timeline-ranks 0-3,2`).
+pub fn parse_rank_set(s: &str) -> Result<Vec<u32>, String> {
+    let mut v = parse_ranges(s)?;
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

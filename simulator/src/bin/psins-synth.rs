@@ -2,8 +2,9 @@
 //! writer the consolidator uses.
 
 use clap::Parser;
+use psins_cli::chain;
 use psins_formats::{note, Output};
-use psins_sim::error::{chain, parse_args, Exit, SimError};
+use psins_sim::error::{parse_args, Exit, SimError};
 use psins_sim::source::synth::{write_trace, Workload, SPEC_HELP};
 use std::path::PathBuf;
 

@@ -119,28 +119,9 @@ impl<'de> Deserialize<'de> for NodeSet {
         }
         match Raw::deserialize(d)? {
             Raw::List(v) => Ok(NodeSet(v)),
-            Raw::Ranges(s) => parse_ranges(&s).map(NodeSet).map_err(serde::de::Error::custom),
+            Raw::Ranges(s) => crate::units::parse_ranges(&s).map(NodeSet).map_err(serde::de::Error::custom),
         }
     }
-}
-
-/// Parses `"0-7,12"` into the listed numbers.
-pub fn parse_ranges(s: &str) -> Result<Vec<u32>, String> {
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || format!("`{part}`: expected N or N-M");
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
-                if a > b {
-                    return Err(bad());
-                }
-                out.extend(a..=b);
-            }
-            None => out.push(part.parse().map_err(|_| bad())?),
-        }
-    }
-    Ok(out)
 }
 
 #[derive(Debug, Deserialize)]

@@ -6,8 +6,8 @@ use super::task::{Ref, Req, ReqKind, State, UNKNOWN};
 use super::Sim;
 use crate::report::{BlockedTask, Deadlock};
 use crate::source::TraceSource;
-use crate::stats::fn_names;
 use crate::units::human_time;
+use psins_formats::functions::fn_names;
 
 /// At most this many tasks are listed one by one.
 const MAX_LISTED: usize = 64;

@@ -6,8 +6,8 @@ use super::task::{Persistent, Posted, Ref, ReqKind, State, ANY, BLOCKING_REQ, UN
 use super::{Flow, Sim};
 use crate::error::{Result, SimError};
 use crate::source::TraceSource;
-use crate::stats::fn_id;
 use crate::units::{Ps, PS_PER_NS};
+use psins_formats::functions::fn_id;
 use psins_formats::*;
 
 /// Why a record cannot be replayed.

@@ -24,22 +24,7 @@ use crate::config::{CollMode, Machine};
 use crate::units::Ps;
 use psins_formats::Coll;
 
-/// A model's resource-use counter track ([`NetworkModel::track_usage`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UsageTrack {
-    /// The track's name (e.g. "busy buses").
-    pub name: &'static str,
-    /// The changes' unit is 1/`per` of the value shown: 1 for a count (busy buses), the
-    /// window's length in cycles for a mean over a window (busy link-cycles → mean links).
-    pub per: u64,
-}
-
-impl UsageTrack {
-    /// A count of busy resources.
-    pub fn count(name: &'static str) -> UsageTrack {
-        UsageTrack { name, per: 1 }
-    }
-}
+pub use psins_timeline::UsageTrack;
 
 /// Engine-wide message handle, echoed back in [`NetCtx::deliver`].
 pub type MsgId = u32;

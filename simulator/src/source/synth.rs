@@ -342,14 +342,6 @@ impl RecordStream for SynthStream {
     }
 }
 
-/// Parses "0-15,64" into sorted, deduplicated ranks.
-pub fn parse_rank_list(s: &str) -> std::result::Result<Vec<u32>, String> {
-    let mut v = crate::config::file::parse_ranges(s)?;
-    v.sort_unstable();
-    v.dedup();
-    Ok(v)
-}
-
 /// Traces of at least this many ranks are written without repeat records.
 pub const LEAN_TRACE_RANKS: u32 = 1 << 17;
 

@@ -4,9 +4,10 @@
 //! stopped.
 
 use super::{merge, row, Shard, Sweep, DEF_FILE};
-use crate::error::{chain, Result, SimError};
+use crate::error::{Result, SimError};
 use crate::source::{compact::CompactTrace, synth::SynthSource, synth::Workload};
 use crate::{model, simulate_report, Machine, Options, Report};
+use psins_cli::chain;
 use psins_formats::note;
 use std::collections::BTreeSet;
 use std::io::Write;

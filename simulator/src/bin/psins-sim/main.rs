@@ -4,8 +4,9 @@ mod sweep;
 mod synth;
 
 use clap::{Args, Parser, Subcommand};
+use psins_cli::chain;
 use psins_formats::{note, output::print, Output};
-use psins_sim::error::{chain, parse_args, SimError};
+use psins_sim::error::{parse_args, SimError};
 use psins_sim::plot::short_name;
 use psins_sim::predicted::PredictedTrace;
 use psins_sim::source::TraceSource;

@@ -1,5 +1,5 @@
 //! The network model's resource-use counter (e.g. busy buses), where the model has one
-//! ([`crate::model::NetworkModel::track_usage`]).
+//! (psins-sim's `NetworkModel::track_usage`).
 //!
 //! A model knows when a resource will be busy as it schedules a message, ahead of that time,
 //! so its changes come as (time, +1 / −1) pairs in the future. As the in-flight counter's
@@ -9,8 +9,8 @@
 //! models' mean over a window) hands a window's value over once it is known, behind the
 //! replay's time but after every change it handed over before: the order holds.
 
-use crate::model::UsageTrack;
-use crate::units::Ps;
+use crate::UsageTrack;
+use psins_units::Ps;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

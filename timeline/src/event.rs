@@ -1,8 +1,8 @@
 //! The trace-event records the timeline writes, as serde structs: one `Event` per line,
 //! serialized straight into the output buffer (nothing per event is allocated).
 
-use crate::units::Ps;
 use psins_formats::Op;
+use psins_units::Ps;
 use serde::Serialize;
 
 /// A time in the format's unit, microseconds (serialized as a number; Perfetto keeps

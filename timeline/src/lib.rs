@@ -5,8 +5,9 @@
 //! the call that completed its receive, a counter of the messages and bytes in flight, and
 //! one of the network's busy resources where the model counts them (usage.rs).
 //! Written as the replay goes, so memory does not grow with the run; rank and time-window
-//! filters keep files of big runs small. `psins-dump --timeline` writes the measured run
-//! through the same writer, so both open with the same layout.
+//! filters keep files of big runs small. `psins-sim --timeline` writes the predicted run and
+//! `psins-dump --timeline` the measured one through this writer, so both open with the same
+//! layout; neither tool's other code is needed to write one.
 
 mod event;
 mod flows;
@@ -15,15 +16,50 @@ mod usage;
 pub use event::CallArgs;
 use event::{Args, Event, Us};
 
-use crate::error::{Result, SimError};
-use crate::model::UsageTrack;
-use crate::source::synth::parse_rank_list;
-use crate::stats::{fn_names, OTHER_FN};
-use crate::units::{parse_time, Ps};
 use flows::Flows;
+use psins_formats::functions::{fn_names, OTHER_FN};
+use psins_units::{parse_rank_set, parse_time, Ps};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+/// A network model's resource-use counter track (psins-sim's `NetworkModel::track_usage`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UsageTrack {
+    /// The track's name (e.g. "busy buses").
+    pub name: &'static str,
+    /// The changes' unit is 1/`per` of the value shown: 1 for a count (busy buses), the
+    /// window's length in cycles for a mean over a window (busy link-cycles → mean links).
+    pub per: u64,
+}
+
+impl UsageTrack {
+    /// A count of busy resources.
+    pub fn count(name: &'static str) -> UsageTrack {
+        UsageTrack { name, per: 1 }
+    }
+}
+
+/// What can go wrong writing a timeline: a bad selection, or the file.
+#[derive(Debug, thiserror::Error)]
+pub enum TimelineError {
+    /// `--timeline-ranks` or `--timeline-window` cannot be read.
+    #[error("{0}")]
+    Usage(String),
+    /// The file cannot be created or written.
+    #[error("cannot write {path}")]
+    Output {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+pub type Result<T, E = TimelineError> = std::result::Result<T, E>;
+
+fn output(path: &Path, source: std::io::Error) -> TimelineError {
+    TimelineError::Output { path: path.to_path_buf(), source }
+}
 
 pub struct Timeline {
     path: PathBuf,
@@ -49,14 +85,14 @@ impl Timeline {
 
     pub fn with_label(path: &Path, ranks: Option<&str>, window: Option<&str>, label: &str) -> Result<Timeline> {
         let ranks = match ranks {
-            Some(r) => parse_rank_list(r).map_err(|m| SimError::Usage(format!("--timeline-ranks: {m}")))?,
+            Some(r) => parse_rank_set(r).map_err(|m| TimelineError::Usage(format!("--timeline-ranks: {m}")))?,
             None => Vec::new(),
         };
         let window = match window {
-            Some(w) => parse_window(w).map_err(|m| SimError::Usage(format!("--timeline-window: {m}")))?,
+            Some(w) => parse_window(w).map_err(|m| TimelineError::Usage(format!("--timeline-window: {m}")))?,
             None => (0, Ps::MAX),
         };
-        let file = File::create(path).map_err(|e| SimError::output(path, e))?;
+        let file = File::create(path).map_err(|e| output(path, e))?;
         let mut tl = Timeline {
             path: path.to_path_buf(),
             out: BufWriter::with_capacity(1 << 20, file),
@@ -261,7 +297,7 @@ impl Timeline {
 
     fn check_error(&mut self) -> Result<()> {
         match self.error.take() {
-            Some(e) => Err(SimError::output(&self.path, e)),
+            Some(e) => Err(output(&self.path, e)),
             None => Ok(()),
         }
     }
@@ -273,12 +309,12 @@ impl Timeline {
         flows.drain_arrivals(Ps::MAX, &mut |at, v| self.counter(at, v));
         self.drain_usage(Ps::MAX);
         self.check_error()?;
-        self.out.write_all(b"\n]}\n").and_then(|_| self.out.flush()).map_err(|e| SimError::output(&self.path, e))
+        self.out.write_all(b"\n]}\n").and_then(|_| self.out.flush()).map_err(|e| output(&self.path, e))
     }
 }
 
 /// "START..END" or "START:END" (either side may be empty) in picoseconds.
-fn parse_window(w: &str) -> Result<(Ps, Ps), String> {
+fn parse_window(w: &str) -> std::result::Result<(Ps, Ps), String> {
     let (a, b) = w
         .split_once("..")
         .or_else(|| w.split_once(':'))

@@ -13,7 +13,7 @@
 //! are known ahead of their time (the model says when), so they wait in a heap and are
 //! written once the replay passes them: the counter's events come in time order.
 
-use crate::units::Ps;
+use psins_units::Ps;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

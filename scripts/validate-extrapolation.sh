@@ -30,7 +30,8 @@
 # waits, docs/tracer.md) and -x for the tracer's settings.
 # REPEATS (default 1): each rank count traced that many times and the run whose prediction on
 # the first of MACHINES is the median kept: an oversubscribed run on a small host differs from
-# the next by tens of percent (docs/extrapolate.md, *Validation*); repeats.csv lists each run.
+# the next by tens of percent (docs/extrapolate.md, *Validation*); repeats.csv lists each run
+# (with REUSE=1, the runs of the traces made now, beside those of earlier ones).
 # OUT: the results directory (default measurements/DATE-extrapolation): results.csv, a README
 # with the command, refusals.txt, repeats.csv, and the traces (not to be committed). REUSE=1 keeps traces
 # already in OUT. A series psins-extrapolate refuses is one row marked `refused` per target
@@ -53,6 +54,7 @@ MACHINES=${MACHINES:-"bus-cluster torus-8x8 dragonfly-72"}
 CLOCK=${PSINS_CLOCK:-cpu}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 REPEATS=${REPEATS:-1}
+[[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "validate-extrapolation: REPEATS=$REPEATS: a whole number, 1 or more" >&2; exit 2; }
 case ${MPI:-mpich} in
 mpich) ;;
 openmpi)
@@ -141,21 +143,26 @@ predicted() { # TRACE MACHINE -> the predicted time and the ranks' mean communic
 # prediction on the first of MACHINES is the median (the lower of the middle two for an even
 # count); every run's prediction goes to repeats.csv.
 trace() {
-    local app=$1 args=$2 n=$3 i runs=()
+    local app=$1 args=$2 n=$3 i s runs=()
+    if ((REPEATS == 1)); then
+        trace_once "$app" "$args" "$n" "$out/$app-$n.psins"
+        return
+    fi
     for ((i = 1; i <= REPEATS; i++)); do
         trace_once "$app" "$args" "$n" "$out/$app-$n.run$i.psins"
-        read -r s _ < <(predicted "$out/$app-$n.run$i.psins" "${MACHINES%% *}")
+        s=$(predicted "$out/$app-$n.run$i.psins" "${MACHINES%% *}" | cut -d' ' -f1)
+        [[ -n $s ]] || { echo "validate-extrapolation: $app at $n ranks, run $i: no prediction on ${MACHINES%% *}" >&2; exit 1; }
         echo "$app,$n,$i,${MACHINES%% *},$s" >>"$out/repeats.csv"
         runs+=("$s $i")
     done
     i=$(printf '%s\n' "${runs[@]}" | sort -g | sed -n "$(((REPEATS + 1) / 2))p" | cut -d' ' -f2)
     mv "$out/$app-$n.run$i.psins" "$out/$app-$n.psins"
     rm -f "$out/$app-$n".run*.psins
-    ((REPEATS == 1)) || echo "validate-extrapolation: $app at $n ranks: run $i of $REPEATS kept (the median prediction)" >&2
+    echo "validate-extrapolation: $app at $n ranks: run $i of $REPEATS kept (the median prediction)" >&2
 }
 
 rm -f "$out/refusals.txt"
-[[ ${REUSE:-0} == 1 ]] || echo "app,ranks,run,machine,predicted_s" >"$out/repeats.csv"
+[[ ${REUSE:-0} == 1 && -s $out/repeats.csv ]] || echo "app,ranks,run,machine,predicted_s" >"$out/repeats.csv"
 echo "app,target,series,machine,extrapolated_s,traced_s,ratio,same_peers,same_messages,same_collectives,bytes_within_1pc,ranks,scaling,extrapolated_comm_s,traced_comm_s,comm_ratio" >"$csv"
 for spec in $APPS; do
     app=${spec%%:*}

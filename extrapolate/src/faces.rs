@@ -31,7 +31,7 @@ pub fn of(off: &Offsets, g: &Grid, me: u32) -> i64 {
     sum
 }
 
-/// The offsets as the report says them: `low face of dimension 1 -40, high -40`.
+/// The offsets as the report says them: `dimension 1: +0 on its low face, -40 on its high face`.
 pub fn show(off: &Offsets, shape: crate::topo::Shape) -> String {
     let mut parts = Vec::new();
     for (d, o) in off.iter().enumerate().take(shape.ndims) {
@@ -47,24 +47,39 @@ pub fn show(off: &Offsets, shape: crate::topo::Shape) -> String {
     }
 }
 
+/// A rank whose value the faces do not explain: the trace (an index into the grids given),
+/// the rank, its record and why.
+#[derive(Debug)]
+pub struct Unexplained {
+    pub trace: usize,
+    pub rank: u32,
+    pub record: u64,
+    pub why: String,
+}
+
 /// The offsets of the faces and each trace's value inside the grid, from every rank's value
-/// (`values[i]`: rank and value on `grids[i]`, the ranks that made the call). An offset is the
+/// (`values[i]`: rank, value and the record's index on `grids[i]`, the ranks that made the
+/// call). An offset is the
 /// difference between a rank on the face and its neighbour inside the grid along that
 /// dimension, the same wherever the series has such a pair; an offset no pair shows is taken
 /// as nothing only where the values agree without it. `Err` says what the faces do not explain.
-pub fn fit(grids: &[Grid], values: &[Vec<(u32, u64)>]) -> Result<(Offsets, Vec<i64>), String> {
+pub fn fit(grids: &[Grid], values: &[Vec<(u32, u64, u64)>]) -> Result<(Offsets, Vec<i64>), Unexplained> {
     let ndims = grids.first().map_or(0, |g| g.dims.len());
     let mut off: Offsets = [[0; 2]; 3];
     for d in 0..ndims {
         for side in 0..2 {
             let mut found: Option<i64> = None;
-            for (g, vals) in grids.iter().zip(values) {
+            for (i, (g, vals)) in grids.iter().zip(values).enumerate() {
                 let n = g.dims[d];
                 if g.wraps(d) || n < 3 {
                     continue;
                 }
-                let value = |r: u32| vals.iter().find(|v| v.0 == r).map(|v| v.1 as i64);
-                for &(r, v) in vals {
+                let mut by_rank = vec![None; g.ranks() as usize];
+                for &(r, v, _) in vals {
+                    by_rank[r as usize] = Some(v as i64);
+                }
+                let value = |r: u32| by_rank.get(r as usize).copied().flatten();
+                for &(r, v, record) in vals {
                     let v = v as i64;
                     let c = g.coords(r)[d];
                     let inward: i32 = match side {
@@ -79,11 +94,16 @@ pub fn fit(grids: &[Grid], values: &[Vec<(u32, u64)>]) -> Result<(Offsets, Vec<i
                         None => found = Some(v - w),
                         Some(f) if f == v - w => {}
                         Some(f) => {
-                            return Err(format!(
-                                "on the {} face of dimension {d} the ranks differ from their neighbours inside by {f} and by {} ({g}, rank {r})",
-                                ["low", "high"][side],
-                                v - w
-                            ))
+                            return Err(Unexplained {
+                                trace: i,
+                                rank: r,
+                                record,
+                                why: format!(
+                                    "on the {} face of dimension {d} the ranks differ from their neighbours inside by {f} and, here, by {} ({g})",
+                                    ["low", "high"][side],
+                                    v - w
+                                ),
+                            })
                         }
                     }
                 }
@@ -92,22 +112,25 @@ pub fn fit(grids: &[Grid], values: &[Vec<(u32, u64)>]) -> Result<(Offsets, Vec<i
         }
     }
     let mut inside = Vec::with_capacity(grids.len());
-    for (g, vals) in grids.iter().zip(values) {
+    for (i, (g, vals)) in grids.iter().zip(values).enumerate() {
         let mut base: Option<(u32, i64)> = None;
-        for &(r, v) in vals {
+        for &(r, v, record) in vals {
             let b = v as i64 - of(&off, g, r);
             match base {
                 None => base = Some((r, b)),
                 Some((_, x)) if x == b => {}
-                Some((r0, x)) => return Err(format!(
-                    "ranks {r0} and {r} of the {g} differ ({} and {v}) in a way the faces of the grid do not explain{}",
-                    x + of(&off, g, r0),
-                    if grids.iter().all(|g| (0..ndims).any(|d| !g.wraps(d) && g.dims[d] < 3)) {
-                        " (no trace has 3 or more ranks along every dimension, so what the faces add cannot be told from a rank inside)"
-                    } else {
-                        ""
-                    }
-                )),
+                Some((r0, x)) => {
+                    let why = format!(
+                        "its value {v} and rank {r0}'s {} on the {g} differ in a way the faces of the grid do not explain{}",
+                        x + of(&off, g, r0),
+                        if grids.iter().all(|g| (0..ndims).any(|d| !g.wraps(d) && g.dims[d] < 3)) {
+                            " (no trace has 3 or more ranks along every dimension, so what the faces add cannot be told from a rank inside)"
+                        } else {
+                            ""
+                        }
+                    );
+                    return Err(Unexplained { trace: i, rank: r, record, why });
+                }
             }
         }
         inside.push(base.map_or(0, |b| b.1));
@@ -133,8 +156,8 @@ mod tests {
     #[test]
     fn boundary_points_left_out_of_the_faces() {
         let grids: Vec<Grid> = [4, 8, 16].iter().map(|&p| COL2.at(p)).collect();
-        let values: Vec<Vec<(u32, u64)>> =
-            grids.iter().map(|g| (0..g.ranks()).map(|r| (r, lu(g, r))).collect()).collect();
+        let values: Vec<Vec<(u32, u64, u64)>> =
+            grids.iter().map(|g| (0..g.ranks()).map(|r| (r, lu(g, r), 1)).collect()).collect();
         let (off, inside) = fit(&grids, &values).unwrap();
         assert_eq!(off, [[0, 0], [-40, -40], [0, 0]]);
         // 32/2, 32/2, 32/4 points of 40 bytes inside the grid.
@@ -149,11 +172,11 @@ mod tests {
     fn unexplained_differences_are_named() {
         let grids: Vec<Grid> = [4, 8, 16].iter().map(|&p| COL2.at(p)).collect();
         // Rank 5 of 16 (inside the grid) differs from the other ranks inside.
-        let values: Vec<Vec<(u32, u64)>> = grids
+        let values: Vec<Vec<(u32, u64, u64)>> = grids
             .iter()
-            .map(|g| (0..g.ranks()).map(|r| (r, if g.ranks() == 16 && r == 5 { 7 } else { 100 })).collect())
+            .map(|g| (0..g.ranks()).map(|r| (r, if g.ranks() == 16 && r == 5 { 7 } else { 100 }, 3)).collect())
             .collect();
         let e = fit(&grids, &values).unwrap_err();
-        assert!(e.contains("differ"), "{e}");
+        assert!(e.trace == 2 && e.record == 3 && e.why.contains("differ"), "{e:?}");
     }
 }

@@ -168,7 +168,7 @@ impl Cursor {
                 }
             }
             if !t.exists(id, g, me) {
-                if t.carries_gap(id) {
+                if t.carries_gap(id, g, me) {
                     self.pending += v.gap(t, id, me, k);
                 }
                 continue;

@@ -447,13 +447,21 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                 }
                 let mut what = format!("{}: {}{}", slot.label(ndims), names[k], if root { " at the root" } else { "" });
                 // Ranks whose sizes differ: a law inside the grid and a constant per face
-                // (crate::faces). Per-rank counts of a v-collective are evened instead.
+                // (crate::faces). Per-rank counts of a v-collective are evened instead; a poll
+                // run's counts are its timing, and take the most common value.
                 let evened = matches!(slot.shape, Op::Coll { coll, .. } if shape::evened(coll));
-                if !root && !evened && slot.seen.iter().any(|s| s.values[k].len() > 1) {
+                let timing = matches!(slot.shape, Op::Poll { .. });
+                if !root && !evened && !timing && slot.seen.iter().any(|s| s.values[k].len() > 1) {
                     let present: Vec<usize> =
                         (0..slot.seen.len()).filter(|&ti| !slot.seen[ti].by_rank[k].is_empty()).collect();
                     let gs: Vec<Grid> = present.iter().map(|&ti| grids[ti].clone()).collect();
-                    let vs: Vec<Vec<(u32, u64)>> = present.iter().map(|&ti| slot.seen[ti].by_rank[k].clone()).collect();
+                    let vs: Vec<Vec<(u32, u64, u64)>> =
+                        present.iter().map(|&ti| slot.seen[ti].by_rank[k].clone()).collect();
+                    // Every rank within the tolerance of the most common value.
+                    let near = slot.seen.iter().all(|s| {
+                        let m = template::Seen::mode(&s.values[k]).0 as f64;
+                        s.values[k].iter().all(|&(v, _)| (v as f64 - m).abs() <= opts.tolerance * m)
+                    });
                     match faces::fit(&gs, &vs) {
                         Ok((off, inside)) if inside.iter().all(|&b| b >= 0) => {
                             pts = present.iter().zip(&inside).map(|(&ti, &b)| (sizes[ti], b as u64)).collect();
@@ -463,19 +471,35 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                                 face_offsets.push([[[0; 2]; 3]; shape::MAX_PARAMS]);
                             }
                             face_offsets[face_of[id] as usize][k] = off;
+                            let unseen: Vec<String> = (0..ndims)
+                                .filter(|&d| grids.iter().all(|g| !g.wraps(d) && g.dims[d] < 3))
+                                .map(|d| d.to_string())
+                                .collect();
+                            if !unseen.is_empty() {
+                                notes.push(format!(
+                                    "{what}: no trace is 3 ranks wide along dimension {}, so what its faces add to a rank inside cannot be seen (taken as nothing)",
+                                    unseen.join(", ")
+                                ));
+                            }
                         }
-                        Ok(_) => {}
-                        // Ranks within the tolerance of the most common value take it.
-                        Err(_)
-                            if slot.seen.iter().all(|s| {
-                                let m = template::Seen::mode(&s.values[k]).0 as f64;
-                                s.values[k].iter().all(|&(v, _)| (v as f64 - m).abs() <= opts.tolerance * m)
-                            }) => {}
-                        Err(e) => {
-                            let (ti, r) = first_seen(slot);
+                        _ if near => {}
+                        Ok((_, inside)) => {
+                            let i = inside.iter().position(|&b| b < 0).unwrap_or(0);
+                            let (r, _, record) = vs[i][0];
                             return Err(Refusal::Input(format!(
-                                "{}: rank {r}: {what} differs between ranks: {e}",
-                                series.traces[ti].path.display()
+                                "{}: rank {r}, record {record}: {what} differs between ranks; read by the faces of the grid, a rank inside it would send {} at {} ranks",
+                                series.traces[present[i]].path.display(),
+                                inside[i],
+                                sizes[present[i]]
+                            )));
+                        }
+                        Err(u) => {
+                            return Err(Refusal::Input(format!(
+                                "{}: rank {}, record {}: {what} differs between ranks: {}",
+                                series.traces[present[u.trace]].path.display(),
+                                u.rank,
+                                u.record,
+                                u.why
                             )));
                         }
                     }
@@ -515,6 +539,15 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                                 {
                                     at = f.at(extent(t.shape, opts.ranks, mask));
                                     fit = f;
+                                    let mut ex: Vec<f64> = xs.iter().map(|x| x.0).collect();
+                                    ex.sort_by(f64::total_cmp);
+                                    ex.dedup();
+                                    if ex.len() == 2 {
+                                        notes.push(format!(
+                                            "{what}: {fit} passes through the two extents the series has ({} and {}), as --scaling strong allows: not checked by leaving one out",
+                                            ex[0], ex[1]
+                                        ));
+                                    }
                                 }
                             }
                         }
@@ -530,13 +563,36 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                                 if pts.len() < 3 { "; the call is in fewer than three of the traces: trace larger runs, or say --scaling" } else { "" }
                             )));
                         }
-                        fits.push(FitLine::size(what, fit, &pts, at.round().max(0.0)));
+                        fits.push(FitLine::size(what.clone(), fit, &pts, at.round().max(0.0)));
                         memo.insert(key, fits.len() - 1);
                         fits.len() - 1
                     }
                 };
                 fits[line].slots += 1;
                 values[k] = fits[line].at_target as u64;
+                // The smallest a rank of the target can send: what the faces add must not take a
+                // size below nothing (a boundary line taken off a block that has none left).
+                if let Some(off) = face_offsets.get(face_of[id] as usize).map(|o| o[k]).filter(|_| !root) {
+                    let g = t.shape.at(opts.ranks);
+                    let least: i64 = (0..ndims)
+                        .filter(|&d| !g.wraps(d))
+                        .map(|d| match g.dims[d] {
+                            1 => off[d][0] + off[d][1],
+                            2 => off[d][0].min(off[d][1]),
+                            _ => off[d][0].min(off[d][1]).min(0),
+                        })
+                        .sum();
+                    if values[k] as i64 + least < 0 {
+                        let (ti, r) = first_seen(slot);
+                        return Err(Refusal::Input(format!(
+                            "{}: rank {r}: {what}: at {} ranks ({g}) a rank on the faces would send {} (inside the grid {}): fewer than nothing",
+                            series.traces[ti].path.display(),
+                            opts.ranks,
+                            values[k] as i64 + least,
+                            values[k]
+                        )));
+                    }
+                }
             }
             if root {
                 root_params[id] = Some(values);
@@ -686,8 +742,8 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         let g = t.shape.at(tr.ranks());
         let (mut exact, mut exact_n) = (vec![0f64; 2 * n], vec![0u32; 2 * n]);
         let (mut dur, mut any_n) = (vec![0f64; 2 * n], vec![0u32; 2 * n]);
-        // (slot, its gap, the slots skipped before it) of the records that follow a skip.
-        let mut after_skip: Vec<(SlotId, f64, Vec<SlotId>)> = Vec::new();
+        // (slot, its gap, the slots skipped before it, the rank) of the records that follow a skip.
+        let mut after_skip: Vec<(SlotId, f64, Vec<SlotId>, u32)> = Vec::new();
         for r in 0..tr.ranks() {
             let ids = slot_ids(&t, &g, r, ti);
             let recs =
@@ -703,7 +759,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                     exact[id] += gap;
                     exact_n[id] += 1;
                 } else {
-                    after_skip.push((id, gap, t.order[at..here].to_vec()));
+                    after_skip.push((id, gap, t.order[at..here].to_vec(), r));
                 }
                 at = here + 1;
                 dur[id] += rec.dur_ns as f64;
@@ -718,10 +774,14 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         // A slot never made right after the slot before it: its burst is what remains of
         // the gaps before it once the skipped slots' own bursts are taken off.
         let (mut rest, mut rest_n) = (vec![0f64; 2 * n], vec![0u32; 2 * n]);
-        for (id, gap, skipped) in &after_skip {
+        for (id, gap, skipped, r) in &after_skip {
             if exact_n[*id] == 0 {
-                let known: f64 =
-                    skipped.iter().filter(|&&s| t.carries_gap(s)).map(|s| own[*s][ti]).filter(|x| !x.is_nan()).sum();
+                let known: f64 = skipped
+                    .iter()
+                    .filter(|&&s| t.carries_gap(s, &g, *r))
+                    .map(|s| own[*s][ti])
+                    .filter(|x| !x.is_nan())
+                    .sum();
                 rest[*id] += (gap - known).max(0.0);
                 rest_n[*id] += 1;
             }

@@ -650,9 +650,9 @@ pub struct Seen {
     pub values: [Vec<(u64, u32)>; MAX_PARAMS],
     /// A rooted collective's sizes at its root.
     pub root_values: [Vec<(u64, u32)>; MAX_PARAMS],
-    /// Each size per rank (rank, value), the root aside: where the ranks' values differ,
-    /// crate::faces reads them by the faces of the grid each rank lies on.
-    pub by_rank: [Vec<(u32, u64)>; MAX_PARAMS],
+    /// Each size per rank (rank, value, the record's index), the root aside: where the ranks'
+    /// values differ, crate::faces reads them by the faces of the grid each rank lies on.
+    pub by_rank: [Vec<(u32, u64, u64)>; MAX_PARAMS],
     /// `count` less the requests completed, for a wait (requests passed that were null).
     pub extra: Vec<(u64, u32)>,
     /// For a call in a loop: its iterations.
@@ -1018,7 +1018,7 @@ impl Template {
                     bump(&mut seen.root_values[k], *x);
                 } else {
                     bump(&mut seen.values[k], *x);
-                    seen.by_rank[k].push((me, *x));
+                    seen.by_rank[k].push((me, *x, idx));
                 }
             }
             if let Op::Coll { coll, .. } = rec.op {
@@ -1303,11 +1303,18 @@ impl Template {
         v
     }
 
-    /// Whether a rank that does not make slot `id` still computes the burst before it: an edge
-    /// rank without that neighbour does; a rank of another role (the slot made by rank 0 only,
-    /// or by every rank but 0) runs a program of its own.
-    pub fn carries_gap(&self, id: SlotId) -> bool {
-        matches!(self.slots[id].exists, Exists::All | Exists::Neighbour | Exists::Neighbours(_) | Exists::AnyRequest)
+    /// Whether rank `me` of `g`, which does not make slot `id`, still computes the burst before
+    /// it: an edge rank without that neighbour does (also one on the face of a call made on
+    /// that face where the neighbour is); a rank of another role (the slot made by rank 0
+    /// only, by every rank but 0, or on a face the rank is not on) runs a program of its own.
+    pub fn carries_gap(&self, id: SlotId, g: &Grid, me: u32) -> bool {
+        match self.slots[id].exists {
+            Exists::All | Exists::Neighbour | Exists::Neighbours(_) | Exists::AnyRequest => true,
+            Exists::Face { dim, sides, neighbour: true } => {
+                self.exists_by(id, Exists::Face { dim, sides, neighbour: false }, g, me) == Some(true)
+            }
+            _ => false,
+        }
     }
 
     pub fn exists(&self, id: SlotId, g: &Grid, me: u32) -> bool {

@@ -26,8 +26,8 @@ use std::sync::Arc;
 /// largest trace may run once in a smaller one. Each message size and element count is fitted as a law of
 /// the rank count P (constant, a*P^b, a + b*log2 P, a/P + c, a + b*P), chosen by its
 /// leave-one-out error over the series, or on a grid where none fits as a constant over some
-/// dimensions' extents (a block's face: 30720/D1; with --scaling strong also c/D1 + h, a face
-/// with its ghost planes, through two extents). Where ranks' sizes differ, the size inside the
+/// dimensions' extents (a block's face: 30720/D1), or c/D1 + h (a face with its ghost planes:
+/// checked by leaving one out over three extents, or with --scaling strong through two). Where ranks' sizes differ, the size inside the
 /// grid is fitted and each face of the grid a rank lies on adds a constant (a global
 /// boundary's points left out); a call made only by the ranks on a face of the grid (with
 /// or without its neighbour there) is a form too. The CPU bursts before each kind of call are fitted
@@ -46,7 +46,9 @@ use std::sync::Arc;
 ///
 /// Every fit is printed with its errors, the worst named. Refused, with the record, the rank
 /// and the reason: traces of different applications or whose programs cannot be aligned,
-/// peers no topology explains, sizes that no law fits within --tolerance, fewer than three
+/// peers no topology explains, sizes that no law fits within --tolerance, sizes that differ
+/// between ranks in a way the faces of the grid do not explain (or that the faces would take
+/// below nothing at the target), fewer than three
 /// rank counts (two with --scaling), and a target at or below the largest trace, that does
 /// not lay the topology as a proper grid, or at which a loop's trip count is not whole (the
 /// nearest rank counts that do are named).
@@ -71,7 +73,9 @@ struct Args {
     /// suffice (strong: also a face's c/D + h through two extents of D).
     #[arg(long, value_enum)]
     scaling: Option<ScalingArg>,
-    /// The largest leave-one-out error a size's law may have, in percent.
+    /// The largest leave-one-out error a size's law may have, in percent; also how far ranks'
+    /// sizes the faces of the grid do not explain may be from the most common one, which they
+    /// then take.
     #[arg(long, default_value_t = 5.0, value_parser = percent)]
     tolerance: f64,
     /// Also write the fits and the topology as JSON to this file.

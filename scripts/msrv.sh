@@ -3,8 +3,9 @@
 # with the oldest Rust it declares (Cargo.toml's `rust-version`), so that the declaration stays
 # true; then the importers again without libotf2 (PSINS_NO_OTF2=1, docs/interop-otf2.md), which
 # reuses the first check's dependencies (psins-interop's build script reruns on PSINS_NO_OTF2,
-# so a second `make msrv` checks psins-interop and what depends on it again in both steps). The toolchain comes from rustup (installed with the
-# minimal profile when missing); without rustup this fails, naming what to install.
+# so a second `make msrv` checks psins-interop and what depends on it again in both steps).
+# The toolchain comes from rustup (installed with the minimal profile when missing); without
+# rustup this fails, naming what to install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/^rust-version *= *"\([0-9.]*\)".*/\1/p' Cargo.toml | head -1)

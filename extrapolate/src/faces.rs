@@ -13,22 +13,38 @@ use crate::topo::Grid;
 /// (`[d][1]`) adds to the value inside the grid. Dimensions that wrap have no faces.
 pub type Offsets = [[i64; 2]; 3];
 
+/// Whether rank `me` lies on the low face (`[0]`) and on the high face (`[1]`) of dimension
+/// `d` of `g`: its lowest and its highest coordinate, both where the dimension is one rank
+/// wide; neither where it wraps.
+pub fn sides(g: &Grid, me: u32, d: usize) -> [bool; 2] {
+    if g.wraps(d) {
+        return [false; 2];
+    }
+    let c = g.coords(me)[d];
+    [c == 0, c + 1 == g.dims[d]]
+}
+
 /// What the faces rank `me` lies on add to a value on `g`.
 pub fn of(off: &Offsets, g: &Grid, me: u32) -> i64 {
-    let c = g.coords(me);
-    let mut sum = 0;
-    for d in 0..g.dims.len() {
-        if g.wraps(d) {
-            continue;
-        }
-        if c[d] == 0 {
-            sum += off[d][0];
-        }
-        if c[d] + 1 == g.dims[d] {
-            sum += off[d][1];
-        }
-    }
-    sum
+    (0..g.dims.len())
+        .map(|d| {
+            let [low, high] = sides(g, me, d);
+            off[d][0] * low as i64 + off[d][1] * high as i64
+        })
+        .sum()
+}
+
+/// The least the faces add to a value on any rank of `g` (a grid of one rank along a
+/// dimension has both faces there, of two ranks one or the other).
+pub fn least(off: &Offsets, g: &Grid) -> i64 {
+    (0..g.dims.len())
+        .filter(|&d| !g.wraps(d))
+        .map(|d| match g.dims[d] {
+            1 => off[d][0] + off[d][1],
+            2 => off[d][0].min(off[d][1]),
+            _ => off[d][0].min(off[d][1]).min(0),
+        })
+        .sum()
 }
 
 /// The offsets as the report says them: `dimension 1: +0 on its low face, -40 on its high face`.
@@ -59,37 +75,41 @@ pub struct Unexplained {
 
 /// The offsets of the faces and each trace's value inside the grid, from every rank's value
 /// (`values[i]`: rank, value and the record's index on `grids[i]`, the ranks that made the
-/// call). An offset is the
-/// difference between a rank on the face and its neighbour inside the grid along that
-/// dimension, the same wherever the series has such a pair; an offset no pair shows is taken
-/// as nothing only where the values agree without it. `Err` says what the faces do not explain.
+/// call). An offset is the difference between a rank on the face and its neighbour inside the
+/// grid along that dimension, the same wherever the series has such a pair; an offset no pair
+/// shows is taken as nothing only where the values agree without it. `Err` says what the
+/// faces do not explain.
 pub fn fit(grids: &[Grid], values: &[Vec<(u32, u64, u64)>]) -> Result<(Offsets, Vec<i64>), Unexplained> {
     let ndims = grids.first().map_or(0, |g| g.dims.len());
+    // Each trace's values by rank (None: the rank did not make the call).
+    let by_rank: Vec<Vec<Option<i64>>> = grids
+        .iter()
+        .zip(values)
+        .map(|(g, vals)| {
+            let mut v = vec![None; g.ranks() as usize];
+            for &(r, x, _) in vals {
+                v[r as usize] = Some(x as i64);
+            }
+            v
+        })
+        .collect();
     let mut off: Offsets = [[0; 2]; 3];
     for d in 0..ndims {
         for side in 0..2 {
             let mut found: Option<i64> = None;
             for (i, (g, vals)) in grids.iter().zip(values).enumerate() {
-                let n = g.dims[d];
-                if g.wraps(d) || n < 3 {
+                // A rank inside the grid along d is there from 3 ranks on.
+                if g.wraps(d) || g.dims[d] < 3 {
                     continue;
                 }
-                let mut by_rank = vec![None; g.ranks() as usize];
-                for &(r, v, _) in vals {
-                    by_rank[r as usize] = Some(v as i64);
-                }
-                let value = |r: u32| by_rank.get(r as usize).copied().flatten();
                 for &(r, v, record) in vals {
+                    if !sides(g, r, d)[side] {
+                        continue;
+                    }
                     let v = v as i64;
-                    let c = g.coords(r)[d];
-                    let inward: i32 = match side {
-                        0 if c == 0 => 1,
-                        1 if c + 1 == n => -1,
-                        _ => continue,
-                    };
                     let mut o = [0; 3];
-                    o[d] = inward;
-                    let Some(w) = g.apply(r, o).and_then(value) else { continue };
+                    o[d] = if side == 0 { 1 } else { -1 };
+                    let Some(w) = g.apply(r, o).and_then(|q| by_rank[i][q as usize]) else { continue };
                     match found {
                         None => found = Some(v - w),
                         Some(f) if f == v - w => {}

@@ -475,11 +475,13 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                                 .filter(|&d| grids.iter().all(|g| !g.wraps(d) && g.dims[d] < 3))
                                 .map(|d| d.to_string())
                                 .collect();
-                            if !unseen.is_empty() {
-                                notes.push(format!(
-                                    "{what}: no trace is 3 ranks wide along dimension {}, so what its faces add to a rank inside cannot be seen (taken as nothing)",
-                                    unseen.join(", ")
-                                ));
+                            let note = format!(
+                                "{what}: no trace is 3 ranks wide along dimension {}, so what its faces add to a rank inside cannot be seen (taken as nothing)",
+                                unseen.join(", ")
+                            );
+                            // Once per kind of call, not per slot (a loop's thousands of them).
+                            if !unseen.is_empty() && !notes.contains(&note) {
+                                notes.push(note);
                             }
                         }
                         _ if near => {}
@@ -574,14 +576,7 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
                 // size below nothing (a boundary line taken off a block that has none left).
                 if let Some(off) = face_offsets.get(face_of[id] as usize).map(|o| o[k]).filter(|_| !root) {
                     let g = t.shape.at(opts.ranks);
-                    let least: i64 = (0..ndims)
-                        .filter(|&d| !g.wraps(d))
-                        .map(|d| match g.dims[d] {
-                            1 => off[d][0] + off[d][1],
-                            2 => off[d][0].min(off[d][1]),
-                            _ => off[d][0].min(off[d][1]).min(0),
-                        })
-                        .sum();
+                    let least = faces::least(&off, &g);
                     if values[k] as i64 + least < 0 {
                         let (ti, r) = first_seen(slot);
                         return Err(Refusal::Input(format!(

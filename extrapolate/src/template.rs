@@ -1265,8 +1265,8 @@ impl Template {
                 if d >= g.dims.len() || g.wraps(d) {
                     return None;
                 }
-                let c = g.coords(me)[d];
-                let on = (sides & 1 == 1 && c == 0) || (sides & 2 == 2 && c + 1 == g.dims[d]);
+                let [low, high] = crate::faces::sides(g, me, d);
+                let on = (sides & 1 == 1 && low) || (sides & 2 == 2 && high);
                 on && (!neighbour || self.exists_by(id, Exists::Neighbour, g, me)?)
             }
             Exists::Neighbours(k) => {

@@ -43,11 +43,7 @@ fn writes_a_machine_file_psins_sim_loads() {
     // Both paths get the measured bands; where the file has the node's copy bandwidth, the
     // [intra] crossing costs are only what that sharing does not explain.
     let same_but_crossing = m.intra.bands().len() == m.inter.bands().len()
-        && m.intra
-            .bands()
-            .iter()
-            .zip(m.inter.bands())
-            .all(|(a, b)| psins_sim::config::Band { cross: b.cross, ..*a } == *b);
+        && m.intra.bands().iter().zip(m.inter.bands()).all(|(a, b)| psins_machine::Band { cross: b.cross, ..*a } == *b);
     assert!(m.intra.bands().len() >= 2 && same_but_crossing, "{:?}\n{:?}", m.intra, m.inter);
     assert!(m.memory_bandwidth.is_some() || m.intra == m.inter, "{:?}", m.intra);
     // A rank's message to itself, measured at every size: [self] bands as many as the

@@ -35,6 +35,12 @@ pub enum SimError {
     },
 }
 
+impl From<psins_machine::ConfigError> for SimError {
+    fn from(e: psins_machine::ConfigError) -> Self {
+        SimError::Config { path: e.path, msg: e.msg }
+    }
+}
+
 pub type Result<T, E = SimError> = std::result::Result<T, E>;
 
 impl From<psins_timeline::TimelineError> for SimError {

@@ -3,10 +3,9 @@
 //!
 //! The pieces: a [`source::TraceSource`] streams each task's records; the [`engine`] replays
 //! them with MPI semantics; a [`model::NetworkModel`] (chosen by name in the machine file,
-//! [`config::Machine`]) times every message and analytic collective; [`report`] and
+//! [`Machine`], from the `psins-machine` crate) times every message and analytic collective; [`report`] and
 //! [`timeline`] say what happened.
 
-pub mod config;
 pub mod critpath;
 pub mod engine;
 pub mod error;
@@ -23,9 +22,10 @@ pub use psins_timeline as timeline;
 /// Quantities with units: the workspace's one parser and formatter (`psins-units`).
 pub use psins_units as units;
 
-pub use config::Machine;
 pub use engine::{Options, Sim};
 pub use error::{Result, SimError};
+/// The machine file, resolved (`psins-machine`).
+pub use psins_machine::Machine;
 pub use report::Report;
 
 /// Replays `src` on machine `m`.

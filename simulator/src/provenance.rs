@@ -5,9 +5,9 @@
 //! (`--tracer-overhead`). No time stamp: the same inputs give the same
 //! bytes. A replay draws no random numbers, so `seeds` is empty.
 
-use crate::config::Machine;
 use crate::error::{Result, SimError};
 use crate::source::TracerOverhead;
+use psins_machine::Machine;
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::Path;

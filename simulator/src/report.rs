@@ -7,11 +7,11 @@ mod assumptions;
 
 pub use assumptions::Assumptions;
 
-use crate::config::Machine;
 use crate::model::NetworkModel;
 use crate::stats::{Log2Hist, Stats};
 use crate::units::{human_time, human_time_ns, secs, size_bin, Ps};
 use psins_formats::functions::fn_names;
+use psins_machine::Machine;
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 use std::time::Duration;

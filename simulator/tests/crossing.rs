@@ -1,4 +1,4 @@
-//! Golden tests for crossing messages (`cross_overhead`, simulator/src/config/link.rs): a
+//! Golden tests for crossing messages (`cross_overhead`, machine/src/link.rs): a
 //! message posted while one from its destination back to its source is still on its way
 //! costs its sender x(S) more. Every time below is worked out by hand.
 //!

@@ -1,5 +1,5 @@
 //! Golden tests for per-message overheads and size bands (`[[network.band]]`,
-//! simulator/src/config/link.rs): sender overhead o_s, receiver overhead o_r, and a wire cost
+//! machine/src/link.rs): sender overhead o_s, receiver overhead o_r, and a wire cost
 //! that depends on the message size. Every time below is worked out by hand.
 //!
 //! Machine (common::BASE with bands): network L = 1us, 1 GB/s (1000 B take 1us) up to 8 KiB

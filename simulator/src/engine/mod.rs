@@ -22,7 +22,6 @@ mod scout;
 mod sequence;
 mod task;
 
-use crate::config::{CollMode, Machine, MappingKind};
 use crate::error::{Result, SimError};
 use crate::model::{self, MsgId, NetCtx, NetworkModel};
 use crate::report::Report;
@@ -35,6 +34,7 @@ use comms::Comms;
 use p2p::Msgs;
 use psins_formats::functions::{OTHER_FN, STEP_FN};
 use psins_formats::Op;
+use psins_machine::{CollMode, Machine, MappingKind};
 use queue::{Ev, Queue};
 use std::collections::BTreeMap;
 use task::{State, Task};
@@ -76,7 +76,7 @@ pub struct Sim<'m, S: TraceSource> {
     tasks: Vec<Task>,
     node: Vec<u32>,
     /// Per (source, destination), until when its latest message is on its way; tracked only
-    /// when a link charges crossing messages (config/link.rs).
+    /// when a link charges crossing messages (psins-machine, link.rs).
     crossing: Option<std::collections::HashMap<(u32, u32), Ps>>,
     q: Queue,
     msgs: Msgs,

@@ -8,7 +8,7 @@
 //! `[intra]` link inside a node, else the network.
 //!
 //! Protocols, with L0 the path's control latency, o_s and o_r the path's sender and receiver
-//! overheads for the message's size (config/link.rs), t_s the send posted:
+//! overheads for the message's size (psins-machine, link.rs), t_s the send posted:
 //! - eager (standard/ready sends up to the threshold, buffered sends): data leaves at
 //!   t_s + o_s, the send completes then, the receive completes at
 //!   max(delivery, receive posted) + o_r;
@@ -22,12 +22,12 @@
 
 use super::task::{Posted, Ref, ANY, UNKNOWN};
 use super::{Ev, Sim};
-use crate::config::Route;
 use crate::error::{Result, SimError};
 use crate::model::{MsgId, NetCtx, NetMsg};
 use crate::source::TraceSource;
 use crate::units::Ps;
 use psins_formats::SendMode;
+use psins_machine::Route;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Proto {

@@ -179,8 +179,8 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// The link between two world ranks (the engine's one rule, `Route::of`).
-    fn rma_link(&self, a: u32, b: u32) -> &crate::config::Link {
-        self.m.link(crate::config::Route::of(a, b, self.node[a as usize], self.node[b as usize]))
+    fn rma_link(&self, a: u32, b: u32) -> &psins_machine::Link {
+        self.m.link(psins_machine::Route::of(a, b, self.node[a as usize], self.node[b as usize]))
     }
 
     /// Starts operation `func` from `o` to world rank `x`; returns when the origin's CPU is free.

@@ -4,8 +4,8 @@
 //! the machine file sets a shape for the collective, or where the algorithm cannot be timed.
 
 use super::CollCall;
-use crate::config::Machine;
 use crate::units::Ps;
+use psins_machine::Machine;
 
 /// The algorithm's cost, unless `[mpi.collective_shape]` overrides it; the shape formula,
 /// with the intra-node link when every participant shares a node, otherwise.

@@ -10,11 +10,11 @@
 //! earliest-start schedule.
 
 use super::{analytic_collective, CollCall, NetCtx, NetMsg, NetworkModel, UsageTrack};
-use crate::config::{Link, Machine};
 use crate::units::Ps;
+use psins_machine::{Link, Machine};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Resource {
+pub enum Resource {
     Bus,
     InLink,
     OutLink,
@@ -34,11 +34,11 @@ pub struct Contention {
     usage: Option<Vec<(Ps, i64)>>,
 }
 
-fn build(m: &Machine, kind: Resource) -> Result<Box<dyn NetworkModel>, String> {
-    let (groups, per) = match kind {
-        Resource::Bus => (1, m.buses),
-        Resource::InLink => (m.nodes, m.in_links),
-        Resource::OutLink => (m.nodes, m.out_links),
+/// The model of `kind` with `per` servers in each group.
+pub fn build(m: &Machine, kind: Resource, per: u32) -> Result<Box<dyn NetworkModel>, String> {
+    let groups = match kind {
+        Resource::Bus => 1,
+        Resource::InLink | Resource::OutLink => m.nodes,
     };
     let total = groups as usize * per as usize;
     Ok(Box::new(Contention {
@@ -52,16 +52,6 @@ fn build(m: &Machine, kind: Resource) -> Result<Box<dyn NetworkModel>, String> {
         delay_ps: 0,
         usage: None,
     }))
-}
-
-pub fn build_bus(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
-    build(m, Resource::Bus)
-}
-pub fn build_inlink(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
-    build(m, Resource::InLink)
-}
-pub fn build_outlink(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
-    build(m, Resource::OutLink)
 }
 
 impl NetworkModel for Contention {

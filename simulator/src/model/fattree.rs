@@ -3,11 +3,11 @@
 
 use super::packet::PacketModel;
 use super::NetworkModel;
-use crate::config::Machine;
+use psins_machine::Machine;
 use psins_network::FatTree;
 
-pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
-    let cfg = m.fattree.clone().unwrap_or_default();
+pub fn build(m: &Machine, cfg: &psins_network::FatTreeConfig) -> Result<Box<dyn NetworkModel>, String> {
+    let cfg = cfg.clone();
     let design = format!(
         "fat-tree down {:?} up {:?}, {} {} VC, {} GHz",
         cfg.down,

@@ -7,14 +7,15 @@
 //! (docs/models.md). For runs too large for packets.
 
 use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel, UsageTrack};
-use crate::config::{CollMode, FlowTopology, Machine};
 use crate::units::Ps;
+use psins_machine::{CollMode, FlowConfig, FlowGraph, Machine};
 use psins_network::{
-    Cluster, DragonflyFabric, Fabric, FabricGraph, FatTreeFabric, FlowGraph, FluidNetwork, RouterConfig, TorusFabric,
+    Cluster, DragonflyFabric, Fabric, FabricGraph, FatTreeFabric, FlowGraph as Graph, FluidNetwork, RouterConfig,
+    TorusFabric,
 };
 use serde_json::Value;
 
-struct FlowModel<G: FlowGraph> {
+struct FlowModel<G: Graph> {
     net: FluidNetwork<G>,
     /// The graph's time units per second.
     hz: f64,
@@ -32,45 +33,45 @@ struct FlowModel<G: FlowGraph> {
     busy: i64,
 }
 
-pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
-    let flow = m.flow.ok_or("[network.flow] missing")?;
-    let topology = flow.topology;
+pub fn build(m: &Machine, flow: &FlowConfig) -> Result<Box<dyn NetworkModel>, String> {
     let nodes_err = |n: usize| {
-        format!("[machine] nodes = {} but the flow model's {topology:?} has {n} nodes: set nodes = {n}", m.nodes)
+        let graph = match &flow.graph {
+            FlowGraph::Cluster { .. } => "cluster",
+            FlowGraph::Fabric(f) => f.name(),
+        };
+        format!("[machine] nodes = {} but the flow model's {graph} has {n} nodes: set nodes = {n}", m.nodes)
     };
-    match topology {
-        FlowTopology::Cluster => {
+    match &flow.graph {
+        FlowGraph::Cluster { backbone } => {
             let link = &m.inter;
-            let design = match flow.backbone {
+            let design = match backbone {
                 Some(b) => format!("flow over a cluster of {} nodes, backbone {b:.4e} B/s", m.nodes),
                 None => format!("flow over a cluster of {} nodes, no backbone", m.nodes),
             };
-            let g = Cluster::new(m.nodes, link.bandwidth, flow.backbone, link.latency as f64);
-            Ok(model(g, m, design))
+            let g = Cluster::new(m.nodes, link.bandwidth, *backbone, link.latency as f64);
+            Ok(model(g, m, flow, design))
         }
-        FlowTopology::Torus => {
-            let cfg = m.torus.clone().unwrap_or_default();
-            let design = format!("flow over the {} torus", crate::config::torus::dims_text(&cfg.dims));
+        FlowGraph::Fabric(psins_machine::Fabric::Torus(cfg)) => {
+            let design = format!("flow over the {} torus", psins_machine::torus::dims_text(&cfg.dims));
             let router = cfg.router();
-            let f = TorusFabric::new(cfg).map_err(|e| format!("[network.torus] {e}"))?;
-            boxed(f, router, m, design, nodes_err)
+            let f = TorusFabric::new(cfg.clone()).map_err(|e| format!("[network.torus] {e}"))?;
+            boxed(f, router, m, flow, design, nodes_err)
         }
-        FlowTopology::FatTree => {
-            let cfg = m.fattree.clone().unwrap_or_default();
+        FlowGraph::Fabric(psins_machine::Fabric::FatTree(cfg)) => {
             let design = format!("flow over the fat-tree down {:?} up {:?} (D-mod-k)", cfg.down, cfg.up);
             let router = cfg.router;
-            let f = FatTreeFabric::new(cfg).map_err(|e| format!("[network.fattree] {e}"))?;
-            boxed(f, router, m, design, nodes_err)
+            let f = FatTreeFabric::new(cfg.clone()).map_err(|e| format!("[network.fattree] {e}"))?;
+            boxed(f, router, m, flow, design, nodes_err)
         }
-        FlowTopology::Dragonfly => {
-            let mut cfg = m.dragonfly.clone().unwrap_or_default();
+        FlowGraph::Fabric(psins_machine::Fabric::Dragonfly(cfg)) => {
+            let mut cfg = cfg.clone();
             let design = format!("flow over the dragonfly p={} a={} h={} g={} (minimal)", cfg.p, cfg.a, cfg.h, cfg.g);
             // Flows take the minimal route; its two VC classes are what validation asks for.
             cfg.routing = psins_network::DragonflyRouting::Minimal;
             cfg.router.vcs = cfg.router.vcs.max(2);
             let router = cfg.router;
             let f = DragonflyFabric::new(cfg).map_err(|e| format!("[network.dragonfly] {e}"))?;
-            boxed(f, router, m, design, nodes_err)
+            boxed(f, router, m, flow, design, nodes_err)
         }
     }
 }
@@ -79,21 +80,20 @@ fn boxed<F: Fabric + 'static>(
     fabric: F,
     router: RouterConfig,
     m: &Machine,
+    flow: &FlowConfig,
     design: String,
     nodes_err: impl Fn(usize) -> String,
 ) -> Result<Box<dyn NetworkModel>, String> {
     if fabric.nodes() != m.nodes as usize {
         return Err(nodes_err(fabric.nodes()));
     }
-    Ok(model(FabricGraph::new(fabric, router), m, design))
+    Ok(model(FabricGraph::new(fabric, router), m, flow, design))
 }
 
-fn model<G: FlowGraph + 'static>(graph: G, m: &Machine, design: String) -> Box<dyn NetworkModel> {
+fn model<G: Graph + 'static>(graph: G, m: &Machine, flow: &FlowConfig, design: String) -> Box<dyn NetworkModel> {
     let hz = graph.units_per_second();
-    let envelope = m.flow.map_or(0, |f| f.envelope);
-    let net = FluidNetwork::new(graph)
-        .latency_first(m.flow.is_some_and(|f| f.latency_first))
-        .latency_weighted(m.flow.is_some_and(|f| f.latency_weighted));
+    let envelope = flow.envelope;
+    let net = FluidNetwork::new(graph).latency_first(flow.latency_first).latency_weighted(flow.latency_weighted);
     Box::new(FlowModel {
         net,
         hz,
@@ -107,7 +107,7 @@ fn model<G: FlowGraph + 'static>(graph: G, m: &Machine, design: String) -> Box<d
     })
 }
 
-impl<G: FlowGraph> FlowModel<G> {
+impl<G: Graph> FlowModel<G> {
     fn cycle_of(&self, ps: Ps) -> f64 {
         ps as f64 * self.hz / 1e12
     }
@@ -154,7 +154,7 @@ impl<G: FlowGraph> FlowModel<G> {
     }
 }
 
-impl<G: FlowGraph> NetworkModel for FlowModel<G> {
+impl<G: Graph> NetworkModel for FlowModel<G> {
     fn name(&self) -> &'static str {
         "flow"
     }

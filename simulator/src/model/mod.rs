@@ -1,4 +1,4 @@
-//! Network models behind one trait, registered by name in [`MODELS`].
+//! Network models behind one trait, one for each variant of the machine's [`Network`].
 //!
 //! The engine hands a model every inter-node message at the moment its data is ready to
 //! enter the network (calls come in non-decreasing time order). A model answers with the
@@ -20,9 +20,9 @@ mod torus;
 
 pub use analytic::analytic_collective;
 
-use crate::config::{CollMode, Machine};
 use crate::units::Ps;
 use psins_formats::Coll;
+use psins_machine::{CollMode, Fabric, Machine, Network};
 
 pub use psins_timeline::UsageTrack;
 
@@ -136,69 +136,17 @@ pub trait NetworkModel {
     }
 }
 
-/// One registered model.
-pub struct ModelEntry {
-    pub name: &'static str,
-    pub description: &'static str,
-    pub build: fn(&Machine) -> Result<Box<dyn NetworkModel>, String>,
-}
-
-/// Every model, by name. Add a model by adding a line here.
-pub const MODELS: &[ModelEntry] = &[
-    ModelEntry {
-        name: "simple",
-        description: "latency + size/bandwidth, no contention; collectives from MPICH's algorithms",
-        build: simple::build,
-    },
-    ModelEntry {
-        name: "bus",
-        description: "B global buses; each message waits for the earliest free bus",
-        build: contention::build_bus,
-    },
-    ModelEntry {
-        name: "inlink",
-        description: "I incoming links per node; each message waits for a free link at its destination",
-        build: contention::build_inlink,
-    },
-    ModelEntry {
-        name: "outlink",
-        description: "O outgoing links per node; each message waits for a free link at its source",
-        build: contention::build_outlink,
-    },
-    ModelEntry {
-        name: "pmac",
-        description: "bandwidth divided by the load on buses and links; collectives from calibration curves",
-        build: pmac::build,
-    },
-    ModelEntry {
-        name: "torus",
-        description: "packet-level k-ary n-cube: VCs, cut-through, bubbles, DOR/adaptive routing; collectives expanded",
-        build: torus::build,
-    },
-    ModelEntry {
-        name: "fattree",
-        description: "packet-level fat-tree (k-ary n-tree, folded Clos, tapered): up*/down*, D-mod-k or adaptive; collectives expanded",
-        build: fattree::build,
-    },
-    ModelEntry {
-        name: "dragonfly",
-        description: "packet-level dragonfly (p, a, h, g; absolute or relative global links): minimal, Valiant, UGAL-L/G with VC classes; collectives expanded",
-        build: dragonfly::build,
-    },
-    ModelEntry {
-        name: "flow",
-        description: "flow level: max-min fair sharing of the links of a flat cluster, torus, fat-tree or dragonfly ([network.flow] topology) along their routes",
-        build: flow::build,
-    },
-];
-
-/// Builds the model the machine file names.
+/// Builds the model the machine file names (the models and their names: `psins_machine::MODELS`).
 pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
-    match MODELS.iter().find(|e| e.name == m.model) {
-        Some(e) => (e.build)(m),
-        None => {
-            let names: Vec<&str> = MODELS.iter().map(|e| e.name).collect();
-            Err(format!("[network] unknown model `{}` (known: {})", m.model, names.join(", ")))
-        }
+    match &m.network {
+        Network::Simple => simple::build(m),
+        Network::Bus { buses } => contention::build(m, contention::Resource::Bus, *buses),
+        Network::InLink { in_links } => contention::build(m, contention::Resource::InLink, *in_links),
+        Network::OutLink { out_links } => contention::build(m, contention::Resource::OutLink, *out_links),
+        Network::Pmac(p) => pmac::build(m, p),
+        Network::Packet(Fabric::Torus(c)) => torus::build(m, c),
+        Network::Packet(Fabric::FatTree(c)) => fattree::build(m, c),
+        Network::Packet(Fabric::Dragonfly(c)) => dragonfly::build(m, c),
+        Network::Flow(f) => flow::build(m, f),
     }
 }

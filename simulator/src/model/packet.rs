@@ -20,8 +20,8 @@
 
 use super::links_busy::{self, LinksBusy};
 use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel, UsageTrack};
-use crate::config::{CollMode, Machine};
 use crate::units::Ps;
+use psins_machine::{CollMode, Machine};
 use psins_network::{Fabric, Network, NetworkStats, RouterConfig};
 use serde_json::Value;
 

@@ -10,9 +10,9 @@
 //! the rank counts differ); collectives without a curve fall back to the analytic shape.
 
 use super::{analytic_collective, CollCall, NetCtx, NetMsg, NetworkModel};
-use crate::config::{coll_key, Link, Machine};
 use crate::units::Ps;
 use psins_formats::Coll;
+use psins_machine::{coll_key, Link, Machine};
 use serde::Deserialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -72,8 +72,8 @@ pub struct Pmac {
     max_load: f64,
 }
 
-pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
-    let curves = match &m.calibration {
+pub fn build(m: &Machine, p: &psins_machine::Pmac) -> Result<Box<dyn NetworkModel>, String> {
+    let curves = match &p.calibration {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| format!("[network] calibration {}: {e}", p.display()))?;
             Calibration::parse(&p.display().to_string(), &text)?.curve
@@ -82,9 +82,9 @@ pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
     };
     Ok(Box::new(Pmac {
         link: m.inter,
-        buses: m.buses as f64,
-        in_links: m.in_links as f64,
-        out_links: m.out_links as f64,
+        buses: p.buses as f64,
+        in_links: p.in_links as f64,
+        out_links: p.out_links as f64,
         in_flight: BinaryHeap::new(),
         out_count: vec![0; m.nodes as usize],
         in_count: vec![0; m.nodes as usize],

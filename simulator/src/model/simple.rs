@@ -1,8 +1,8 @@
 //! `simple`: infinite resources, every message takes L + S/B (PSINS §3.1).
 
 use super::{analytic_collective, CollCall, NetCtx, NetMsg, NetworkModel};
-use crate::config::{Link, Machine};
 use crate::units::Ps;
+use psins_machine::{Link, Machine};
 
 pub struct Simple {
     link: Link,

@@ -3,17 +3,15 @@
 
 use super::packet::PacketModel;
 use super::NetworkModel;
-use crate::config::Machine;
+use psins_machine::Machine;
 use psins_network::Torus;
 
-pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
-    // The machine file's resolution fills `torus` for this model; the default is a fallback
-    // for machines built in code.
-    let cfg = m.torus.clone().unwrap_or_default();
+pub fn build(m: &Machine, cfg: &psins_network::TorusConfig) -> Result<Box<dyn NetworkModel>, String> {
+    let cfg = cfg.clone();
     let kind = if cfg.mesh { "mesh" } else { "torus" };
     let design = format!(
         "{} {kind}, {} {} VC, {} GHz",
-        crate::config::torus::dims_text(&cfg.dims),
+        psins_machine::torus::dims_text(&cfg.dims),
         cfg.routing.name(),
         cfg.vcs,
         cfg.clock_hz / 1e9

@@ -3,9 +3,9 @@
 //! old its calibration is, how CPU bursts and ranks were placed on the target, and why the
 //! message counts of two machines can differ.
 
-use crate::config::file::CalibratedSection;
-use crate::config::{CollMode, Machine, MappingKind};
 use psins_collectives::ChoiceBy;
+use psins_machine::file::CalibratedSection;
+use psins_machine::{CollMode, Machine, MappingKind};
 use serde_json::{json, Value};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -38,7 +38,10 @@ impl Assumptions {
         Assumptions {
             machine_file: m.path.clone(),
             calibrated: m.calibrated.clone(),
-            curves: m.calibration.clone().filter(|_| m.model == "pmac"),
+            curves: match &m.network {
+                psins_machine::Network::Pmac(p) => p.calibration.clone(),
+                _ => None,
+            },
             cpu_ratio: m.cpu.default,
             cpu_nodes_differing: m.cpu.overrides.len(),
             mapping: m.mapping,

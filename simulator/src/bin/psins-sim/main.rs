@@ -252,7 +252,7 @@ fn slip(argv: &[String]) -> Option<String> {
 }
 
 fn list_models() -> Result<()> {
-    let text: String = model::MODELS.iter().map(|m| format!("{:<10} {}\n", m.name, m.description)).collect();
+    let text: String = psins_machine::MODELS.iter().map(|(name, what)| format!("{name:<10} {what}\n")).collect();
     print(&text).map_err(SimError::OutputFile)
 }
 

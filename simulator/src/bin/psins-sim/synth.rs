@@ -2,6 +2,7 @@
 //! (torus or fat-tree), through `psins_network::synth`: one load point, or a
 //! latency-versus-load sweep written as CSV.
 
+use psins_machine::Fabric;
 use psins_network::synth::{self, Pattern, SynthResult, CSV_HEADER};
 use psins_network::{DragonflyConfig, FatTreeConfig, TorusConfig};
 use psins_sim::error::{Result, SimError};
@@ -42,15 +43,13 @@ enum Net<'a> {
 }
 
 impl Net<'_> {
-    /// The machine's model's network; else the one whose section the file has.
+    /// The packet network the machine's model runs on (as packets or as the flow model's graph).
     fn of(m: &Machine) -> Option<Net<'_>> {
-        let (t, f) = (m.torus.as_ref().map(Net::Torus), m.fattree.as_ref().map(Net::FatTree));
-        let d = m.dragonfly.as_ref().map(Net::Dragonfly);
-        match m.model.as_str() {
-            "fattree" => f.or(t).or(d),
-            "dragonfly" => d.or(t).or(f),
-            _ => t.or(f).or(d),
-        }
+        Some(match m.network.fabric()? {
+            Fabric::Torus(c) => Net::Torus(c),
+            Fabric::FatTree(c) => Net::FatTree(c),
+            Fabric::Dragonfly(c) => Net::Dragonfly(c),
+        })
     }
 
     fn capacity(self) -> f64 {
@@ -76,7 +75,7 @@ pub fn run(m: &Machine, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
         path: m.path.clone(),
         msg: format!(
             "synth needs a torus or a fat-tree or a dragonfly: [network] model = \"torus\", \"fattree\" or \"dragonfly\" (the model is `{}`)",
-            m.model
+            m.network.name()
         ),
     })?;
     let pattern = Pattern::parse(&r.pattern).map_err(|e| SimError::Usage(format!("--pattern: {e}")))?;
@@ -130,7 +129,7 @@ fn design(cfg: Net) -> String {
     match cfg {
         Net::Torus(c) => {
             let kind = if c.mesh { "mesh" } else { "torus" };
-            let dims = psins_sim::config::torus::dims_text(&c.dims);
+            let dims = psins_machine::torus::dims_text(&c.dims);
             format!("{dims} {kind}, {} {} VC", c.routing.name(), c.vcs)
         }
         Net::FatTree(c) => {

@@ -4,8 +4,8 @@
 //! size bands) is made here once, and the property test (tests/analytic_algorithms.rs) checks
 //! it against the engine itself.
 
-use crate::config::{Link, Machine, Route};
 use crate::units::Ps;
+use psins_machine::{Link, Machine, Route};
 
 /// One kind of path (to itself, intra- or inter-node) with the protocol settings.
 #[derive(Clone, Copy, Debug)]

@@ -18,10 +18,10 @@ pub mod oracle;
 
 pub use message::PathCost;
 
-use crate::config::{Machine, Route};
 use crate::units::Ps;
 use psins_collectives::{CollArgs, ExpandError, Library, Step, Thresholds};
 use psins_formats::{Coll, CollFlags, Op};
+use psins_machine::{Machine, Route};
 use std::collections::HashMap;
 
 /// Above this many steps (all ranks together) the step-by-step replay is not run: the

@@ -6,8 +6,8 @@
 use super::file::FrequencyStr;
 use super::router::router_keys;
 use super::torus::Bounded;
-use crate::units::Bytes;
 use psins_network::{Arrangement, DragonflyConfig, DragonflyRouting, RouterConfig};
+use psins_units::Bytes;
 use serde::Deserialize;
 use std::fmt::Write;
 
@@ -102,7 +102,7 @@ pub fn print(s: &mut String, c: &DragonflyConfig) {
         r.buffer_packets,
         r.packet_bytes,
         r.link_bits_per_cycle,
-        crate::units::fmt_frequency(r.clock_hz),
+        psins_units::fmt_frequency(r.clock_hz),
         r.router_delay_cycles,
         r.watchdog_cycles,
         r.max_message_packets

@@ -20,7 +20,7 @@ pub struct RouterKeys {
 /// A section's shared keys: any section struct with the fields of the same names.
 macro_rules! router_keys {
     ($s:expr) => {
-        $crate::config::router::RouterKeys {
+        $crate::router::RouterKeys {
             vcs: $s.vcs.map(|v| v.0),
             buffer_packets: $s.buffer_packets.map(|v| v.0),
             packet_bytes: $s.packet_bytes.map(|v| v.0),

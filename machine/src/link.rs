@@ -18,7 +18,7 @@
 //! acknowledgements) take [`Link::latency`], the 0-byte latency. A link written with only
 //! `latency` and `bandwidth` is one band with no overheads, as before bands existed.
 
-use crate::units::Ps;
+use psins_units::Ps;
 
 /// Most bands a link may have: enough for a calibration's size classes, small enough that a
 /// [`Link`] stays `Copy` and the lookup is a short scan on the replay's hot path.

@@ -7,17 +7,18 @@ mod effective;
 pub mod fattree;
 pub mod file;
 mod link;
+pub mod network;
 mod overrides;
 pub(crate) mod router;
 pub mod torus;
 
 pub use file::{CollMode, MappingKind};
 pub use link::{Band, Link, Overhead, MAX_BANDS};
+pub use network::{Fabric, FlowConfig, FlowGraph, FlowTopology, Network, Pmac, MODELS};
 
-use crate::error::{Result, SimError};
-use crate::units::Ps;
 use file::MachineFile;
 use psins_formats::Coll;
+use psins_units::Ps;
 use std::path::{Path, PathBuf};
 
 /// How an analytic collective's time grows with the number of participants P.
@@ -121,47 +122,6 @@ impl CpuRatios {
     }
 }
 
-/// The graph the flow-level model runs on (`[network.flow] topology`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FlowTopology {
-    /// The flat cluster: an up and a down link per node to one crossbar ([network] latency
-    /// and bandwidth), optionally a shared backbone.
-    Cluster,
-    Torus,
-    FatTree,
-    Dragonfly,
-}
-
-impl FlowTopology {
-    /// The model and section name of the graph.
-    pub fn name(self) -> &'static str {
-        match self {
-            FlowTopology::Cluster => "cluster",
-            FlowTopology::Torus => "torus",
-            FlowTopology::FatTree => "fattree",
-            FlowTopology::Dragonfly => "dragonfly",
-        }
-    }
-}
-
-/// `[network.flow]`, resolved.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FlowConfig {
-    /// Default: the graph whose section the file has (fattree, dragonfly, torus), else the
-    /// flat cluster.
-    pub topology: FlowTopology,
-    /// The cluster's shared backbone in bytes per second, if it has one.
-    pub backbone: Option<f64>,
-    /// A flow waits its route's latency before it takes bandwidth and is delivered at its
-    /// last byte (SimGrid's CM02 order); default false: bandwidth at once, latency after.
-    pub latency_first: bool,
-    /// Flows share links in proportion to 1 / their route's latency (CM02); default false.
-    pub latency_weighted: bool,
-    /// Bytes every flow carries besides its message's payload (default 0).
-    pub envelope: u64,
-}
-
 /// The resolved machine: every default filled in, every value in internal units.
 #[derive(Clone, Debug)]
 pub struct Machine {
@@ -186,19 +146,8 @@ pub struct Machine {
     pub call_overhead: Ps,
     pub rendezvous_handshake: bool,
     pub shapes: Vec<(Coll, Shape)>,
-    pub model: String,
-    pub buses: u32,
-    pub in_links: u32,
-    pub out_links: u32,
-    pub calibration: Option<PathBuf>,
-    /// `[network.torus]`, resolved when the model is `torus` or the section is present.
-    pub torus: Option<psins_network::TorusConfig>,
-    /// `[network.fattree]`, resolved when the model is `fattree` or the section is present.
-    pub fattree: Option<psins_network::FatTreeConfig>,
-    /// `[network.dragonfly]`, resolved when the model is `dragonfly` or the section is present.
-    pub dragonfly: Option<psins_network::DragonflyConfig>,
-    /// `[network.flow]` when the model is `flow`.
-    pub flow: Option<FlowConfig>,
+    /// `[network] model` with its own keys and section.
+    pub network: Network,
     /// `[calibrated]`: how psins-calibrate measured this machine, when it did.
     pub calibrated: Option<file::CalibratedSection>,
 }
@@ -240,16 +189,16 @@ impl Machine {
         }
     }
 
-    /// Reads `path` (or the bundled machine of that name, config/bundled.rs), applies `--set`
+    /// Reads `path` (or the bundled machine of that name, bundled.rs), applies `--set`
     /// overrides, validates. Every error names the file and, for syntax, unknown keys and
     /// bad values, the line.
-    pub fn load(path: &Path, overrides: &[String]) -> Result<Machine> {
+    pub fn load(path: &Path, overrides: &[String]) -> Result<Machine, ConfigError> {
         let path = &bundled::resolve(path).map_err(|m| cfg_err(path, m))?;
         let text = std::fs::read_to_string(path).map_err(|e| cfg_err(path, format!("cannot read: {e}")))?;
         Self::from_str(path, &text, overrides)
     }
 
-    pub fn from_str(path: &Path, text: &str, overrides: &[String]) -> Result<Machine> {
+    pub fn from_str(path: &Path, text: &str, overrides: &[String]) -> Result<Machine, ConfigError> {
         let mut doc: toml_edit::DocumentMut =
             text.parse().map_err(|e: toml_edit::TomlError| cfg_err(path, e.to_string()))?;
         for o in overrides {
@@ -317,6 +266,15 @@ fn set_error(overrides: &[String], msg: &str) -> String {
     s
 }
 
-fn cfg_err(path: &Path, msg: String) -> SimError {
-    SimError::Config { path: path.to_path_buf(), msg }
+fn cfg_err(path: &Path, msg: String) -> ConfigError {
+    ConfigError { path: path.to_path_buf(), msg }
+}
+
+/// A machine file (or a `--set` override of it) that cannot be used: the file, and what is
+/// wrong with it, with the line where serde knows it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {msg}", path = path.display())]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub msg: String,
 }

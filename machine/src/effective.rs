@@ -2,10 +2,10 @@
 //! back to TOML for `psins-sim check`.
 
 use super::file::{BandSection, CollMode, MachineFile, MappingKind};
+use super::network::{fabric, FlowConfig, FlowGraph, FlowTopology, Network, Pmac, MODELS};
 use super::{coll_key, default_shape, Band, CpuRatios, Link, Machine, Overhead, Shape};
-use crate::units::{fmt_bandwidth, fmt_bytes, fmt_time, Bandwidth, Time};
 use psins_formats::Coll;
-use psins_network::TorusConfig;
+use psins_units::{fmt_bandwidth, fmt_bytes, fmt_time, Bandwidth, Time};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -53,13 +53,6 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
             .ok_or_else(|| format!("[mpi.collective_shape] unknown collective `{name}`"))?;
         shapes.push((c, Shape::parse(s).map_err(|e| format!("[mpi.collective_shape] {name}: {e}"))?));
     }
-    let n = &f.network;
-    let count = |v: Option<u32>, what: &str| match v {
-        Some(0) => Err(format!("[network] {what} must be at least 1")),
-        Some(n) if n > MAX_SERVERS => Err(format!("[network] {what} = {n} is more than {MAX_SERVERS}")),
-        v => Ok(v.unwrap_or(1)),
-    };
-    let calibration = n.calibration.as_ref().map(|c| path.parent().unwrap_or(Path::new(".")).join(c));
     Ok(Machine {
         path: path.to_path_buf(),
         name: m
@@ -88,15 +81,7 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
         call_overhead: f.mpi.call_overhead.map(|t| t.0).unwrap_or(0),
         rendezvous_handshake: f.mpi.rendezvous_handshake.unwrap_or(true),
         shapes,
-        model: n.model.clone(),
-        buses: count(n.buses, "buses")?,
-        in_links: count(n.in_links, "in_links")?,
-        out_links: count(n.out_links, "out_links")?,
-        calibration,
-        torus: torus_config(&f)?,
-        fattree: fattree_config(&f)?,
-        dragonfly: dragonfly_config(&f)?,
-        flow: flow_config(&f)?,
+        network: network(path, &f)?,
         calibrated: f.calibrated.clone(),
     })
 }
@@ -166,32 +151,73 @@ fn print_bands(s: &mut String, section: &str, l: &Link) {
     }
 }
 
-/// `[network.torus]` (defaults when the model is `torus` and the section is absent). The
-/// machine's nodes must be the torus's routers: one node per router, so a rank's node is
-/// its router and a mismatch is a mistake, not something to guess around.
+/// `[network] model` and the keys it reads. Every packet network's section the file has is
+/// checked, used or not.
+fn network(path: &Path, f: &MachineFile) -> Result<Network, String> {
+    let n = &f.network;
+    let count = |v: Option<u32>, what: &str| match v {
+        Some(0) => Err(format!("[network] {what} must be at least 1")),
+        Some(n) if n > MAX_SERVERS => Err(format!("[network] {what} = {n} is more than {MAX_SERVERS}")),
+        v => Ok(v.unwrap_or(1)),
+    };
+    let (buses, in_links, out_links) =
+        (count(n.buses, "buses")?, count(n.in_links, "in_links")?, count(n.out_links, "out_links")?);
+    let graph = flow_topology(f);
+    let runs_on = |name: &str| n.model == name || graph.is_some_and(|t| t.name() == name);
+    let torus = fabric(n.torus.as_ref(), runs_on("torus"), f)?;
+    let fattree = fabric(n.fattree.as_ref(), runs_on("fattree"), f)?;
+    let dragonfly = fabric(n.dragonfly.as_ref(), runs_on("dragonfly"), f)?;
+    let packet = torus.or(fattree).or(dragonfly);
+    Ok(match n.model.as_str() {
+        "simple" => Network::Simple,
+        "bus" => Network::Bus { buses },
+        "inlink" => Network::InLink { in_links },
+        "outlink" => Network::OutLink { out_links },
+        "pmac" => Network::Pmac(Pmac {
+            buses,
+            in_links,
+            out_links,
+            calibration: n.calibration.as_ref().map(|c| path.parent().unwrap_or(Path::new(".")).join(c)),
+        }),
+        "torus" | "fattree" | "dragonfly" => Network::Packet(packet.expect("resolved for its model")),
+        "flow" => {
+            let topology = graph.expect("the flow model has a graph");
+            let mut cfg = flow_options(f, topology)?;
+            if let Some(p) = packet {
+                cfg.graph = FlowGraph::Fabric(p);
+            }
+            Network::Flow(cfg)
+        }
+        other => {
+            let names: Vec<&str> = MODELS.iter().map(|(name, _)| *name).collect();
+            return Err(format!("[network] unknown model `{other}` (known: {})", names.join(", ")));
+        }
+    })
+}
+
 /// The flow model's graph, when the model is `flow`: `[network.flow] topology`, else the
 /// graph whose section the file has, else the flat cluster.
-fn flow_topology(f: &MachineFile) -> Option<super::FlowTopology> {
-    use super::FlowTopology as T;
+fn flow_topology(f: &MachineFile) -> Option<FlowTopology> {
     let n = &f.network;
     let default = if n.fattree.is_some() {
-        T::FatTree
+        FlowTopology::FatTree
     } else if n.dragonfly.is_some() {
-        T::Dragonfly
+        FlowTopology::Dragonfly
     } else if n.torus.is_some() {
-        T::Torus
+        FlowTopology::Torus
     } else {
-        T::Cluster
+        FlowTopology::Cluster
     };
     (n.model == "flow").then(|| n.flow.as_ref().and_then(|s| s.topology).unwrap_or(default))
 }
 
-/// `[network.flow]` resolved, when the model is `flow`.
-fn flow_config(f: &MachineFile) -> Result<Option<super::FlowConfig>, String> {
-    let Some(topology) = flow_topology(f) else { return Ok(None) };
-    let backbone = f.network.flow.as_ref().and_then(|s| s.backbone).map(|b| b.0);
+/// `[network.flow]`'s keys over `topology` (the cluster's graph; the caller puts a packet
+/// network's in its place).
+fn flow_options(f: &MachineFile, topology: FlowTopology) -> Result<FlowConfig, String> {
+    let s = f.network.flow.as_ref();
+    let backbone = s.and_then(|s| s.backbone).map(|b| b.0);
     if let Some(b) = backbone {
-        if topology != super::FlowTopology::Cluster {
+        if topology != FlowTopology::Cluster {
             return Err(format!(
                 "[network.flow] backbone is for topology = \"cluster\" only (this graph is {}: its links come from [network.{}])",
                 topology.name(),
@@ -202,78 +228,12 @@ fn flow_config(f: &MachineFile) -> Result<Option<super::FlowConfig>, String> {
             return Err("[network.flow] backbone must be positive".into());
         }
     }
-    let latency_first = f.network.flow.as_ref().and_then(|s| s.latency_first).unwrap_or(false);
-    let envelope = f.network.flow.as_ref().and_then(|s| s.envelope).map_or(0, |b| b.0);
-    let latency_weighted = f.network.flow.as_ref().and_then(|s| s.latency_weighted).unwrap_or(false);
-    Ok(Some(super::FlowConfig { topology, backbone, latency_first, latency_weighted, envelope }))
-}
-
-/// Whether the machine's network is `name`, packet by packet or as the flow model's graph.
-fn uses(f: &MachineFile, name: &str) -> bool {
-    f.network.model == name || flow_topology(f).is_some_and(|t| t.name() == name)
-}
-
-fn torus_config(f: &MachineFile) -> Result<Option<TorusConfig>, String> {
-    let is_torus = uses(f, "torus");
-    let cfg = match (&f.network.torus, is_torus) {
-        (Some(s), _) => super::torus::resolve(s)?,
-        (None, true) => super::torus::resolve(&Default::default())?,
-        (None, false) => return Ok(None),
-    };
-    if is_torus && cfg.nodes() != f.machine.nodes {
-        return Err(format!(
-            "[machine] nodes = {} but the torus ([network.torus] dims = \"{}\") has {} routers, one per node: set nodes = {}",
-            f.machine.nodes,
-            super::torus::dims_text(&cfg.dims),
-            cfg.nodes(),
-            cfg.nodes()
-        ));
-    }
-    Ok(Some(cfg))
-}
-
-/// `[network.fattree]` (defaults when the model is `fattree` and the section is absent).
-/// Nodes are the tree's leaves, one per machine node.
-fn fattree_config(f: &MachineFile) -> Result<Option<psins_network::FatTreeConfig>, String> {
-    let is_fattree = uses(f, "fattree");
-    let cfg = match (&f.network.fattree, is_fattree) {
-        (Some(s), _) => super::fattree::resolve(s)?,
-        (None, true) => super::fattree::resolve(&Default::default())?,
-        (None, false) => return Ok(None),
-    };
-    if is_fattree && cfg.nodes() != f.machine.nodes {
-        return Err(format!(
-            "[machine] nodes = {} but the fat-tree ([network.fattree] down = {:?}) has {} nodes: set nodes = {} or change the tree",
-            f.machine.nodes,
-            cfg.down,
-            cfg.nodes(),
-            cfg.nodes()
-        ));
-    }
-    Ok(Some(cfg))
-}
-
-/// `[network.dragonfly]` (defaults when the model is `dragonfly` and the section is absent).
-/// Nodes are the dragonfly's p·a·g nodes, one per machine node.
-fn dragonfly_config(f: &MachineFile) -> Result<Option<psins_network::DragonflyConfig>, String> {
-    let is_dragonfly = uses(f, "dragonfly");
-    let cfg = match (&f.network.dragonfly, is_dragonfly) {
-        (Some(s), _) => super::dragonfly::resolve(s)?,
-        (None, true) => super::dragonfly::resolve(&Default::default())?,
-        (None, false) => return Ok(None),
-    };
-    if is_dragonfly && cfg.nodes() != f.machine.nodes {
-        return Err(format!(
-            "[machine] nodes = {} but the dragonfly ([network.dragonfly] p = {}, a = {}, g = {}) has p·a·g = {} nodes: set nodes = {} or change p, a, g",
-            f.machine.nodes,
-            cfg.p,
-            cfg.a,
-            cfg.g,
-            cfg.nodes(),
-            cfg.nodes()
-        ));
-    }
-    Ok(Some(cfg))
+    Ok(FlowConfig {
+        graph: FlowGraph::Cluster { backbone },
+        latency_first: s.and_then(|s| s.latency_first).unwrap_or(false),
+        latency_weighted: s.and_then(|s| s.latency_weighted).unwrap_or(false),
+        envelope: s.and_then(|s| s.envelope).map_or(0, |b| b.0),
+    })
 }
 
 fn cpu_ratios(f: &MachineFile) -> Result<CpuRatios, String> {
@@ -397,30 +357,41 @@ pub fn print(m: &Machine) -> String {
     }
     let _ = writeln!(
         s,
-        "\n[network]\nmodel = {:?}\nlatency = \"{}\"\nbandwidth = \"{}\"\nbuses = {}\nin_links = {}\nout_links = {}",
-        m.model,
+        "\n[network]\nmodel = \"{}\"\nlatency = \"{}\"\nbandwidth = \"{}\"",
+        m.network.name(),
         fmt_time(m.inter.latency),
         fmt_bandwidth(m.inter.bandwidth),
-        m.buses,
-        m.in_links,
-        m.out_links
     );
-    if let Some(c) = &m.calibration {
-        let _ = writeln!(s, "calibration = {:?}", c.display().to_string());
+    match &m.network {
+        Network::Simple | Network::Packet(_) => {}
+        Network::Bus { buses } => {
+            let _ = writeln!(s, "buses = {buses}");
+        }
+        Network::InLink { in_links } => {
+            let _ = writeln!(s, "in_links = {in_links}");
+        }
+        Network::OutLink { out_links } => {
+            let _ = writeln!(s, "out_links = {out_links}");
+        }
+        Network::Pmac(p) => {
+            let _ = writeln!(s, "buses = {}\nin_links = {}\nout_links = {}", p.buses, p.in_links, p.out_links);
+            if let Some(c) = &p.calibration {
+                let _ = writeln!(s, "calibration = {:?}", c.display().to_string());
+            }
+        }
+        Network::Flow(_) => {}
     }
     print_bands(&mut s, "network", &m.inter);
-    if let Some(t) = &m.torus {
-        super::torus::print(&mut s, t);
+    if let Some(f) = m.network.fabric() {
+        f.print(&mut s);
     }
-    if let Some(t) = &m.fattree {
-        super::fattree::print(&mut s, t);
-    }
-    if let Some(t) = &m.dragonfly {
-        super::dragonfly::print(&mut s, t);
-    }
-    if let Some(t) = m.flow {
-        let _ = writeln!(s, "\n[network.flow]\ntopology = \"{}\"", t.topology.name());
-        if let Some(b) = t.backbone {
+    if let Network::Flow(t) = &m.network {
+        let topology = match &t.graph {
+            FlowGraph::Cluster { .. } => "cluster",
+            FlowGraph::Fabric(f) => f.name(),
+        };
+        let _ = writeln!(s, "\n[network.flow]\ntopology = \"{topology}\"");
+        if let FlowGraph::Cluster { backbone: Some(b) } = t.graph {
             let _ = writeln!(s, "backbone = \"{}\"", fmt_bandwidth(b));
         }
         let _ = writeln!(s, "latency_weighted = {}", t.latency_weighted);

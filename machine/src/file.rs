@@ -1,7 +1,7 @@
 //! The machine file as written: serde structs that reject unknown keys, so a typo is an error
 //! with a line number (the `toml` crate attaches the span) rather than a silently ignored value.
 
-use crate::units::{Bandwidth, Bytes, Time};
+use psins_units::{Bandwidth, Bytes, Time};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -85,7 +85,7 @@ pub struct FrequencyStr(pub f64);
 impl<'de> Deserialize<'de> for FrequencyStr {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        crate::units::parse_frequency(&s).map(FrequencyStr).map_err(serde::de::Error::custom)
+        psins_units::parse_frequency(&s).map(FrequencyStr).map_err(serde::de::Error::custom)
     }
 }
 
@@ -119,7 +119,7 @@ impl<'de> Deserialize<'de> for NodeSet {
         }
         match Raw::deserialize(d)? {
             Raw::List(v) => Ok(NodeSet(v)),
-            Raw::Ranges(s) => crate::units::parse_ranges(&s).map(NodeSet).map_err(serde::de::Error::custom),
+            Raw::Ranges(s) => psins_units::parse_ranges(&s).map(NodeSet).map_err(serde::de::Error::custom),
         }
     }
 }
@@ -135,7 +135,7 @@ pub struct LinkSection {
 
 /// `[[network.band]]` / `[[intra.band]]` / `[[self.band]]`: the costs of messages up to `upto` bytes (the last
 /// band has no `upto`). A missing latency or bandwidth is the section's; missing overheads
-/// are 0. See `config/link.rs` for the formulas.
+/// are 0. See `link.rs` for the formulas.
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct BandSection {
@@ -215,7 +215,7 @@ pub struct NetworkSection {
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSection {
-    pub topology: Option<super::FlowTopology>,
+    pub topology: Option<super::network::FlowTopology>,
     /// `cluster`: a backbone every flow crosses, shared by all (none if absent).
     pub backbone: Option<Bandwidth>,
     /// A flow waits its route's latency before taking bandwidth (SimGrid's CM02 order).

@@ -7,8 +7,8 @@
 use super::file::FrequencyStr;
 use super::router::router_keys;
 use super::torus::Bounded;
-use crate::units::Bytes;
 use psins_network::{FatTreeConfig, FatTreeRouting, RouterConfig};
+use psins_units::Bytes;
 use serde::Deserialize;
 use std::fmt::Write;
 
@@ -122,7 +122,7 @@ pub fn print(s: &mut String, c: &FatTreeConfig) {
         r.buffer_packets,
         r.packet_bytes,
         r.link_bits_per_cycle,
-        crate::units::fmt_frequency(r.clock_hz),
+        psins_units::fmt_frequency(r.clock_hz),
         r.router_delay_cycles,
         r.watchdog_cycles,
         r.max_message_packets

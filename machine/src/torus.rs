@@ -4,8 +4,8 @@
 //! the node count) come after, naming the keys.
 
 use super::file::FrequencyStr;
-use crate::units::Bytes;
 use psins_network::{Routing, TorusConfig, MAX_DIMS};
+use psins_units::Bytes;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt::{self, Write};
@@ -147,7 +147,7 @@ pub fn print(s: &mut String, c: &TorusConfig) {
         c.buffer_packets,
         c.packet_bytes,
         c.link_bits_per_cycle,
-        crate::units::fmt_frequency(c.clock_hz),
+        psins_units::fmt_frequency(c.clock_hz),
         c.router_delay_cycles,
         c.routing.name(),
         c.bubble,

@@ -10,6 +10,7 @@
 use crate::error::Error;
 use crate::fit::{figure, Figure};
 use crate::samples::Samples;
+use psins_machine::file::CalibratedSection;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -40,17 +41,6 @@ pub fn pick(series: &[(u64, Figure)]) -> Vec<Reference> {
     out
 }
 
-/// The `check = [...]` line of `[calibrated]`.
-pub fn toml_line(refs: &[Reference]) -> String {
-    let items: Vec<String> = refs
-        .iter()
-        .map(|r| {
-            format!("{{ bytes = {}, half_rtt = \"{:.4}us\", spread = {:.3} }}", r.bytes, r.half_rtt * 1e6, r.spread)
-        })
-        .collect();
-    format!("check = [{}]", items.join(", "))
-}
-
 /// What the machine file says: its reference points and the launcher it was calibrated with.
 pub struct Calibrated {
     pub references: Vec<Reference>,
@@ -58,41 +48,33 @@ pub struct Calibrated {
 }
 
 pub fn read(path: &Path) -> Result<Calibrated, Error> {
+    /// The one section the check reads; the rest of the machine file is psins-sim's to check.
+    #[derive(serde::Deserialize)]
+    struct Provenance {
+        calibrated: Option<CalibratedSection>,
+    }
     let bad = |why: String| Error::Check(format!("{}: {why}", path.display()));
     let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read: {e}")))?;
-    let doc: toml::Table =
-        text.parse().map_err(|e: toml::de::Error| bad(format!("not a machine file: {}", e.message())))?;
-    let cal = doc
-        .get("calibrated")
-        .and_then(|c| c.as_table())
-        .ok_or_else(|| bad("no [calibrated] section: not written by psins-calibrate".into()))?;
-    let list = cal.get("check").and_then(|c| c.as_array()).ok_or_else(|| {
+    let file: Provenance = toml::from_str(&text).map_err(|e| bad(format!("not a machine file: {e}")))?;
+    let cal = file.calibrated.ok_or_else(|| bad("no [calibrated] section: not written by psins-calibrate".into()))?;
+    let list = cal.check.ok_or_else(|| {
         bad("[calibrated] has no `check` points (written by an older psins-calibrate: recalibrate)".into())
     })?;
     let mut references = Vec::new();
-    for (i, item) in list.iter().enumerate() {
-        let point = |why: &str| bad(format!("[calibrated] check point {}: {why}", i + 1));
-        let t = item.as_table().ok_or_else(|| point("not a table"))?;
-        let bytes = t.get("bytes").and_then(|v| v.as_integer()).filter(|b| *b >= 0).ok_or_else(|| point("no bytes"))?;
-        let half_rtt = t
-            .get("half_rtt")
-            .and_then(|v| v.as_str())
-            .and_then(seconds)
-            .filter(|s| *s > 0.0)
-            .ok_or_else(|| point("no half_rtt time (e.g. \"0.127us\")"))?;
-        let spread = t.get("spread").and_then(|v| v.as_float()).unwrap_or(0.0);
-        references.push(Reference { bytes: bytes as u64, half_rtt, spread });
+    for (i, p) in list.iter().enumerate() {
+        if p.half_rtt.0 == 0 {
+            return Err(bad(format!("[calibrated] check point {}: a half round trip of 0", i + 1)));
+        }
+        references.push(Reference {
+            bytes: p.bytes,
+            half_rtt: psins_units::secs(p.half_rtt.0),
+            spread: p.spread.unwrap_or(0.0),
+        });
     }
     if references.is_empty() {
         return Err(bad("[calibrated] check is empty".into()));
     }
-    let launcher = cal.get("launcher").and_then(|v| v.as_str()).map(str::to_string);
-    Ok(Calibrated { references, launcher })
-}
-
-/// "0.127us" and the other time units psins machine files take, in seconds.
-fn seconds(s: &str) -> Option<f64> {
-    psins_units::parse_time(s).ok().map(psins_units::secs)
+    Ok(Calibrated { references, launcher: cal.launcher })
 }
 
 /// The worker's `-p` argument for these references.
@@ -188,15 +170,12 @@ mod tests {
     }
 
     #[test]
-    fn the_line_reads_back() {
-        let refs = vec![
-            Reference { bytes: 0, half_rtt: 1.27e-7, spread: 0.064 },
-            Reference { bytes: 4 << 20, half_rtt: 2.956e-4, spread: 0.021 },
-        ];
+    fn the_check_points_read_back() {
         let dir = std::env::temp_dir().join(format!("psins-check-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("m.toml");
-        std::fs::write(&p, format!("[calibrated]\nlauncher = \"mpirun -n 2\"\n{}\n", toml_line(&refs))).unwrap();
+        let check = "check = [{ bytes = 0, half_rtt = \"127ns\", spread = 0.064 }, { bytes = 4194304, half_rtt = \"295.6us\" }]";
+        std::fs::write(&p, format!("[calibrated]\nlauncher = \"mpirun -n 2\"\n{check}\n")).unwrap();
         let c = read(&p).unwrap();
         assert_eq!(c.launcher.as_deref(), Some("mpirun -n 2"));
         assert_eq!(c.references.len(), 2);
@@ -204,7 +183,8 @@ mod tests {
         std::fs::write(&p, "[calibrated]\nlauncher = \"mpirun -n 2\"\n").unwrap();
         assert!(read(&p).err().unwrap().to_string().contains("older psins-calibrate"));
         std::fs::write(&p, "[calibrated]\ncheck = [{ bytes = 0, half_rtt = \"fast\" }]\n").unwrap();
-        assert!(read(&p).err().unwrap().to_string().contains("check point 1: no half_rtt"));
+        let e = read(&p).err().unwrap().to_string();
+        assert!(e.contains("line 2") && e.contains("`fast`"), "{e}");
     }
 
     fn probe(points: &[(u64, &[f64])]) -> Samples {

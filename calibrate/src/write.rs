@@ -4,8 +4,12 @@
 
 use crate::fit::{figure, BandFit, Calibration};
 use crate::samples::Samples;
+use psins_machine::curves::{Curve, Curves};
+use psins_machine::file::{
+    BandSection, CalibratedSection, CheckPoint, LinkSection, MachineFile, MachineSection, MpiSection, NetworkSection,
+};
+use psins_units::{Bandwidth, Bytes, Time};
 use std::collections::BTreeSet;
-use std::fmt::Write;
 
 /// How the run was made, for `[calibrated]`.
 pub struct Provenance<'a> {
@@ -39,171 +43,186 @@ fn pooled(p: &Provenance) -> String {
     }
 }
 
-fn us(s: f64) -> String {
-    format!("\"{:.4}us\"", s * 1e6)
-}
-fn gbps(b: f64) -> String {
-    format!("\"{:.4}GB/s\"", b / 1e9)
+/// Seconds as a machine file's time (whole picoseconds).
+fn time(s: f64) -> Time {
+    Time((s * 1e12).round().max(0.0) as u64)
 }
 
-pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
-    let mut o = String::new();
-    let hosts: BTreeSet<&str> = s.ranks.iter().map(|r| r.host.as_str()).collect();
-    let ranks = s.ranks.len().max(2) as u32;
-    let nodes = hosts.len().max(1) as u32;
-    let _ = writeln!(o, "# Written by psins-calibrate {}: measured, not edited.", env!("CARGO_PKG_VERSION"));
+/// The header's comment lines: what was measured, as the fits saw it.
+fn measured(c: &Calibration, p: &Provenance) -> Vec<String> {
+    let mut o = vec![format!("Written by psins-calibrate {}: measured, not edited.", env!("CARGO_PKG_VERSION"))];
     if let Some(why) = p.left_out {
-        let _ = writeln!(o, "# {why}");
+        o.push(why.to_string());
     }
-    let _ = writeln!(
-        o,
-        "# Half round trips (20 % trimmed mean of {}; the width of its 95 % interval; the spread: the width of the narrowest majority of the trials), {} buffers:",
+    o.push(format!(
+        "Half round trips (20 % trimmed mean of {}; the width of its 95 % interval; the spread: the width of the narrowest majority of the trials), {} buffers:",
         pooled(p),
         p.buffers
-    );
+    ));
     for (b, f) in &c.pingpong {
-        let _ = write!(
-            o,
-            "#   {b:>8} B  {:>10.3} us  interval {:>4.1} %  spread {:>4.1} %",
+        let mut line = format!(
+            "  {b:>8} B  {:>10.3} us  interval {:>4.1} %  spread {:>4.1} %",
             f.value * 1e6,
             f.interval * 100.0,
             f.spread * 100.0
         );
         if let Some((k, at)) = f.apart {
-            let _ = write!(o, "  (another mode: {k} trials near {:.3} us)", at * 1e6);
+            line += &format!("  (another mode: {k} trials near {:.3} us)", at * 1e6);
         }
-        let _ = writeln!(o);
+        o.push(line);
     }
+    let list = |v: Vec<String>| v.join(" ");
     if !c.pingpong_other.is_empty() {
         let other = if p.buffers == "cold" { "warm" } else { "cold" };
-        let _ = write!(o, "# {other} buffers, for comparison (us):");
-        for (b, f) in &c.pingpong_other {
-            let _ = write!(o, " {b}:{:.3}", f.value * 1e6);
-        }
-        let _ = writeln!(o);
+        let v = c.pingpong_other.iter().map(|(b, f)| format!("{b}:{:.3}", f.value * 1e6)).collect();
+        o.push(format!("{other} buffers, for comparison (us): {}", list(v)));
     }
-    let _ = writeln!(o, "# memory copy bandwidth {:.2} GB/s", c.memcpy_bandwidth / 1e9);
+    o.push(format!("memory copy bandwidth {:.2} GB/s", c.memcpy_bandwidth / 1e9));
     if !c.exchange.is_empty() {
-        let _ = write!(o, "# exchanges, both ranks sending at once (us, and the crossing cost fitted):");
-        for (b, x, h) in &c.exchange {
-            let _ = write!(o, " {b}:{:.3}/{:.3}", x * 1e6, h * 1e6);
-        }
-        let _ = writeln!(o);
+        let v = c.exchange.iter().map(|(b, x, h)| format!("{b}:{:.3}/{:.3}", x * 1e6, h * 1e6)).collect();
+        o.push(format!("exchanges, both ranks sending at once (us, and the crossing cost fitted): {}", list(v)));
     }
     if !c.self_path.is_empty() {
-        let _ = write!(o, "# a rank's message to itself, Irecv + Isend + Waitall (us):");
-        for (b, t) in &c.self_path {
-            let _ = write!(o, " {b}:{:.3}", t * 1e6);
-        }
-        let _ = writeln!(o);
+        let v = c.self_path.iter().map(|(b, t)| format!("{b}:{:.3}", t * 1e6)).collect();
+        o.push(format!("a rank's message to itself, Irecv + Isend + Waitall (us): {}", list(v)));
     }
     if !c.capped.is_empty() {
         let sizes: Vec<String> = c.capped.iter().map(u64::to_string).collect();
-        let _ = writeln!(o, "# overheads scaled down to fit the round trip at: {} B", sizes.join(", "));
-    }
-    let _ = writeln!(o, "\n[calibrated]\nby = \"psins-calibrate {}\"", env!("CARGO_PKG_VERSION"));
-    let _ = writeln!(o, "at = {:?}\nhost = {:?}", p.at, hosts.iter().copied().collect::<Vec<_>>().join(","));
-    let _ = writeln!(o, "launcher = {:?}\nmpi_library = {:?}", p.launcher, s.mpi_library);
-    let _ = writeln!(o, "buffers = {:?}\ntrials = {}\nlaunches = {}", p.buffers, p.trials, p.launches);
-    if let Some(why) = &c.noisy {
-        let _ = writeln!(o, "noisy = {why:?}");
-    }
-    // What `psins-calibrate --check` measures again later (warm buffers: bytes, figure, spread).
-    let warm = if p.buffers == "warm" { &c.pingpong } else { &c.pingpong_other };
-    let _ = writeln!(o, "{}", crate::check::toml_line(&crate::check::pick(warm)));
-    let _ =
-        writeln!(o, "\n[machine]\nname = {:?}\nnodes = {nodes}\ncores_per_node = {}", p.name, ranks.div_ceil(nodes));
-    // Both ranks on one host through its memory: the node's copy bandwidth, which the
-    // [intra] bands' crossing costs then leave out (fit.rs, `memory_fit`).
-    let memory = c.memory.as_ref().filter(|_| nodes == 1 && p.memory_sharing);
-    if let Some(m) = memory {
-        let from: Vec<String> = m.from.iter().map(|(b, bw)| format!("{b}:{:.2}", bw / 1e9)).collect();
-        let _ = writeln!(o, "# the node's copy bandwidth from each large exchange (GB/s): {}", from.join(" "));
-        let _ = writeln!(o, "memory_bandwidth = {}", gbps(m.bandwidth));
-    }
-    if let Some(e) = c.eager_threshold {
-        let _ = writeln!(o, "\n[mpi]\neager_threshold = {e}");
-    }
-    // Both ranks on one host measured the intra-node path; on two, the network. The other
-    // section gets the same figures (an unmeasured path has nothing better).
-    let nominal = c.bands.last().map_or(1e9, |b| b.bandwidth);
-    let sections: &[&str] = if nodes == 1 { &["intra", "network"] } else { &["network"] };
-    for sec in sections {
-        let _ = writeln!(o, "\n[{sec}]");
-        if *sec == "network" {
-            // pmac: point-to-point as `simple` while one message at a time crosses a node's
-            // link, and the collectives this run measured from their curves (the others
-            // from their algorithm).
-            let _ = writeln!(o, "model = \"pmac\"");
-            let _ = writeln!(o, "calibration = {:?}", p.curves);
-            // Two ranks measure one link, not a machine-wide bus: leave the bus unlimited.
-            let _ = writeln!(o, "buses = 65536");
-        }
-        let _ = writeln!(o, "latency = {}\nbandwidth = {}", us(c.latency), gbps(nominal));
-        for (i, b) in c.bands.iter().enumerate() {
-            match memory.and_then(|m| m.cross.get(i)).filter(|_| *sec == "intra") {
-                Some(&(cross_overhead, cross_rate)) => band(&mut o, sec, &BandFit { cross_overhead, cross_rate, ..*b }),
-                None => band(&mut o, sec, b),
-            }
-        }
-    }
-    // A message to itself (scattered alltoall's own block): its measured time as the
-    // sender's overhead over a free wire (fit.rs, `self_bands`).
-    if !c.own.is_empty() {
-        let _ = writeln!(o, "\n[self]\nlatency = {}\nbandwidth = {}", us(0.0), gbps(crate::fit::SELF_WIRE));
-        for b in &c.own {
-            band(&mut o, "self", b);
-        }
+        o.push(format!("overheads scaled down to fit the round trip at: {} B", sizes.join(", ")));
     }
     o
 }
 
-fn band(o: &mut String, sec: &str, b: &BandFit) {
-    let _ = writeln!(o, "[[{sec}.band]]");
-    if let Some(u) = b.upto {
-        let _ = writeln!(o, "upto = {u}");
+pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
+    let hosts: BTreeSet<&str> = s.ranks.iter().map(|r| r.host.as_str()).collect();
+    let ranks = s.ranks.len().max(2) as u32;
+    let nodes = hosts.len().max(1) as u32;
+    // Both ranks on one host through its memory: the node's copy bandwidth, which the
+    // [intra] bands' crossing costs then leave out (fit.rs, `memory_fit`).
+    let memory = c.memory.as_ref().filter(|_| nodes == 1 && p.memory_sharing);
+    // What `psins-calibrate --check` measures again later (warm buffers: bytes, figure, spread).
+    let warm = if p.buffers == "warm" { &c.pingpong } else { &c.pingpong_other };
+    let check = crate::check::pick(warm)
+        .iter()
+        .map(|r| CheckPoint {
+            bytes: r.bytes,
+            half_rtt: time(r.half_rtt),
+            spread: Some((r.spread * 1000.0).round() / 1000.0),
+        })
+        .collect();
+    // Both ranks on one host measured the intra-node path; on two, the network. The other
+    // section gets the same figures (an unmeasured path has nothing better).
+    let nominal = Bandwidth(c.bands.last().map_or(1e9, |b| b.bandwidth));
+    let intra_bands = c
+        .bands
+        .iter()
+        .enumerate()
+        .map(|(i, b)| match memory.and_then(|m| m.cross.get(i)) {
+            Some(&(cross_overhead, cross_rate)) => band(&BandFit { cross_overhead, cross_rate, ..*b }),
+            None => band(b),
+        })
+        .collect();
+    let file = MachineFile {
+        machine: MachineSection {
+            name: Some(p.name.to_string()),
+            nodes,
+            cores_per_node: ranks.div_ceil(nodes),
+            mapping: Default::default(),
+            node_of_rank: None,
+            cpu_ratio: None,
+            clock: None,
+            base_clock: None,
+            cpu: Vec::new(),
+            memory_bandwidth: memory.map(|m| Bandwidth(m.bandwidth)),
+        },
+        intra: (nodes == 1).then(|| LinkSection { latency: time(c.latency), bandwidth: nominal, band: intra_bands }),
+        // A message to itself (scattered alltoall's own block): its measured time as the
+        // sender's overhead over a free wire (fit.rs, `self_bands`).
+        own: (!c.own.is_empty()).then(|| LinkSection {
+            latency: Time(0),
+            bandwidth: Bandwidth(crate::fit::SELF_WIRE),
+            band: c.own.iter().map(band).collect(),
+        }),
+        mpi: MpiSection { eager_threshold: c.eager_threshold.map(Bytes), ..Default::default() },
+        network: NetworkSection {
+            // pmac: point-to-point as `simple` while one message at a time crosses a node's
+            // link, and the collectives this run measured from their curves (the others from
+            // their algorithm).
+            model: "pmac".into(),
+            latency: time(c.latency),
+            bandwidth: nominal,
+            band: c.bands.iter().map(band).collect(),
+            // Two ranks measure one link, not a machine-wide bus: leave the bus unlimited.
+            buses: Some(65536),
+            in_links: None,
+            out_links: None,
+            calibration: Some(p.curves.to_string()),
+            torus: None,
+            fattree: None,
+            dragonfly: None,
+            flow: None,
+        },
+        calibrated: Some(CalibratedSection {
+            by: Some(format!("psins-calibrate {}", env!("CARGO_PKG_VERSION"))),
+            at: Some(p.at.clone()),
+            host: Some(hosts.iter().copied().collect::<Vec<_>>().join(",")),
+            launcher: Some(p.launcher.to_string()),
+            mpi_library: Some(s.mpi_library.clone()),
+            buffers: Some(p.buffers.to_string()),
+            trials: Some(p.trials),
+            launches: Some(p.launches),
+            noisy: c.noisy.clone(),
+            check: Some(check),
+        }),
+    };
+    let mut notes: Vec<(&[&str], Vec<String>)> = vec![(&["machine"], measured(c, p))];
+    if let Some(m) = memory {
+        let from: Vec<String> = m.from.iter().map(|(b, bw)| format!("{b}:{:.2}", bw / 1e9)).collect();
+        notes.push((
+            &["machine", "memory_bandwidth"],
+            vec![format!("the node's copy bandwidth from each large exchange (GB/s): {}", from.join(" "))],
+        ));
     }
-    let _ = writeln!(o, "latency = {}\nbandwidth = {}", us(b.latency), gbps(b.bandwidth));
-    let _ = writeln!(o, "send_overhead = {}", us(b.send_overhead));
-    if let Some(r) = b.send_rate {
-        let _ = writeln!(o, "send_rate = {}", gbps(r));
-    }
-    let _ = writeln!(o, "recv_overhead = {}", us(b.recv_overhead));
-    if let Some(r) = b.recv_rate {
-        let _ = writeln!(o, "recv_rate = {}", gbps(r));
-    }
-    if b.cross_overhead > 0.0 || b.cross_rate.is_some() {
-        let _ = writeln!(o, "cross_overhead = {}", us(b.cross_overhead));
-    }
-    if let Some(r) = b.cross_rate {
-        let _ = writeln!(o, "cross_rate = {}", gbps(r));
+    file.to_toml(&notes)
+}
+
+fn band(b: &BandFit) -> BandSection {
+    let crossing = b.cross_overhead > 0.0 || b.cross_rate.is_some();
+    BandSection {
+        upto: b.upto.map(Bytes),
+        latency: Some(time(b.latency)),
+        bandwidth: Some(Bandwidth(b.bandwidth)),
+        send_overhead: Some(time(b.send_overhead)),
+        send_rate: b.send_rate.map(Bandwidth),
+        recv_overhead: Some(time(b.recv_overhead)),
+        recv_rate: b.recv_rate.map(Bandwidth),
+        cross_overhead: crossing.then(|| time(b.cross_overhead)),
+        cross_rate: b.cross_rate.map(Bandwidth),
     }
 }
 
 /// pmac's `[[curve]]` entries: the time of one call per size (fit::figure).
 pub fn curves(s: &Samples, p: &Provenance) -> String {
-    let mut o = String::new();
-    let _ = writeln!(o, "# Collective curves written by psins-calibrate {} at {}", env!("CARGO_PKG_VERSION"), p.at);
-    let _ = writeln!(o, "# bytes: per-rank size (allgather: each rank's part; alltoall: per peer); seconds: 20 % trimmed mean of {} of the mean call time, slowest rank", pooled(p));
+    let mut head = vec![
+        format!("Collective curves written by psins-calibrate {} at {}", env!("CARGO_PKG_VERSION"), p.at),
+        format!("bytes: per-rank size (allgather: each rank's part; alltoall: per peer); seconds: 20 % trimmed mean of {} of the mean call time, slowest rank", pooled(p)),
+    ];
     if let Some(why) = p.left_out {
-        let _ = writeln!(o, "# {why}");
+        head.push(why.to_string());
     }
     let names: BTreeSet<(&str, u32)> = s.collectives.keys().map(|(n, r, _)| (n.as_str(), *r)).collect();
-    for (name, ranks) in names {
-        let pts: Vec<(u64, f64)> = s
-            .collectives
-            .iter()
-            .filter(|((n, r, _), _)| n == name && *r == ranks)
-            .map(|((_, _, b), t)| (*b, figure(t).value))
-            .collect();
-        let bytes: Vec<String> = pts.iter().map(|p| p.0.to_string()).collect();
-        let secs: Vec<String> = pts.iter().map(|p| format!("{:.6e}", p.1)).collect();
-        let _ = writeln!(
-            o,
-            "\n[[curve]]\ncollective = {name:?}\nranks = {ranks}\nbytes = [{}]\nseconds = [{}]",
-            bytes.join(", "),
-            secs.join(", ")
-        );
-    }
-    o
+    let curve = names
+        .into_iter()
+        .map(|(name, ranks)| {
+            let (bytes, seconds) = s
+                .collectives
+                .iter()
+                .filter(|((n, r, _), _)| n == name && *r == ranks)
+                // Seven significant digits: the trials agree to far fewer.
+                .map(|((_, _, b), t)| (*b, format!("{:.6e}", figure(t).value).parse::<f64>().unwrap_or(0.0)))
+                .unzip();
+            Curve { collective: name.to_string(), ranks, bytes, seconds }
+        })
+        .collect();
+    Curves { curve }.to_toml(&head)
 }

@@ -190,8 +190,9 @@ fn a_recalibration_says_when_the_host_has_changed() {
     let mut parts = text.split("half_rtt = \"");
     let mut faster = parts.next().unwrap().to_string();
     for p in parts {
-        let (us, rest) = p.split_once("us\"").unwrap();
-        faster += &format!("half_rtt = \"{}us\"{rest}", us.parse::<f64>().unwrap() / 1000.0);
+        let (time, rest) = p.split_once('"').unwrap();
+        let ps = psins_units::parse_time(time).unwrap();
+        faster += &format!("half_rtt = \"{}\"{rest}", psins_units::fmt_time((ps / 1000).max(1)));
     }
     assert_ne!(faster, text);
     std::fs::write(&file, &faster).unwrap();

@@ -3,17 +3,16 @@
 //! deserialising (errors carry the line); the design as a whole after, each error naming
 //! the key and what would fit.
 
-use super::file::FrequencyStr;
 use super::router::router_keys;
 use super::torus::Bounded;
 use psins_network::{Arrangement, DragonflyConfig, DragonflyRouting, RouterConfig};
 use psins_units::Bytes;
-use serde::Deserialize;
-use std::fmt::Write;
+use psins_units::Frequency;
+use serde::{Deserialize, Serialize};
 
 const S: &str = "[network.dragonfly]";
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct DragonflySection {
     /// Nodes per router.
@@ -30,21 +29,21 @@ pub struct DragonflySection {
     pub buffer_packets: Option<Bounded<1, 255>>,
     pub packet_bytes: Option<Bytes>,
     pub link_bits_per_cycle: Option<Bounded<1, { u32::MAX as u64 }>>,
-    pub clock: Option<FrequencyStr>,
+    pub clock: Option<Frequency>,
     pub router_delay_cycles: Option<Bounded<0, { 1 << 20 }>>,
     pub watchdog_cycles: Option<Bounded<1, { i64::MAX as u64 }>>,
     /// Largest message in packets; a bigger one is an error naming its record.
     pub max_message_packets: Option<Bounded<1, { i64::MAX as u64 }>>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy)]
+#[derive(Debug, Serialize, Deserialize, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
 pub enum ArrangementKey {
     Absolute,
     Relative,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy)]
+#[derive(Debug, Serialize, Deserialize, Clone, Copy)]
 #[serde(rename_all = "kebab-case")]
 pub enum RoutingKey {
     Minimal,
@@ -83,33 +82,40 @@ pub fn resolve(s: &DragonflySection) -> Result<DragonflyConfig, String> {
     Ok(cfg)
 }
 
-/// The section with every default written out, plus derived figures as comments.
-pub fn print(s: &mut String, c: &DragonflyConfig) {
+/// The section as the file would give it, every default written out.
+pub fn section(c: &DragonflyConfig) -> DragonflySection {
     let r = &c.router;
-    let arrangement = match c.arrangement {
-        Arrangement::Absolute => "absolute",
-        Arrangement::Relative => "relative",
-    };
-    let _ = writeln!(
-        s,
-        "\n[network.dragonfly]\np = {}\na = {}\nh = {}\ng = {}\narrangement = \"{arrangement}\"\nrouting = \"{}\"\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nwatchdog_cycles = {}\nmax_message_packets = {}",
-        c.p,
-        c.a,
-        c.h,
-        c.g,
-        c.routing.name(),
-        r.vcs,
-        r.buffer_packets,
-        r.packet_bytes,
-        r.link_bits_per_cycle,
-        psins_units::fmt_frequency(r.clock_hz),
-        r.router_delay_cycles,
-        r.watchdog_cycles,
-        r.max_message_packets
-    );
-    let _ = writeln!(
-        s,
-        "# {} nodes in {} groups of {} routers ({}-port routers, {} global links between two groups); one packet over h links takes {} + {}·h cycles at zero load (h = 2 on one router, 3 in a group, 3 to 5 minimally across groups); uniform capacity {:.4} phits/node/cycle",
+    DragonflySection {
+        p: Some(Bounded(c.p as u64)),
+        a: Some(Bounded(c.a as u64)),
+        h: Some(Bounded(c.h as u64)),
+        g: Some(Bounded(c.g as u64)),
+        arrangement: Some(match c.arrangement {
+            Arrangement::Absolute => ArrangementKey::Absolute,
+            Arrangement::Relative => ArrangementKey::Relative,
+        }),
+        routing: Some(match c.routing {
+            DragonflyRouting::Minimal => RoutingKey::Minimal,
+            DragonflyRouting::Valiant => RoutingKey::Valiant,
+            DragonflyRouting::UgalL => RoutingKey::UgalL,
+            DragonflyRouting::UgalG => RoutingKey::UgalG,
+        }),
+        vcs: Some(Bounded(r.vcs as u64)),
+        buffer_packets: Some(Bounded(r.buffer_packets as u64)),
+        packet_bytes: Some(Bytes(r.packet_bytes as u64)),
+        link_bits_per_cycle: Some(Bounded(r.link_bits_per_cycle as u64)),
+        clock: Some(Frequency(r.clock_hz)),
+        router_delay_cycles: Some(Bounded(r.router_delay_cycles as u64)),
+        watchdog_cycles: Some(Bounded(r.watchdog_cycles)),
+        max_message_packets: Some(Bounded(r.max_message_packets)),
+    }
+}
+
+/// The design's derived figures, for a comment.
+pub fn summary(c: &DragonflyConfig) -> String {
+    let r = &c.router;
+    format!(
+        "{} nodes in {} groups of {} routers ({}-port routers, {} global links between two groups); one packet over h links takes {} + {}·h cycles at zero load (h = 2 on one router, 3 in a group, 3 to 5 minimally across groups); uniform capacity {:.4} phits/node/cycle",
         c.nodes(),
         c.g,
         c.a,
@@ -118,5 +124,5 @@ pub fn print(s: &mut String, c: &DragonflyConfig) {
         c.zero_load_cycles(0, r.packet_bytes as u64),
         r.router_delay_cycles + 1,
         c.uniform_capacity()
-    );
+    )
 }

@@ -1,12 +1,14 @@
 //! From the file as written to the resolved [`Machine`] (defaults, cross-field checks), and
 //! back to TOML for `psins-sim check`.
 
-use super::file::{BandSection, CollMode, MachineFile, MappingKind};
-use super::network::{fabric, FlowConfig, FlowGraph, FlowTopology, Network, Pmac, MODELS};
-use super::{coll_key, default_shape, Band, CpuRatios, Link, Machine, Overhead, Shape};
+use super::file::{
+    BandSection, CollMode, CpuOverride, FlowSection, LinkSection, MachineFile, MachineSection, MappingKind, MpiSection,
+    NetworkSection, NodeSet,
+};
+use super::network::{fabric, Fabric, FlowConfig, FlowGraph, FlowTopology, Network, Pmac, MODELS};
+use super::{coll_key, Band, CpuRatios, Link, Machine, Overhead, Shape};
 use psins_formats::Coll;
-use psins_units::{fmt_bandwidth, fmt_bytes, fmt_time, Bandwidth, Time};
-use std::fmt::Write;
+use psins_units::{Bandwidth, Bytes, Time};
 use std::path::Path;
 
 pub const DEFAULT_EAGER: u64 = 64 * 1024;
@@ -126,29 +128,6 @@ fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection
         });
     }
     Link::with_bands(latency.0, &out).map_err(|e| format!("[[{section}.band]]: {e}"))
-}
-
-/// `[[SECTION.band]]` entries as TOML, when the link has more than latency and bandwidth.
-fn print_bands(s: &mut String, section: &str, l: &Link) {
-    if l.is_plain() {
-        return;
-    }
-    for b in l.bands() {
-        let _ = writeln!(s, "[[{section}.band]]");
-        if b.upto != u64::MAX {
-            let _ = writeln!(s, "upto = \"{}\"", fmt_bytes(b.upto));
-        }
-        let _ = writeln!(s, "latency = \"{}\"\nbandwidth = \"{}\"", fmt_time(b.latency), fmt_bandwidth(b.bandwidth));
-        for (name, o) in [("send", b.send), ("recv", b.recv), ("cross", b.cross)] {
-            if name == "cross" && o == Overhead::default() {
-                continue;
-            }
-            let _ = writeln!(s, "{name}_overhead = \"{}\"", fmt_time(o.fixed));
-            if o.per_byte > 0.0 {
-                let _ = writeln!(s, "{name}_rate = \"{}\"", fmt_bandwidth(1e12 / o.per_byte));
-            }
-        }
-    }
 }
 
 /// `[network] model` and the keys it reads. Every packet network's section the file has is
@@ -275,152 +254,238 @@ fn check_ratio(r: f64) -> Result<(), String> {
     }
 }
 
-/// The effective configuration as TOML (every default written out, units restored).
-pub fn print(m: &Machine) -> String {
-    let mut s = String::new();
-    let mapping = match m.mapping {
-        MappingKind::Block => "block",
-        MappingKind::Cyclic => "cyclic",
-        MappingKind::List => "list",
-    };
-    let _ = writeln!(s, "# effective configuration of {}", m.path.display());
-    let _ = writeln!(
-        s,
-        "[machine]\nname = {:?}\nnodes = {}\ncores_per_node = {}\nmapping = \"{mapping}\"",
-        m.name, m.nodes, m.cores_per_node
-    );
-    if !m.node_of_rank.is_empty() {
-        let _ = writeln!(s, "node_of_rank = {:?}", m.node_of_rank);
-    }
-    let _ = writeln!(s, "cpu_ratio = {:?}", m.cpu.default);
-    match m.memory_bandwidth {
-        Some(b) => {
-            let _ = writeln!(s, "memory_bandwidth = \"{}\"", fmt_bandwidth(b));
-        }
-        None => {
-            let _ = writeln!(s, "# memory_bandwidth: not set (intra-node messages do not share the node's memory)");
-        }
-    }
-    for (node, r) in &m.cpu.overrides {
-        let _ = writeln!(s, "[[machine.cpu]]\nnodes = [{node}]\nratio = {r:?}");
-    }
-    let _ = writeln!(
-        s,
-        "\n[intra]\nlatency = \"{}\"\nbandwidth = \"{}\"",
-        fmt_time(m.intra.latency),
-        fmt_bandwidth(m.intra.bandwidth)
-    );
-    print_bands(&mut s, "intra", &m.intra);
-    let _ = writeln!(
-        s,
-        "\n[self]\nlatency = \"{}\"\nbandwidth = \"{}\"",
-        fmt_time(m.own.latency),
-        fmt_bandwidth(m.own.bandwidth)
-    );
-    print_bands(&mut s, "self", &m.own);
-    let mode = match m.collectives {
-        CollMode::Analytic => "analytic",
-        CollMode::Expanded => "expanded",
-        CollMode::Auto => "auto",
-    };
-    let _ = writeln!(
-        s,
-        "\n[mpi]\neager_threshold = \"{}\"\ncollectives = \"{mode}\"\ncall_overhead = \"{}\"\nrendezvous_handshake = {}",
-        fmt_bytes(m.eager_threshold),
-        fmt_time(m.call_overhead),
-        m.rendezvous_handshake
-    );
-    match m.library {
-        Some(l) => {
-            let _ = writeln!(s, "library = \"{}\"", l.name());
-        }
-        None => {
-            let _ = writeln!(s, "# library = \"mpich\" | \"openmpi\" (default; the library the trace ran under)");
-        }
-    }
-    let _ = writeln!(s, "\n[mpi.collective_shape]");
-    let _ = writeln!(s, "# analytic models: collectives listed here cost shape(P) x (L + S/B); the others cost");
-    let _ = writeln!(s, "# the point-to-point steps of the MPI library's algorithm (docs/models.md)");
-    for &c in Coll::ALL.iter() {
-        match m.explicit_shape(c) {
-            Some(shape) => {
-                let _ = writeln!(s, "{} = \"{shape}\"", coll_key(c));
-            }
-            // Neighbourhood collectives cannot be expanded without their topology.
-            None if c.code() > Coll::Exscan.code() => {
-                let _ = writeln!(s, "# {} = \"{}\" (default; no topology to expand)", coll_key(c), default_shape(c));
-            }
-            None => {
-                let _ = writeln!(s, "# {} = MPICH's algorithm", coll_key(c));
-            }
-        }
-    }
-    let _ = writeln!(
-        s,
-        "\n[network]\nmodel = \"{}\"\nlatency = \"{}\"\nbandwidth = \"{}\"",
-        m.network.name(),
-        fmt_time(m.inter.latency),
-        fmt_bandwidth(m.inter.bandwidth),
-    );
+/// The machine as the file that gives it, every default written out (so that printing and
+/// reading it back gives the same machine).
+fn file(m: &Machine) -> MachineFile {
+    let cpu = m.cpu.overrides.iter().map(|&(node, ratio)| CpuOverride { nodes: NodeSet(vec![node]), ratio }).collect();
+    let (mut buses, mut in_links, mut out_links, mut calibration) = (None, None, None, None);
     match &m.network {
-        Network::Simple | Network::Packet(_) => {}
-        Network::Bus { buses } => {
-            let _ = writeln!(s, "buses = {buses}");
-        }
-        Network::InLink { in_links } => {
-            let _ = writeln!(s, "in_links = {in_links}");
-        }
-        Network::OutLink { out_links } => {
-            let _ = writeln!(s, "out_links = {out_links}");
-        }
+        Network::Bus { buses: b } => buses = Some(*b),
+        Network::InLink { in_links: i } => in_links = Some(*i),
+        Network::OutLink { out_links: o } => out_links = Some(*o),
         Network::Pmac(p) => {
-            let _ = writeln!(s, "buses = {}\nin_links = {}\nout_links = {}", p.buses, p.in_links, p.out_links);
-            if let Some(c) = &p.calibration {
-                let _ = writeln!(s, "calibration = {:?}", c.display().to_string());
-            }
+            (buses, in_links, out_links) = (Some(p.buses), Some(p.in_links), Some(p.out_links));
+            calibration = p.calibration.as_ref().map(|c| c.display().to_string());
         }
-        Network::Flow(_) => {}
+        Network::Simple | Network::Packet(_) | Network::Flow(_) => {}
     }
-    print_bands(&mut s, "network", &m.inter);
-    if let Some(f) = m.network.fabric() {
-        f.print(&mut s);
-    }
-    if let Network::Flow(t) = &m.network {
-        let topology = match &t.graph {
-            FlowGraph::Cluster { .. } => "cluster",
-            FlowGraph::Fabric(f) => f.name(),
-        };
-        let _ = writeln!(s, "\n[network.flow]\ntopology = \"{topology}\"");
-        if let FlowGraph::Cluster { backbone: Some(b) } = t.graph {
-            let _ = writeln!(s, "backbone = \"{}\"", fmt_bandwidth(b));
-        }
-        let _ = writeln!(s, "latency_weighted = {}", t.latency_weighted);
-        let _ = writeln!(s, "latency_first = {}\nenvelope = \"{}\"", t.latency_first, fmt_bytes(t.envelope));
-    }
-    if let Some(c) = &m.calibrated {
-        let _ = writeln!(s, "\n[calibrated]");
-        let fields = [("by", &c.by), ("at", &c.at), ("host", &c.host), ("launcher", &c.launcher)];
-        let more = [("mpi_library", &c.mpi_library), ("buffers", &c.buffers), ("noisy", &c.noisy)];
-        for (k, v) in fields.iter().chain(more.iter()) {
-            if let Some(v) = v {
-                let _ = writeln!(s, "{k} = {v:?}");
-            }
-        }
-        for (k, v) in [("trials", c.trials), ("launches", c.launches)] {
-            if let Some(n) = v {
-                let _ = writeln!(s, "{k} = {n}");
-            }
-        }
-        if let Some(points) = &c.check {
-            let items: Vec<String> = points
+    let fabric = m.network.fabric();
+    let flow = match &m.network {
+        Network::Flow(f) => Some(FlowSection {
+            topology: Some(match &f.graph {
+                FlowGraph::Cluster { .. } => FlowTopology::Cluster,
+                FlowGraph::Fabric(Fabric::Torus(_)) => FlowTopology::Torus,
+                FlowGraph::Fabric(Fabric::FatTree(_)) => FlowTopology::FatTree,
+                FlowGraph::Fabric(Fabric::Dragonfly(_)) => FlowTopology::Dragonfly,
+            }),
+            backbone: match f.graph {
+                FlowGraph::Cluster { backbone } => backbone.map(Bandwidth),
+                FlowGraph::Fabric(_) => None,
+            },
+            latency_first: Some(f.latency_first),
+            latency_weighted: Some(f.latency_weighted),
+            envelope: Some(Bytes(f.envelope)),
+        }),
+        _ => None,
+    };
+    MachineFile {
+        machine: MachineSection {
+            name: Some(m.name.clone()),
+            nodes: m.nodes,
+            cores_per_node: m.cores_per_node,
+            mapping: m.mapping,
+            node_of_rank: (!m.node_of_rank.is_empty()).then(|| m.node_of_rank.clone()),
+            cpu_ratio: Some(m.cpu.default),
+            clock: None,
+            base_clock: None,
+            cpu,
+            memory_bandwidth: m.memory_bandwidth.map(Bandwidth),
+        },
+        intra: Some(link_section(&m.intra)),
+        own: Some(link_section(&m.own)),
+        mpi: MpiSection {
+            eager_threshold: Some(Bytes(m.eager_threshold)),
+            collectives: Some(m.collectives),
+            library: m.library.map(|l| l.name().to_string()),
+            call_overhead: Some(Time(m.call_overhead)),
+            rendezvous_handshake: Some(m.rendezvous_handshake),
+            collective_shape: Coll::ALL
                 .iter()
-                .map(|p| {
-                    let spread = p.spread.map_or(String::new(), |x| format!(", spread = {x}"));
-                    format!("{{ bytes = {}, half_rtt = \"{}\"{spread} }}", p.bytes, p.half_rtt)
-                })
-                .collect();
-            let _ = writeln!(s, "check = [{}]", items.join(", "));
+                .filter_map(|&c| Some((coll_key(c), m.explicit_shape(c)?.to_string())))
+                .collect(),
+        },
+        network: NetworkSection {
+            model: m.network.name().to_string(),
+            latency: Time(m.inter.latency),
+            bandwidth: Bandwidth(m.inter.bandwidth),
+            band: bands(&m.inter),
+            buses,
+            in_links,
+            out_links,
+            calibration,
+            torus: match fabric {
+                Some(Fabric::Torus(c)) => Some(super::torus::section(c)),
+                _ => None,
+            },
+            fattree: match fabric {
+                Some(Fabric::FatTree(c)) => Some(super::fattree::section(c)),
+                _ => None,
+            },
+            dragonfly: match fabric {
+                Some(Fabric::Dragonfly(c)) => Some(super::dragonfly::section(c)),
+                _ => None,
+            },
+            flow,
+        },
+        calibrated: m.calibrated.clone(),
+    }
+}
+
+/// A link's section: its latency and bandwidth, and its bands when it has more than that.
+fn link_section(l: &Link) -> LinkSection {
+    LinkSection { latency: Time(l.latency), bandwidth: Bandwidth(l.bandwidth), band: bands(l) }
+}
+
+fn bands(l: &Link) -> Vec<BandSection> {
+    if l.is_plain() {
+        return Vec::new();
+    }
+    let overhead = |o: Overhead| (Some(Time(o.fixed)), (o.per_byte > 0.0).then(|| Bandwidth(1e12 / o.per_byte)));
+    l.bands()
+        .iter()
+        .map(|b| {
+            let (send_overhead, send_rate) = overhead(b.send);
+            let (recv_overhead, recv_rate) = overhead(b.recv);
+            let (cross_overhead, cross_rate) =
+                if b.cross == Overhead::default() { (None, None) } else { overhead(b.cross) };
+            BandSection {
+                upto: (b.upto != u64::MAX).then_some(Bytes(b.upto)),
+                latency: Some(Time(b.latency)),
+                bandwidth: Some(Bandwidth(b.bandwidth)),
+                send_overhead,
+                send_rate,
+                recv_overhead,
+                recv_rate,
+                cross_overhead,
+                cross_rate,
+            }
+        })
+        .collect()
+}
+
+/// The effective configuration as TOML: [`file`] through serde, with comments on what is
+/// left at its default and on the network's derived figures.
+pub fn print(m: &Machine) -> String {
+    let mut head = vec![format!("effective configuration of {}", m.path.display())];
+    if m.memory_bandwidth.is_none() {
+        head.push("memory_bandwidth: not set (intra-node messages do not share the node's memory)".into());
+    }
+    let mut mpi = Vec::new();
+    if m.library.is_none() {
+        mpi.push("library = \"mpich\" | \"openmpi\": unset, the library the trace ran under".into());
+    }
+    mpi.push("[mpi.collective_shape] (analytic models): a collective listed there costs shape(P) x (L + S/B);".into());
+    mpi.push("the others the point-to-point steps of the MPI library's algorithm, and neighbourhood".into());
+    mpi.push("collectives (no topology to expand) their default shape (docs/models.md)".into());
+    let fabric = m.network.fabric().map(|f| (["network", f.name()], vec![f.summary()]));
+    let mut notes: Vec<(&[&str], Vec<String>)> = vec![(&["machine"], head), (&["mpi"], mpi)];
+    if let Some((path, lines)) = &fabric {
+        notes.push((path, lines.clone()));
+    }
+    file(m).to_toml(&notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Printing a machine and reading the print back gives the same machine, printed alike.
+    fn round_trips(path: &Path, text: &str, sets: &[&str]) {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let m = Machine::from_str(path, text, &sets).unwrap_or_else(|e| panic!("{e}"));
+        let printed = m.effective();
+        let again = Machine::from_str(path, &printed, &[]).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+        assert_eq!(again.effective(), printed);
+        assert_eq!(again.network.name(), m.network.name());
+        assert_eq!((again.intra, again.inter, again.own), (m.intra, m.inter, m.own));
+        assert_eq!((again.nodes, again.cpu.default, &again.cpu.overrides), (m.nodes, m.cpu.default, &m.cpu.overrides));
+        assert_eq!(again.network.fabric(), m.network.fabric());
+    }
+
+    #[test]
+    fn every_bundled_machine_prints_as_a_file_that_reads_back_the_same() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            if !text.contains("[machine]") {
+                continue; // pmac's curves
+            }
+            round_trips(&path, &text, &[]);
+            n += 1;
+        }
+        assert!(n >= 15, "{n} machines in {}", dir.display());
+        let torus = dir.join("torus-8x8.toml");
+        let text = std::fs::read_to_string(&torus).unwrap();
+        for sets in [
+            &["network.model=\"flow\""][..],
+            &["network.model=\"flow\"", "network.flow.topology=\"cluster\"", "network.flow.backbone=\"2GB/s\""],
+            &["network.torus.routing=\"adaptive\"", "network.torus.vcs=3", "mpi.library=\"openmpi\""],
+        ] {
+            round_trips(&torus, &text, sets);
         }
     }
-    s
+
+    #[test]
+    fn bands_overrides_and_provenance_read_back_the_same() {
+        let text = r#"
+[machine]
+nodes = 4
+cores_per_node = 2
+mapping = "cyclic"
+cpu_ratio = 1.5
+memory_bandwidth = "6.5GB/s"
+[[machine.cpu]]
+nodes = "1-2"
+ratio = 0.5
+[intra]
+latency = "300ns"
+bandwidth = "8GB/s"
+[[intra.band]]
+upto = "4KiB"
+send_overhead = "120ns"
+send_rate = "9GB/s"
+recv_overhead = "80ns"
+cross_overhead = "50ns"
+cross_rate = "12GB/s"
+[[intra.band]]
+latency = "1.25us"
+bandwidth = "6GB/s"
+[mpi]
+eager_threshold = 16384
+collectives = "analytic"
+call_overhead = "15ns"
+[mpi.collective_shape]
+allreduce = "3*log"
+[network]
+model = "pmac"
+latency = "2us"
+bandwidth = "10GB/s"
+buses = 3
+calibration = "curves.toml"
+[calibrated]
+by = "psins-calibrate 0.1.0"
+trials = 7
+launches = 3
+check = [{ bytes = 0, half_rtt = "0.5us", spread = 0.02 }, { bytes = 65536, half_rtt = "11us" }]
+"#;
+        round_trips(Path::new("/m/pm.toml"), text, &[]);
+        let m = Machine::from_str(Path::new("/m/pm.toml"), text, &[]).unwrap();
+        let printed = m.effective();
+        for line in ["memory_bandwidth = \"6.5GB/s\"", "allreduce = \"3*log\"", "buses = 3", "trials = 7"] {
+            assert!(printed.contains(line), "{line} missing:\n{printed}");
+        }
+        assert!(printed.starts_with("# effective configuration of /m/pm.toml\n[machine]"), "{printed}");
+    }
 }

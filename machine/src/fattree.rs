@@ -4,17 +4,16 @@
 //! checks happen while deserialising (errors carry the line); the design as a whole is
 //! checked after, each error naming the key and what would fit.
 
-use super::file::FrequencyStr;
 use super::router::router_keys;
 use super::torus::Bounded;
 use psins_network::{FatTreeConfig, FatTreeRouting, RouterConfig};
 use psins_units::Bytes;
-use serde::Deserialize;
-use std::fmt::Write;
+use psins_units::Frequency;
+use serde::{Deserialize, Serialize};
 
 const S: &str = "[network.fattree]";
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct FatTreeSection {
     /// k-ary n-tree: k children and k parents per switch ...
@@ -34,14 +33,14 @@ pub struct FatTreeSection {
     pub buffer_packets: Option<Bounded<1, 255>>,
     pub packet_bytes: Option<Bytes>,
     pub link_bits_per_cycle: Option<Bounded<1, { u32::MAX as u64 }>>,
-    pub clock: Option<FrequencyStr>,
+    pub clock: Option<Frequency>,
     pub router_delay_cycles: Option<Bounded<0, { 1 << 20 }>>,
     pub watchdog_cycles: Option<Bounded<1, { i64::MAX as u64 }>>,
     /// Largest message in packets; a bigger one is an error naming its record.
     pub max_message_packets: Option<Bounded<1, { i64::MAX as u64 }>>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy)]
+#[derive(Debug, Serialize, Deserialize, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
 pub enum RoutingKey {
     Dmodk,
@@ -108,28 +107,36 @@ fn shape(s: &FatTreeSection) -> Result<(Vec<u32>, Vec<u32>), String> {
     Ok((vec![k; levels], up))
 }
 
-/// The section with every default written out, plus derived figures as comments.
-pub fn print(s: &mut String, c: &FatTreeConfig) {
+/// The section as the file would give it, every default written out.
+pub fn section(c: &FatTreeConfig) -> FatTreeSection {
     let r = &c.router;
-    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
-    let _ = writeln!(
-        s,
-        "\n[network.fattree]\ndown = [{}]\nup = [{}]\nrouting = \"{}\"\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nwatchdog_cycles = {}\nmax_message_packets = {}",
-        list(&c.down),
-        list(&c.up),
-        c.routing.name(),
-        r.vcs,
-        r.buffer_packets,
-        r.packet_bytes,
-        r.link_bits_per_cycle,
-        psins_units::fmt_frequency(r.clock_hz),
-        r.router_delay_cycles,
-        r.watchdog_cycles,
-        r.max_message_packets
-    );
-    let _ = writeln!(
-        s,
-        "# {} nodes, {} levels, {}-port switches, leaf tapering {}:1; {} routers (a node's interface counts as one); a full packet holds a link {} cycles; one packet between nodes whose common switch is at level L takes {} + {}·L cycles at zero load; uniform capacity {:.4} phits/node/cycle",
+    FatTreeSection {
+        down: Some(c.down.iter().map(|&v| Bounded(v as u64)).collect()),
+        up: Some(c.up.iter().map(|&v| Bounded(v as u64)).collect()),
+        k: None,
+        levels: None,
+        tapering: None,
+        radix: None,
+        routing: Some(match c.routing {
+            FatTreeRouting::DModK => RoutingKey::Dmodk,
+            FatTreeRouting::Adaptive => RoutingKey::Adaptive,
+        }),
+        vcs: Some(Bounded(r.vcs as u64)),
+        buffer_packets: Some(Bounded(r.buffer_packets as u64)),
+        packet_bytes: Some(Bytes(r.packet_bytes as u64)),
+        link_bits_per_cycle: Some(Bounded(r.link_bits_per_cycle as u64)),
+        clock: Some(Frequency(r.clock_hz)),
+        router_delay_cycles: Some(Bounded(r.router_delay_cycles as u64)),
+        watchdog_cycles: Some(Bounded(r.watchdog_cycles)),
+        max_message_packets: Some(Bounded(r.max_message_packets)),
+    }
+}
+
+/// The design's derived figures, for a comment.
+pub fn summary(c: &FatTreeConfig) -> String {
+    let r = &c.router;
+    format!(
+        "{} nodes, {} levels, {}-port switches, leaf tapering {}:1; {} routers (a node's interface counts as one); a full packet holds a link {} cycles; one packet between nodes whose common switch is at level L takes {} + {}·L cycles at zero load; uniform capacity {:.4} phits/node/cycle",
         c.nodes(),
         c.down.len(),
         c.radix(),
@@ -139,7 +146,7 @@ pub fn print(s: &mut String, c: &FatTreeConfig) {
         c.zero_load_cycles(0, r.packet_bytes as u64),
         2 * (r.router_delay_cycles + 1),
         c.uniform_capacity()
-    );
+    )
 }
 
 #[cfg(test)]

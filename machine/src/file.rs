@@ -1,11 +1,11 @@
 //! The machine file as written: serde structs that reject unknown keys, so a typo is an error
 //! with a line number (the `toml` crate attaches the span) rather than a silently ignored value.
 
-use psins_units::{Bandwidth, Bytes, Time};
-use serde::Deserialize;
+use psins_units::{Bandwidth, Bytes, Frequency, Time};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MachineFile {
     pub machine: MachineSection,
@@ -20,9 +20,39 @@ pub struct MachineFile {
     pub calibrated: Option<CalibratedSection>,
 }
 
+impl MachineFile {
+    /// The file as TOML, through serde; each note is comment lines put above what its path
+    /// names: a table (`["network", "torus"]`) or a key (`["machine", "memory_bandwidth"]`).
+    /// A path the file does not have gets no comment.
+    pub fn to_toml(&self, notes: &[(&[&str], Vec<String>)]) -> String {
+        let text = toml::to_string(self).expect("a machine file serialises");
+        let mut doc: toml_edit::DocumentMut = text.parse().expect("serialised TOML parses");
+        for (path, lines) in notes {
+            let Some((last, parents)) = path.split_last() else { continue };
+            let Some(table) = table_at(doc.as_table_mut(), parents) else { continue };
+            let comment: String = lines.iter().map(|l| format!("# {l}\n")).collect();
+            if let Some(t) = table.get_mut(last).and_then(|i| i.as_table_mut()) {
+                t.decor_mut().set_prefix(format!("\n{comment}"));
+                continue;
+            }
+            if let Some(mut key) = table.key_mut(last) {
+                key.leaf_decor_mut().set_prefix(comment);
+            }
+        }
+        doc.to_string().trim_start().to_string()
+    }
+}
+
+fn table_at<'a>(mut table: &'a mut toml_edit::Table, path: &[&str]) -> Option<&'a mut toml_edit::Table> {
+    for key in path {
+        table = table.get_mut(key)?.as_table_mut()?;
+    }
+    Some(table)
+}
+
 /// `[calibrated]`: the provenance psins-calibrate writes. `noisy` says why the figures are not
 /// to be trusted (psins-sim warns when it is set).
-#[derive(Debug, Deserialize, Clone, Default)]
+#[derive(Debug, Serialize, Deserialize, Clone, Default)]
 #[serde(deny_unknown_fields)]
 pub struct CalibratedSection {
     pub by: Option<String>,
@@ -42,7 +72,7 @@ pub struct CalibratedSection {
 
 /// One `[calibrated] check` point: the median warm half round trip at `bytes` and its
 /// interquartile spread (a fraction).
-#[derive(Debug, Deserialize, Clone, Default)]
+#[derive(Debug, Serialize, Deserialize, Clone, Default)]
 #[serde(deny_unknown_fields)]
 pub struct CheckPoint {
     pub bytes: u64,
@@ -50,7 +80,7 @@ pub struct CheckPoint {
     pub spread: Option<f64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MachineSection {
     pub name: Option<String>,
@@ -64,10 +94,10 @@ pub struct MachineSection {
     /// Target core speed relative to the base system (bursts are divided by it).
     pub cpu_ratio: Option<f64>,
     /// Alternative to `cpu_ratio`: ratio = clock / base_clock.
-    pub clock: Option<FrequencyStr>,
-    pub base_clock: Option<FrequencyStr>,
+    pub clock: Option<Frequency>,
+    pub base_clock: Option<Frequency>,
     /// Per-node CPU ratios that differ from the default.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpu: Vec<CpuOverride>,
     /// A node's copy bandwidth, shared by the intra-node messages in flight on it (unset:
     /// each message has its `[intra]` bandwidth to itself).
@@ -78,18 +108,7 @@ fn one() -> u32 {
     1
 }
 
-/// A frequency kept as the string the user wrote plus its value in Hz.
-#[derive(Debug, Clone, Copy)]
-pub struct FrequencyStr(pub f64);
-
-impl<'de> Deserialize<'de> for FrequencyStr {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        psins_units::parse_frequency(&s).map(FrequencyStr).map_err(serde::de::Error::custom)
-    }
-}
-
-#[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Serialize, Deserialize, Default, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum MappingKind {
     #[default]
@@ -98,15 +117,16 @@ pub enum MappingKind {
     List,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CpuOverride {
     pub nodes: NodeSet,
     pub ratio: f64,
 }
 
-/// Nodes as a list `[0, 3, 5]` or ranges `"0-7,12"`.
-#[derive(Debug, Clone)]
+/// Nodes as a list `[0, 3, 5]` or ranges `"0-7,12"` (written back as a list).
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
 pub struct NodeSet(pub Vec<u32>);
 
 impl<'de> Deserialize<'de> for NodeSet {
@@ -124,19 +144,19 @@ impl<'de> Deserialize<'de> for NodeSet {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSection {
     pub latency: Time,
     pub bandwidth: Bandwidth,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub band: Vec<BandSection>,
 }
 
 /// `[[network.band]]` / `[[intra.band]]` / `[[self.band]]`: the costs of messages up to `upto` bytes (the last
 /// band has no `upto`). A missing latency or bandwidth is the section's; missing overheads
 /// are 0. See `link.rs` for the formulas.
-#[derive(Debug, Deserialize, Clone)]
+#[derive(Debug, Serialize, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct BandSection {
     pub upto: Option<Bytes>,
@@ -153,7 +173,7 @@ pub struct BandSection {
     pub cross_rate: Option<Bandwidth>,
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct MpiSection {
     pub eager_threshold: Option<Bytes>,
@@ -166,11 +186,11 @@ pub struct MpiSection {
     /// Whether a rendezvous pays the request-to-send / clear-to-send round trip.
     pub rendezvous_handshake: Option<bool>,
     /// Analytic collective shapes: collective name → "log" | "linear" | "const", optionally "2*log".
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub collective_shape: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Serialize, Deserialize, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum CollMode {
     /// All participants synchronise at the last arrival; the model gives the duration.
@@ -184,14 +204,14 @@ pub enum CollMode {
 /// `[network]`: the model's name, the common link parameters, and each model's own keys.
 /// A model with many keys of its own gets an optional sub-table (`[network.torus]`), so that
 /// the whole file is still checked key by key.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSection {
     pub model: String,
     pub latency: Time,
     pub bandwidth: Bandwidth,
     /// Size-dependent costs and per-message overheads (`[[network.band]]`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub band: Vec<BandSection>,
     /// `bus`, `pmac`: number of global buses.
     pub buses: Option<u32>,
@@ -212,7 +232,7 @@ pub struct NetworkSection {
 }
 
 /// `[network.flow]`: the flow-level model's graph (its section gives the design and links).
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSection {
     pub topology: Option<super::network::FlowTopology>,

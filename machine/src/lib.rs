@@ -2,6 +2,7 @@
 //! the engine and the models read.
 
 mod bundled;
+pub mod curves;
 pub mod dragonfly;
 mod effective;
 pub mod fattree;

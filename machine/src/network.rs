@@ -196,12 +196,12 @@ impl Fabric {
         }
     }
 
-    /// The section with every default written out (`psins-sim check`).
-    pub(crate) fn print(&self, s: &mut String) {
+    /// The design's derived figures (`psins-sim check` writes them as a comment).
+    pub fn summary(&self) -> String {
         match self {
-            Fabric::Torus(c) => torus::print(s, c),
-            Fabric::FatTree(c) => fattree::print(s, c),
-            Fabric::Dragonfly(c) => dragonfly::print(s, c),
+            Fabric::Torus(c) => torus::summary(c),
+            Fabric::FatTree(c) => fattree::summary(c),
+            Fabric::Dragonfly(c) => dragonfly::summary(c),
         }
     }
 }

@@ -3,14 +3,14 @@
 //! involve several keys (bubbles need two-packet buffers, the watchdog must outlast a hop,
 //! the node count) come after, naming the keys.
 
-use super::file::FrequencyStr;
 use psins_network::{Routing, TorusConfig, MAX_DIMS};
 use psins_units::Bytes;
+use psins_units::Frequency;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
-use serde::Deserialize;
-use std::fmt::{self, Write};
+use serde::{Deserialize, Serialize};
+use std::fmt;
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TorusSection {
     /// k per dimension, dimension 0 first: `[8, 8]` or `"8x8"`.
@@ -25,7 +25,7 @@ pub struct TorusSection {
     /// Link width (W).
     pub link_bits_per_cycle: Option<Bounded<1, { u32::MAX as u64 }>>,
     /// Router clock: converts cycles to the engine's picoseconds.
-    pub clock: Option<FrequencyStr>,
+    pub clock: Option<Frequency>,
     /// Router delay (R).
     pub router_delay_cycles: Option<Bounded<0, { 1 << 20 }>>,
     pub routing: Option<RoutingKey>,
@@ -36,7 +36,7 @@ pub struct TorusSection {
     pub max_message_packets: Option<Bounded<1, { i64::MAX as u64 }>>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy)]
+#[derive(Debug, Serialize, Deserialize, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
 pub enum RoutingKey {
     Dor,
@@ -44,7 +44,8 @@ pub enum RoutingKey {
 }
 
 /// An integer key with its allowed range, checked where it is read (so the error has a line).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(transparent)]
 pub struct Bounded<const LO: u64, const HI: u64>(pub u64);
 
 impl<'de, const LO: u64, const HI: u64> Deserialize<'de> for Bounded<LO, HI> {
@@ -57,9 +58,15 @@ impl<'de, const LO: u64, const HI: u64> Deserialize<'de> for Bounded<LO, HI> {
     }
 }
 
-/// Torus extents, written `[8, 8]` or `"8x8"`.
+/// Torus extents, written `[8, 8]` or `"8x8"` (written back as `"8x8"`).
 #[derive(Debug, Clone)]
 pub struct Dims(pub Vec<u32>);
+
+impl Serialize for Dims {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&dims_text(&self.0))
+    }
+}
 
 impl<'de> Deserialize<'de> for Dims {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -136,34 +143,38 @@ pub fn dims_text(dims: &[u32]) -> String {
     dims.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
 }
 
-/// The section with every default written out, plus derived figures as comments.
-pub fn print(s: &mut String, c: &TorusConfig) {
-    let _ = writeln!(
-        s,
-        "\n[network.torus]\ndims = \"{}\"\nmesh = {}\nvcs = {}\nbuffer_packets = {}\npacket_bytes = {}\nlink_bits_per_cycle = {}\nclock = \"{}\"\nrouter_delay_cycles = {}\nrouting = \"{}\"\nbubble = {}\nwatchdog_cycles = {}\nmax_message_packets = {}",
-        dims_text(&c.dims),
-        c.mesh,
-        c.vcs,
-        c.buffer_packets,
-        c.packet_bytes,
-        c.link_bits_per_cycle,
-        psins_units::fmt_frequency(c.clock_hz),
-        c.router_delay_cycles,
-        c.routing.name(),
-        c.bubble,
-        c.watchdog_cycles,
-        c.max_message_packets
-    );
-    let _ = writeln!(
-        s,
-        "# {} routers; a full packet holds a link {} cycles; one packet over h hops takes {} + {}·h cycles at zero load; uniform capacity {:.4} phits/node/cycle; router state {}",
+/// The section as the file would give it, every default written out.
+pub fn section(c: &TorusConfig) -> TorusSection {
+    TorusSection {
+        dims: Some(Dims(c.dims.clone())),
+        mesh: Some(c.mesh),
+        vcs: Some(Bounded(c.vcs as u64)),
+        buffer_packets: Some(Bounded(c.buffer_packets as u64)),
+        packet_bytes: Some(Bytes(c.packet_bytes as u64)),
+        link_bits_per_cycle: Some(Bounded(c.link_bits_per_cycle as u64)),
+        clock: Some(Frequency(c.clock_hz)),
+        router_delay_cycles: Some(Bounded(c.router_delay_cycles as u64)),
+        routing: Some(match c.routing {
+            Routing::Dor => RoutingKey::Dor,
+            Routing::Adaptive => RoutingKey::Adaptive,
+        }),
+        bubble: Some(c.bubble),
+        watchdog_cycles: Some(Bounded(c.watchdog_cycles)),
+        max_message_packets: Some(Bounded(c.max_message_packets)),
+    }
+}
+
+/// The design's derived figures, for a comment.
+pub fn summary(c: &TorusConfig) -> String {
+    format!(
+        "{} routers; a full packet holds a link {} cycles; one packet over h hops takes {} + {}·h cycles at zero load; uniform capacity {:.4} phits/node/cycle; router state {}",
         c.nodes(),
         c.phits(c.packet_bytes as u64),
         c.zero_load_cycles(0, c.packet_bytes as u64),
         c.router_delay_cycles + 1,
         c.uniform_capacity(),
         fmt_size(c.state_bytes())
-    );
+    )
 }
 
 fn fmt_size(b: u64) -> String {

@@ -5,7 +5,7 @@
 //! bandwidths as bytes per second (f64), converted to a transfer time once per message.
 
 use serde::de::{self, Deserializer, Visitor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
 /// Simulated time in picoseconds.
@@ -263,12 +263,22 @@ macro_rules! unit_newtype {
                 f.write_str(&$fmt(self.0))
             }
         }
+        /// Written back as the string the parser reads.
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
     };
 }
 
 unit_newtype!(
     /// A duration from the machine file.
     Time(Ps), parse_time, fmt_time, "a time such as \"2.5us\""
+);
+unit_newtype!(
+    /// A clock rate in Hz.
+    Frequency(f64), parse_frequency, fmt_frequency, "a frequency such as \"2GHz\""
 );
 unit_newtype!(
     /// A bandwidth in bytes per second.
@@ -295,6 +305,13 @@ impl<'de> Deserialize<'de> for Bytes {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+/// Written back as a size with its unit ("64KiB").
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 

@@ -11,52 +11,10 @@
 
 use super::{analytic_collective, CollCall, NetCtx, NetMsg, NetworkModel};
 use crate::units::Ps;
-use psins_formats::Coll;
+use psins_machine::curves::{Curve, Curves};
 use psins_machine::{coll_key, Link, Machine};
-use serde::Deserialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// One measured curve: `seconds[i]` for a collective of `bytes[i]` per rank over `ranks` ranks.
-#[derive(Debug, Deserialize, Clone)]
-#[serde(deny_unknown_fields)]
-pub struct Curve {
-    pub collective: String,
-    pub ranks: u32,
-    pub bytes: Vec<u64>,
-    pub seconds: Vec<f64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Calibration {
-    #[serde(default)]
-    pub curve: Vec<Curve>,
-}
-
-impl Calibration {
-    pub fn parse(name: &str, text: &str) -> Result<Calibration, String> {
-        let c: Calibration = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
-        for (i, k) in c.curve.iter().enumerate() {
-            let ok = !k.bytes.is_empty()
-                && k.bytes.len() == k.seconds.len()
-                && k.bytes.windows(2).all(|w| w[0] < w[1])
-                && k.seconds.iter().all(|s| s.is_finite() && *s >= 0.0)
-                && k.ranks > 0;
-            if !ok {
-                return Err(format!(
-                    "{name}: curve {} ({}): bytes must be increasing, as many as seconds (non-negative), ranks ≥ 1",
-                    i + 1,
-                    k.collective
-                ));
-            }
-            if !Coll::ALL.iter().any(|c| coll_key(*c) == k.collective) {
-                return Err(format!("{name}: curve {}: unknown collective `{}`", i + 1, k.collective));
-            }
-        }
-        Ok(c)
-    }
-}
 
 pub struct Pmac {
     link: Link,
@@ -76,7 +34,7 @@ pub fn build(m: &Machine, p: &psins_machine::Pmac) -> Result<Box<dyn NetworkMode
     let curves = match &p.calibration {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| format!("[network] calibration {}: {e}", p.display()))?;
-            Calibration::parse(&p.display().to_string(), &text)?.curve
+            Curves::parse(&p.display().to_string(), &text)?.curve
         }
         None => Vec::new(),
     };
@@ -184,13 +142,5 @@ mod tests {
         assert!((interpolate(&xs, &ys, 100) - 10.0).abs() < 1e-9);
         assert_eq!(interpolate(&xs, &ys, 1), 1.0);
         assert_eq!(interpolate(&xs, &ys, 2000), 200.0);
-    }
-
-    #[test]
-    fn rejects_bad_curves() {
-        let bad = "[[curve]]\ncollective = \"allreduce\"\nranks = 4\nbytes = [8, 4]\nseconds = [1e-6, 2e-6]\n";
-        assert!(Calibration::parse("x", bad).is_err());
-        let typo = "[[curve]]\ncollective = \"allreduce\"\nrank = 4\nbytes = [8]\nseconds = [1e-6]\n";
-        assert!(Calibration::parse("x", typo).unwrap_err().contains("line"));
     }
 }

@@ -25,7 +25,7 @@ fn main() {
          pub const FUNCTIONS: &[(u32, &str, &str)] = &[\n",
     );
     for f in &funcs {
-        let how = if f.f08 { format!("{} +f08", f.how) } else { f.how.clone() };
+        let how = if f.f08 { format!("{} +f08", f.how) } else { f.how.to_string() };
         let _ = writeln!(s, "    ({}, \"{}\", \"{how}\"),", f.id, f.name);
     }
     s.push_str("];\n");

@@ -17,6 +17,7 @@ pub mod jobs;
 pub mod log;
 pub mod magic;
 pub mod messages;
+pub use psins_vocab::how;
 pub use psins_vocab::mpi_table;
 pub mod output;
 pub mod polls;

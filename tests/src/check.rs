@@ -3,6 +3,7 @@
 //! of an app's log against what it counted.
 
 use crate::*;
+use psins_formats::how::{Hand, How, Posting};
 use psins_formats::{Kind, LogEnd, Op};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
@@ -10,49 +11,50 @@ use std::sync::OnceLock;
 /// THE mapping from MPI functions to record kinds, derived from the one table of MPI
 /// signatures (`c-headers/mpi_functions.tbl`): the table says how each function is handled,
 /// this says which records that handling writes.
-pub fn kinds_of_how(how: &str) -> &'static [Kind] {
-    let k = how.split(':').next().unwrap();
-    match k {
-        "init" | "init_thread" => &[Kind::Init],
-        "finalize" => &[Kind::Finalize],
-        "abort" => &[Kind::Abort],
-        "pcontrol" => &[Kind::Pcontrol],
-        "send" => &[Kind::Send],
-        "isend" => &[Kind::Isend],
-        "send_init" => &[Kind::SendInit],
-        "recv" | "mrecv" => &[Kind::Recv],
-        "irecv" | "imrecv" => &[Kind::Irecv],
-        "recv_init" => &[Kind::RecvInit],
-        "sendrecv" | "sendrecv_replace" => &[Kind::Sendrecv],
-        "isendrecv" | "isendrecv_replace" => &[Kind::Isend, Kind::Irecv],
-        "probe" | "iprobe" | "mprobe" | "improbe" => &[Kind::Probe],
-        "start" => &[Kind::Start],
-        "startall" => &[Kind::Startall],
-        "request_free" => &[Kind::RequestFree],
-        "cancel" => &[Kind::Cancel],
-        "wait" | "waitall" | "waitany" | "waitsome" | "test" | "testall" | "testany" | "testsome" => &[Kind::Wait],
-        "coll" => &[Kind::Coll],
-        "comm_new" => &[Kind::CommCreate],
-        "comm_free" => &[Kind::CommFree],
-        "other" | "other_comm" => &[Kind::Other],
-        "other_req" => &[Kind::OtherReq],
-        "comm_idup" => &[Kind::OtherReq, Kind::CommCreate],
-        "put" | "get" | "accumulate" | "get_accumulate" | "fetch_and_op" | "compare_and_swap" | "rput" | "rget"
-        | "raccumulate" | "rget_accumulate" => &[Kind::Rma],
-        "win_create" | "win_allocate" | "win_allocate_shared" | "win_create_dynamic" => &[Kind::WinCreate],
-        "win_free" => &[Kind::WinFree],
-        k if k.starts_with("win_") => &[Kind::WinSync],
-        _ => &[], // count, none: no record
+pub fn kinds_of_how(how: How) -> &'static [Kind] {
+    match how {
+        How::HandWritten(Hand::Init | Hand::InitThread) => &[Kind::Init],
+        How::HandWritten(Hand::Finalize) => &[Kind::Finalize],
+        How::HandWritten(Hand::Abort) => &[Kind::Abort],
+        How::HandWritten(Hand::Pcontrol) => &[Kind::Pcontrol],
+        How::Send(Posting::Blocking, _) => &[Kind::Send],
+        How::Send(Posting::Nonblocking, _) => &[Kind::Isend],
+        How::Send(Posting::Persistent, _) => &[Kind::SendInit],
+        How::Recv(Posting::Blocking) | How::Mrecv { nonblocking: false } => &[Kind::Recv],
+        How::Recv(Posting::Nonblocking) | How::Mrecv { nonblocking: true } => &[Kind::Irecv],
+        How::Recv(Posting::Persistent) => &[Kind::RecvInit],
+        How::Sendrecv { nonblocking: false, .. } => &[Kind::Sendrecv],
+        How::Sendrecv { nonblocking: true, .. } => &[Kind::Isend, Kind::Irecv],
+        How::Probe { .. } => &[Kind::Probe],
+        How::Start => &[Kind::Start],
+        How::Startall => &[Kind::Startall],
+        How::RequestFree => &[Kind::RequestFree],
+        How::Cancel => &[Kind::Cancel],
+        How::Wait(_) => &[Kind::Wait],
+        How::Coll(_) => &[Kind::Coll],
+        How::CommNew(_) => &[Kind::CommCreate],
+        How::CommFree => &[Kind::CommFree],
+        How::Other | How::OtherComm => &[Kind::Other],
+        How::OtherReq => &[Kind::OtherReq],
+        How::CommIdup => &[Kind::OtherReq, Kind::CommCreate],
+        How::Rma { .. } => &[Kind::Rma],
+        How::WinCreate(_) => &[Kind::WinCreate],
+        How::WinFree => &[Kind::WinFree],
+        How::WinSync(_) => &[Kind::WinSync],
+        How::Count | How::None => &[],
     }
 }
 
 /// name -> how, from the table (`psins_formats::functions`, read from it at build time).
-pub fn table() -> &'static HashMap<String, String> {
-    static T: OnceLock<HashMap<String, String>> = OnceLock::new();
+pub fn table() -> &'static HashMap<String, How> {
+    static T: OnceLock<HashMap<String, How>> = OnceLock::new();
     T.get_or_init(|| {
         psins_formats::functions::FUNCTIONS
             .iter()
-            .map(|&(_, name, how)| (name.to_string(), how.trim_end_matches(" +f08").to_string()))
+            .map(|&(_, name, entry)| {
+                let how = How::parse(entry.trim_end_matches(" +f08")).unwrap_or_else(|e| panic!("{name}: {e}"));
+                (name.to_string(), how)
+            })
             .collect()
     })
 }
@@ -61,7 +63,7 @@ pub fn expected_kinds(calls: &BTreeMap<String, u64>) -> BTreeMap<Kind, u64> {
     let mut m = BTreeMap::new();
     for (name, n) in calls {
         let how = table().get(name).unwrap_or_else(|| panic!("{name} is not in mpi_functions.tbl"));
-        for k in kinds_of_how(how) {
+        for k in kinds_of_how(*how) {
             *m.entry(*k).or_insert(0) += n;
         }
     }

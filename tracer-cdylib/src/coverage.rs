@@ -3,73 +3,74 @@
 //! coverage` rewrites it; the test fails when it is stale).
 
 use crate::functions::FUNCTIONS;
+use psins_vocab::how::{Hand, How, Posting};
+use psins_vocab::record::WinSyncFn;
 
-/// What a `how` of the table means, for people.
-pub fn describe(how: &str) -> String {
-    let (h, f08) = match how.strip_suffix(" +f08") {
-        Some(h) => (h, true),
-        None => (how, false),
+/// What a `how` of the table means, for people (the table's entry: the word, and ` +f08`).
+pub fn describe(entry: &str) -> String {
+    let (word, f08) = match entry.strip_suffix(" +f08") {
+        Some(w) => (w, true),
+        None => (entry, false),
     };
-    let (k, a) = h.split_once(':').unwrap_or((h, ""));
-    let d = match k {
-        "none" => "not wrapped (no time, no interest)".to_string(),
-        "count" => "counted only (local query); total in counts-NNNNNN.txt".to_string(),
-        "other" => "`other` record with this id".to_string(),
-        "other_req" => {
+    let Ok(how) = How::parse(word) else { return entry.to_string() };
+    let k = how.kind();
+    let d = match how {
+        How::None => "not wrapped (no time, no interest)".to_string(),
+        How::Count => "counted only (local query); total in counts-NNNNNN.txt".to_string(),
+        How::Other => "`other` record with this id".to_string(),
+        How::OtherReq => {
             "`other_req` record with the id of the request it returns (its completion shows in `wait`)".to_string()
         }
-        "other_comm" => {
+        How::OtherComm => {
             "`other` record; the communicator it returns is registered (`comm_create`, func Other)".to_string()
         }
-        "comm_idup" => "`other_req` record with the id of the request it returns (its completion shows in `wait`), then the new communicator's `comm_create` record (idup; size, rank and members read from the parent)".to_string(),
-        "init" | "init_thread" => "`init` record (hand-written wrapper; opens the log)".to_string(),
-        "finalize" => "`finalize` record (hand-written wrapper; writes and closes the log)".to_string(),
-        "abort" => "`abort` record, log written out before PMPI_Abort".to_string(),
-        "pcontrol" => {
+        How::CommIdup => "`other_req` record with the id of the request it returns (its completion shows in `wait`), then the new communicator's `comm_create` record (idup; size, rank and members read from the parent)".to_string(),
+        How::HandWritten(Hand::Init | Hand::InitThread) => "`init` record (hand-written wrapper; opens the log)".to_string(),
+        How::HandWritten(Hand::Finalize) => "`finalize` record (hand-written wrapper; writes and closes the log)".to_string(),
+        How::HandWritten(Hand::Abort) => "`abort` record, log written out before PMPI_Abort".to_string(),
+        How::HandWritten(Hand::Pcontrol) => {
             "`pcontrol` record (hand-written wrapper, reached from every Fortran binding too): level 0 pauses recording, 1 and above resume".to_string()
         }
-        "send" => format!("`send` record, mode {a}"),
-        "isend" => format!("`isend` record, mode {a}, request id"),
-        "send_init" => format!("`send_init` record, mode {a}, persistent request id"),
-        "recv" => "`recv` record with the actual source, tag, bytes".to_string(),
-        "mrecv" => "`recv` record (actual source/tag/bytes; comm from the matching mprobe)".to_string(),
-        "irecv" => "`irecv` record as posted; actual source/tag/bytes in its `wait` completion".to_string(),
-        "imrecv" => "`irecv` record (source/tag from the matching improbe)".to_string(),
-        "recv_init" => "`recv_init` record, persistent request id".to_string(),
-        "sendrecv" => "`sendrecv` record (receive side actual)".to_string(),
-        "sendrecv_replace" => "`sendrecv` record, replace".to_string(),
-        "isendrecv" | "isendrecv_replace" => "`isend` + `irecv` records sharing one request id".to_string(),
-        "probe" | "iprobe" | "mprobe" | "improbe" => {
-            format!("`probe` record ({k}; actual source/tag/bytes when found)")
+        How::Send(p, _) => {
+            let a = how.argument().unwrap_or_default();
+            match p {
+                Posting::Blocking => format!("`send` record, mode {a}"),
+                Posting::Nonblocking => format!("`isend` record, mode {a}, request id"),
+                Posting::Persistent => format!("`send_init` record, mode {a}, persistent request id"),
+            }
         }
-        "start" => "`start` record".to_string(),
-        "startall" => "`startall` record (request ids in the list)".to_string(),
-        "request_free" => "`request_free` record".to_string(),
-        "cancel" => "`cancel` record".to_string(),
-        "wait" | "waitall" | "waitany" | "waitsome" | "test" | "testall" | "testany" | "testsome" => {
-            format!("`wait` record ({k}): completed requests with actual source/tag/bytes")
-        }
-        "coll" => format!("`coll` record ({a}) + expansion steps"),
-        "comm_new" => format!("`comm_create` record ({a}) with world-rank members (of an intercommunicator: local group, then remote group)"),
-        "comm_free" => "`comm_free` record".to_string(),
-        "put" | "get" | "accumulate" | "get_accumulate" | "fetch_and_op" | "compare_and_swap" => {
-            format!("`rma` record ({k}): target, window, bytes out and back")
-        }
-        "rput" | "rget" | "raccumulate" | "rget_accumulate" => {
+        How::Recv(Posting::Blocking) => "`recv` record with the actual source, tag, bytes".to_string(),
+        How::Mrecv { nonblocking: false } => "`recv` record (actual source/tag/bytes; comm from the matching mprobe)".to_string(),
+        How::Recv(Posting::Nonblocking) => "`irecv` record as posted; actual source/tag/bytes in its `wait` completion".to_string(),
+        How::Mrecv { nonblocking: true } => "`irecv` record (source/tag from the matching improbe)".to_string(),
+        How::Recv(Posting::Persistent) => "`recv_init` record, persistent request id".to_string(),
+        How::Sendrecv { nonblocking: false, replace: false } => "`sendrecv` record (receive side actual)".to_string(),
+        How::Sendrecv { nonblocking: false, replace: true } => "`sendrecv` record, replace".to_string(),
+        How::Sendrecv { nonblocking: true, .. } => "`isend` + `irecv` records sharing one request id".to_string(),
+        How::Probe { .. } => format!("`probe` record ({k}; actual source/tag/bytes when found)"),
+        How::Start => "`start` record".to_string(),
+        How::Startall => "`startall` record (request ids in the list)".to_string(),
+        How::RequestFree => "`request_free` record".to_string(),
+        How::Cancel => "`cancel` record".to_string(),
+        How::Wait(_) => format!("`wait` record ({k}): completed requests with actual source/tag/bytes"),
+        How::Coll(_) => format!("`coll` record ({}) + expansion steps", how.argument().unwrap_or_default()),
+        How::CommNew(_) => format!("`comm_create` record ({}) with world-rank members (of an intercommunicator: local group, then remote group)", how.argument().unwrap_or_default()),
+        How::CommFree => "`comm_free` record".to_string(),
+        How::Rma { request: false, .. } => format!("`rma` record ({k}): target, window, bytes out and back"),
+        How::Rma { request: true, .. } => {
             format!("`rma` record ({}) with a request id (its completion shows in `wait`)", &k[1..])
         }
-        "win_post" | "win_start" => {
+        How::WinSync(WinSyncFn::Post | WinSyncFn::Start) => {
             format!("`win_sync` record ({}) with the group's members as world ranks", &k[4..])
         }
-        "win_lock" => "`win_sync` record (lock): target, exclusive or shared".to_string(),
-        "win_test" => "`win_sync` record (test): whether the exposure epoch ended".to_string(),
-        "win_unlock" | "win_flush" | "win_flush_local" => format!("`win_sync` record ({}): target", &k[4..]),
-        "win_free" => "`win_free` record".to_string(),
-        "win_create" | "win_allocate" | "win_allocate_shared" | "win_create_dynamic" => {
-            format!("`win_create` record ({}): the window's communicator", &k[4..])
+        How::WinSync(WinSyncFn::Lock) => "`win_sync` record (lock): target, exclusive or shared".to_string(),
+        How::WinSync(WinSyncFn::Test) => "`win_sync` record (test): whether the exposure epoch ended".to_string(),
+        How::WinSync(WinSyncFn::Unlock | WinSyncFn::Flush | WinSyncFn::FlushLocal) => {
+            format!("`win_sync` record ({}): target", &k[4..])
         }
-        k if k.starts_with("win_") => format!("`win_sync` record ({})", &k[4..]),
-        _ => how.to_string(),
+        How::WinSync(_) => format!("`win_sync` record ({})", &k[4..]),
+        How::WinFree => "`win_free` record".to_string(),
+        How::WinCreate(_) => format!("`win_create` record ({}): the window's communicator", &k[4..]),
     };
     if f08 {
         format!("{d}; mpi_f08 binding wrapped too")
@@ -232,9 +233,9 @@ mod tests {
     /// Every recorded function is wrapped in mpi_f08 too, but for the listed exceptions.
     #[test]
     fn recorded_functions_have_f08_wrappers() {
-        let recorded = |how: &str| {
-            let k = how.trim_end_matches(" +f08").split(':').next().unwrap();
-            !matches!(k, "none" | "count" | "init" | "init_thread" | "finalize" | "abort" | "pcontrol")
+        let recorded = |entry: &str| {
+            let how = How::parse(entry.trim_end_matches(" +f08")).unwrap();
+            !matches!(how, How::None | How::Count | How::HandWritten(_))
         };
         let missing: BTreeSet<&str> =
             FUNCTIONS.iter().filter(|f| recorded(f.2) && !f.2.ends_with("+f08")).map(|f| f.1).collect();

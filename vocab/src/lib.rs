@@ -5,5 +5,6 @@
 //! the id → name table), so each is defined once and read by both compilers.
 
 pub mod ev;
+pub mod how;
 pub mod mpi_table;
 pub mod record;

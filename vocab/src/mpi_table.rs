@@ -6,6 +6,7 @@
 //! psins-formats' (`formats/build.rs`, which writes `psins_formats::functions`, the id → name
 //! table every reader prints `other` records and per-function statistics with).
 
+pub use crate::how::How;
 use std::collections::BTreeSet;
 
 /// One parameter of a prototype.
@@ -23,7 +24,7 @@ pub struct Param {
 pub struct Func {
     pub id: u32,
     /// How the tracer handles it (the `<how>` column).
-    pub how: String,
+    pub how: How,
     /// The C return type.
     pub ret: String,
     pub name: String,
@@ -33,11 +34,6 @@ pub struct Func {
     /// The line in the table (1-based), for messages.
     pub line: usize,
 }
-
-/// The kinds that only count calls or record an `other` record: they read no output
-/// argument, so they can wrap a function whatever it returns. Every other kind reads what
-/// the call wrote, which only a returned `MPI_SUCCESS` makes valid: it needs an `int`.
-pub const ANY_RETURN_KINDS: &[&str] = &["none", "count", "other"];
 
 /// Parses the whole table; the first bad line is an error naming it.
 pub fn parse_table(text: &str) -> Result<Vec<Func>, String> {
@@ -52,7 +48,7 @@ pub fn parse_table(text: &str) -> Result<Vec<Func>, String> {
         let err = |m: &str| format!("line {}: {m}: {line}", ln + 1);
         let mut rest = line;
         let id_s = next_word(&mut rest);
-        let how = next_word(&mut rest).to_string();
+        let how_word = next_word(&mut rest);
         let id: u32 = id_s.parse().map_err(|_| err("bad id"))?;
         let mut proto = rest.trim();
         let mut f08 = false;
@@ -80,11 +76,11 @@ pub fn parse_table(text: &str) -> Result<Vec<Func>, String> {
         if !names.insert(name.clone()) {
             return Err(err("duplicate function"));
         }
-        known_how(&how).map_err(|m| err(&m))?;
-        if how != "none" && !HAND_WRITTEN.contains(&how.as_str()) && params.iter().any(|p| p.ty == "...") {
+        let how = How::parse(how_word).map_err(|m| err(&m))?;
+        if how != How::None && !how.is_hand_written() && params.iter().any(|p| p.ty == "...") {
             return Err(err("variadic functions can only be `none` or hand-written"));
         }
-        if ret != "int" && !ANY_RETURN_KINDS.contains(&how.as_str()) {
+        if ret != "int" && !how.reads_no_output() {
             return Err(err(&format!(
                 "{name} returns `{ret}`, not an int error code: `{how}` reads output arguments, which \
                  only MPI_SUCCESS makes valid; only `none`, `count` or `other` can wrap it"
@@ -133,93 +129,6 @@ pub fn norm(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ").replace(" *", "*").replace("* ", "*")
 }
 
-/// The kinds whose C wrappers are hand-written in `c-headers/shim.c`, not generated.
-pub const HAND_WRITTEN: &[&str] = &["init", "init_thread", "finalize", "abort", "pcontrol"];
-
-/// The `<how>` kinds without an argument.
-pub const SIMPLE_KINDS: &[&str] = &[
-    "none",
-    "count",
-    "other",
-    "other_req",
-    "other_comm",
-    "comm_idup",
-    "init",
-    "init_thread",
-    "finalize",
-    "abort",
-    "pcontrol",
-    "recv",
-    "irecv",
-    "recv_init",
-    "mrecv",
-    "imrecv",
-    "sendrecv",
-    "sendrecv_replace",
-    "isendrecv",
-    "isendrecv_replace",
-    "probe",
-    "iprobe",
-    "mprobe",
-    "improbe",
-    "start",
-    "startall",
-    "request_free",
-    "cancel",
-    "wait",
-    "waitall",
-    "waitany",
-    "waitsome",
-    "test",
-    "testall",
-    "testany",
-    "testsome",
-    "comm_free",
-    "put",
-    "get",
-    "accumulate",
-    "get_accumulate",
-    "fetch_and_op",
-    "compare_and_swap",
-    "rput",
-    "rget",
-    "raccumulate",
-    "rget_accumulate",
-    "win_fence",
-    "win_post",
-    "win_start",
-    "win_complete",
-    "win_wait",
-    "win_test",
-    "win_lock",
-    "win_unlock",
-    "win_lock_all",
-    "win_unlock_all",
-    "win_flush",
-    "win_flush_all",
-    "win_flush_local",
-    "win_flush_local_all",
-    "win_sync",
-    "win_create",
-    "win_allocate",
-    "win_allocate_shared",
-    "win_create_dynamic",
-    "win_free",
-];
-
-/// Ok if `how` is a kind the generator knows.
-pub fn known_how(how: &str) -> Result<(), String> {
-    if SIMPLE_KINDS.contains(&how) {
-        return Ok(());
-    }
-    let (k, a) = how.split_once(':').ok_or_else(|| format!("unknown kind `{how}`"))?;
-    match k {
-        "send" | "isend" | "send_init" if ["std", "sync", "ready", "buffered"].contains(&a) => Ok(()),
-        "coll" | "comm_new" if !a.is_empty() => Ok(()),
-        _ => Err(format!("unknown kind `{how}`")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,7 +139,7 @@ mod tests {
                  int dest, int tag, MPI_Comm comm) +f08\n";
         let f = &parse_table(t).unwrap()[0];
         assert_eq!(
-            (f.id, f.how.as_str(), f.ret.as_str(), f.name.as_str(), f.f08, f.line),
+            (f.id, f.how.to_string().as_str(), f.ret.as_str(), f.name.as_str(), f.f08, f.line),
             (7, "send:sync", "int", "MPI_Ssend", true, 3)
         );
         let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();

@@ -2,7 +2,8 @@
 //! and all of Open MPI's. Generated from the same table entries (`+f08`) as the C wrappers,
 //! calling the same hooks, so a Fortran call records what the same C call records.
 
-use super::{hook_calls, param_of, Func, Param, HAND_WRITTEN};
+use super::{hook_calls, param_of, Func, Param};
+use psins_vocab::how::{Hand, How};
 use std::fmt::Write;
 
 /// A Fortran binding ABI the generator wraps: whose symbols, and how what the hooks read
@@ -93,9 +94,9 @@ impl Fortran {
 /// Appends `f`'s Fortran wrappers to the section of each binding ABI (one per `FORTRAN`).
 pub(crate) fn add_fortran(sections: &mut [String], f: &Func) {
     for (abi, s) in FORTRAN.iter().zip(sections) {
-        if f.how == "pcontrol" {
+        if f.how == How::HandWritten(Hand::Pcontrol) {
             s.push_str(&fortran_pcontrol(*abi, f));
-        } else if HAND_WRITTEN.contains(&f.how.as_str()) {
+        } else if f.how.is_hand_written() {
             s.push_str(&fortran_init(*abi, f));
         } else if f.f08 {
             for sym in abi.symbols(f) {
@@ -118,10 +119,10 @@ struct FortranCall {
 /// The Fortran binding `sym` of `f`. Handles are converted with the f2c functions (identity
 /// on MPICH); the hooks are the C wrapper's, so the record is the same.
 fn fortran_wrapper(abi: Fortran, f: &Func, sym: &str) -> String {
-    if f.how.starts_with("other") {
+    if matches!(f.how, How::Other | How::OtherReq | How::OtherComm) {
         return fortran_other_wrapper(f, sym);
     }
-    if f.how == "count" {
+    if f.how == How::Count {
         return fortran_count_wrapper(f, sym);
     }
     let mut fargs: Vec<String> = f.params.iter().map(|p| format!("f_{}", p.name)).collect();
@@ -344,11 +345,11 @@ fn fortran_passthrough(f: &Func) -> (String, String) {
 fn fortran_other_wrapper(f: &Func, sym: &str) -> String {
     let (fp, fa) = fortran_passthrough(f);
     let pos = |pred: fn(&Param) -> bool| f.params.iter().rposition(pred);
-    let out = match f.how.as_str() {
-        "other_req" => {
+    let out = match f.how {
+        How::OtherReq => {
             pos(|p| p.ty == "MPI_Request*" || p.ty == "MPIO_Request*").map(|i| ("MPI_Request", "Request", i))
         }
-        "other_comm" => pos(|p| p.ty == "MPI_Comm*").map(|i| ("MPI_Comm", "Comm", i)),
+        How::OtherComm => pos(|p| p.ty == "MPI_Comm*").map(|i| ("MPI_Comm", "Comm", i)),
         _ => None,
     };
     let mut s = String::new();

@@ -379,6 +379,20 @@ impl Library {
             Library::OpenMpi => ompi::expand(args, out),
         }
     }
+
+    /// The schedule of the nonblocking twin: [`expand_nonblocking`] (MPICH's sched
+    /// algorithms) or [`ompi::expand_nonblocking`] (Open MPI's libnbc).
+    pub fn expand_nonblocking(
+        self,
+        args: &CollArgs,
+        th: &Thresholds,
+        out: &mut Vec<Step>,
+    ) -> Result<&'static str, ExpandError> {
+        match self {
+            Library::Mpich => expand_nonblocking(args, th, out),
+            Library::OpenMpi => ompi::expand_nonblocking(args, out),
+        }
+    }
 }
 
 /// Which library's algorithms a replay follows, and why ([`Library::choose`]).

@@ -1,12 +1,14 @@
 //! Open MPI's family: every collective on P = 1..=64, 100, 128, 129, 256, 1000 with byte
 //! sizes on both sides of the fixed rules' switch points, every root on small communicators,
 //! in place or not, commutative or not. Each call is expanded on all ranks with
-//! `ompi::expand`; sends and receives must pair up FIFO with equal sizes and the rendezvous
-//! executor must run every rank to completion. Every algorithm the rules can pick must be
-//! picked somewhere in the sweep.
+//! `ompi::expand`, and its nonblocking twin with `ompi::expand_nonblocking` (libnbc's
+//! schedules); sends and receives must pair up FIFO with equal sizes and the rendezvous
+//! executor must run every rank to completion. Every algorithm the rules (and libnbc's
+//! defaults) can pick must be picked somewhere in the sweep.
 
 use crate::common;
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 use common::{alltoallv_counts, matrix, roots, sizes, Call, Rng};
@@ -31,13 +33,21 @@ fn bytes(p: u32) -> Vec<u64> {
     }
 }
 
-/// Expands `call` on every rank and checks it; returns the algorithm.
-fn run(call: &Call) -> &'static str {
+thread_local! {
+    /// The libnbc schedules [`run`] has expanded in this test.
+    static NONBLOCKING: RefCell<BTreeSet<&'static str>> = const { RefCell::new(BTreeSet::new()) };
+}
+
+type ExpandFn =
+    fn(&psins_collectives::CollArgs, &mut Vec<Step>) -> Result<&'static str, psins_collectives::ExpandError>;
+
+/// Expands `call` with `expand` on every rank and checks it; returns the algorithm.
+fn run_by(call: &Call, expand: ExpandFn) -> &'static str {
     let mut name = "";
     let lists: Vec<Vec<Step>> = (0..call.size)
         .map(|r| {
             let mut out = Vec::new();
-            let n = ompi::expand(&call.args(r), &mut out).unwrap_or_else(|e| panic!("{call:?}: {e}"));
+            let n = expand(&call.args(r), &mut out).unwrap_or_else(|e| panic!("{call:?}: {e}"));
             assert!(name.is_empty() || name == n, "{call:?}: rank {r} runs {n}, rank 0 {name}");
             name = n;
             out
@@ -45,6 +55,19 @@ fn run(call: &Call) -> &'static str {
         .collect();
     verify(&lists).unwrap_or_else(|e| panic!("{call:?} ({name}): {e}"));
     name
+}
+
+/// Expands `call` and its nonblocking twin on every rank and checks both; returns the
+/// blocking algorithm (the schedule's name goes to [`NONBLOCKING`]).
+fn run(call: &Call) -> &'static str {
+    let nb = run_by(call, ompi::expand_nonblocking);
+    NONBLOCKING.with(|s| s.borrow_mut().insert(nb));
+    run_by(call, ompi::expand)
+}
+
+/// Every libnbc schedule of `names` was expanded in this test.
+fn assert_nonblocking(names: &[&str]) {
+    NONBLOCKING.with(|s| assert_covers(&s.borrow(), names, &[]));
 }
 
 fn sweep(calls: impl Iterator<Item = Call>) -> BTreeSet<&'static str> {
@@ -66,6 +89,7 @@ fn large_sizes() -> impl Iterator<Item = u32> {
 fn barrier() {
     let seen = sweep(large_sizes().map(|p| Call::new(Coll::Barrier, p)));
     assert_covers(&seen, d::BARRIER_NAMES, &["ompi_barrier_double_ring", "ompi_barrier_two_proc"]);
+    assert_nonblocking(&["ompi_ibarrier_dissemination", "noop"]);
 }
 
 #[test]
@@ -76,6 +100,7 @@ fn bcast() {
         })
     }));
     assert_covers(&seen, d::BCAST_NAMES, &["ompi_bcast_scatter_allgather_ring"]);
+    assert_nonblocking(&["ompi_ibcast_linear", "ompi_ibcast_binomial"]);
 }
 
 #[test]
@@ -104,8 +129,21 @@ fn reduce_and_allreduce() {
             }
         }
     }
+    // libnbc's ring: 4 ranks or more, 64 KiB or more, fewer elements than the largest power
+    // of two of ranks (elements of 40,000 bytes).
+    for p in [4, 5, 9, 17, 33] {
+        seen.insert(run(&Call::new(Coll::Allreduce, p).vector(2, 40_000)));
+    }
     assert_covers(&seen, d::REDUCE_NAMES, &[]);
     assert_covers(&seen, d::ALLREDUCE_NAMES, &[]);
+    assert_nonblocking(&[
+        "ompi_ireduce_binomial",
+        "ompi_ireduce_chain",
+        "ompi_ireduce_redscat_gather",
+        "ompi_iallreduce_binomial",
+        "ompi_iallreduce_redscat_allgather",
+        "ompi_iallreduce_ring",
+    ]);
 }
 
 #[test]
@@ -133,6 +171,12 @@ fn gather_and_scatter() {
     assert_covers(&seen, d::GATHER_NAMES, &[]);
     assert_covers(&seen, d::SCATTER_NAMES, &[]);
     assert_covers(&seen, &["ompi_gatherv_basic_linear", "ompi_scatterv_basic_linear"], &[]);
+    assert_nonblocking(&[
+        "ompi_igather_linear",
+        "ompi_iscatter_linear",
+        "ompi_igatherv_linear",
+        "ompi_iscatterv_linear",
+    ]);
 }
 
 #[test]
@@ -150,6 +194,7 @@ fn allgather_and_allgatherv() {
     }
     assert_covers(&seen, d::ALLGATHER_NAMES, &["ompi_allgather_linear"]);
     assert_covers(&seen, d::ALLGATHERV_NAMES, &[]);
+    assert_nonblocking(&["ompi_iallgather_linear", "ompi_iallgatherv_linear"]);
 }
 
 #[test]
@@ -171,6 +216,14 @@ fn alltoall_family() {
     }
     assert_covers(&seen, d::ALLTOALL_NAMES, &[]);
     assert_covers(&seen, d::ALLTOALLV_NAMES, &[]);
+    assert_nonblocking(&[
+        "ompi_ialltoall_linear",
+        "ompi_ialltoall_inplace",
+        "ompi_ialltoallv_linear",
+        "ompi_ialltoallv_inplace",
+        "ompi_ialltoallw_linear",
+        "ompi_ialltoallw_inplace",
+    ]);
 }
 
 #[test]
@@ -188,6 +241,7 @@ fn reduce_scatter_family() {
     }
     assert_covers(&seen, d::REDUCE_SCATTER_NAMES, &[]);
     assert_covers(&seen, d::REDUCE_SCATTER_BLOCK_NAMES, &[]);
+    assert_nonblocking(&["ompi_ireduce_scatter_binomial_linear", "ompi_ireduce_scatter_block_binomial_linear"]);
 }
 
 #[test]
@@ -201,4 +255,5 @@ fn scan_and_exscan() {
         }
     }
     assert_covers(&seen, &["ompi_scan_basic_linear", "ompi_exscan_basic_linear", "noop"], &[]);
+    assert_nonblocking(&["ompi_iscan_linear", "ompi_iexscan_linear", "noop"]);
 }

@@ -87,12 +87,19 @@ fn format(steps: &[Step]) -> String {
     steps.iter().map(tok).collect::<Vec<_>>().join(" ")
 }
 
+type ExpandFn =
+    fn(&psins_collectives::CollArgs, &mut Vec<Step>) -> Result<&'static str, psins_collectives::ExpandError>;
+
 /// Expands `call` on every rank; checks every rank returns `alg` and the lists are consistent.
 fn expand_all(call: &Call, alg: &str) -> Vec<Vec<Step>> {
+    expand_all_by(call, alg, ompi::expand)
+}
+
+fn expand_all_by(call: &Call, alg: &str, expand: ExpandFn) -> Vec<Vec<Step>> {
     let lists: Vec<Vec<Step>> = (0..call.size)
         .map(|r| {
             let mut out = Vec::new();
-            let name = ompi::expand(&call.args(r), &mut out).unwrap_or_else(|e| panic!("{call:?}: {e}"));
+            let name = expand(&call.args(r), &mut out).unwrap_or_else(|e| panic!("{call:?}: {e}"));
             assert_eq!(name, alg, "{call:?}, rank {r}");
             out
         })
@@ -111,7 +118,18 @@ fn golden(call: Call, alg: &str, want: &[&str]) {
 /// The listed ranks' steps (communicators too large to list: the other ranks are checked for
 /// consistency only).
 fn golden_ranks(call: Call, alg: &str, want: &[(u32, &str)]) {
-    let lists = expand_all(&call, alg);
+    golden_by(call, alg, want, ompi::expand);
+}
+
+/// Every rank's libnbc schedule of the nonblocking twin, in rank order.
+fn golden_nbc(call: Call, alg: &str, want: &[&str]) {
+    assert_eq!(want.len(), call.size as usize, "{alg}: one string per rank");
+    let want: Vec<(u32, &str)> = want.iter().enumerate().map(|(r, s)| (r as u32, *s)).collect();
+    golden_by(call, alg, &want, ompi::expand_nonblocking);
+}
+
+fn golden_by(call: Call, alg: &str, want: &[(u32, &str)], expand: ExpandFn) {
+    let lists = expand_all_by(&call, alg, expand);
     for &(r, s) in want {
         let got = &lists[r as usize];
         assert_eq!(format(got), format(&parse(s)), "{alg} {call:?}: rank {r}");
@@ -796,4 +814,87 @@ fn noop_and_two_proc() {
         &["X1:8192/1:9000", "X0:9000/0:8192"],
     );
     golden(Call::new(Coll::Alltoall, 2).bytes(300), "ompi_alltoall_two_proc", &["X1:300/1:300", "X0:300/0:300"]);
+}
+
+/// libnbc's schedules (`ompi/mca/coll/libnbc/nbc_i*.c` of Open MPI 4.1.4), by hand: each round's
+/// sends and receives in schedule order, closed by a wait.
+#[test]
+fn nonblocking_schedules() {
+    golden_nbc(
+        Call::new(Coll::Barrier, 5),
+        "ompi_ibarrier_dissemination",
+        &[
+            "s1:0 r4:0 W s2:0 r3:0 W s4:0 r1:0 W",
+            "s2:0 r0:0 W s3:0 r4:0 W s0:0 r2:0 W",
+            "s3:0 r1:0 W s4:0 r0:0 W s1:0 r3:0 W",
+            "s4:0 r2:0 W s0:0 r1:0 W s2:0 r4:0 W",
+            "s0:0 r3:0 W s1:0 r2:0 W s3:0 r0:0 W",
+        ],
+    );
+    // Up to 4 ranks the root sends to each in one round.
+    golden_nbc(bcast(4, 1, 100), "ompi_ibcast_linear", &["r1:100 W", "s0:100 s2:100 s3:100 W", "r1:100 W", "r1:100 W"]);
+    // The binomial tree numbers ranks with the root and rank 0 swapped: rank 0 is vrank 2.
+    golden_nbc(
+        bcast(6, 2, 100),
+        "ompi_ibcast_binomial",
+        &["r2:100 W", "r2:100 W s3:100 s5:100 W", "s1:100 s0:100 s4:100 W", "r1:100 W", "r2:100 W", "r1:100 W"],
+    );
+    // A binomial reduce to rank 0 then its bcast: the send up the tree and the receive down it
+    // share a round.
+    golden_nbc(
+        vector(Coll::Allreduce, 5, 0, 4, 8, true),
+        "ompi_iallreduce_binomial",
+        &[
+            "r1:32 W r2:32 W r4:32 W s1:32 s2:32 s4:32 W",
+            "s0:32 r0:32 W s3:32 W",
+            "r3:32 W s0:32 r0:32 W",
+            "s2:32 r1:32 W",
+            "s0:32 r0:32 W",
+        ],
+    );
+    // 64 KiB of 8 elements on 5 ranks: rank 1 folds into rank 0, then halving among 0, 2, 3,
+    // 4 and doubling back, and rank 0 hands rank 1 the result.
+    golden_ranks_nbc(
+        vector(Coll::Allreduce, 5, 0, 8, 8192, true),
+        "ompi_iallreduce_redscat_allgather",
+        &[
+            (
+                0,
+                "s1:32768 r1:32768 W r1:32768 W s2:32768 r2:32768 W s3:16384 r3:16384 W s3:16384 r3:16384 W \
+                 s2:32768 r2:32768 W s1:65536 W",
+            ),
+            (1, "s0:32768 r0:32768 W s0:32768 W r0:65536 W"),
+        ],
+    );
+    // A non-commutative op reduces to rank 0, which sends to the root; the root's receive
+    // joins the round of its own send up the tree.
+    golden_nbc(
+        vector(Coll::Reduce, 3, 2, 2, 4, false),
+        "ompi_ireduce_binomial",
+        &["r1:8 W r2:8 W s2:8 W", "s0:8 W", "s0:8 r0:8 W"],
+    );
+    // The whole vector reduced to rank 0, then each rank's block from it.
+    golden_nbc(
+        rooted(Coll::ReduceScatterBlock, 3, 0, 16),
+        "ompi_ireduce_scatter_block_binomial_linear",
+        &["r1:48 W r2:48 W s1:16 s2:16 W", "s0:48 W r0:16 W", "s0:48 W r0:16 W"],
+    );
+    golden_nbc(
+        Call { in_place: true, ..Call::new(Coll::Alltoall, 4).bytes(10) },
+        "ompi_ialltoall_inplace",
+        &[
+            "s1:10 r3:10 W s3:10 r1:10 W s2:10 r2:10 W",
+            "s2:10 r0:10 W s0:10 r2:10 W s3:10 r3:10 W",
+            "s3:10 r1:10 W s1:10 r3:10 W s0:10 r0:10 W",
+            "s0:10 r2:10 W s2:10 r0:10 W s1:10 r1:10 W",
+        ],
+    );
+    golden_nbc(vector(Coll::Exscan, 3, 0, 1, 8, true), "ompi_iexscan_linear", &["s1:8 W", "r0:8 W s2:8 W", "r1:8 W"]);
+    golden_nbc(vector(Coll::Scan, 3, 0, 1, 8, true), "ompi_iscan_linear", &["s1:8 W", "r0:8 W s2:8 W", "r1:8 W"]);
+    // Zero counts: Open MPI's MPI layer returns before libnbc.
+    golden_nbc(bcast(8, 0, 0), "noop", &[""; 8]);
+}
+
+fn golden_ranks_nbc(call: Call, alg: &str, want: &[(u32, &str)]) {
+    golden_by(call, alg, want, ompi::expand_nonblocking);
 }

@@ -1047,7 +1047,7 @@ impl Extrapolation {
                 let nb = flags & psins_formats::CollFlags::NONBLOCKING != 0;
                 steps.clear();
                 let r = if nb {
-                    psins_collectives::expand_nonblocking(&args, &th, &mut steps)
+                    self.library.expand_nonblocking(&args, &th, &mut steps)
                 } else {
                     self.library.expand(&args, &th, &mut steps)
                 };

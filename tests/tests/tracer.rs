@@ -173,6 +173,23 @@ fn nbc_at_4_expansions_verify_and_replay() {
         Some(psins_collectives::Library::OpenMpi) => assert!(batches >= nonblocking, "every schedule uses batches"),
         _ => assert_eq!(batches, calls, "every schedule, the scattered alltoall and the gatherv use batches"),
     }
+    // The nonblocking collectives follow the traced library's schedules: at 4 ranks, Open
+    // MPI's libnbc broadcasts linearly (the root sends to each in one round), MPICH's
+    // binomial ibcast sends to 2 and then 1.
+    let bytes = 1024 * 8;
+    let ibcast = per_rank[0]
+        .iter()
+        .find(|(coll, flags, _)| {
+            *coll == psins_formats::Coll::Bcast && flags & psins_formats::CollFlags::NONBLOCKING != 0
+        })
+        .map(|e| e.2.clone())
+        .expect("an Ibcast");
+    let send = |peer| psins_collectives::Step::ISend { peer, bytes };
+    let linear = vec![send(1), send(2), send(3), psins_collectives::Step::WaitAll];
+    match psins_collectives::Library::of_version_string(&logs[0].header.mpi_version) {
+        Some(psins_collectives::Library::OpenMpi) => assert_eq!(ibcast, linear, "libnbc's ibcast at 4 ranks"),
+        _ => assert_ne!(ibcast, linear, "MPICH's ibcast at 4 ranks is a tree"),
+    }
 
     let trace = run.dir.join("nbc.psins");
     run_tool("psins-consolidate", &[run.job_dir().as_os_str(), "-o".as_ref(), trace.as_os_str()]);

@@ -5,7 +5,7 @@ use crate::config::Config;
 use crate::ev::{EV_NO_TIME, EV_REPLACE};
 use crate::ffi::Ev;
 use crate::polls;
-use psins_collectives::{expand_nonblocking, CollArgs, ExpandError, Library, Step, Thresholds};
+use psins_collectives::{CollArgs, ExpandError, Library, Step, Thresholds};
 use psins_formats::log::{self, LogEncoder};
 use psins_formats::{
     Coll, CollFlags, CommFn, Kind, LogHeader, Op, PollRun, RmaFn, SendMode, WaitFn, WinFlags, WinFn, WinSyncFn,
@@ -408,10 +408,8 @@ impl Tracer {
                 op_commutative: ev.flags & CollFlags::OP_COMMUTATIVE as u32 != 0,
                 in_place: ev.flags & CollFlags::IN_PLACE as u32 != 0,
             };
-            // Nonblocking collectives run MPICH's schedule of the sched algorithm (Open MPI's
-            // libnbc schedules are not followed: docs/collectives.md).
             let expanded = if ev.flags & CollFlags::NONBLOCKING as u32 != 0 {
-                expand_nonblocking(&args, &self.th, &mut self.steps)
+                self.library.expand_nonblocking(&args, &self.th, &mut self.steps)
             } else {
                 self.library.expand(&args, &self.th, &mut self.steps)
             };

@@ -21,10 +21,13 @@ mod barrier;
 mod bcast;
 pub mod decision;
 mod gather;
+mod nbc;
 mod reduce;
 mod reduce_scatter;
 mod scan;
 mod topo;
+
+pub use nbc::expand_nonblocking;
 
 use crate::{validate, CollArgs, ExpandError, Step, NOOP};
 use psins_formats::Coll;

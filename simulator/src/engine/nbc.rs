@@ -58,7 +58,7 @@ impl<S: TraceSource> Sim<'_, S> {
         if steps.is_empty() {
             let counts: Vec<u64> = list.iter().map(|&v| v.max(0) as u64).collect();
             let args = CollArgs::from_op(&op, size, rank, &counts).expect("a Coll record");
-            match psins_collectives::expand_nonblocking(&args, &self.thresholds, &mut steps) {
+            match self.library.expand_nonblocking(&args, &self.thresholds, &mut steps) {
                 Ok(_) => {}
                 Err(ExpandError::Unsupported { .. }) => {
                     // Neighbourhood collectives without steps: analytic, as in blocking replay.

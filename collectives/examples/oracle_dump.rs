@@ -5,7 +5,9 @@
 //!   harness's arguments);
 //! * `oracle_dump openmpi` for `oracle-ompi/run.sh`: one `CASE` line per call (the
 //!   collective and the harness's arguments: Open MPI's own decision picks the algorithm),
-//!   then an `ALG` line naming the algorithm expanded.
+//!   then an `ALG` line naming the algorithm expanded;
+//! * `oracle_dump openmpi-nbc` for `oracle-ompi/run-nbc.sh`: the same calls' nonblocking
+//!   twins as libnbc schedules them (`ALG libnbc`), `|` ending each round.
 //!
 //! Then one line per rank: `S<peer>:<bytes>` for each send and `R<peer>:<bytes>` for each
 //! receive, in posting order, a SendRecv being its send then its receive.
@@ -83,15 +85,27 @@ impl Case {
         }
     }
 
-    fn print(&self, library: Library, th: &Thresholds) {
+    fn print(&self, library: Library, nonblocking: bool, th: &Thresholds) {
         let mut algorithm = "";
         let mut lines = Vec::new();
         for r in 0..self.p {
             let counts = self.rank_counts(r as usize);
             let mut out = Vec::new();
-            algorithm = library.expand(&self.args(r, &counts), th, &mut out).expect("valid case");
-            let steps: Vec<String> = out.iter().map(render).collect();
+            let args = self.args(r, &counts);
+            algorithm = if nonblocking {
+                library.expand_nonblocking(&args, th, &mut out)
+            } else {
+                library.expand(&args, th, &mut out)
+            }
+            .expect("valid case");
+            let steps: Vec<String> = out
+                .iter()
+                .map(|s| if *s == Step::WaitAll && nonblocking { "|".to_string() } else { render(s) })
+                .collect();
             lines.push(format!("rank {r}: {}", steps.join(" ")));
+        }
+        if nonblocking {
+            algorithm = "libnbc";
         }
         let counts: Vec<String> = self.counts.iter().map(u64::to_string).collect();
         let head = match library {
@@ -265,10 +279,12 @@ fn ompi_cases(p: u32, rng: &mut Rng) -> Vec<Case> {
 }
 
 fn main() {
-    let library = match std::env::args().nth(1).as_deref().map(Library::from_name) {
-        Some(Some(l)) => l,
-        _ => {
-            eprintln!("usage: oracle_dump mpich|openmpi [COLLECTIVE...]");
+    let mode = std::env::args().nth(1).unwrap_or_default();
+    let nonblocking = mode == "openmpi-nbc";
+    let library = match Library::from_name(if nonblocking { "openmpi" } else { &mode }) {
+        Some(l) => l,
+        None => {
+            eprintln!("usage: oracle_dump mpich|openmpi|openmpi-nbc [COLLECTIVE...]");
             std::process::exit(2);
         }
     };
@@ -282,9 +298,15 @@ fn main() {
             Library::Mpich => cases(p, &mut rng),
             Library::OpenMpi => ompi_cases(p, &mut rng),
         };
-        calls.iter().filter(wanted).for_each(|c| c.print(library, &th));
+        calls.iter().filter(wanted).for_each(|c| c.print(library, nonblocking, &th));
+        if nonblocking {
+            // libnbc's ring allreduce: 64 KiB or more in fewer elements than the largest power
+            // of two of ranks.
+            let ring = Case { count: 2, elem: 40_000, ..Case::new(Coll::Allreduce, p) };
+            [ring].iter().filter(wanted).for_each(|c| c.print(library, nonblocking, &th));
+        }
     }
-    if library == Library::OpenMpi {
+    if library == Library::OpenMpi && !nonblocking {
         // The algorithms Open MPI's rules pick only from 256 ranks on: the tree barrier, the
         // split-binary-tree bcast (16 KiB to 32 KiB) and Bruck's allgather (32 to 127 bytes).
         for p in [256, 300] {
@@ -293,7 +315,7 @@ fn main() {
                 calls.push(Case { bytes, count: bytes, ..Case::new(Coll::Bcast, p) });
                 calls.push(Case { bytes, ..Case::new(Coll::Allgather, p) });
             }
-            calls.iter().filter(wanted).for_each(|c| c.print(library, &th));
+            calls.iter().filter(wanted).for_each(|c| c.print(library, nonblocking, &th));
         }
     }
 }

@@ -97,7 +97,7 @@ int ompi_request_free(ompi_request_t **req);
 int ompi_request_cancel(ompi_request_t *req);
 
 /* datatypes: size, extent (lb..ub) and true extent; no layout */
-typedef struct opal_datatype_t { size_t size; ptrdiff_t lb, ub, true_lb, true_ub; } opal_datatype_t;
+typedef struct opal_datatype_t { size_t size; ptrdiff_t lb, ub, true_lb, true_ub; int align; } opal_datatype_t;
 typedef struct ompi_datatype_t { opal_datatype_t super; int predefined; } ompi_datatype_t;
 typedef ompi_datatype_t *MPI_Datatype;
 extern ompi_datatype_t mock_type_byte, mock_type_packed;

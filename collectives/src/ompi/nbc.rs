@@ -8,6 +8,8 @@
 //! and receives are posted together in schedule order and the next round starts when all are
 //! complete. A round is a batch of `ISend`/`IRecv` steps closed by a `WaitAll`; rounds
 //! holding only local operations (reductions, copies) send nothing and leave no step.
+//! `collectives/oracle-ompi/run-nbc.sh` compares these schedules with those libnbc's own
+//! code builds.
 
 use crate::{validate, CollArgs, ExpandError, Step, NOOP};
 use psins_formats::Coll;

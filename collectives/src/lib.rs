@@ -143,7 +143,7 @@ impl Step {
 /// (count × datatype size); see `docs/collectives.md` for which field each collective reads.
 #[derive(Clone, Copy, Debug)]
 pub struct CollArgs<'a> {
-    /// Nonblocking collectives pass their blocking twin (to [`expand_nonblocking`]).
+    /// Nonblocking collectives pass their blocking twin (to [`Library::expand_nonblocking`]).
     pub coll: Coll,
     /// Communicator size P.
     pub size: u32,

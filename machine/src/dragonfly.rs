@@ -3,7 +3,7 @@
 //! deserialising (errors carry the line); the design as a whole after, each error naming
 //! the key and what would fit.
 
-use super::router::router_keys;
+use super::router::{router_keys, router_section};
 use super::torus::Bounded;
 use psins_network::{Arrangement, DragonflyConfig, DragonflyRouting, RouterConfig};
 use psins_units::Bytes;
@@ -84,8 +84,7 @@ pub fn resolve(s: &DragonflySection) -> Result<DragonflyConfig, String> {
 
 /// The section as the file would give it, every default written out.
 pub fn section(c: &DragonflyConfig) -> DragonflySection {
-    let r = &c.router;
-    DragonflySection {
+    router_section!(DragonflySection, &c.router, {
         p: Some(Bounded(c.p as u64)),
         a: Some(Bounded(c.a as u64)),
         h: Some(Bounded(c.h as u64)),
@@ -100,15 +99,7 @@ pub fn section(c: &DragonflyConfig) -> DragonflySection {
             DragonflyRouting::UgalL => RoutingKey::UgalL,
             DragonflyRouting::UgalG => RoutingKey::UgalG,
         }),
-        vcs: Some(Bounded(r.vcs as u64)),
-        buffer_packets: Some(Bounded(r.buffer_packets as u64)),
-        packet_bytes: Some(Bytes(r.packet_bytes as u64)),
-        link_bits_per_cycle: Some(Bounded(r.link_bits_per_cycle as u64)),
-        clock: Some(Frequency(r.clock_hz)),
-        router_delay_cycles: Some(Bounded(r.router_delay_cycles as u64)),
-        watchdog_cycles: Some(Bounded(r.watchdog_cycles)),
-        max_message_packets: Some(Bounded(r.max_message_packets)),
-    }
+    })
 }
 
 /// The design's derived figures, for a comment.

@@ -156,7 +156,11 @@ fn network(path: &Path, f: &MachineFile) -> Result<Network, String> {
             buses,
             in_links,
             out_links,
-            calibration: n.calibration.as_ref().map(|c| path.parent().unwrap_or(Path::new(".")).join(c)),
+            // Absolute, so that the file printed back names the same curves from anywhere.
+            calibration: n.calibration.as_ref().map(|c| {
+                let beside = path.parent().unwrap_or(Path::new(".")).join(c);
+                std::path::absolute(&beside).unwrap_or(beside)
+            }),
         }),
         "torus" | "fattree" | "dragonfly" => Network::Packet(packet.expect("resolved for its model")),
         "flow" => {
@@ -406,7 +410,7 @@ mod tests {
         let printed = m.effective();
         let again = Machine::from_str(path, &printed, &[]).unwrap_or_else(|e| panic!("{e}\n{printed}"));
         assert_eq!(again.effective(), printed);
-        assert_eq!(again.network.name(), m.network.name());
+        assert_eq!(again.network, m.network);
         assert_eq!((again.intra, again.inter, again.own), (m.intra, m.inter, m.own));
         assert_eq!((again.nodes, again.cpu.default, &again.cpu.overrides), (m.nodes, m.cpu.default, &m.cpu.overrides));
         assert_eq!(again.network.fabric(), m.network.fabric());
@@ -481,6 +485,12 @@ launches = 3
 check = [{ bytes = 0, half_rtt = "0.5us", spread = 0.02 }, { bytes = 65536, half_rtt = "11us" }]
 "#;
         round_trips(Path::new("/m/pm.toml"), text, &[]);
+        // A machine file named by a relative path: its curves are still found from the
+        // printout's place.
+        round_trips(Path::new("rel/pm.toml"), text, &[]);
+        let m = Machine::from_str(Path::new("rel/pm.toml"), text, &[]).unwrap();
+        let again = Machine::from_str(Path::new("elsewhere/out.toml"), &m.effective(), &[]).unwrap();
+        assert_eq!(again.network, m.network);
         let m = Machine::from_str(Path::new("/m/pm.toml"), text, &[]).unwrap();
         let printed = m.effective();
         for line in ["memory_bandwidth = \"6.5GB/s\"", "allreduce = \"3*log\"", "buses = 3", "trials = 7"] {

@@ -4,7 +4,7 @@
 //! checks happen while deserialising (errors carry the line); the design as a whole is
 //! checked after, each error naming the key and what would fit.
 
-use super::router::router_keys;
+use super::router::{router_keys, router_section};
 use super::torus::Bounded;
 use psins_network::{FatTreeConfig, FatTreeRouting, RouterConfig};
 use psins_units::Bytes;
@@ -109,8 +109,7 @@ fn shape(s: &FatTreeSection) -> Result<(Vec<u32>, Vec<u32>), String> {
 
 /// The section as the file would give it, every default written out.
 pub fn section(c: &FatTreeConfig) -> FatTreeSection {
-    let r = &c.router;
-    FatTreeSection {
+    router_section!(FatTreeSection, &c.router, {
         down: Some(c.down.iter().map(|&v| Bounded(v as u64)).collect()),
         up: Some(c.up.iter().map(|&v| Bounded(v as u64)).collect()),
         k: None,
@@ -121,15 +120,7 @@ pub fn section(c: &FatTreeConfig) -> FatTreeSection {
             FatTreeRouting::DModK => RoutingKey::Dmodk,
             FatTreeRouting::Adaptive => RoutingKey::Adaptive,
         }),
-        vcs: Some(Bounded(r.vcs as u64)),
-        buffer_packets: Some(Bounded(r.buffer_packets as u64)),
-        packet_bytes: Some(Bytes(r.packet_bytes as u64)),
-        link_bits_per_cycle: Some(Bounded(r.link_bits_per_cycle as u64)),
-        clock: Some(Frequency(r.clock_hz)),
-        router_delay_cycles: Some(Bounded(r.router_delay_cycles as u64)),
-        watchdog_cycles: Some(Bounded(r.watchdog_cycles)),
-        max_message_packets: Some(Bounded(r.max_message_packets)),
-    }
+    })
 }
 
 /// The design's derived figures, for a comment.

@@ -33,7 +33,7 @@ pub const MODELS: &[(&str, &str)] = &[
 ];
 
 /// The network model the machine file names, with its own configuration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Network {
     Simple,
     /// `buses` global buses.

@@ -34,6 +34,27 @@ macro_rules! router_keys {
 }
 pub(crate) use router_keys;
 
+/// A section struct with the router keys of `$r` (a `RouterConfig`) written out and the
+/// section's own fields given: the way back of [`router_keys!`], for `psins-sim check`.
+macro_rules! router_section {
+    ($section:ident, $r:expr, { $($field:ident: $value:expr),* $(,)? }) => {{
+        use $crate::torus::Bounded;
+        let r = $r;
+        $section {
+            $($field: $value,)*
+            vcs: Some(Bounded(r.vcs as u64)),
+            buffer_packets: Some(Bounded(r.buffer_packets as u64)),
+            packet_bytes: Some(psins_units::Bytes(r.packet_bytes as u64)),
+            link_bits_per_cycle: Some(Bounded(r.link_bits_per_cycle as u64)),
+            clock: Some(psins_units::Frequency(r.clock_hz)),
+            router_delay_cycles: Some(Bounded(r.router_delay_cycles as u64)),
+            watchdog_cycles: Some(Bounded(r.watchdog_cycles)),
+            max_message_packets: Some(Bounded(r.max_message_packets)),
+        }
+    }};
+}
+pub(crate) use router_section;
+
 impl RouterKeys {
     /// The keys over the defaults `d`; `section` names the section in errors. The bounded
     /// keys were range-checked when read; only `packet_bytes` (a size with units) is checked

@@ -139,8 +139,8 @@ fn collectives_2_and_4() {
 }
 
 /// The nonblocking-collectives app at 4 ranks: exact call counts, and every world
-/// collective's expansion (MPICH's nonblocking schedules, and the batches of the blocking
-/// alltoall and gatherv) checked over all ranks with psins-collectives' checker: sends and
+/// collective's expansion (the library's nonblocking schedules, and the batches of the
+/// blocking alltoall and gatherv) checked over all ranks with psins-collectives' checker: sends and
 /// receives pair up FIFO with equal sizes, every batch is closed, and the ranks' step lists
 /// run to completion under rendezvous semantics. Then the trace replays with every
 /// collective expanded, the nonblocking ones as background schedules.

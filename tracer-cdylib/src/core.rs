@@ -55,7 +55,8 @@ pub struct Tracer {
     pub cfg: Config,
     th: Thresholds,
     /// The library the run is linked with (from `MPI_Get_library_version`), whose algorithms
-    /// the blocking collectives are expanded with; MPICH's for any other library.
+    /// and nonblocking schedules the collectives are expanded with; MPICH's for any other
+    /// library.
     library: Library,
     pub rank: i32,
     pub owner_pid: i32,

@@ -21,9 +21,11 @@ pub fn expand_nonblocking(args: &CollArgs, out: &mut Vec<Step>) -> Result<&'stat
     out.clear();
     validate(args)?;
     let a = args;
-    if matches!(a.coll, Coll::Reduce | Coll::Allreduce | Coll::Scan | Coll::Exscan) {
-        crate::reduce::element_bytes(a)?;
-    }
+    // A reduction's vector must be `count` whole elements, as for the blocking algorithms.
+    let elem = match a.coll {
+        Coll::Reduce | Coll::Allreduce | Coll::Scan | Coll::Exscan => crate::reduce::element_bytes(a)?,
+        _ => 0,
+    };
     if a.size == 1 || sends_nothing(a) {
         return Ok(NOOP);
     }
@@ -31,8 +33,8 @@ pub fn expand_nonblocking(args: &CollArgs, out: &mut Vec<Step>) -> Result<&'stat
     let name = match a.coll {
         Coll::Barrier => barrier(a, &mut s),
         Coll::Bcast => bcast(a, &mut s),
-        Coll::Allreduce => allreduce(a, &mut s)?,
-        Coll::Reduce => reduce(a, &mut s)?,
+        Coll::Allreduce => allreduce(a, elem, &mut s),
+        Coll::Reduce => reduce(a, elem, &mut s),
         Coll::Gather => gather(a, &mut s, |_| a.recv_bytes, "ompi_igather_linear"),
         Coll::Gatherv => gather(a, &mut s, |i| a.counts[i as usize], "ompi_igatherv_linear"),
         Coll::Scatter => scatter(a, &mut s, |_| a.send_bytes, "ompi_iscatter_linear"),
@@ -59,9 +61,9 @@ pub fn expand_nonblocking(args: &CollArgs, out: &mut Vec<Step>) -> Result<&'stat
     Ok(name)
 }
 
-/// Where Open MPI's MPI layer or libnbc returns before any message: a zero count of ibcast,
-/// iallreduce, ireduce and iscan, all-zero blocks of ireduce_scatter(_block), and an in-place
-/// ialltoallv/w whose blocks are all empty.
+/// Where Open MPI's MPI layer returns before libnbc (a zero count of ibcast, iallreduce and
+/// ireduce, all-zero blocks of ireduce_scatter(_block)) or libnbc before any message (a zero
+/// count of iscan, an in-place ialltoallv/w whose blocks are all empty).
 fn sends_nothing(a: &CollArgs) -> bool {
     let p = a.size as usize;
     match a.coll {
@@ -191,21 +193,20 @@ fn binomial_reduce(p: u32, rank: u32, vroot: u32, n: u64, s: &mut Sched) {
     }
 }
 
-fn allreduce(a: &CollArgs, s: &mut Sched) -> Result<&'static str, ExpandError> {
+fn allreduce(a: &CollArgs, elem: u64, s: &mut Sched) -> &'static str {
     let (p, rank, n, count) = (a.size, a.rank, a.send_bytes, a.count);
-    let elem = crate::reduce::element_bytes(a)?;
     if p < 4 || n < 65536 || !a.op_commutative || a.in_place {
         // A binomial reduce to rank 0, then its binomial bcast.
         binomial_reduce(p, rank, 0, n, s);
         binomial_bcast(p, rank, 0, n, s);
-        return Ok("ompi_iallreduce_binomial");
+        return "ompi_iallreduce_binomial";
     }
     if count >= pof2(p) as u64 {
         redscat_allgather(p, rank, count, elem, s);
-        return Ok("ompi_iallreduce_redscat_allgather");
+        return "ompi_iallreduce_redscat_allgather";
     }
     ring(p, rank, count, elem, s);
-    Ok("ompi_iallreduce_ring")
+    "ompi_iallreduce_ring"
 }
 
 /// The ring: p − 1 rounds of reduce-scatter, then p − 1 of allgather, on p segments of
@@ -289,12 +290,11 @@ fn halving(rank: u32, vrank: u32, pof2: u32, rem: u32, count: u64, elem: u64, s:
     steps
 }
 
-fn reduce(a: &CollArgs, s: &mut Sched) -> Result<&'static str, ExpandError> {
+fn reduce(a: &CollArgs, elem: u64, s: &mut Sched) -> &'static str {
     let (p, rank, root, n, count) = (a.size, a.rank, a.root, a.send_bytes, a.count);
-    let elem = crate::reduce::element_bytes(a)?;
     if a.op_commutative && p > 2 && count >= pof2(p) as u64 {
         redscat_gather(p, rank, root, count, elem, s);
-        return Ok("ompi_ireduce_redscat_gather");
+        return "ompi_ireduce_redscat_gather";
     }
     if p > 4 || n < 65536 || !a.op_commutative {
         // A non-commutative op reduces in rank order to rank 0, which sends to the root.
@@ -307,10 +307,10 @@ fn reduce(a: &CollArgs, s: &mut Sched) -> Result<&'static str, ExpandError> {
         } else if vroot != root && rank == root {
             s.recv(vroot, n);
         }
-        return Ok("ompi_ireduce_binomial");
+        return "ompi_ireduce_binomial";
     }
     chain(p, rank, root, count, elem, s);
-    Ok("ompi_ireduce_chain")
+    "ompi_ireduce_chain"
 }
 
 /// The chain to the root in fragments of 8 KiB: each rank receives a fragment from the next

@@ -34,13 +34,6 @@ struct FlowModel<G: Graph> {
 }
 
 pub fn build(m: &Machine, flow: &FlowConfig) -> Result<Box<dyn NetworkModel>, String> {
-    let nodes_err = |n: usize| {
-        let graph = match &flow.graph {
-            FlowGraph::Cluster { .. } => "cluster",
-            FlowGraph::Fabric(f) => f.name(),
-        };
-        format!("[machine] nodes = {} but the flow model's {graph} has {n} nodes: set nodes = {n}", m.nodes)
-    };
     match &flow.graph {
         FlowGraph::Cluster { backbone } => {
             let link = &m.inter;
@@ -55,13 +48,13 @@ pub fn build(m: &Machine, flow: &FlowConfig) -> Result<Box<dyn NetworkModel>, St
             let design = format!("flow over the {} torus", psins_machine::torus::dims_text(&cfg.dims));
             let router = cfg.router();
             let f = TorusFabric::new(cfg.clone()).map_err(|e| format!("[network.torus] {e}"))?;
-            boxed(f, router, m, flow, design, nodes_err)
+            boxed(f, router, m, flow, design)
         }
         FlowGraph::Fabric(psins_machine::Fabric::FatTree(cfg)) => {
             let design = format!("flow over the fat-tree down {:?} up {:?} (D-mod-k)", cfg.down, cfg.up);
             let router = cfg.router;
             let f = FatTreeFabric::new(cfg.clone()).map_err(|e| format!("[network.fattree] {e}"))?;
-            boxed(f, router, m, flow, design, nodes_err)
+            boxed(f, router, m, flow, design)
         }
         FlowGraph::Fabric(psins_machine::Fabric::Dragonfly(cfg)) => {
             let mut cfg = cfg.clone();
@@ -71,22 +64,20 @@ pub fn build(m: &Machine, flow: &FlowConfig) -> Result<Box<dyn NetworkModel>, St
             cfg.router.vcs = cfg.router.vcs.max(2);
             let router = cfg.router;
             let f = DragonflyFabric::new(cfg).map_err(|e| format!("[network.dragonfly] {e}"))?;
-            boxed(f, router, m, flow, design, nodes_err)
+            boxed(f, router, m, flow, design)
         }
     }
 }
 
+/// The flow model over a packet network's links (its node count is the machine's, checked
+/// when the machine file was read).
 fn boxed<F: Fabric + 'static>(
     fabric: F,
     router: RouterConfig,
     m: &Machine,
     flow: &FlowConfig,
     design: String,
-    nodes_err: impl Fn(usize) -> String,
 ) -> Result<Box<dyn NetworkModel>, String> {
-    if fabric.nodes() != m.nodes as usize {
-        return Err(nodes_err(fabric.nodes()));
-    }
     Ok(model(FabricGraph::new(fabric, router), m, flow, design))
 }
 

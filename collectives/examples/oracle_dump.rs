@@ -132,14 +132,7 @@ impl Case {
 
 /// `ReduceScatterBlock` → `reduce_scatter_block`, as the Open MPI harness names collectives.
 fn snake(name: &str) -> String {
-    let mut s = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            s.push('_');
-        }
-        s.push(c.to_ascii_lowercase());
-    }
-    s
+    psins_formats::how::snake(name)
 }
 
 fn render(st: &Step) -> String {

@@ -299,18 +299,8 @@ mod tests {
         assert_eq!(name_of(SEND), Some("MPI_Send"));
     }
 
-    /// `ReduceScatterBlock` → `Reduce_scatter_block`.
     fn mpi_case(camel: &str) -> String {
-        let mut s = String::new();
-        for (i, c) in camel.chars().enumerate() {
-            if c.is_ascii_uppercase() && i > 0 {
-                s.push('_');
-                s.push(c.to_ascii_lowercase());
-            } else {
-                s.push(c);
-            }
-        }
-        s
+        crate::how::mpi_name(camel)
     }
 
     /// Every variant of every enum a record names its function by reaches the function the

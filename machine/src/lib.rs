@@ -96,14 +96,7 @@ pub fn default_shape(c: Coll) -> Shape {
 
 /// Lower-case MPI-style name of a collective (`allreduce`), as used in machine and calibration files.
 pub fn coll_key(c: Coll) -> String {
-    let mut s = String::new();
-    for (i, ch) in c.name().chars().enumerate() {
-        if ch.is_ascii_uppercase() && i > 0 {
-            s.push('_');
-        }
-        s.push(ch.to_ascii_lowercase());
-    }
-    s
+    psins_formats::how::snake(c.name())
 }
 
 /// Per-node CPU speed ratios, kept compact when all nodes are alike.

@@ -96,8 +96,9 @@ const SEND_MODES: [(SendMode, &str); 4] = [
     (SendMode::Buffered, "buffered"),
 ];
 
-/// `GetAccumulate` → `get_accumulate`: the table spells the vocabulary's names in snake case.
-fn snake(name: &str) -> String {
+/// A name of the vocabulary in snake case (`GetAccumulate` → `get_accumulate`), as the table,
+/// machine files and Open MPI's sources spell them.
+pub fn snake(name: &str) -> String {
     let mut s = String::new();
     for (i, c) in name.chars().enumerate() {
         if c.is_ascii_uppercase() && i > 0 {
@@ -108,8 +109,9 @@ fn snake(name: &str) -> String {
     s
 }
 
-/// `ReduceScatterBlock` → `Reduce_scatter_block`, MPI's spelling after `MPI_`.
-fn mpi_name(name: &str) -> String {
+/// A collective's name as MPI spells it after `MPI_` (`ReduceScatterBlock` →
+/// `Reduce_scatter_block`).
+pub fn mpi_name(name: &str) -> String {
     let s = snake(name);
     let mut c = s.chars();
     c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()

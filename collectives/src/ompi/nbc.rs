@@ -345,16 +345,8 @@ fn redscat_gather(p: u32, rank: u32, root: u32, count: u64, elem: u64, s: &mut S
         Some(v) => halving(rank, v, pof2, rem, count, elem, s),
         None => Vec::new(),
     };
-    let odd_root = root < 2 * rem && !root.is_multiple_of(2);
-    let vroot = if root < 2 * rem {
-        if odd_root {
-            0
-        } else {
-            root / 2
-        }
-    } else {
-        root - rem
-    };
+    let (odd_root, vroot) = super::reduce::virtual_root(root.into(), rem.into());
+    let vroot = vroot as u32; // below the root
     if odd_root {
         // The root dropped out in the fold: vrank 0 hands it its block, which it takes as
         // its own from then on.

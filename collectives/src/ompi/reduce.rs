@@ -172,16 +172,7 @@ fn redscat_gather(a: &CollArgs, elem: u64, out: &mut Vec<Step>) {
     let mut h = vrank.map(|v| halve(r, v, rem, steps, (count, elem), out));
     // A root that sat the halving out takes virtual rank 0's place, whose last block it
     // receives; virtual rank 0 (rank 0) then leaves.
-    let odd_root = root < 2 * rem && root % 2 != 0;
-    let vroot = if root < 2 * rem {
-        if odd_root {
-            0
-        } else {
-            root / 2
-        }
-    } else {
-        root - rem
-    };
+    let (odd_root, vroot) = virtual_root(root, rem);
     if odd_root {
         if r == root {
             let mut hr = Halving { sindex: [0; 64], scount: [0; 64], rindex: [0; 64], rcount: [0; 64] };
@@ -327,5 +318,18 @@ fn redscat_allgather(a: &CollArgs, elem: u64, out: &mut Vec<Step>) {
         } else {
             send(out, r + 1, n);
         }
+    }
+}
+
+/// Where the root stands in Rabenseifner's power-of-two group once the first `2·rem` ranks
+/// have folded in pairs: whether it dropped out (an odd rank of a pair, whose virtual rank 0
+/// then hands it the result) and its virtual rank.
+pub(crate) fn virtual_root(root: u64, rem: u64) -> (bool, u64) {
+    if root >= 2 * rem {
+        (false, root - rem)
+    } else if !root.is_multiple_of(2) {
+        (true, 0)
+    } else {
+        (false, root / 2)
     }
 }

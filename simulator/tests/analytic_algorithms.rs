@@ -4,6 +4,8 @@
 //! steps through the engine (`mpi.collectives = "expanded"`), at P = 2..64, on one node,
 //! one rank per node and mixed placements, eager and rendezvous, with and without overheads,
 //! with and without crossing costs.
+//! The same holds for the nonblocking twins, whose analytic cost is the library's nonblocking
+//! schedule (MPICH's sched algorithms, Open MPI's libnbc), completed by a wait.
 //! And the closed forms of the symmetric algorithms equal the step-by-step evaluator exactly.
 
 use crate::common;
@@ -186,8 +188,35 @@ fn predicted(tasks: &[Vec<Record>], m: &Machine) -> u64 {
 fn both(ops: &[(Op, Vec<i64>)], lib: Library, cores: u32, eager: u64, handshake: bool, bands: Costs) -> (u64, u64) {
     let tasks: Vec<Vec<Record>> =
         ops.iter().map(|(op, list)| vec![Record::new(0, 0, *op).with_list(list.clone()), common::fin()]).collect();
-    let a = predicted(&tasks, &machine_of(lib, cores, eager, handshake, bands, "analytic"));
-    let x = predicted(&tasks, &machine_of(lib, cores, eager, handshake, bands, "expanded"));
+    both_of(&tasks, lib, cores, eager, handshake, bands)
+}
+
+/// [`both`] for the call's nonblocking twin, waited for at once.
+fn both_nonblocking(
+    ops: &[(Op, Vec<i64>)],
+    lib: Library,
+    cores: u32,
+    eager: u64,
+    handshake: bool,
+    bands: Costs,
+) -> (u64, u64) {
+    let tasks: Vec<Vec<Record>> = ops
+        .iter()
+        .map(|(op, list)| {
+            let mut op = *op;
+            if let Op::Coll { flags, req, .. } = &mut op {
+                (*flags, *req) = (*flags | CollFlags::NONBLOCKING, 1);
+            }
+            let wait = common::waitall(0, &[(1, NO_RANK, 0)]);
+            vec![Record::new(0, 0, op).with_list(list.clone()), wait, common::fin()]
+        })
+        .collect();
+    both_of(&tasks, lib, cores, eager, handshake, bands)
+}
+
+fn both_of(tasks: &[Vec<Record>], lib: Library, cores: u32, eager: u64, handshake: bool, bands: Costs) -> (u64, u64) {
+    let a = predicted(tasks, &machine_of(lib, cores, eager, handshake, bands, "analytic"));
+    let x = predicted(tasks, &machine_of(lib, cores, eager, handshake, bands, "expanded"));
     (a, x)
 }
 
@@ -241,6 +270,31 @@ proptest! {
             coll.name(), algorithm(&ops, lib)
         );
     }
+
+    #[test]
+    fn nonblocking_analytic_equals_expanded_on_a_contention_free_network(
+        coll in proptest::sample::select(EXPANDABLE),
+        p in 2u32..=64,
+        root in any::<u32>(),
+        bytes in bytes_strategy(),
+        elem in prop_oneof![Just(1u64), Just(4), Just(8)],
+        flags in any::<u8>(),
+        seed in any::<u64>(),
+        cores in prop_oneof![Just(1u32), Just(3), Just(64)],
+        eager in prop_oneof![Just(0u64), Just(4096), Just(65536), Just(u64::MAX / 2)],
+        handshake in any::<bool>(),
+        bands in prop_oneof![Just(Costs::Plain), Just(Costs::Overheads), Just(Costs::Crossing)],
+        lib in proptest::sample::select(Library::ALL.to_vec()),
+    ) {
+        let ops = call(coll, p, root, bytes, elem, flags, seed);
+        let (a, x) = both_nonblocking(&ops, lib, cores, eager, handshake, bands);
+        let diff = a.abs_diff(x) as f64;
+        prop_assert!(
+            diff <= 0.01 * x as f64,
+            "i{} P={p} bytes={bytes} cores per node={cores} eager={eager} handshake={handshake} costs={bands:?} {lib:?}: analytic {a} ps, expanded {x} ps",
+            coll.name()
+        );
+    }
 }
 
 /// The symmetric algorithms' closed form (the sum of rank 0's rounds) is the step-by-step
@@ -263,7 +317,7 @@ fn closed_forms_equal_the_step_by_step_evaluator() {
                 if !lockstep(name, &args(0)) {
                     continue;
                 }
-                let mut x = oracle::Expansions { steps: Vec::new(), offsets: vec![0] };
+                let mut x = oracle::Expansions { steps: Vec::new(), offsets: vec![0], background: false };
                 for r in 0..p {
                     let mut s = Vec::new();
                     expand(&args(r), &th, &mut s).unwrap();

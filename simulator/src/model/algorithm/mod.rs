@@ -38,7 +38,7 @@ pub struct MemberArgs {
     send_bytes: u64,
     recv_bytes: u64,
     count: u64,
-    /// CollFlags without NONBLOCKING (a nonblocking collective costs as its blocking twin).
+    /// CollFlags; with NONBLOCKING, the call costs its library's nonblocking schedule.
     flags: u8,
     counts: Vec<u64>,
 }
@@ -54,7 +54,7 @@ impl MemberArgs {
             send_bytes,
             recv_bytes,
             count,
-            flags: flags & !CollFlags::NONBLOCKING,
+            flags,
             counts: list.iter().map(|&v| v.max(0) as u64).collect(),
         }
     }
@@ -79,6 +79,10 @@ impl MemberArgs {
         let (root, send_bytes, recv_bytes, count) = (self.root, self.send_bytes, self.recv_bytes, self.count);
         CollArgs { root, send_bytes, recv_bytes, counts: &self.counts, count, ..CollArgs::new(coll, size, rank) }
             .with_flags(self.flags)
+    }
+
+    fn nonblocking(&self) -> bool {
+        self.flags & CollFlags::NONBLOCKING != 0
     }
 }
 
@@ -333,12 +337,22 @@ impl AlgorithmCost {
         };
         // The closed form's path; with a mixed placement, an approximation (the network's).
         let uniform_path = if matches!(placement, Placement::OneNode) { intra } else { inter };
-        let expand_rank =
-            |r: u32, out: &mut Vec<Step>| match library.expand(&members.get(r).args(coll, size, r), th, out) {
+        // A nonblocking call costs the schedule it runs in expanded mode, from the last
+        // arrival: the library's nonblocking schedule, not its blocking twin's algorithm.
+        let expand_rank = |r: u32, out: &mut Vec<Step>| {
+            let member = members.get(r);
+            let args = member.args(coll, size, r);
+            let expanded = if member.nonblocking() {
+                library.expand_nonblocking(&args, th, out)
+            } else {
+                library.expand(&args, th, out)
+            };
+            match expanded {
                 Ok(name) => Ok(Some(name)),
                 Err(ExpandError::Unsupported { .. }) => Ok(None),
                 Err(e) => Err(format!("member {r} of {size}: {e}")),
-            };
+            }
+        };
         let mut steps = std::mem::take(&mut self.scratch);
         let Some(name) = expand_rank(0, &mut steps)? else {
             self.scratch = steps;
@@ -351,11 +365,18 @@ impl AlgorithmCost {
         // step-by-step replay is exact then.
         let crossing = intra.link.has_crossing() || inter.link.has_crossing() || own.link.has_crossing();
         let total = steps.len() as u64 * size as u64;
-        let t = if (symmetric && !mixed && !crossing) || total > ORACLE_STEPS {
+        // A nonblocking schedule's phases post their sends at one instant: only the
+        // step-by-step replay times that.
+        let background = members.get(0).nonblocking();
+        let t = if (symmetric && !mixed && !crossing && !background) || total > ORACLE_STEPS {
             // Beyond the oracle's budget any algorithm is timed by its rank 0's rounds.
             rounds(&steps, 0, &uniform_path, &own)
         } else {
-            let mut x = oracle::Expansions { steps: Vec::with_capacity(total as usize), offsets: vec![0] };
+            let mut x = oracle::Expansions {
+                steps: Vec::with_capacity(total as usize),
+                offsets: vec![0],
+                background: members.get(0).nonblocking(),
+            };
             for r in 0..size {
                 expand_rank(r, &mut steps)?;
                 x.steps.extend_from_slice(&steps);

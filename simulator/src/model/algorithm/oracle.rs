@@ -29,6 +29,9 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 pub struct Expansions {
     pub steps: Vec<Step>,
     pub offsets: Vec<usize>,
+    /// The rounds are a nonblocking schedule's phases, which the engine posts all at one
+    /// instant in the background (engine/nbc.rs), not one send after another on the CPU.
+    pub background: bool,
 }
 
 /// Length of the round starting at `steps[0]`: posting steps up to and including the next
@@ -173,7 +176,10 @@ impl Replay<'_> {
                 let posted = cpu;
                 if let Some((to, bytes)) = step.send() {
                     self.ranks[rank as usize].open += 1;
-                    cpu = self.send(rank, to, bytes, posted);
+                    let free = self.send(rank, to, bytes, posted);
+                    if !self.x.background {
+                        cpu = free;
+                    }
                 }
                 if let Some((from, _)) = step.recv() {
                     self.ranks[rank as usize].open += 1;

@@ -243,51 +243,59 @@ fn bytes_strategy() -> impl Strategy<Value = u64> {
     (0u32..21, any::<u64>()).prop_map(|(bits, x)| if bits == 0 { 0 } else { x % (1u64 << bits) })
 }
 
+/// One call and the machine it is replayed on, as the properties below draw them.
+#[derive(Debug)]
+struct Drawn {
+    ops: Vec<(Op, Vec<i64>)>,
+    coll: Coll,
+    p: u32,
+    bytes: u64,
+    cores: u32,
+    eager: u64,
+    handshake: bool,
+    bands: Costs,
+    lib: Library,
+}
+
+prop_compose! {
+    fn drawn()(
+        coll in proptest::sample::select(EXPANDABLE),
+        p in 2u32..=64,
+        root in any::<u32>(),
+        bytes in bytes_strategy(),
+        elem in prop_oneof![Just(1u64), Just(4), Just(8)],
+        flags in any::<u8>(),
+        seed in any::<u64>(),
+        cores in prop_oneof![Just(1u32), Just(3), Just(64)],
+        eager in prop_oneof![Just(0u64), Just(4096), Just(65536), Just(u64::MAX / 2)],
+        handshake in any::<bool>(),
+        bands in prop_oneof![Just(Costs::Plain), Just(Costs::Overheads), Just(Costs::Crossing)],
+        lib in proptest::sample::select(Library::ALL.to_vec()),
+    ) -> Drawn {
+        let ops = call(coll, p, root, bytes, elem, flags, seed);
+        Drawn { ops, coll, p, bytes, cores, eager, handshake, bands, lib }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
     #[test]
-    fn analytic_equals_expanded_on_a_contention_free_network(
-        coll in proptest::sample::select(EXPANDABLE),
-        p in 2u32..=64,
-        root in any::<u32>(),
-        bytes in bytes_strategy(),
-        elem in prop_oneof![Just(1u64), Just(4), Just(8)],
-        flags in any::<u8>(),
-        seed in any::<u64>(),
-        cores in prop_oneof![Just(1u32), Just(3), Just(64)],
-        eager in prop_oneof![Just(0u64), Just(4096), Just(65536), Just(u64::MAX / 2)],
-        handshake in any::<bool>(),
-        bands in prop_oneof![Just(Costs::Plain), Just(Costs::Overheads), Just(Costs::Crossing)],
-        lib in proptest::sample::select(Library::ALL.to_vec()),
-    ) {
-        let ops = call(coll, p, root, bytes, elem, flags, seed);
-        let (a, x) = both(&ops, lib, cores, eager, handshake, bands);
+    fn analytic_equals_expanded_on_a_contention_free_network(d in drawn()) {
+        let Drawn { ref ops, coll, p, bytes, cores, eager, handshake, bands, lib } = d;
+        let (a, x) = both(ops, lib, cores, eager, handshake, bands);
         let diff = a.abs_diff(x) as f64;
         prop_assert!(
             diff <= 0.01 * x as f64,
             "{} ({}) P={p} bytes={bytes} cores per node={cores} eager={eager} handshake={handshake} costs={bands:?}: analytic {a} ps, expanded {x} ps",
-            coll.name(), algorithm(&ops, lib)
+            coll.name(), algorithm(ops, lib)
         );
     }
 
     #[test]
-    fn nonblocking_analytic_equals_expanded_on_a_contention_free_network(
-        coll in proptest::sample::select(EXPANDABLE),
-        p in 2u32..=64,
-        root in any::<u32>(),
-        bytes in bytes_strategy(),
-        elem in prop_oneof![Just(1u64), Just(4), Just(8)],
-        flags in any::<u8>(),
-        seed in any::<u64>(),
-        cores in prop_oneof![Just(1u32), Just(3), Just(64)],
-        eager in prop_oneof![Just(0u64), Just(4096), Just(65536), Just(u64::MAX / 2)],
-        handshake in any::<bool>(),
-        bands in prop_oneof![Just(Costs::Plain), Just(Costs::Overheads), Just(Costs::Crossing)],
-        lib in proptest::sample::select(Library::ALL.to_vec()),
-    ) {
-        let ops = call(coll, p, root, bytes, elem, flags, seed);
-        let (a, x) = both_nonblocking(&ops, lib, cores, eager, handshake, bands);
+    fn nonblocking_analytic_equals_expanded_on_a_contention_free_network(d in drawn()) {
+        let Drawn { ref ops, coll, p, bytes, cores, eager, handshake, bands, lib } = d;
+        let (a, x) = both_nonblocking(ops, lib, cores, eager, handshake, bands);
         let diff = a.abs_diff(x) as f64;
         prop_assert!(
             diff <= 0.01 * x as f64,

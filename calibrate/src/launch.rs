@@ -18,11 +18,21 @@ use std::time::{Duration, Instant};
 /// How long a worker that wrote `done` may take to exit.
 pub const AFTER_DONE: Duration = Duration::from_secs(10);
 
+/// The worker's identification (its ranks' placement, the MPI library) ends with this line.
+const IDENTIFIED: &str = "timer ";
+
 /// Runs `cmd` (the launcher with the worker; `shown` names it in messages) and returns the
 /// worker's standard output: when the launcher exits successfully, or when the worker
 /// wrote `done` and did not exit within [`AFTER_DONE`] (then stopped, with a note on
 /// stderr). Longer than `limit` without `done` is an error, as is a launcher that fails.
-pub fn run(mut cmd: Command, shown: &str, limit: Duration) -> Result<String, Error> {
+/// `identified` sees the output once the worker has identified itself, before it measures
+/// anything; its error stops the launcher and is returned.
+pub fn run(
+    mut cmd: Command,
+    shown: &str,
+    limit: Duration,
+    identified: &dyn Fn(&str) -> Result<(), Error>,
+) -> Result<String, Error> {
     // mpiexec makes an inherited stdin non-blocking; give it none. Its own process group, so
     // that stopping it reaches what it started in that group.
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
@@ -56,6 +66,12 @@ pub fn run(mut cmd: Command, shown: &str, limit: Duration) -> Result<String, Err
             if line == "done" {
                 done_at = Some(Instant::now());
                 done_len = stdout.len();
+            }
+            if line.starts_with(IDENTIFIED) {
+                if let Err(e) = identified(&stdout) {
+                    stop(&mut child);
+                    return Err(e);
+                }
             }
         }
         if let Some(s) = child.try_wait().map_err(|e| Error::Launcher(format!("waiting for `{shown}`: {e}")))? {

@@ -330,7 +330,9 @@ fn launch(launcher: &[String], worker: &Path, a: &Args, extra: &[&str]) -> Resul
     cmd.args(["-r", &a.trials.to_string(), "-t", &a.seconds_per_trial.to_string()]);
     cmd.args(extra);
     let shown = format!("{} {}", launcher.join(" "), worker.display());
-    launch::run(cmd, &shown, std::time::Duration::from_secs(a.timeout))
+    // Ranks placed where they cannot measure are refused before they measure.
+    let placed = |out: &str| placement(&samples::Samples::parse_so_far(out)?);
+    launch::run(cmd, &shown, std::time::Duration::from_secs(a.timeout), &placed)
 }
 
 /// Ranks 0 and 1 must be able to run at once: two distinct CPUs.

@@ -51,7 +51,20 @@ pub struct Samples {
 }
 
 impl Samples {
+    /// The whole output of a worker, up to its `done` line.
     pub fn parse(text: &str) -> Result<Samples, Error> {
+        let s = Samples::parse_so_far(text)?;
+        if !s.done {
+            return Err(Error::Worker("the output ends before its `done` line: the worker did not finish".into()));
+        }
+        if s.begun.is_some() {
+            return Err(Error::Worker("a trial's `begin` mark has no `end`".into()));
+        }
+        Ok(s)
+    }
+
+    /// What a worker has printed so far (each line checked, nothing required).
+    pub fn parse_so_far(text: &str) -> Result<Samples, Error> {
         let mut s = Samples::default();
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -59,12 +72,6 @@ impl Samples {
                 continue;
             }
             s.line(line).map_err(|why| Error::Worker(format!("line {}: {why}: `{line}`", i + 1)))?;
-        }
-        if !s.done {
-            return Err(Error::Worker("the output ends before its `done` line: the worker did not finish".into()));
-        }
-        if s.begun.is_some() {
-            return Err(Error::Worker("a trial's `begin` mark has no `end`".into()));
         }
         Ok(s)
     }

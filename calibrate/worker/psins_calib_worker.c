@@ -11,7 +11,7 @@
  * Output (rank 0, stdout), one measurement per line, `key=value` fields:
  *   rank r=<i> host=<name> cpu=<cpu> cpus_allowed=<n> cpus_online=<n>
  *   mpi library="<MPI_Get_library_version, first line>"
- *   timer overhead_ns=<x>
+ *   timer overhead_ns=<x>                                    (the last line of the identification)
  *   memcpy trial=<k> bytes=<n> seconds=<x>                  (rank 0 alone)
  *   pingpong buffers=warm|cold bytes=<n> trial=<k> half_rtt=<seconds> mark=<seconds>
  *                                                        (mark: a short warm 0-byte ping-pong just before)
@@ -379,6 +379,9 @@ static void identify(void)
     for (int i = 0; i < 1000; i++)
         t1 = MPI_Wtime();
     printf("timer overhead_ns=%.1f\n", (t1 - t0) / 1000 * 1e9);
+    /* Now, not at the end: psins-calibrate checks where the ranks run before any measurement
+     * (two ranks bound to one CPU would take minutes to measure). */
+    fflush(stdout);
 }
 
 /* -p: warm ping-pongs only, trials outermost as in the full run. */

@@ -3,8 +3,9 @@
 //! in place or not, commutative or not. Each call is expanded on all ranks with
 //! `ompi::expand`, and its nonblocking twin with `ompi::expand_nonblocking` (libnbc's
 //! schedules); sends and receives must pair up FIFO with equal sizes and the rendezvous
-//! executor must run every rank to completion. Every algorithm the rules (and libnbc's
-//! defaults) can pick must be picked somewhere in the sweep.
+//! executor must run every rank to completion (above 256 ranks, fewer variants: [`LARGE`]).
+//! Every algorithm the rules (and libnbc's defaults) can pick must be picked somewhere in the
+//! sweep.
 
 use crate::common;
 
@@ -57,12 +58,38 @@ fn run_by(call: &Call, expand: ExpandFn) -> &'static str {
     name
 }
 
-/// Expands `call` and its nonblocking twin on every rank and checks both; returns the
-/// blocking algorithm (the schedule's name goes to [`NONBLOCKING`]).
+/// Above this many ranks, where a call can expand into P² steps, the sweeps try fewer
+/// variants: no nonblocking twin (libnbc's choices do not depend on P beyond a few ranks),
+/// not in place (that path does not depend on P), one byte size per algorithm.
+const LARGE: u32 = 256;
+
+/// Expands `call` and, up to [`LARGE`] ranks, its nonblocking twin on every rank and checks
+/// both; returns the blocking algorithm (the schedule's name goes to [`NONBLOCKING`]).
 fn run(call: &Call) -> &'static str {
-    let nb = run_by(call, ompi::expand_nonblocking);
-    NONBLOCKING.with(|s| s.borrow_mut().insert(nb));
+    if call.size <= LARGE {
+        let nb = run_by(call, ompi::expand_nonblocking);
+        NONBLOCKING.with(|s| s.borrow_mut().insert(nb));
+    }
     run_by(call, ompi::expand)
+}
+
+/// Not in place, and in place up to [`LARGE`] ranks.
+fn in_place(p: u32) -> &'static [bool] {
+    if p <= LARGE {
+        &[false, true]
+    } else {
+        &[false]
+    }
+}
+
+/// The byte sizes `sizes`, except that above [`LARGE`] ranks only the first of each
+/// algorithm `rule` picks at that P.
+fn one_per_algorithm(p: u32, sizes: Vec<u64>, rule: impl Fn(u64) -> u8) -> Vec<u64> {
+    if p <= LARGE {
+        return sizes;
+    }
+    let mut picked = BTreeSet::new();
+    sizes.into_iter().filter(|&b| picked.insert(rule(b))).collect()
 }
 
 /// Every libnbc schedule of `names` was expanded in this test.
@@ -184,8 +211,8 @@ fn allgather_and_allgatherv() {
     let mut rng = Rng(11);
     let mut seen = BTreeSet::new();
     for p in sizes() {
-        for b in bytes(p) {
-            for in_place in [false, true] {
+        for b in one_per_algorithm(p, bytes(p), |b| d::allgather(p as u64, b)) {
+            for &in_place in in_place(p) {
                 seen.insert(run(&Call { in_place, ..Call::new(Coll::Allgather, p).bytes(b) }));
             }
             let counts: Vec<u64> = (0..p).map(|_| rng.count(2 * b)).collect();
@@ -202,13 +229,14 @@ fn alltoall_family() {
     let mut rng = Rng(13);
     let mut seen = BTreeSet::new();
     for p in sizes() {
-        for b in bytes(p).into_iter().filter(|&b| p <= 32 || b <= 8192) {
-            for in_place in [false, true] {
+        let small = bytes(p).into_iter().filter(|&b| p <= 32 || b <= 8192).collect();
+        for b in one_per_algorithm(p, small, |b| d::alltoall(p as u64, b)) {
+            for &in_place in in_place(p) {
                 seen.insert(run(&Call { in_place, ..Call::new(Coll::Alltoall, p).bytes(b) }));
             }
         }
         for coll in [Coll::Alltoallv, Coll::Alltoallw] {
-            for in_place in [false, true] {
+            for &in_place in in_place(p) {
                 let m = matrix(&mut rng, p as usize, 2000, in_place);
                 seen.insert(run(&Call { in_place, counts: alltoallv_counts(&m), ..Call::new(coll, p) }));
             }

@@ -351,7 +351,10 @@ fn build_workspace() {
     BUILT.get_or_init(|| {
         let dir = profile_dir();
         let profile = profile_name();
+        // Without RUSTC_BOOTSTRAP, which a test run may set to time its tests (libtest's
+        // --report-time) and which would change every crate's fingerprint: a full rebuild.
         let st = Command::new(env!("CARGO"))
+            .env_remove("RUSTC_BOOTSTRAP")
             .args(["build", "--workspace", "--profile", &profile, "--target-dir"])
             .arg(dir.parent().unwrap())
             .current_dir(root())

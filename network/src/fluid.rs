@@ -28,6 +28,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::error::MessageError;
 use crate::graph::FlowGraph;
 use crate::maxmin::Share;
 use crate::sharing::Sharing;
@@ -138,10 +139,10 @@ impl<G: FlowGraph> FluidNetwork<G> {
         bytes: u64,
         time: f64,
         done: &mut Vec<(u64, f64)>,
-    ) -> Result<(), String> {
+    ) -> Result<(), MessageError> {
         let nodes = self.graph.nodes() as u32;
         if src >= nodes || dst >= nodes {
-            return Err(format!("message {user}: node {src}→{dst} out of range (the network has {nodes} nodes)"));
+            return Err(MessageError::Node { msg: user, src, dst, nodes });
         }
         if time > self.now {
             self.advance_to(time, done);

@@ -24,6 +24,7 @@
 mod calendar;
 mod deadlock;
 pub mod dragonfly;
+mod error;
 mod events;
 pub mod fabric;
 pub mod fattree;
@@ -44,6 +45,7 @@ mod transfer;
 pub use deadlock::Deadlock;
 pub use dragonfly::config::{Arrangement, DragonflyConfig, DragonflyRouting};
 pub use dragonfly::{Dragonfly, DragonflyFabric};
+pub use error::{ConfigError, MessageError};
 pub use fabric::{path, Fabric, NO_LINK};
 pub use fattree::config::{FatTreeConfig, FatTreeRouting};
 pub use fattree::{FatTree, FatTreeFabric};

@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 
 use crate::calendar::Calendar;
 use crate::deadlock::Deadlock;
+use crate::error::MessageError;
 use crate::fabric::{Fabric, NO_LINK};
 use crate::params::RouterConfig;
 use crate::slab::{Message, Packet, Slab};
@@ -265,12 +266,12 @@ impl<F: Fabric> Network<F> {
 
     /// [`Network::inject`] that refuses out-of-range nodes, and a message of more than
     /// `max_message_packets` packets, instead of panicking.
-    pub fn try_inject(&mut self, msg: u64, src: u32, dst: u32, bytes: u64, cycle: u64) -> Result<(), String> {
+    pub fn try_inject(&mut self, msg: u64, src: u32, dst: u32, bytes: u64, cycle: u64) -> Result<(), MessageError> {
         let nodes = self.fabric.nodes() as u32;
         if src >= nodes || dst >= nodes {
-            return Err(format!("message {msg}: node {src}→{dst} out of range (the network has {nodes} nodes)"));
+            return Err(MessageError::Node { msg, src, dst, nodes });
         }
-        self.cfg.check_message(bytes).map_err(|e| format!("message {msg}: {e}"))?;
+        self.cfg.check_message(bytes).map_err(|e| e.of(msg))?;
         let born = cycle.max(self.now);
         let ready = born.saturating_add(self.cfg.router_delay_cycles as u64);
         let packets = self.cfg.packets(bytes);

@@ -1,6 +1,8 @@
 //! What every packet-level network shares whatever its topology: the router and link
 //! parameters, their limits, and the arithmetic of packets, phits and cycles.
 
+use crate::error::{ConfigError, MessageError};
+
 /// Largest packet in phits: bounds the calendar's horizon and keeps per-hop arithmetic in
 /// `u64` without overflow.
 pub const MAX_PACKET_PHITS: u64 = 1 << 20;
@@ -54,49 +56,56 @@ impl Default for RouterConfig {
 impl RouterConfig {
     /// The VC, buffer, packet, link and delay limits; `min_buffer` is the smallest buffer the
     /// topology's flow control works with, `why` says why when it is more than 1.
-    pub fn validate_router(&self, min_buffer: u32, why: &str) -> Result<(), String> {
+    pub fn validate_router(&self, min_buffer: u32, why: &str) -> Result<(), ConfigError> {
         if !(1..=4).contains(&self.vcs) {
-            return Err(format!("vcs must be 1..=4, got {}", self.vcs));
+            return Err(ConfigError::range("vcs", "1..=4", self.vcs));
         }
         if !(min_buffer..=255).contains(&self.buffer_packets) {
-            return Err(format!("buffer_packets must be {min_buffer}..=255{why}, got {}", self.buffer_packets));
+            return Err(ConfigError::range("buffer_packets", format!("{min_buffer}..=255{why}"), self.buffer_packets));
         }
         if self.packet_bytes == 0 {
-            return Err("packet_bytes must be at least 1".into());
+            return Err(ConfigError::range("packet_bytes", "at least 1", 0));
         }
         if self.max_message_packets == 0 {
-            return Err("max_message_packets must be at least 1".into());
+            return Err(ConfigError::range("max_message_packets", "at least 1", 0));
         }
         if self.link_bits_per_cycle == 0 {
-            return Err("link_bits_per_cycle must be at least 1".into());
+            return Err(ConfigError::range("link_bits_per_cycle", "at least 1", 0));
         }
         if self.phits(self.packet_bytes as u64) > MAX_PACKET_PHITS {
-            return Err(format!("a packet may take at most {MAX_PACKET_PHITS} cycles on a link"));
+            return Err(ConfigError::Shape(format!(
+                "a packet may take at most {MAX_PACKET_PHITS} cycles on a link: packet_bytes = {} over link_bits_per_cycle = {} takes {}",
+                self.packet_bytes,
+                self.link_bits_per_cycle,
+                self.phits(self.packet_bytes as u64)
+            )));
         }
         if self.router_delay_cycles > MAX_ROUTER_DELAY {
-            return Err(format!(
-                "router_delay_cycles must be at most {MAX_ROUTER_DELAY}, got {}",
-                self.router_delay_cycles
+            return Err(ConfigError::range(
+                "router_delay_cycles",
+                format!("at most {MAX_ROUTER_DELAY}"),
+                self.router_delay_cycles,
             ));
         }
         Ok(())
     }
 
     /// The clock is a positive finite rate.
-    pub fn validate_clock(&self) -> Result<(), String> {
+    pub fn validate_clock(&self) -> Result<(), ConfigError> {
         if !(self.clock_hz.is_finite() && self.clock_hz > 0.0) {
-            return Err(format!("clock_hz must be a positive finite number, not {}", self.clock_hz));
+            return Err(ConfigError::range("clock_hz", "a positive finite number", self.clock_hz));
         }
         Ok(())
     }
 
     /// The watchdog outlasts one packet's hop, so a moving network never trips it.
-    pub fn validate_watchdog(&self) -> Result<(), String> {
+    pub fn validate_watchdog(&self) -> Result<(), ConfigError> {
         let worst_hop = self.phits(self.packet_bytes as u64) + self.router_delay_cycles as u64 + 1;
         if self.watchdog_cycles <= worst_hop {
-            return Err(format!(
-                "watchdog_cycles ({}) must exceed one packet's hop time ({worst_hop} cycles)",
-                self.watchdog_cycles
+            return Err(ConfigError::range(
+                "watchdog_cycles",
+                format!("more than one packet's hop time ({worst_hop} cycles)"),
+                self.watchdog_cycles,
             ));
         }
         Ok(())
@@ -139,15 +148,18 @@ impl RouterConfig {
     }
 
     /// Refuses a message of more than `max_message_packets` packets, saying why.
-    pub fn check_message(&self, bytes: u64) -> Result<(), String> {
+    pub fn check_message(&self, bytes: u64) -> Result<(), MessageError> {
         let packets = self.packets(bytes);
         if packets <= self.max_message_packets {
             return Ok(());
         }
-        Err(format!(
-            "a message of {bytes} bytes is {packets} packets of {} bytes, more than max_message_packets = {}: simulating it packet by packet would take too long (raise max_message_packets to try anyway)",
-            self.packet_bytes, self.max_message_packets
-        ))
+        Err(MessageError::TooLarge {
+            msg: None,
+            bytes,
+            packets,
+            packet_bytes: self.packet_bytes,
+            max: self.max_message_packets,
+        })
     }
 
     /// Zero-load delivery time (cycles after injection) of a `bytes` message over `hops`
@@ -189,7 +201,7 @@ mod tests {
         let c = RouterConfig { max_message_packets: 4, ..Default::default() };
         assert_eq!(c.max_message_bytes(), 256);
         assert!(c.check_message(0).is_ok() && c.check_message(256).is_ok());
-        let e = c.check_message(257).unwrap_err();
+        let e = c.check_message(257).unwrap_err().to_string();
         assert!(e.contains("257 bytes is 5 packets of 64 bytes") && e.contains("max_message_packets = 4"), "{e}");
         let d = RouterConfig::default();
         assert!(d.check_message(u64::MAX).is_err());
@@ -199,7 +211,7 @@ mod tests {
         // The network refuses it before cutting a single packet, and takes the next message.
         let t = crate::TorusConfig { max_message_packets: 4, ..Default::default() };
         let mut net = crate::Torus::new(t).unwrap();
-        let e = net.try_inject(9, 0, 1, 1 << 40, 0).unwrap_err();
+        let e = net.try_inject(9, 0, 1, 1 << 40, 0).unwrap_err().to_string();
         assert!(e.starts_with("message 9: a message of 1099511627776 bytes"), "{e}");
         net.try_inject(10, 0, 1, 256, 0).unwrap();
         assert_eq!(net.messages_in_flight(), 1);

@@ -29,9 +29,15 @@ fn bad_configs_are_refused_with_a_message() {
     ];
     for c in bad {
         let e = c.validate().expect_err(&format!("{c:?} should be refused"));
-        assert!(!e.is_empty());
+        assert!(!e.to_string().is_empty());
         assert!(Torus::new(c).is_err());
     }
+    // A key out of its range is named, with what would fit and what it got.
+    let e = TorusConfig { vcs: 7, ..ok.clone() }.validate().unwrap_err();
+    assert_eq!(e, psins_network::ConfigError::Range { key: "vcs", want: "1..=4".into(), got: "7".into() });
+    assert_eq!(e.to_string(), "vcs must be 1..=4, got 7");
+    let e = Routing::parse("west-first").unwrap_err();
+    assert_eq!(e.to_string(), "unknown routing \"west-first\": expected dor or adaptive");
     // A 1-packet buffer is fine where no ring needs a bubble: the mesh.
     assert!(TorusConfig { buffer_packets: 1, mesh: true, ..ok.clone() }.validate().is_ok());
     assert!(ok.validate().is_ok());
@@ -179,7 +185,7 @@ fn out_of_order_announcements_under_blocking_keep_every_message() {
 fn a_network_too_big_to_allocate_is_refused_not_aborted() {
     let c = TorusConfig { dims: vec![256, 256, 256], vcs: 4, buffer_packets: 8, ..TorusConfig::default() };
     let e = Torus::new(c).err().expect("refused");
-    assert!(e.contains("MiB"), "{e}");
+    assert!(matches!(e, psins_network::ConfigError::State { .. }) && e.to_string().contains("MiB"), "{e}");
     let c = cfg(&[32, 32, 32], false, 3, Routing::Adaptive);
     assert!(c.state_bytes() < 64 << 20, "32³ with 3 VCs: {} bytes", c.state_bytes());
 }

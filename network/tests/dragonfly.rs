@@ -184,12 +184,12 @@ fn impossible_designs_are_refused_naming_the_key() {
     let ok = df(4, 8, 4, 33, Arrangement::Absolute, DragonflyRouting::Minimal);
     assert!(ok.validate().is_ok());
     assert_eq!(ok.nodes(), 1056);
-    let e = DragonflyConfig { g: 40, ..ok.clone() }.validate().unwrap_err();
+    let e = DragonflyConfig { g: 40, ..ok.clone() }.validate().unwrap_err().to_string();
     assert!(e.contains("global links do not fit") && e.contains("g ≤ 33"), "{e}");
-    let e = DragonflyConfig { g: 31, ..ok.clone() }.validate().unwrap_err();
+    let e = DragonflyConfig { g: 31, ..ok.clone() }.validate().unwrap_err().to_string();
     assert!(e.contains("spread evenly") && e.contains("33"), "{e}");
-    let e = DragonflyConfig { routing: DragonflyRouting::Valiant, ..ok.clone() }.validate().unwrap_err();
+    let e = DragonflyConfig { routing: DragonflyRouting::Valiant, ..ok.clone() }.validate().unwrap_err().to_string();
     assert!(e.contains("set vcs = 3"), "{e}");
-    let e = DragonflyConfig { a: 12, ..ok.clone() }.validate().unwrap_err();
+    let e = DragonflyConfig { a: 12, ..ok.clone() }.validate().unwrap_err().to_string();
     assert!(e.contains("19 ports"), "{e}");
 }

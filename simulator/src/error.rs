@@ -14,6 +14,13 @@ pub enum SimError {
     /// The machine file (or a `--set` override) is invalid.
     #[error("{path}: {msg}")]
     Config { path: PathBuf, msg: String },
+    /// The machine's network model refuses what the file asks of it.
+    #[error("{}: {source}", path.display())]
+    Model {
+        path: PathBuf,
+        #[source]
+        source: crate::model::BuildError,
+    },
     /// Bad command-line usage or arguments.
     #[error("{0}")]
     Usage(String),

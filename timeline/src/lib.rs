@@ -319,8 +319,8 @@ fn parse_window(w: &str) -> std::result::Result<(Ps, Ps), String> {
         .split_once("..")
         .or_else(|| w.split_once(':'))
         .ok_or_else(|| format!("`{w}`: expected START..END, e.g. 1ms..5ms"))?;
-    let a = if a.trim().is_empty() { 0 } else { parse_time(a)? };
-    let b = if b.trim().is_empty() { Ps::MAX } else { parse_time(b)? };
+    let a = if a.trim().is_empty() { 0 } else { parse_time(a).map_err(|e| e.to_string())? };
+    let b = if b.trim().is_empty() { Ps::MAX } else { parse_time(b).map_err(|e| e.to_string())? };
     if a > b {
         return Err(format!("`{w}`: start after end"));
     }

@@ -15,26 +15,55 @@ pub const PS_PER_NS: u64 = 1_000;
 pub const PS_PER_US: u64 = 1_000_000;
 pub const PS_PER_S: u64 = 1_000_000_000_000;
 
+/// Why a quantity is refused: the text as written (trimmed) and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("`{input}`: {problem}")]
+pub struct UnitError {
+    pub input: String,
+    pub problem: Problem,
+}
+
+/// What is wrong with a quantity.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Problem {
+    #[error("expected a number followed by a unit")]
+    NotANumber,
+    #[error("must be a finite, non-negative number")]
+    Negative,
+    #[error("a {what} needs a unit ({allowed})")]
+    NoUnit { what: &'static str, allowed: &'static str },
+    #[error("bad {what} unit (use one of {allowed})")]
+    BadUnit { what: &'static str, allowed: &'static str },
+    #[error("a {what} must be positive")]
+    NotPositive { what: &'static str },
+    #[error("too large")]
+    TooLarge,
+    #[error("expected N or N-M")]
+    NotARange,
+}
+
+fn refuse<T>(input: &str, problem: Problem) -> Result<T, UnitError> {
+    Err(UnitError { input: input.into(), problem })
+}
+
 /// Splits `"2.5us"` into (2.5, "us"); whitespace between number and unit is allowed.
-fn split_number(s: &str) -> Result<(f64, &str), String> {
+fn split_number(s: &str) -> Result<(f64, &str), UnitError> {
     let s = s.trim();
     let end = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
         .unwrap_or(s.len());
     let (num, unit) = s.split_at(end);
-    let v: f64 = num.parse().map_err(|_| format!("`{s}`: expected a number followed by a unit"))?;
+    let Ok(v) = num.parse::<f64>() else { return refuse(s, Problem::NotANumber) };
     if !v.is_finite() || v < 0.0 {
-        return Err(format!("`{s}`: must be a finite, non-negative number"));
+        return refuse(s, Problem::Negative);
     }
     Ok((v, unit.trim()))
 }
 
-fn unit_error(s: &str, what: &str, allowed: &str) -> String {
-    format!("`{s}`: bad {what} unit (use one of {allowed})")
-}
+const TIME_UNITS: &str = "ps, ns, us, ms, s";
 
 /// Parses a duration: `ps`, `ns`, `us` (or `µs`), `ms`, `s`.
-pub fn parse_time(s: &str) -> Result<Ps, String> {
+pub fn parse_time(s: &str) -> Result<Ps, UnitError> {
     let (v, u) = split_number(s)?;
     let scale = match u {
         "ps" => 1.0,
@@ -42,14 +71,14 @@ pub fn parse_time(s: &str) -> Result<Ps, String> {
         "us" | "µs" => 1e6,
         "ms" => 1e9,
         "s" => 1e12,
-        "" => return Err(format!("`{s}`: a time needs a unit (ps, ns, us, ms, s)")),
-        _ => return Err(unit_error(s, "time", "ps, ns, us, ms, s")),
+        "" => return refuse(s.trim(), Problem::NoUnit { what: "time", allowed: TIME_UNITS }),
+        _ => return refuse(s.trim(), Problem::BadUnit { what: "time", allowed: TIME_UNITS }),
     };
     to_u64(v * scale, s)
 }
 
 /// Parses a byte count: plain integer, or `B`, `KB`/`MB`/`GB` (powers of 1000), `KiB`/`MiB`/`GiB`.
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
+pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
     let (v, u) = split_number(s)?;
     let scale = match u {
         "" | "B" => 1.0,
@@ -59,14 +88,14 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "KiB" => 1024.0,
         "MiB" => 1048576.0,
         "GiB" => 1073741824.0,
-        _ => return Err(unit_error(s, "size", "B, KB, MB, GB, KiB, MiB, GiB")),
+        _ => return refuse(s.trim(), Problem::BadUnit { what: "size", allowed: "B, KB, MB, GB, KiB, MiB, GiB" }),
     };
     to_u64(v * scale, s)
 }
 
 /// Parses a bandwidth into bytes per second: `B/s`, `KB/s`, `MB/s`, `GB/s`, `KiB/s` …,
 /// or bits: `Kb/s`, `Mb/s`, `Gb/s`, `Gbit/s`.
-pub fn parse_bandwidth(s: &str) -> Result<f64, String> {
+pub fn parse_bandwidth(s: &str) -> Result<f64, UnitError> {
     let (v, u) = split_number(s)?;
     let scale = match u {
         "B/s" => 1.0,
@@ -82,40 +111,37 @@ pub fn parse_bandwidth(s: &str) -> Result<f64, String> {
         "Gb/s" | "Gbit/s" => 1e9 / 8.0,
         "Tb/s" | "Tbit/s" => 1e12 / 8.0,
         _ => {
-            return Err(unit_error(
-                s,
-                "bandwidth",
-                "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, Mb/s, Gb/s, Tb/s",
-            ))
+            let allowed = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, Mb/s, Gb/s, Tb/s";
+            return refuse(s.trim(), Problem::BadUnit { what: "bandwidth", allowed });
         }
     };
     let bw = v * scale;
     if bw <= 0.0 {
-        return Err(format!("`{s}`: a bandwidth must be positive"));
+        return refuse(s.trim(), Problem::NotPositive { what: "bandwidth" });
     }
     Ok(bw)
 }
 
 /// Parses a frequency into Hz: `Hz`, `kHz`, `MHz`, `GHz`.
-pub fn parse_frequency(s: &str) -> Result<f64, String> {
+pub fn parse_frequency(s: &str) -> Result<f64, UnitError> {
     let (v, u) = split_number(s)?;
     let scale = match u {
         "Hz" => 1.0,
         "kHz" | "KHz" => 1e3,
         "MHz" => 1e6,
         "GHz" => 1e9,
-        _ => return Err(unit_error(s, "frequency", "Hz, kHz, MHz, GHz")),
+        _ => return refuse(s.trim(), Problem::BadUnit { what: "frequency", allowed: "Hz, kHz, MHz, GHz" }),
     };
     let f = v * scale;
     if f <= 0.0 {
-        return Err(format!("`{s}`: a frequency must be positive"));
+        return refuse(s.trim(), Problem::NotPositive { what: "frequency" });
     }
     Ok(f)
 }
 
-fn to_u64(v: f64, s: &str) -> Result<u64, String> {
+fn to_u64(v: f64, s: &str) -> Result<u64, UnitError> {
     if v > u64::MAX as f64 {
-        return Err(format!("`{s}`: too large"));
+        return refuse(s.trim(), Problem::TooLarge);
     }
     Ok(v.round() as u64)
 }
@@ -322,10 +348,10 @@ impl fmt::Display for Bytes {
 }
 
 /// Parses `"0-7,12"` into the listed numbers.
-pub fn parse_ranges(s: &str) -> Result<Vec<u32>, String> {
+pub fn parse_ranges(s: &str) -> Result<Vec<u32>, UnitError> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || format!("`{part}`: expected N or N-M");
+        let bad = || UnitError { input: part.into(), problem: Problem::NotARange };
         match part.split_once('-') {
             Some((a, b)) => {
                 let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
@@ -341,7 +367,7 @@ pub fn parse_ranges(s: &str) -> Result<Vec<u32>, String> {
 }
 
 /// [`parse_ranges`] in ascending order, each rank once (`--timeline-ranks 0-3,2`).
-pub fn parse_rank_set(s: &str) -> Result<Vec<u32>, String> {
+pub fn parse_rank_set(s: &str) -> Result<Vec<u32>, UnitError> {
     let mut v = parse_ranges(s)?;
     v.sort_unstable();
     v.dedup();
@@ -364,6 +390,23 @@ mod tests {
         assert_eq!(parse_bytes("64KiB"), Ok(65536));
         assert_eq!(parse_frequency("1.6GHz"), Ok(1.6e9));
         assert!(parse_bandwidth("-1GB/s").is_err());
+    }
+
+    #[test]
+    fn refusals_say_what_is_wrong_with_the_text() {
+        let e = parse_time(" 3 ").unwrap_err();
+        assert_eq!(e.problem, Problem::NoUnit { what: "time", allowed: TIME_UNITS });
+        assert_eq!(e.to_string(), "`3`: a time needs a unit (ps, ns, us, ms, s)");
+        assert_eq!(
+            parse_bytes("2 parsecs").unwrap_err().to_string(),
+            "`2 parsecs`: bad size unit (use one of B, KB, MB, GB, KiB, MiB, GiB)"
+        );
+        assert_eq!(parse_frequency("0GHz").unwrap_err().problem, Problem::NotPositive { what: "frequency" });
+        assert_eq!(parse_bytes("1e30GiB").unwrap_err().problem, Problem::TooLarge);
+        assert_eq!(parse_time("-1us").unwrap_err().problem, Problem::Negative);
+        assert_eq!(parse_time("fast").unwrap_err().problem, Problem::NotANumber);
+        let e = parse_ranges("0-3,5-2").unwrap_err();
+        assert_eq!((e.input.as_str(), e.problem), ("5-2", Problem::NotARange));
     }
 
     #[test]

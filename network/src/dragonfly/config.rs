@@ -1,6 +1,7 @@
 //! The dragonfly's parameters (p, a, h, g, the global arrangement, the routing) beside the
 //! router and link keys; validation naming the key and what would fit; the closed forms.
 
+use crate::error::ConfigError;
 use crate::params::RouterConfig;
 
 /// Router ports at most (p + a − 1 + h): with 4 VCs, 15 ports · 4 + injection fit a
@@ -31,13 +32,17 @@ pub enum DragonflyRouting {
 }
 
 impl DragonflyRouting {
-    pub fn parse(s: &str) -> Result<DragonflyRouting, String> {
+    pub fn parse(s: &str) -> Result<DragonflyRouting, ConfigError> {
         match s {
             "minimal" => Ok(DragonflyRouting::Minimal),
             "valiant" => Ok(DragonflyRouting::Valiant),
             "ugal-l" | "ugal_l" => Ok(DragonflyRouting::UgalL),
             "ugal-g" | "ugal_g" => Ok(DragonflyRouting::UgalG),
-            _ => Err(format!("unknown dragonfly routing {s:?}: expected minimal, valiant, ugal-l or ugal-g")),
+            _ => Err(ConfigError::UnknownRouting {
+                topology: "dragonfly ",
+                name: s.into(),
+                expected: "minimal, valiant, ugal-l or ugal-g",
+            }),
         }
     }
 
@@ -96,47 +101,47 @@ impl Default for DragonflyConfig {
 
 impl DragonflyConfig {
     /// Every limit, each error naming the key and what would fit.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         let (p, a, h, g) = (self.p, self.a, self.h, self.g);
         for (key, v) in [("p", p), ("a", a), ("h", h)] {
             if v == 0 {
-                return Err(format!("{key} must be at least 1"));
+                return Err(ConfigError::range(key, "at least 1", 0));
             }
         }
         if g < 2 {
-            return Err(format!("g must be at least 2 groups, got {g}"));
+            return Err(ConfigError::range("g", "at least 2 groups", g));
         }
         let ports = p as u64 + a as u64 - 1 + h as u64;
         if ports > MAX_PORTS as u64 {
-            return Err(format!(
+            return Err(ConfigError::Shape(format!(
                 "routers would need p + a − 1 + h = {ports} ports: at most {MAX_PORTS} fit (lower p, a or h)"
-            ));
+            )));
         }
         let global = a * h;
         if global < g - 1 {
-            return Err(format!(
+            return Err(ConfigError::Shape(format!(
                 "the global links do not fit: g = {g} groups need {} links per group, but a·h = {global}: g ≤ {} would fit, or h ≥ {}",
                 g - 1,
                 global + 1,
                 (g - 1).div_ceil(a)
-            ));
+            )));
         }
         if !global.is_multiple_of(g - 1) {
             let fits: Vec<String> =
                 (2..=global + 1).filter(|x| global.is_multiple_of(x - 1)).map(|x| x.to_string()).collect();
-            return Err(format!(
+            return Err(ConfigError::Shape(format!(
                 "a·h = {global} global links per group do not spread evenly over g − 1 = {} other groups: g = {} would fit",
                 g - 1,
                 fits.join(", ")
-            ));
+            )));
         }
         let classes = self.routing.classes();
         if self.router.vcs < classes {
-            return Err(format!(
+            return Err(ConfigError::Shape(format!(
                 "vcs = {} but routing {} needs {classes} VC classes (one more than the global hops a path takes): set vcs = {classes}",
                 self.router.vcs,
                 self.routing.name()
-            ));
+            )));
         }
         self.router.validate_router(1, "")?;
         self.router.validate_clock()?;

@@ -13,6 +13,7 @@ pub mod synth;
 
 use std::cell::Cell;
 
+use crate::error::ConfigError;
 use crate::fabric::Fabric;
 use crate::network::Network;
 use crate::router::{At, Refusal, Request};
@@ -282,7 +283,7 @@ impl Fabric for DragonflyFabric {
 
 impl DragonflyFabric {
     /// The dragonfly of `cfg` (validated here).
-    pub fn new(cfg: DragonflyConfig) -> Result<DragonflyFabric, String> {
+    pub fn new(cfg: DragonflyConfig) -> Result<DragonflyFabric, ConfigError> {
         cfg.validate()?;
         let shape = Shape::new(cfg.p, cfg.a, cfg.h, cfg.g, cfg.arrangement == Arrangement::Relative);
         Ok(DragonflyFabric { cfg, shape, draws: Cell::new(0) })
@@ -290,7 +291,7 @@ impl DragonflyFabric {
 }
 
 impl Network<DragonflyFabric> {
-    pub fn new(cfg: DragonflyConfig) -> Result<Dragonfly, String> {
+    pub fn new(cfg: DragonflyConfig) -> Result<Dragonfly, ConfigError> {
         let router = cfg.router;
         Ok(Network::from_fabric(DragonflyFabric::new(cfg)?, router))
     }

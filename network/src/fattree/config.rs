@@ -2,6 +2,7 @@
 //! its routing, and the router and link keys every packet network shares; validation that
 //! names the key and what would fit; the closed forms (zero-load latency, capacity).
 
+use crate::error::ConfigError;
 use crate::params::RouterConfig;
 
 /// Switch ports at most: the engine keeps a 16-bit mask per router of outputs whose
@@ -26,11 +27,15 @@ pub enum FatTreeRouting {
 }
 
 impl FatTreeRouting {
-    pub fn parse(s: &str) -> Result<FatTreeRouting, String> {
+    pub fn parse(s: &str) -> Result<FatTreeRouting, ConfigError> {
         match s {
             "dmodk" | "d-mod-k" => Ok(FatTreeRouting::DModK),
             "adaptive" => Ok(FatTreeRouting::Adaptive),
-            _ => Err(format!("unknown fat-tree routing {s:?}: expected dmodk or adaptive")),
+            _ => Err(ConfigError::UnknownRouting {
+                topology: "fat-tree ",
+                name: s.into(),
+                expected: "dmodk or adaptive",
+            }),
         }
     }
 
@@ -72,53 +77,60 @@ impl FatTreeConfig {
 
     /// Every limit; `FatTree::new` refuses a config that fails it. Messages name the key
     /// (`down`, `up`, `vcs`, …) and what would fit.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         let h = self.down.len();
         if !(1..=MAX_LEVELS).contains(&h) {
-            return Err(format!("down must list 1 to {MAX_LEVELS} levels (children per switch, leaf first), got {h}"));
+            return Err(ConfigError::Shape(format!(
+                "down must list 1 to {MAX_LEVELS} levels (children per switch, leaf first), got {h}"
+            )));
         }
         if self.up.len() + 1 != h {
-            return Err(format!(
+            return Err(ConfigError::Shape(format!(
                 "up must list parents per switch for every level below the top: {} entries for {h} levels, got {}",
                 h - 1,
                 self.up.len()
-            ));
+            )));
         }
         if let Some(l) = self.down.iter().position(|&m| m == 0) {
-            return Err(format!("down[{l}] = 0: a switch needs at least one child"));
+            return Err(ConfigError::Shape(format!("down[{l}] = 0: a switch needs at least one child")));
         }
         if let Some(l) = self.up.iter().position(|&w| w == 0) {
-            return Err(format!("up[{l}] = 0 disconnects the tree: level {} switches need at least one parent", l + 1));
+            return Err(ConfigError::Shape(format!(
+                "up[{l}] = 0 disconnects the tree: level {} switches need at least one parent",
+                l + 1
+            )));
         }
         for l in 0..h {
             let ports = self.down[l] + self.up.get(l).copied().unwrap_or(0);
             if ports > MAX_RADIX {
-                return Err(format!(
+                return Err(ConfigError::Shape(format!(
                     "level {} switches would need {ports} ports (down[{l}] = {} + up[{l}] = {}): at most {MAX_RADIX} fit",
                     l + 1,
                     self.down[l],
                     self.up.get(l).copied().unwrap_or(0)
-                ));
+                )));
             }
         }
         match self.node_count() {
             Some(n) if n <= MAX_NODES => {}
-            _ => return Err(format!("at most {MAX_NODES} nodes are supported: down = {:?} has more", self.down)),
+            _ => {
+                return Err(ConfigError::Shape(format!(
+                    "at most {MAX_NODES} nodes are supported: down = {:?} has more",
+                    self.down
+                )))
+            }
         }
         if self.router.vcs > 2 {
-            return Err(format!(
-                "vcs must be 1..=2 on a fat-tree (up*/down* needs no VC for deadlock freedom; extra VCs are lanes), got {}",
-                self.router.vcs
+            return Err(ConfigError::range(
+                "vcs",
+                "1..=2 on a fat-tree (up*/down* needs no VC for deadlock freedom; extra VCs are lanes)",
+                self.router.vcs,
             ));
         }
         self.router.validate_router(1, "")?;
         self.router.validate_clock()?;
         if self.state_bytes() > MAX_STATE_BYTES {
-            return Err(format!(
-                "the network state would take {} MiB, more than the {} MiB allowed",
-                self.state_bytes() >> 20,
-                MAX_STATE_BYTES >> 20
-            ));
+            return Err(ConfigError::State { mib: self.state_bytes() >> 20, limit_mib: MAX_STATE_BYTES >> 20 });
         }
         self.router.validate_watchdog()
     }
@@ -202,13 +214,16 @@ mod tests {
         let ok = FatTreeConfig::k_ary_n_tree(8, 3);
         assert!(ok.validate().is_ok());
         assert_eq!((ok.nodes(), ok.radix(), ok.routers()), (512, 16, 512 + 3 * 64));
-        let e = FatTreeConfig { up: vec![8, 0], ..ok.clone() }.validate().unwrap_err();
+        let e = FatTreeConfig { up: vec![8, 0], ..ok.clone() }.validate().unwrap_err().to_string();
         assert!(e.contains("up[1] = 0 disconnects"), "{e}");
-        let e = FatTreeConfig { down: vec![12, 8, 8], ..ok.clone() }.validate().unwrap_err();
+        let e = FatTreeConfig { down: vec![12, 8, 8], ..ok.clone() }.validate().unwrap_err().to_string();
         assert!(e.contains("20 ports") && e.contains("at most 16"), "{e}");
-        let e = FatTreeConfig { up: vec![8], ..ok.clone() }.validate().unwrap_err();
+        let e = FatTreeConfig { up: vec![8], ..ok.clone() }.validate().unwrap_err().to_string();
         assert!(e.contains("2 entries for 3 levels"), "{e}");
-        let e = FatTreeConfig { router: RouterConfig { vcs: 3, ..ok.router }, ..ok.clone() }.validate().unwrap_err();
+        let e = FatTreeConfig { router: RouterConfig { vcs: 3, ..ok.router }, ..ok.clone() }
+            .validate()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("vcs must be 1..=2"), "{e}");
     }
 

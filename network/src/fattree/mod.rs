@@ -8,6 +8,7 @@ pub mod config;
 pub mod shape;
 pub mod synth;
 
+use crate::error::ConfigError;
 use crate::fabric::Fabric;
 use crate::flow::pick_lane;
 use crate::network::Network;
@@ -179,7 +180,7 @@ fn adaptive_up<const V: usize>(net: &FatTree, at: At, m: usize, w: usize, first:
 
 impl FatTreeFabric {
     /// The tree of a validated `cfg` (checked here).
-    pub fn new(cfg: FatTreeConfig) -> Result<FatTreeFabric, String> {
+    pub fn new(cfg: FatTreeConfig) -> Result<FatTreeFabric, ConfigError> {
         cfg.validate()?;
         let shape = Shape::new(&cfg.down, &cfg.up);
         Ok(FatTreeFabric { cfg, shape })
@@ -187,7 +188,7 @@ impl FatTreeFabric {
 }
 
 impl Network<FatTreeFabric> {
-    pub fn new(cfg: FatTreeConfig) -> Result<FatTree, String> {
+    pub fn new(cfg: FatTreeConfig) -> Result<FatTree, ConfigError> {
         let router = cfg.router;
         Ok(Network::from_fabric(FatTreeFabric::new(cfg)?, router))
     }

@@ -17,26 +17,23 @@
 mod pattern;
 mod rng;
 
-pub use pattern::{NodeSpace, Pattern};
+pub use pattern::{NodeSpace, Pattern, PatternError};
 
 /// Why a synthetic run stopped: bad parameters, or the watchdog's deadlock (a typed variant,
 /// so callers give it its own exit code without reading the message).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum SynthError {
+    /// The run's parameters.
+    #[error("{0}")]
     Invalid(String),
+    /// The network's configuration.
+    #[error(transparent)]
+    Config(#[from] crate::ConfigError),
+    #[error(transparent)]
+    Pattern(#[from] PatternError),
+    #[error(transparent)]
     Deadlock(crate::Deadlock),
 }
-
-impl std::fmt::Display for SynthError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SynthError::Invalid(m) => f.write_str(m),
-            SynthError::Deadlock(d) => d.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for SynthError {}
 
 impl From<String> for SynthError {
     fn from(m: String) -> SynthError {

@@ -67,10 +67,20 @@ pub enum Pattern {
     GroupShift,
 }
 
+/// Why a pattern is refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PatternError {
+    #[error("unknown pattern {0:?}: expected uniform, transpose, bit-reversal, shuffle, shift[:K], group-shift, hotspot[:FRACTION[:NODE]] or neighbour")]
+    Unknown(String),
+    /// Not defined on this network (the message says what it needs).
+    #[error("{0}")]
+    Undefined(String),
+}
+
 impl Pattern {
     /// `uniform`, `transpose`, `bit-reversal`, `neighbour`, `hotspot` (10 % to node 0), or
     /// `hotspot:FRACTION` / `hotspot:FRACTION:NODE`.
-    pub fn parse(s: &str) -> Result<Pattern, String> {
+    pub fn parse(s: &str) -> Result<Pattern, PatternError> {
         match s {
             "uniform" => Ok(Pattern::Uniform),
             "transpose" => Ok(Pattern::Transpose),
@@ -82,7 +92,7 @@ impl Pattern {
             "shift" => Ok(Pattern::Shift { by: None }),
             _ => Self::parse_hotspot(s)
                 .or_else(|| Some(Pattern::Shift { by: Some(s.strip_prefix("shift:")?.parse().ok()?) }))
-                .ok_or_else(|| format!("unknown pattern {s:?}: expected uniform, transpose, bit-reversal, shuffle, shift[:K], group-shift, hotspot[:FRACTION[:NODE]] or neighbour")),
+                .ok_or_else(|| PatternError::Unknown(s.into())),
         }
     }
 
@@ -108,32 +118,36 @@ impl Pattern {
     }
 
     /// Whether the pattern is defined on this network.
-    pub fn check<S: NodeSpace + ?Sized>(&self, topo: &S) -> Result<(), String> {
+    pub fn check<S: NodeSpace + ?Sized>(&self, topo: &S) -> Result<(), PatternError> {
         let n = topo.nodes();
         let dims = topo.dims().unwrap_or(&[]);
         match self {
             Pattern::Transpose if topo.dims().is_none() => {
-                Err("transpose needs a topology with coordinates (a torus)".into())
+                Err(PatternError::Undefined("transpose needs a topology with coordinates (a torus)".into()))
             }
-            Pattern::Transpose if dims.len() < 2 => Err("transpose needs at least two dimensions".into()),
-            Pattern::Transpose if dims.iter().ne(dims.iter().rev()) => {
-                Err(format!("transpose needs a symmetric shape (k_i = k_(n-1-i)), not {dims:?}"))
+            Pattern::Transpose if dims.len() < 2 => {
+                Err(PatternError::Undefined("transpose needs at least two dimensions".into()))
             }
+            Pattern::Transpose if dims.iter().ne(dims.iter().rev()) => Err(PatternError::Undefined(format!(
+                "transpose needs a symmetric shape (k_i = k_(n-1-i)), not {dims:?}"
+            ))),
             Pattern::BitReversal if !n.is_power_of_two() => {
-                Err(format!("bit-reversal needs a power-of-two node count, not {n}"))
+                Err(PatternError::Undefined(format!("bit-reversal needs a power-of-two node count, not {n}")))
             }
             Pattern::Shuffle if !n.is_power_of_two() => {
-                Err(format!("shuffle needs a power-of-two node count, not {n}"))
+                Err(PatternError::Undefined(format!("shuffle needs a power-of-two node count, not {n}")))
             }
             Pattern::GroupShift if topo.group_size().is_none_or(|s| s >= n) => {
-                Err("group-shift needs a topology of several groups (a dragonfly)".into())
+                Err(PatternError::Undefined("group-shift needs a topology of several groups (a dragonfly)".into()))
             }
             Pattern::Shift { by: Some(k) } if (*k as usize).is_multiple_of(n.max(1)) => {
-                Err(format!("shift:{k} maps every node onto itself on {n} nodes"))
+                Err(PatternError::Undefined(format!("shift:{k} maps every node onto itself on {n} nodes")))
             }
-            Pattern::Hotspot { node, .. } if *node as usize >= n => Err(format!("hotspot node {node} ≥ {n} nodes")),
+            Pattern::Hotspot { node, .. } if *node as usize >= n => {
+                Err(PatternError::Undefined(format!("hotspot node {node} ≥ {n} nodes")))
+            }
             Pattern::Hotspot { fraction, .. } if !(0.0..=1.0).contains(fraction) => {
-                Err("hotspot fraction must be in 0..=1".into())
+                Err(PatternError::Undefined("hotspot fraction must be in 0..=1".into()))
             }
             _ => Ok(()),
         }

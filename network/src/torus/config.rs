@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::mem::size_of;
 
 use super::routing::Ports;
+use crate::error::ConfigError;
 use crate::network::{Node, Output, Vc};
 use crate::params::RouterConfig;
 
@@ -29,11 +30,11 @@ pub enum Routing {
 }
 
 impl Routing {
-    pub fn parse(s: &str) -> Result<Routing, String> {
+    pub fn parse(s: &str) -> Result<Routing, ConfigError> {
         match s {
             "dor" => Ok(Routing::Dor),
             "adaptive" => Ok(Routing::Adaptive),
-            _ => Err(format!("unknown routing {s:?}: expected dor or adaptive")),
+            _ => Err(ConfigError::UnknownRouting { topology: "", name: s.into(), expected: "dor or adaptive" }),
         }
     }
     pub fn name(self) -> &'static str {
@@ -94,7 +95,7 @@ impl Default for TorusConfig {
 
 impl TorusConfig {
     /// Every limit the model relies on; `Torus::new` refuses a config that fails it.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         self.validate_shape()?;
         // Entering a ring needs two free slots, so a 1-packet buffer could never be entered.
         let (min_buf, why) = if self.bubble && !self.mesh {
@@ -106,11 +107,7 @@ impl TorusConfig {
         router.validate_router(min_buf, why)?;
         router.validate_clock()?;
         if self.state_bytes() > MAX_STATE_BYTES {
-            return Err(format!(
-                "the network state would take {} MiB, more than the {} MiB allowed",
-                self.state_bytes() >> 20,
-                MAX_STATE_BYTES >> 20
-            ));
+            return Err(ConfigError::State { mib: self.state_bytes() >> 20, limit_mib: MAX_STATE_BYTES >> 20 });
         }
         router.validate_watchdog()
     }
@@ -129,18 +126,24 @@ impl TorusConfig {
         }
     }
 
-    fn validate_shape(&self) -> Result<(), String> {
+    fn validate_shape(&self) -> Result<(), ConfigError> {
         if self.dims.is_empty() || self.dims.len() > MAX_DIMS {
-            return Err(format!("dims must list 1 to {MAX_DIMS} dimensions, got {}", self.dims.len()));
+            return Err(ConfigError::Shape(format!(
+                "dims must list 1 to {MAX_DIMS} dimensions, got {}",
+                self.dims.len()
+            )));
         }
         // Packets carry per-dimension hop counts as i16.
         if let Some(k) = self.dims.iter().find(|&&k| !(2..=32767).contains(&k)) {
-            return Err(format!("every dimension needs 2 ≤ k ≤ 32767, got {k}"));
+            return Err(ConfigError::Shape(format!("every dimension needs 2 ≤ k ≤ 32767, got {k}")));
         }
         let nodes = self.dims.iter().try_fold(1u64, |acc, &k| acc.checked_mul(k as u64));
         match nodes {
             Some(n) if n <= MAX_NODES => Ok(()),
-            _ => Err(format!("at most {MAX_NODES} nodes are supported, dims {:?} has more", self.dims)),
+            _ => Err(ConfigError::Shape(format!(
+                "at most {MAX_NODES} nodes are supported, dims {:?} has more",
+                self.dims
+            ))),
         }
     }
 

@@ -8,6 +8,7 @@ mod decide;
 pub mod routing;
 pub mod topology;
 
+use crate::error::ConfigError;
 use crate::fabric::Fabric;
 use crate::network::Network;
 use crate::router::{At, Refusal, Request};
@@ -120,7 +121,7 @@ impl Fabric for TorusFabric {
 
 impl TorusFabric {
     /// The torus of `cfg` (validated here).
-    pub fn new(cfg: TorusConfig) -> Result<TorusFabric, String> {
+    pub fn new(cfg: TorusConfig) -> Result<TorusFabric, ConfigError> {
         cfg.validate()?;
         let topo = Topology::new(&cfg.dims, cfg.mesh);
         let enter_slots = bubble::slots_needed(!cfg.mesh, cfg.bubble, false);
@@ -129,7 +130,7 @@ impl TorusFabric {
 }
 
 impl Network<TorusFabric> {
-    pub fn new(cfg: TorusConfig) -> Result<Torus, String> {
+    pub fn new(cfg: TorusConfig) -> Result<Torus, ConfigError> {
         let router = cfg.router();
         Ok(Network::from_fabric(TorusFabric::new(cfg)?, router))
     }

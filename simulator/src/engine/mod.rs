@@ -176,7 +176,7 @@ fn map_ranks(m: &Machine, ranks: u32) -> Result<Vec<u32>> {
 impl<'m, S: TraceSource> Sim<'m, S> {
     /// A replay with the model the machine file names.
     pub fn new(src: S, m: &'m Machine, opts: Options) -> Result<Self> {
-        let model = model::build(m).map_err(|msg| SimError::Config { path: m.path.clone(), msg })?;
+        let model = model::build(m).map_err(|source| SimError::Model { path: m.path.clone(), source })?;
         Self::with_model(src, m, model, opts)
     }
 

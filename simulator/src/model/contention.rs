@@ -35,13 +35,13 @@ pub struct Contention {
 }
 
 /// The model of `kind` with `per` servers in each group.
-pub fn build(m: &Machine, kind: Resource, per: u32) -> Result<Box<dyn NetworkModel>, String> {
+pub fn build(m: &Machine, kind: Resource, per: u32) -> Box<dyn NetworkModel> {
     let groups = match kind {
         Resource::Bus => 1,
         Resource::InLink | Resource::OutLink => m.nodes,
     };
     let total = groups as usize * per as usize;
-    Ok(Box::new(Contention {
+    Box::new(Contention {
         kind,
         link: m.inter,
         per: per as usize,
@@ -51,7 +51,7 @@ pub fn build(m: &Machine, kind: Resource, per: u32) -> Result<Box<dyn NetworkMod
         delayed: 0,
         delay_ps: 0,
         usage: None,
-    }))
+    })
 }
 
 impl NetworkModel for Contention {

@@ -2,11 +2,11 @@
 //! the packet-network adapter (`packet.rs`).
 
 use super::packet::PacketModel;
-use super::NetworkModel;
+use super::{BuildError, NetworkModel};
 use psins_machine::Machine;
 use psins_network::Dragonfly;
 
-pub fn build(m: &Machine, cfg: &psins_network::DragonflyConfig) -> Result<Box<dyn NetworkModel>, String> {
+pub fn build(m: &Machine, cfg: &psins_network::DragonflyConfig) -> Result<Box<dyn NetworkModel>, BuildError> {
     let cfg = cfg.clone();
     let design = format!(
         "dragonfly p={} a={} h={} g={} {:?}, {} {} VC, {} GHz",
@@ -19,6 +19,6 @@ pub fn build(m: &Machine, cfg: &psins_network::DragonflyConfig) -> Result<Box<dy
         cfg.router.vcs,
         cfg.router.clock_hz / 1e9
     );
-    let net = Dragonfly::new(cfg).map_err(|e| format!("[network.dragonfly] {e}"))?;
+    let net = Dragonfly::new(cfg).map_err(BuildError::network("dragonfly"))?;
     Ok(PacketModel::boxed("dragonfly", net, m, design, "class_utilisation"))
 }

@@ -6,7 +6,7 @@
 //! flows in progress; delivered the route's latency after its last byte leaves
 //! (docs/models.md). For runs too large for packets.
 
-use super::{analytic_collective, CollCall, MsgId, NetCtx, NetMsg, NetworkModel, UsageTrack};
+use super::{analytic_collective, BuildError, CollCall, MsgId, NetCtx, NetMsg, NetworkModel, UsageTrack};
 use crate::units::Ps;
 use psins_machine::{CollMode, FlowConfig, FlowGraph, Machine};
 use psins_network::{
@@ -33,7 +33,7 @@ struct FlowModel<G: Graph> {
     busy: i64,
 }
 
-pub fn build(m: &Machine, flow: &FlowConfig) -> Result<Box<dyn NetworkModel>, String> {
+pub fn build(m: &Machine, flow: &FlowConfig) -> Result<Box<dyn NetworkModel>, BuildError> {
     match &flow.graph {
         FlowGraph::Cluster { backbone } => {
             let link = &m.inter;
@@ -47,14 +47,14 @@ pub fn build(m: &Machine, flow: &FlowConfig) -> Result<Box<dyn NetworkModel>, St
         FlowGraph::Fabric(psins_machine::Fabric::Torus(cfg)) => {
             let design = format!("flow over the {} torus", psins_machine::torus::dims_text(&cfg.dims));
             let router = cfg.router();
-            let f = TorusFabric::new(cfg.clone()).map_err(|e| format!("[network.torus] {e}"))?;
-            boxed(f, router, m, flow, design)
+            let f = TorusFabric::new(cfg.clone()).map_err(BuildError::network("torus"))?;
+            Ok(boxed(f, router, m, flow, design))
         }
         FlowGraph::Fabric(psins_machine::Fabric::FatTree(cfg)) => {
             let design = format!("flow over the fat-tree down {:?} up {:?} (D-mod-k)", cfg.down, cfg.up);
             let router = cfg.router;
-            let f = FatTreeFabric::new(cfg.clone()).map_err(|e| format!("[network.fattree] {e}"))?;
-            boxed(f, router, m, flow, design)
+            let f = FatTreeFabric::new(cfg.clone()).map_err(BuildError::network("fattree"))?;
+            Ok(boxed(f, router, m, flow, design))
         }
         FlowGraph::Fabric(psins_machine::Fabric::Dragonfly(cfg)) => {
             let mut cfg = cfg.clone();
@@ -63,8 +63,8 @@ pub fn build(m: &Machine, flow: &FlowConfig) -> Result<Box<dyn NetworkModel>, St
             cfg.routing = psins_network::DragonflyRouting::Minimal;
             cfg.router.vcs = cfg.router.vcs.max(2);
             let router = cfg.router;
-            let f = DragonflyFabric::new(cfg).map_err(|e| format!("[network.dragonfly] {e}"))?;
-            boxed(f, router, m, flow, design)
+            let f = DragonflyFabric::new(cfg).map_err(BuildError::network("dragonfly"))?;
+            Ok(boxed(f, router, m, flow, design))
         }
     }
 }
@@ -77,8 +77,8 @@ fn boxed<F: Fabric + 'static>(
     m: &Machine,
     flow: &FlowConfig,
     design: String,
-) -> Result<Box<dyn NetworkModel>, String> {
-    Ok(model(FabricGraph::new(fabric, router), m, flow, design))
+) -> Box<dyn NetworkModel> {
+    model(FabricGraph::new(fabric, router), m, flow, design)
 }
 
 fn model<G: Graph + 'static>(graph: G, m: &Machine, flow: &FlowConfig, design: String) -> Box<dyn NetworkModel> {
@@ -161,7 +161,7 @@ impl<G: Graph> NetworkModel for FlowModel<G> {
             &mut self.done,
         );
         if let Err(e) = r {
-            ctx.fail(e);
+            ctx.fail(e.to_string());
             return None;
         }
         self.report(ctx);

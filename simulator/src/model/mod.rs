@@ -136,13 +136,41 @@ pub trait NetworkModel {
     }
 }
 
+/// Why a machine's network model cannot be built: what the model needs beyond the machine
+/// file's keys (a packet network's limits, a PMaC calibration file) is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("[network.{section}] {source}")]
+    Network {
+        section: &'static str,
+        #[source]
+        source: psins_network::ConfigError,
+    },
+    #[error("[network] calibration {}: {source}", path.display())]
+    CalibrationRead {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The calibration file's contents (the message starts with its path).
+    #[error("{0}")]
+    Calibration(String),
+}
+
+impl BuildError {
+    /// The refusal of the packet network of `[network.<section>]`.
+    fn network(section: &'static str) -> impl FnOnce(psins_network::ConfigError) -> BuildError {
+        move |source| BuildError::Network { section, source }
+    }
+}
+
 /// Builds the model the machine file names (the models and their names: `psins_machine::MODELS`).
-pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
+pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, BuildError> {
     match &m.network {
-        Network::Simple => simple::build(m),
-        Network::Bus { buses } => contention::build(m, contention::Resource::Bus, *buses),
-        Network::InLink { in_links } => contention::build(m, contention::Resource::InLink, *in_links),
-        Network::OutLink { out_links } => contention::build(m, contention::Resource::OutLink, *out_links),
+        Network::Simple => Ok(simple::build(m)),
+        Network::Bus { buses } => Ok(contention::build(m, contention::Resource::Bus, *buses)),
+        Network::InLink { in_links } => Ok(contention::build(m, contention::Resource::InLink, *in_links)),
+        Network::OutLink { out_links } => Ok(contention::build(m, contention::Resource::OutLink, *out_links)),
         Network::Pmac(p) => pmac::build(m, p),
         Network::Packet(Fabric::Torus(c)) => torus::build(m, c),
         Network::Packet(Fabric::FatTree(c)) => fattree::build(m, c),

@@ -93,14 +93,14 @@ impl<F: Fabric> NetworkModel for PacketModel<F> {
     }
 
     fn refuse_message(&self, bytes: u64) -> String {
-        self.cfg().check_message(bytes).err().unwrap_or_default()
+        self.cfg().check_message(bytes).err().map(|e| e.to_string()).unwrap_or_default()
     }
 
     fn send(&mut self, msg: &NetMsg, ctx: &mut NetCtx) -> Option<Ps> {
         let cycle = self.cfg().ps_to_cycle(msg.ready);
         let id = msg.id as u64;
         if let Err(e) = self.net.try_inject(id, msg.src_node, msg.dst_node, msg.bytes, cycle) {
-            ctx.fail(e);
+            ctx.fail(e.to_string());
             return None;
         }
         self.arm(ctx);

@@ -9,7 +9,7 @@
 //! rank count is nearest, log-log interpolated in size, scaled by the collective's shape when
 //! the rank counts differ); collectives without a curve fall back to the analytic shape.
 
-use super::{analytic_collective, CollCall, NetCtx, NetMsg, NetworkModel};
+use super::{analytic_collective, BuildError, CollCall, NetCtx, NetMsg, NetworkModel};
 use crate::units::Ps;
 use psins_machine::curves::{Curve, Curves};
 use psins_machine::{coll_key, Link, Machine};
@@ -30,11 +30,12 @@ pub struct Pmac {
     max_load: f64,
 }
 
-pub fn build(m: &Machine, p: &psins_machine::Pmac) -> Result<Box<dyn NetworkModel>, String> {
+pub fn build(m: &Machine, p: &psins_machine::Pmac) -> Result<Box<dyn NetworkModel>, BuildError> {
     let curves = match &p.calibration {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("[network] calibration {}: {e}", p.display()))?;
-            Curves::parse(&p.display().to_string(), &text)?.curve
+            let text =
+                std::fs::read_to_string(p).map_err(|source| BuildError::CalibrationRead { path: p.clone(), source })?;
+            Curves::parse(&p.display().to_string(), &text).map_err(BuildError::Calibration)?.curve
         }
         None => Vec::new(),
     };

@@ -9,8 +9,8 @@ pub struct Simple {
     machine: Machine,
 }
 
-pub fn build(m: &Machine) -> Result<Box<dyn NetworkModel>, String> {
-    Ok(Box::new(Simple { link: m.inter, machine: m.clone() }))
+pub fn build(m: &Machine) -> Box<dyn NetworkModel> {
+    Box::new(Simple { link: m.inter, machine: m.clone() })
 }
 
 impl NetworkModel for Simple {

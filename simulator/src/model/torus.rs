@@ -2,11 +2,11 @@
 //! packet-network adapter (`packet.rs`).
 
 use super::packet::PacketModel;
-use super::NetworkModel;
+use super::{BuildError, NetworkModel};
 use psins_machine::Machine;
 use psins_network::Torus;
 
-pub fn build(m: &Machine, cfg: &psins_network::TorusConfig) -> Result<Box<dyn NetworkModel>, String> {
+pub fn build(m: &Machine, cfg: &psins_network::TorusConfig) -> Result<Box<dyn NetworkModel>, BuildError> {
     let cfg = cfg.clone();
     let kind = if cfg.mesh { "mesh" } else { "torus" };
     let design = format!(
@@ -16,6 +16,6 @@ pub fn build(m: &Machine, cfg: &psins_network::TorusConfig) -> Result<Box<dyn Ne
         cfg.vcs,
         cfg.clock_hz / 1e9
     );
-    let net = Torus::new(cfg).map_err(|e| format!("[network.torus] {e}"))?;
+    let net = Torus::new(cfg).map_err(BuildError::network("torus"))?;
     Ok(PacketModel::boxed("torus", net, m, design, "dim_utilisation"))
 }

@@ -25,7 +25,7 @@ pub enum TracerOverhead {
 }
 
 /// `--tracer-overhead`: `auto`, `0` or a time such as `50ns`.
-pub fn parse_tracer_overhead(s: &str) -> std::result::Result<TracerOverhead, String> {
+pub fn parse_tracer_overhead(s: &str) -> std::result::Result<TracerOverhead, crate::units::UnitError> {
     match s {
         "auto" => Ok(TracerOverhead::Auto),
         "0" => Ok(TracerOverhead::Fixed(0)),

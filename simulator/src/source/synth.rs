@@ -68,8 +68,8 @@ impl Workload {
             match k {
                 "ranks" => w.ranks = num(v)?,
                 "iters" => w.iters = num(v)?,
-                "bytes" => w.bytes = parse_bytes(v).map_err(&bad)?,
-                "compute" => w.compute_ns = parse_time(v).map_err(&bad)? / PS_PER_NS,
+                "bytes" => w.bytes = parse_bytes(v).map_err(|e| bad(e.to_string()))?,
+                "compute" => w.compute_ns = parse_time(v).map_err(|e| bad(e.to_string()))? / PS_PER_NS,
                 "allreduce_every" => w.allreduce_every = num(v)?,
                 "dims" => dims = Some(v.split('x').map(num).collect::<Result<Vec<u32>>>()?),
                 _ => return Err(bad(format!("unknown key `{k}`"))),

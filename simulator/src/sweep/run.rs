@@ -111,7 +111,7 @@ pub fn run(sweep: &Sweep, o: &RunOptions) -> Result<Outcome> {
 /// Loads a point's machine, with `--set` errors as the loader words them.
 fn machine(path: &Path, sets: &[String]) -> Result<Machine> {
     let m = Machine::load(path, sets)?;
-    model::build(&m).map_err(|msg| SimError::Config { path: path.to_path_buf(), msg })?;
+    model::build(&m).map_err(|source| SimError::Model { path: path.to_path_buf(), source })?;
     Ok(m)
 }
 

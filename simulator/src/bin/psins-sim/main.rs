@@ -267,7 +267,7 @@ fn load_machine(path: &Path, set: &[String]) -> Result<Machine> {
 
 fn check(path: &Path, set: &[String]) -> Result<()> {
     let m = load_machine(path, set)?;
-    model::build(&m).map_err(|msg| SimError::Config { path: path.to_path_buf(), msg })?;
+    model::build(&m).map_err(|source| SimError::Model { path: path.to_path_buf(), source })?;
     print(&m.effective()).map_err(SimError::OutputFile)
 }
 

@@ -102,11 +102,13 @@ pub fn run(m: &Machine, r: &SynthRequest, out: &mut dyn Write) -> Result<()> {
     }
 }
 
-/// The watchdog's deadlock keeps its exit code; every other synth error is about the arguments.
+/// The watchdog's deadlock keeps its exit code; every other synth error is about the arguments
+/// (the machine's network was validated when its file was read).
 fn synth_error(e: synth::SynthError) -> SimError {
     match e {
         synth::SynthError::Deadlock(d) => SimError::Deadlock(d.to_string()),
         synth::SynthError::Invalid(m) => SimError::Usage(m),
+        e @ (synth::SynthError::Config(_) | synth::SynthError::Pattern(_)) => SimError::Usage(e.to_string()),
     }
 }
 

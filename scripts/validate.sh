@@ -41,7 +41,7 @@
 # Run on a quiet host (load average below 1): psins-calibrate refuses a noisy one.
 set -Eeuo pipefail
 # A run that stops says where and why (else an app hung in MPI_Finalize, ended by `timeout`,
-# ends the script through set -e without a word; docs/validation.md, *What the runs showed*):
+# ends the script through set -e without a word; docs/validation.md, *Findings behind the method*):
 # a failing command names its line, a signal its name.
 trap 'echo "validate: stopped: line $LINENO: $BASH_COMMAND failed (exit $?)" >&2' ERR
 for sig in HUP INT TERM; do trap "echo 'validate: stopped by SIG$sig' >&2; exit 1" "$sig"; done
@@ -148,7 +148,7 @@ check() {
 # Every network calibrated in one state of the host: with shared memory calibrated in the
 # VM's fast state and TCP in its slow one, every app waits for a change of state before each
 # network's runs (in one run 145 of 187 checks failed, two apps in 20 minutes;
-# docs/validation.md, *What the runs showed*). A network whose file the host no longer
+# docs/validation.md, *Findings behind the method*). A network whose file the host no longer
 # matches after the last calibration is calibrated again, at most CALIBRATE_TRIES times.
 if ((CHECK_TRIES > 0)); then
   for ((i = 1; i <= CALIBRATE_TRIES; i++)); do
@@ -263,7 +263,7 @@ validate() {
   done
   # The trace is one run, and its computation is replayed as it was: a traced run made during
   # a slower spell of the CPUs (which --check's ping-pongs do not see: stencil3d's traced run
-  # computed 25 % longer than usual, docs/validation.md, *What the runs showed*) predicts that spell.
+  # computed 25 % longer than usual, docs/validation.md, *Findings behind the method*) predicts that spell.
   # So a traced run whose span is more than TRACE_SLACK % from the untraced runs' median on
   # shared memory is made again, at most RUN_REDO times; the last is kept and its row marked.
   local mark=""

@@ -4,8 +4,9 @@
 //! straddle a switch has figures of both states, each figure leaning to whichever
 //! state most of its trials saw. A TCP file whose collective curves came from the fast state and
 //! its point-to-point bands from the slow one predicted our cg 12 % short (docs/validation.md,
-//! *What the runs showed*). So the worker marks both ends of every trial with an empty ping-pong, and
-//! only the trials of the state that holds the most of them are kept, in every figure.
+//! *Findings behind the method*). So the worker marks both ends of every trial with an empty
+//! ping-pong, and only the trials of the state that holds the most of them are kept, in every
+//! figure.
 
 use crate::error::Error;
 use crate::samples::{Samples, Trials};

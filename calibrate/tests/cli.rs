@@ -212,7 +212,7 @@ fn a_recalibration_says_when_the_host_has_changed() {
 
 /// A worker launch that hangs is stopped, never waited for without end: one that has written
 /// every figure and then does not exit (MPI_Finalize hanging, as MPICH over UCX's TCP did in
-/// a `make validate` run, docs/validation.md, *What the runs showed*) is stopped after 10 s
+/// a `make validate` run, docs/validation.md, *Findings behind the method*) is stopped after 10 s
 /// and its figures used; one that writes nothing within --timeout is one error naming the
 /// launch. Both under real mpirun, the first with the real worker followed by a sleep in each
 /// rank.

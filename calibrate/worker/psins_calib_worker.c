@@ -30,7 +30,8 @@
  * within a trial. Each trial takes its warm buffer from another place of a second 64 MiB:
  * how well a buffer of about the cache's size (2 MiB) stays cached depends on the physical
  * pages under it, so one place for a whole run made a run's figure differ from the next
- * run's by up to 21 % (docs/validation.md, *What the runs showed*); sampled over the trials it did not.
+ * run's by up to 21 % (docs/validation.md, *Findings behind the method*); sampled over the
+ * trials it did not.
  * The collectives' send and receive buffers move between places over the trials alike.
  */
 #define _GNU_SOURCE
@@ -104,7 +105,7 @@ static void collective_buffers(size_t span)
     /* Written, as an application's buffers are. Calloc'd and never written, every page of a
      * send buffer is the kernel's one zero page: an allgather of 256 KiB from such buffers took
      * a median 62.4 us a call, against 31.9 us from written ones, and a bcast of 2 MiB 116.2 us
-     * against 144.1 (docs/validation.md, *What the runs showed*). */
+     * against 144.1 (docs/validation.md, *Findings behind the method*). */
     memset(cpool, 1, 2 * span * cplaces);
 }
 

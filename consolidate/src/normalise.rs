@@ -70,7 +70,7 @@ impl RankState {
                 if *comm == COMM_NULL && rec.list.is_empty() {
                     return Ok(());
                 }
-                let def = CommDef::from_record(*comm, *split, &rec.list, self.world_size)?;
+                let def = CommDef::from_record(*comm, *split, &rec.list, self.world_size).map_err(|e| e.to_string())?;
                 *comm = comms.created(rank, *comm, &def.members, *split)?;
             }
             Op::CommFree { comm } => {

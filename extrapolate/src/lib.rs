@@ -60,9 +60,9 @@ impl Trace {
         self.meta.iter().find(|(k, _)| k == "mpi_version").map(|(_, v)| v.as_str()).filter(|v| !v.trim().is_empty())
     }
 
-    pub fn open(path: &Path) -> Result<Trace, String> {
-        let r = TraceReader::open(path).map_err(|e| e.to_string())?;
-        let tasks = r.read_tasks().map_err(|e| e.to_string())?;
+    pub fn open(path: &Path) -> Result<Trace, psins_formats::Error> {
+        let r = TraceReader::open(path)?;
+        let tasks = r.read_tasks()?;
         let meta = r.header.meta.clone();
         let traced = r.header.meta("tracer_version").is_some();
         let expanded = tasks.iter().any(|t| t.iter().any(|r| matches!(r.op, Op::Step { .. })));
@@ -77,20 +77,34 @@ pub struct Series {
 }
 
 /// Why an extrapolation was refused.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Refusal {
     /// Bad command-line use (exit 2).
+    #[error("{0}")]
     Usage(String),
-    /// Inputs that cannot be read or extrapolated (exit 1).
+    /// An input trace that cannot be read (exit 1).
+    #[error(transparent)]
+    Trace(#[from] psins_formats::Error),
+    /// Inputs that cannot be extrapolated (exit 1).
+    #[error("{0}")]
     Input(String),
 }
 
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            Refusal::Usage(m) | Refusal::Input(m) => f.write_str(m),
-        }
-    }
+/// A collective of the extrapolated program that its library's algorithms refuse.
+#[derive(Debug, thiserror::Error)]
+#[error("rank {rank}: cannot expand {coll}: {source:?}")]
+pub struct ExpandFailure {
+    pub rank: u32,
+    pub coll: &'static str,
+    pub source: psins_collectives::ExpandError,
+}
+
+/// Traces of different sizes cannot be compared rank by rank.
+#[derive(Debug, thiserror::Error)]
+#[error("{got} ranks extrapolated, {want} traced")]
+pub struct RanksDiffer {
+    pub got: usize,
+    pub want: usize,
 }
 
 impl Series {
@@ -976,7 +990,7 @@ pub fn slot_ids(t: &Template, g: &Grid, me: u32, ti: usize) -> Vec<SlotId> {
 /// Reads the traces at `paths` and extrapolates them as `opts` says: what psins-extrapolate
 /// writes, and what `psins-sim extrapolate:…` replays without writing it.
 pub fn from_paths(paths: &[PathBuf], opts: &Options) -> Result<(Series, Extrapolation), Refusal> {
-    let traces = paths.iter().map(|p| Trace::open(p)).collect::<Result<Vec<_>, _>>().map_err(Refusal::Input)?;
+    let traces = paths.iter().map(|p| Trace::open(p)).collect::<Result<Vec<_>, _>>()?;
     let series = Series::new(traces, opts.scaling)?;
     let template = find_template(&series)?;
     let ex = extrapolate(&series, template, opts)?;
@@ -1023,7 +1037,7 @@ impl Extrapolation {
 
     /// Rank `me`'s records at the target, with the expansion steps of its collectives when
     /// the traces had them.
-    pub fn rank(&self, me: u32, out: &mut Vec<Record>) -> Result<(), String> {
+    pub fn rank(&self, me: u32, out: &mut Vec<Record>) -> Result<(), ExpandFailure> {
         let mut prog = Vec::new();
         generate::program(&self.template, &self.grid, me, &self.values, &mut prog, None);
         let th = psins_collectives::Thresholds::default();
@@ -1051,7 +1065,7 @@ impl Extrapolation {
                 } else {
                     self.library.expand(&args, &th, &mut steps)
                 };
-                r.map_err(|e| format!("rank {me}: cannot expand {}: {e:?}", psins_formats::Coll::name(args.coll)))?;
+                r.map_err(|source| ExpandFailure { rank: me, coll: psins_formats::Coll::name(args.coll), source })?;
                 out.extend(steps.iter().map(|s| Record::new(0, 0, s.to_op(instance))));
             }
         }
@@ -1198,9 +1212,9 @@ pub struct Comparison {
 }
 
 /// Compares `got` (extrapolated) with `want` (traced) rank by rank.
-pub fn compare(got: &[Vec<Record>], want: &[Vec<Record>]) -> Result<Comparison, String> {
+pub fn compare(got: &[Vec<Record>], want: &[Vec<Record>]) -> Result<Comparison, RanksDiffer> {
     if got.len() != want.len() {
-        return Err(format!("{} ranks extrapolated, {} traced", got.len(), want.len()));
+        return Err(RanksDiffer { got: got.len(), want: want.len() });
     }
     let mut c = Comparison { ranks: got.len() as u32, ..Default::default() };
     for (r, (g, w)) in got.iter().zip(want).enumerate() {

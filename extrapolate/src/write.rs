@@ -70,7 +70,7 @@ impl RankInput for Generated {
     }
     fn open(&self) -> Result<Records, Error> {
         let mut recs = Vec::new();
-        self.ex.rank(self.rank, &mut recs).map_err(|m| Error::new(&self.path, m))?;
+        self.ex.rank(self.rank, &mut recs).map_err(|e| Error::new(&self.path, e.to_string()))?;
         Ok(Records::new(recs))
     }
 }

@@ -34,4 +34,4 @@ pub use magic::{sniff, FileKind};
 pub use output::Output;
 pub use polls::{PollKey, PollRun};
 pub use record::*;
-pub use trace::{CommDef, TaskCursor, TaskEntry, TraceHeader, TraceReader, TraceWriter, OUTSIDE_JOB};
+pub use trace::{CommDef, CommDefError, TaskCursor, TaskEntry, TraceHeader, TraceReader, TraceWriter, OUTSIDE_JOB};

@@ -48,6 +48,57 @@ pub struct CommDef {
 /// process outside `MPI_COMM_WORLD` (spawned), which a comm_create record lists as `NO_RANK`.
 pub const OUTSIDE_JOB: u32 = u32::MAX;
 
+/// Why a communicator's definition cannot be in a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommDefError {
+    Empty {
+        id: u32,
+    },
+    /// `split` (the first group's size) leaves no second group, or is beyond the list.
+    Split {
+        id: u32,
+        split: u32,
+        members: Vec<u32>,
+    },
+    /// A member that is not a task of the trace.
+    Beyond {
+        id: u32,
+        rank: u32,
+        tasks: u32,
+    },
+    /// Processes outside the job on the side of the trace's own tasks.
+    Outside {
+        id: u32,
+        members: Vec<u32>,
+    },
+    /// The creating task's own group lists processes outside the job.
+    LocalOutside {
+        id: u32,
+    },
+}
+
+impl std::fmt::Display for CommDefError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CommDefError::Empty { id } => write!(f, "communicator {id} has no members"),
+            CommDefError::Split { id, split, members } => {
+                write!(f, "communicator {id}: first group of {split} in {members:?}")
+            }
+            CommDefError::Beyond { id, rank, tasks } => {
+                write!(f, "communicator {id} lists world rank {rank}, beyond the {tasks} tasks")
+            }
+            CommDefError::Outside { id, members } => {
+                write!(f, "communicator {id} lists processes outside the traced job among its own members: {members:?}")
+            }
+            CommDefError::LocalOutside { id } => {
+                write!(f, "communicator {id}: its local group lists processes outside the job")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CommDefError {}
+
 impl CommDef {
     /// Members from a comm_create record's list (`NO_RANK` becomes [`OUTSIDE_JOB`]).
     pub fn members_from_list(list: &[i64]) -> Vec<u32> {
@@ -57,11 +108,11 @@ impl CommDef {
     /// The communicator a comm_create record defines (`list` and `split` as in
     /// [`crate::Op::CommCreate`]), checked as a trace of `tasks` tasks holds it: [`CommDef::check`],
     /// and the creating task's own (local) group holds no process outside the job.
-    pub fn from_record(id: u32, split: u32, list: &[i64], tasks: u32) -> std::result::Result<CommDef, String> {
+    pub fn from_record(id: u32, split: u32, list: &[i64], tasks: u32) -> std::result::Result<CommDef, CommDefError> {
         let def = CommDef { id, members: Self::members_from_list(list), split };
         def.check(tasks)?;
         if def.members[..split as usize].contains(&OUTSIDE_JOB) {
-            return Err(format!("communicator {id}: its local group lists processes outside the job"));
+            return Err(CommDefError::LocalOutside { id });
         }
         Ok(def)
     }
@@ -77,24 +128,21 @@ impl CommDef {
     /// Whether a trace of `tasks` tasks can hold this definition: members, `split` inside
     /// the list, every member a task, save that one group of an intercommunicator may be
     /// processes outside the job ([`OUTSIDE_JOB`]; the other group must be tasks).
-    pub fn check(&self, tasks: u32) -> std::result::Result<(), String> {
+    pub fn check(&self, tasks: u32) -> std::result::Result<(), CommDefError> {
         let id = self.id;
         if self.members.is_empty() {
-            return Err(format!("communicator {id} has no members"));
+            return Err(CommDefError::Empty { id });
         }
         let (a, b) = match self.members.split_at_checked(self.split as usize) {
             Some((a, b)) if !b.is_empty() => (a, b),
-            _ => return Err(format!("communicator {id}: first group of {} in {:?}", self.split, self.members)),
+            _ => return Err(CommDefError::Split { id, split: self.split, members: self.members.clone() }),
         };
-        if let Some(&m) = self.members.iter().find(|&&m| m >= tasks && m != OUTSIDE_JOB) {
-            return Err(format!("communicator {id} lists world rank {m}, beyond the {tasks} tasks"));
+        if let Some(&rank) = self.members.iter().find(|&&m| m >= tasks && m != OUTSIDE_JOB) {
+            return Err(CommDefError::Beyond { id, rank, tasks });
         }
         let outside = |g: &[u32]| g.contains(&OUTSIDE_JOB);
         if outside(&self.members) && (!self.is_inter() || (outside(a) && outside(b))) {
-            return Err(format!(
-                "communicator {id} lists processes outside the traced job among its own members: {:?}",
-                self.members
-            ));
+            return Err(CommDefError::Outside { id, members: self.members.clone() });
         }
         Ok(())
     }
@@ -793,16 +841,24 @@ mod tests {
             put_u64(&mut b, split);
             assert_eq!(decode_comms(&b).is_some(), ok, "split {split}");
         }
+        let o = OUTSIDE_JOB;
         let bad = [
-            CommDef::intra(5, vec![]),
-            CommDef::intra(5, vec![0, OUTSIDE_JOB]),
-            CommDef { id: 5, members: vec![OUTSIDE_JOB, OUTSIDE_JOB], split: 1 },
-            CommDef { id: 5, members: vec![0, 1], split: 2 },
-            CommDef::intra(5, vec![0, 3]),
+            (CommDef::intra(5, vec![]), CommDefError::Empty { id: 5 }),
+            (CommDef::intra(5, vec![0, o]), CommDefError::Outside { id: 5, members: vec![0, o] }),
+            (CommDef { id: 5, members: vec![o, o], split: 1 }, CommDefError::Outside { id: 5, members: vec![o, o] }),
+            (
+                CommDef { id: 5, members: vec![0, 1], split: 2 },
+                CommDefError::Split { id: 5, split: 2, members: vec![0, 1] },
+            ),
+            (CommDef::intra(5, vec![0, 3]), CommDefError::Beyond { id: 5, rank: 3, tasks: 3 }),
         ];
-        for d in bad {
-            assert!(d.check(3).is_err(), "{d:?}");
+        for (d, want) in bad {
+            assert_eq!(d.check(3), Err(want), "{d:?}");
         }
+        assert_eq!(
+            CommDef::intra(5, vec![0, 3]).check(3).unwrap_err().to_string(),
+            "communicator 5 lists world rank 3, beyond the 3 tasks"
+        );
         assert_eq!(CommDef { id: 5, members: vec![0, 1], split: 7 }.peer_group(0), None);
     }
 

@@ -118,10 +118,37 @@ pub fn probe() -> Result<Mpi, NotFound> {
     Err(NotFound { reasons })
 }
 
+/// Why [`Mpi::compile_program`] failed: the compiler as shown to the user, and its output.
+#[derive(Debug)]
+pub enum CompileError {
+    /// The compiler ran and failed.
+    Failed { command: String, status: std::process::ExitStatus, stderr: String },
+    /// The compiler could not be started.
+    NotRun { command: String, source: std::io::Error },
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            CompileError::Failed { command, status, stderr } => write!(f, "`{command}` failed ({status}): {stderr}"),
+            CompileError::NotRun { command, source } => write!(f, "`{command}` could not be run: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for CompileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CompileError::NotRun { source, .. } => Some(source),
+            CompileError::Failed { .. } => None,
+        }
+    }
+}
+
 impl Mpi {
     /// Compiles and links the C program `src` into `out`: with the wrapper when one was found,
     /// else with `$CC` (or `cc`) and pkg-config's flags. The error holds the command's output.
-    pub fn compile_program(&self, src: &Path, out: &Path, cflags: &[&str]) -> Result<(), String> {
+    pub fn compile_program(&self, src: &Path, out: &Path, cflags: &[&str]) -> Result<(), CompileError> {
         let (mut cmd, shown) = match &self.wrapper {
             Some(w) => (Command::new(w), w.clone()),
             None => {
@@ -138,8 +165,12 @@ impl Mpi {
         cmd.args(cflags).arg("-o").arg(out).arg(src).args(&self.libs);
         match cmd.output() {
             Ok(o) if o.status.success() => Ok(()),
-            Ok(o) => Err(format!("`{shown}` failed ({}): {}", o.status, String::from_utf8_lossy(&o.stderr).trim())),
-            Err(e) => Err(format!("`{shown}` could not be run: {e}")),
+            Ok(o) => Err(CompileError::Failed {
+                command: shown,
+                status: o.status,
+                stderr: String::from_utf8_lossy(&o.stderr).trim().to_string(),
+            }),
+            Err(source) => Err(CompileError::NotRun { command: shown, source }),
         }
     }
 }

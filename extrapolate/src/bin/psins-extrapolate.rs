@@ -128,6 +128,7 @@ fn run(args: &Args) -> Result<(), (Exit, String)> {
     let refused = |r: Refusal| match r {
         Refusal::Usage(m) => (Exit::Usage, m),
         Refusal::Input(m) => (Exit::BadInput, m),
+        Refusal::Trace(e) => (Exit::BadInput, e.to_string()),
     };
     let opts = Options { ranks: args.ranks, scaling, tolerance: args.tolerance / 100.0 };
     let (series, ex) = from_paths(&args.traces, &opts).map_err(refused)?;

@@ -110,7 +110,8 @@ impl<S: TraceSource> Sim<'_, S> {
             Op::CommCreate { comm: COMM_NULL, .. } => Ok(Flow::Done(at)),
             Op::CommCreate { comm, split, .. } => {
                 let tasks = self.tasks.len() as u32;
-                let def = CommDef::from_record(comm, split, &self.tasks[t as usize].rec.list, tasks).map_err(bad)?;
+                let def = CommDef::from_record(comm, split, &self.tasks[t as usize].rec.list, tasks)
+                    .map_err(|e| bad(e.to_string()))?;
                 self.comms.insert(comm, &def.members, split);
                 Ok(Flow::Done(at))
             }

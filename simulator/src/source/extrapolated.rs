@@ -69,6 +69,7 @@ impl ExtrapolatedSource {
         let s = Spec::parse(spec)?;
         let (series, ex) = psins_extrapolate::from_paths(&s.traces, &s.opts).map_err(|r| match r {
             Refusal::Usage(m) => SimError::Usage(format!("`{spec}`: {m}")),
+            Refusal::Trace(e) => SimError::Trace(e),
             Refusal::Input(m) => SimError::Input(m),
         })?;
         let sizes: Vec<String> = series.sizes().iter().map(|p| p.to_string()).collect();

@@ -95,16 +95,9 @@ static void *run(void *arg)
     int rooted = IS("reduce") || IS("gather") || IS("scatter") || IS("gatherv") || IS("scatterv");
     int ip = inplace && (!rooted || me == root);
     void *sb = ip ? MPI_IN_PLACE : buf;
-    int *sc = calloc(P + 1, sizeof(int)), *rc = calloc(P + 1, sizeof(int));
-    int *sd = calloc(P + 1, sizeof(int)), *rd = calloc(P + 1, sizeof(int));
-    ompi_datatype_t **types = calloc(P + 1, sizeof(ompi_datatype_t *));
-    for (int i = 0; i < P; i++) types[i] = MPI_BYTE;
-    if (IS("alltoallv") || IS("alltoallw")) {
-        for (int i = 0; i < P; i++) { sc[i] = (int) cnt[me * P + i]; rc[i] = (int) cnt[i * P + me]; }
-    } else if (ncnt >= P) {
-        for (int i = 0; i < P; i++) sc[i] = rc[i] = (int) cnt[i];
-    }
-    for (int i = 1; i < P; i++) { sd[i] = sd[i - 1] + sc[i - 1]; rd[i] = rd[i - 1] + rc[i - 1]; }
+    mock_counts_t counts = mock_counts(coll, P, me, cnt, ncnt);
+    int *sc = counts.sc, *rc = counts.rc, *sd = counts.sd, *rd = counts.rd;
+    ompi_datatype_t **types = counts.types;
     ompi_communicator_t *cm = &comm;
     int n = (int) nbytes, k = (int) count;
 

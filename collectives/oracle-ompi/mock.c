@@ -20,6 +20,20 @@ opal_convertor_t *ompi_mpi_local_convertor = &local_convertor;
 mca_base_framework_t ompi_coll_base_framework;
 
 /* ---- datatypes -------------------------------------------------------------------- */
+mock_counts_t mock_counts(const char *coll, int P, int me, const long *cnt, int ncnt)
+{
+    mock_counts_t c = { calloc(P + 1, sizeof(int)), calloc(P + 1, sizeof(int)), calloc(P + 1, sizeof(int)),
+                        calloc(P + 1, sizeof(int)), calloc(P + 1, sizeof(ompi_datatype_t *)) };
+    for (int i = 0; i < P; i++) c.types[i] = MPI_BYTE;
+    if (strcmp(coll, "alltoallv") == 0 || strcmp(coll, "alltoallw") == 0) {
+        for (int i = 0; i < P; i++) { c.sc[i] = (int) cnt[me * P + i]; c.rc[i] = (int) cnt[i * P + me]; }
+    } else if (ncnt >= P) {
+        for (int i = 0; i < P; i++) c.sc[i] = c.rc[i] = (int) cnt[i];
+    }
+    for (int i = 1; i < P; i++) { c.sd[i] = c.sd[i - 1] + c.sc[i - 1]; c.rd[i] = c.rd[i - 1] + c.rc[i - 1]; }
+    return c;
+}
+
 ompi_datatype_t *mock_type_new(size_t size, ptrdiff_t extent)
 {
     ompi_datatype_t *t = calloc(1, sizeof *t);

@@ -105,6 +105,15 @@ extern ompi_datatype_t mock_type_byte, mock_type_packed;
 #define MPI_PACKED (&mock_type_packed)
 #define MPI_DATATYPE_NULL ((ompi_datatype_t *) 0)
 ompi_datatype_t *mock_type_new(size_t size, ptrdiff_t extent);
+
+/* The counts and displacements (bytes, MPI_BYTE each) both drivers pass to a v/w collective:
+ * rank me's row (sends) and column (receives) of alltoallv's P x P matrix cnt, else cnt's
+ * first P entries both ways (when there are that many); arrays of P + 1, freed by the caller. */
+typedef struct {
+    int *sc, *rc, *sd, *rd;
+    ompi_datatype_t **types;
+} mock_counts_t;
+mock_counts_t mock_counts(const char *coll, int P, int me, const long *cnt, int ncnt);
 int ompi_datatype_type_size(const ompi_datatype_t *t, size_t *size);
 int ompi_datatype_type_extent(const ompi_datatype_t *t, ptrdiff_t *extent);
 int ompi_datatype_get_extent(const ompi_datatype_t *t, ptrdiff_t *lb, ptrdiff_t *extent);

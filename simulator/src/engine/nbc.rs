@@ -1,9 +1,10 @@
 //! Nonblocking collectives in expanded mode: each `MPI_I*` call runs its schedule (the
 //! library's: MPICH 4.0.2's default sched algorithm or Open MPI 4.1's libnbc one, phases of
-//! `ISend`/`IRecv` closed by `WaitAll`; see docs/collectives.md) in the background of its task, while the task goes on with its own
-//! records. A phase posts its messages at once; the next phase starts when all of them have
-//! completed; the call's request completes when the last phase does, so computation between
-//! `MPI_Iallreduce` and its `MPI_Wait` overlaps the schedule.
+//! `ISend`/`IRecv` closed by `WaitAll`; see docs/collectives.md) in the background of its
+//! task, while the task goes on with its own records. A phase posts its messages at once; the
+//! next phase starts when all of them have completed; the call's request completes when the
+//! last phase does, so computation between `MPI_Iallreduce` and its `MPI_Wait` overlaps the
+//! schedule.
 //!
 //! Progress is *asynchronous*: a phase starts as soon as the previous one is done, whatever
 //! the task is doing. MPICH 4.0.2 (without `MPIR_CVAR_ASYNC_PROGRESS`) advances schedules

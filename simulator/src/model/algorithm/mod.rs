@@ -372,11 +372,7 @@ impl AlgorithmCost {
             // Beyond the oracle's budget any algorithm is timed by its rank 0's rounds.
             rounds(&steps, 0, &uniform_path, &own)
         } else {
-            let mut x = oracle::Expansions {
-                steps: Vec::with_capacity(total as usize),
-                offsets: vec![0],
-                background: members.get(0).nonblocking(),
-            };
+            let mut x = oracle::Expansions { steps: Vec::with_capacity(total as usize), offsets: vec![0], background };
             for r in 0..size {
                 expand_rank(r, &mut steps)?;
                 x.steps.extend_from_slice(&steps);

@@ -215,6 +215,16 @@ static void overheads(int cold, int bytes, int reps, int k)
     }
 }
 
+/* The receive buffer of a receive in flight beside a send: never the send's (MPI forbids
+ * it, and a receive into the buffer being sent makes the copies fight over its cache lines;
+ * with one warm buffer for both an exchange of 256 KiB to 4 MiB measured a node copy
+ * bandwidth well below what an application's halo exchange gets, docs/calibrate.md). Warm:
+ * the second half of the trial's 8 MiB place; cold: the pool's next slice. */
+static char *recv_buffer(int cold, size_t bytes)
+{
+    return cold ? buffer(1, bytes) : warm + MAX_BYTES;
+}
+
 /* Seconds per Irecv + Isend + Waitall with `peer`, both ranks at once, `reps` times: the
  * slower rank's mean (the pair is done when both are). */
 static double irecv_isend_waitall(int cold, int bytes, int reps, int peer)
@@ -223,7 +233,7 @@ static double irecv_isend_waitall(int cold, int bytes, int reps, int peer)
     double t0 = MPI_Wtime();
     for (int i = 0; i < reps; i++) {
         MPI_Request rq[2];
-        MPI_Irecv(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, &rq[0]);
+        MPI_Irecv(recv_buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, &rq[0]);
         MPI_Isend(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, &rq[1]);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tracer's end-to-end tests again, against Open MPI (a step of `make test`): those
-# of tests/tests/tracer.rs, of PSINS_CLOCK=cpu (tests/tests/cpu_clock.rs) and of the
-# validation runs' span library (tests/tests/span.rs).
+# of tests/tests/tracer.rs, of PSINS_CLOCK=cpu (tests/tests/cpu_clock.rs), of the
+# validation runs' span library (tests/tests/span.rs) and of psins-calibrate's eager probe
+# (tests/tests/eager_probe.rs).
 # Skipped, saying so, when Open MPI is not installed; CI installs it (.ci/run), and
 # `bash scripts/setup.sh --openmpi` does the same by hand. The tracer is built against Open
 # MPI's mpi.h into its own target directory: one .so per MPI, since their headers differ.
@@ -26,4 +27,4 @@ make -s -C mpi-test-apps MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi BIN="$out/a
 # the Fortran apps were built above with mpifort.openmpi: their tests must run, not skip.
 # --workspace: the dependencies' features of `make test`'s build, so nothing is rebuilt.
 PSINS_MPIRUN=mpirun.openmpi PSINS_TRACER_SO="$out/$dir/libpsinstrace.so" PSINS_TOOLS_DIR="$PWD/target/$dir" \
-  PSINS_APPS_DIR="$out/apps/bin" PSINS_REQUIRE_FORTRAN=1 cargo test --profile "$profile" --workspace --test e2e -- tracer:: cpu_clock:: span::
+  PSINS_APPS_DIR="$out/apps/bin" PSINS_REQUIRE_FORTRAN=1 cargo test --profile "$profile" --workspace --test e2e -- tracer:: cpu_clock:: span:: eager_probe::

@@ -5,6 +5,7 @@
 mod cpu_clock;
 mod demo;
 mod dumpi;
+mod eager_probe;
 mod otf2;
 mod other_requests;
 mod packaging;

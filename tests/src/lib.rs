@@ -166,6 +166,22 @@ pub fn scratch(tag: &str) -> PathBuf {
     d
 }
 
+/// `src` (a path in the repository) compiled with `$MPICC` (scripts/test-openmpi.sh sets Open
+/// MPI's; `mpicc` otherwise) and `flags` into a scratch directory's `name`.
+pub fn mpicc(src: &str, name: &str, flags: &[&str]) -> PathBuf {
+    let out = scratch(name).join(name);
+    let cc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into());
+    let st = Command::new(&cc)
+        .args(flags)
+        .arg("-o")
+        .arg(&out)
+        .arg(root().join(src))
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {cc}: {e}"));
+    assert!(st.success(), "{cc} could not build {src}");
+    out
+}
+
 // ------------------------------------------------------------------------------ running
 
 pub struct Run {

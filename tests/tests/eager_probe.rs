@@ -5,22 +5,10 @@ use psins_e2e::*;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The calibration worker built with `$MPICC` (scripts/test-openmpi.sh sets Open MPI's), once.
+/// The calibration worker built with `$MPICC`, once.
 fn worker() -> PathBuf {
     static W: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    W.get_or_init(|| {
-        let out = scratch("eager-probe-worker").join("psins-calib-worker");
-        let cc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into());
-        let st = Command::new(&cc)
-            .args(["-O2", "-o"])
-            .arg(&out)
-            .arg(root().join("calibrate/worker/psins_calib_worker.c"))
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run {cc}: {e}"));
-        assert!(st.success(), "{cc} could not build the calibration worker");
-        out
-    })
-    .clone()
+    W.get_or_init(|| mpicc("calibrate/worker/psins_calib_worker.c", "psins-calib-worker", &["-O2"])).clone()
 }
 
 /// `eager_threshold = "4032B"` or `"8KiB"` of a machine file, in bytes.

@@ -4,24 +4,12 @@
 //! Fortran wrappers such a program prints no span, and validate.sh stops at it).
 
 use psins_e2e::*;
-use std::process::Command;
 
-/// scripts/span.c built with `$MPICC` (scripts/test-openmpi.sh sets Open MPI's), once.
+/// scripts/span.c built with `$MPICC`, once.
 fn span_so() -> std::path::PathBuf {
     static SO: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    SO.get_or_init(|| {
-        let out = scratch("span").join("libpsinsspan.so");
-        let cc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into());
-        let st = Command::new(&cc)
-            .args(["-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-o"])
-            .arg(&out)
-            .arg(root().join("scripts/span.c"))
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run {cc}: {e}"));
-        assert!(st.success(), "{cc} could not build scripts/span.c");
-        out
-    })
-    .clone()
+    SO.get_or_init(|| mpicc("scripts/span.c", "libpsinsspan.so", &["-O2", "-Wall", "-Werror", "-shared", "-fPIC"]))
+        .clone()
 }
 
 /// The ranks whose span the run printed, in order.

@@ -11,6 +11,15 @@ const MAX_FIELDS: usize = 16;
 /// One status: bytes, source (32 bits each), cancelled, error (8), tag (32; every dumpi read).
 const STATUS_BYTES: usize = 14;
 
+/// A field the caller asked of a record that does not have it (or did not keep it).
+#[derive(Debug, thiserror::Error)]
+pub enum FieldError {
+    #[error("no field {field} in this {function} record")]
+    NoField { field: &'static str, function: &'static str },
+    #[error("no array {field} in this {function} record")]
+    NoArray { field: &'static str, function: &'static str },
+}
+
 /// One record's field values. Scalars always; the 32-bit integer arrays only when the read
 /// asked to keep them.
 #[derive(Default)]
@@ -32,33 +41,33 @@ impl Values {
     }
 
     /// Scalar field `name` of `f` (present in this record).
-    pub fn int(&self, f: &Function, name: &str) -> Result<i64, String> {
-        index(f, name).and_then(|i| self.get(i)).ok_or_else(|| format!("no field {name} in this {} record", f.name))
+    pub fn int(&self, f: &Function, name: &'static str) -> Result<i64, FieldError> {
+        index(f, name).and_then(|i| self.get(i)).ok_or(FieldError::NoField { field: name, function: f.name })
     }
 
     /// A dumpi handle (communicator, group): the scalar as the 16-bit value it is.
-    pub fn handle(&self, f: &Function, name: &str) -> Result<u16, String> {
+    pub fn handle(&self, f: &Function, name: &'static str) -> Result<u16, FieldError> {
         self.int(f, name).map(|v| v as u16)
     }
 
     /// Integer array field `name` (kept by the read).
-    pub fn ints(&self, f: &Function, name: &str) -> Result<&[i32], String> {
+    pub fn ints(&self, f: &Function, name: &'static str) -> Result<&[i32], FieldError> {
         let i = index(f, name);
         self.ints
             .iter()
             .find(|a| Some(a.0) == i)
             .map(|a| &a.1[..])
-            .ok_or_else(|| format!("no array {name} in this {} record", f.name))
+            .ok_or(FieldError::NoArray { field: name, function: f.name })
     }
 
     /// Array-of-arrays field `name` (kept by the read).
-    pub fn nested(&self, f: &Function, name: &str) -> Result<&[Vec<i32>], String> {
+    pub fn nested(&self, f: &Function, name: &'static str) -> Result<&[Vec<i32>], FieldError> {
         let i = index(f, name);
         self.nested
             .iter()
             .find(|a| Some(a.0) == i)
             .map(|a| &a.1[..])
-            .ok_or_else(|| format!("no array {name} in this {} record", f.name))
+            .ok_or(FieldError::NoArray { field: name, function: f.name })
     }
 }
 

@@ -66,6 +66,155 @@ const DUMPI_REQUEST_NULL: i32 = 1;
 /// dumpi's predefined reduction operations are 1..=13 (MPI_MAX .. MPI_REPLACE).
 const DUMPI_LAST_BUILTIN_OP: u8 = 13;
 
+/// Why a call record's fields cannot be imported (the caller adds the call and the offset).
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// A field read past the end or breaking the layout.
+    #[error("{0} (at byte {})", .0.offset)]
+    Read(Bad),
+    #[error(transparent)]
+    Field(#[from] fields::FieldError),
+    /// A rank outside its communicator, as psins-consolidate words it.
+    #[error("{0}")]
+    Reach(String),
+    #[error("datatype {0} is not in the file's datatype table")]
+    NoDatatype(u16),
+    #[error("negative count {0}")]
+    NegativeCount(i32),
+    #[error("communicator {comm} was made by {by}, which the importer does not follow (docs/interop-dumpi.md)")]
+    Unfollowed { comm: u16, by: &'static str },
+    #[error(
+        "communicator {0} is used before its creation: it is not MPI_COMM_WORLD or MPI_COMM_SELF, and no call \
+         before this one made it (or it was freed)"
+    )]
+    UnknownComm(u16),
+    #[error("new communicator handle {0} is predefined or already in use")]
+    CommInUse(u16),
+    #[error(
+        "the local communicator {0} was not made by MPI_Comm_split of MPI_COMM_WORLD: the remote group, which the \
+         trace does not hold, is read from the split that made both groups"
+    )]
+    NotFromWorldSplit(u16),
+    #[error("the peer communicator's members are not known")]
+    PeerMembersUnknown,
+    #[error("the remote leader, world rank {0}, is in this rank's own group")]
+    LeaderInOwnGroup(u32),
+    #[error(
+        "the remote leader, world rank {0}, got MPI_COMM_NULL from the MPI_Comm_split that made the local group: \
+         the remote group is not a group of that split"
+    )]
+    LeaderOutsideSplit(u32),
+    #[error("communicator {0} is not an intercommunicator")]
+    NotInter(u16),
+    #[error("rank {rank} makes fewer MPI_Comm_split calls on MPI_COMM_WORLD ({splits})")]
+    FewerSplits { rank: usize, splits: usize },
+    #[error("{what} {p} is not a rank of this {world}-rank trace")]
+    NotARank { what: &'static str, p: i32, world: u32 },
+    #[error("tag {0} is negative")]
+    NegativeTag(i32),
+    #[error("more than 2^32 requests")]
+    TooManyRequests,
+    #[error("request {0} created again before MPI_Request_free freed it")]
+    Recreated(i32),
+    #[error("request {0} was not created by an MPI_Send_init or MPI_Recv_init")]
+    NotCreated(i32),
+    #[error("a probe that found a message without its status (trace with statuses on)")]
+    ProbeWithoutStatus,
+    #[error("request {0} was not posted by an MPI_Isend, MPI_Irecv or MPI_Start")]
+    NotPosted(i32),
+    #[error(
+        "request {0}: MPI_Cancel was called on it and it completed without its status (MPI_STATUS_IGNORE, or \
+         traced with statuses off): whether it was cancelled is not in the trace"
+    )]
+    CancelWithoutStatus(i32),
+    #[error(
+        "request {0}: a send MPI_Cancel took back (its status says cancelled): psins replays every message a trace \
+         sends, and cannot replay one withdrawn"
+    )]
+    SendCancelled(i32),
+    #[error("request {0}: a wildcard receive completed without its status (trace with statuses on)")]
+    WildcardCompletion(i32),
+    #[error("a wildcard receive without its status (trace with statuses on)")]
+    WildcardReceive,
+    #[error("reduction operation {0} is the program's own, and no MPI_Op_create before it says whether it commutes")]
+    UnknownOp(u8),
+    #[error("index {index} of {requests} requests")]
+    BadIndex { index: i32, requests: usize },
+    #[error("a split of communicator {0}, not of MPI_COMM_WORLD, cannot be imported yet")]
+    SplitNotOfWorld(u16),
+    /// MPI_COMM_WORLD or MPI_COMM_SELF (its name).
+    #[error("{0} freed")]
+    PredefinedFreed(&'static str),
+    #[error("persistent request {0} freed while started and not completed")]
+    FreedStarted(i32),
+    #[error(
+        "request {0} is not a persistent one: an active request freed completes at a time the trace does not hold"
+    )]
+    FreedActive(i32),
+    #[error("request {0} is not active (no MPI_Isend, MPI_Irecv or MPI_Start posted it)")]
+    NotActive(i32),
+    #[error(
+        "gives rank {got} on communicator {}, where its members as the importer made them ({members:?}) put this \
+         rank at {}",
+        handle_name(*.comm),
+        .at.map_or("not a member".to_string(), |i| format!("rank {i}"))
+    )]
+    RankContradicted { got: i64, comm: u16, members: Vec<u32>, at: Option<usize> },
+    #[error("gives size {got} to communicator {}, which the importer made with {members} members", handle_name(*.comm))]
+    SizeContradicted { got: i64, comm: u16, members: usize },
+    #[error("MPI_GROUP_NULL used as a group")]
+    GroupNull,
+    #[error("group {0} is used before its creation: no MPI_Comm_group or group call before this one made it")]
+    UnknownGroup(u16),
+    #[error("a group of {0} members written as MPI_GROUP_EMPTY")]
+    EmptyGroupWithMembers(usize),
+    #[error("group {group} holds world rank {rank}, which is not in communicator {comm}")]
+    GroupOutsideComm { group: u16, rank: u32, comm: u16 },
+    #[error("this rank is in group {0} and got MPI_COMM_NULL")]
+    InGroupGotNull(u16),
+    #[error("this rank is not in group {group} and got communicator {comm}")]
+    NotInGroupGotComm { group: u16, comm: u16 },
+    #[error("dimensions {0:?}: each must be positive")]
+    BadDims(Vec<i32>),
+    #[error("a graph of {0} nodes")]
+    BadNodes(i64),
+    /// A topology (`what`: grid, graph) larger than the communicator it is laid on.
+    #[error("a {what} of {n} ranks on communicator {comm} of {size} ranks")]
+    TopologyTooBig { what: &'static str, n: u64, comm: u16, size: usize },
+    /// This rank's place in a topology and the handle it got disagree (`new`: MPI_COMM_NULL
+    /// where it is among the first `n` ranks).
+    #[error(
+        "this rank {} the {what}'s first {n} ranks of communicator {comm} and got {}",
+        if *.new == DUMPI_COMM_NULL { "is among" } else { "is not among" },
+        if *.new == DUMPI_COMM_NULL { "MPI_COMM_NULL".to_string() } else { format!("communicator {}", .new) }
+    )]
+    TopologyMembership { what: &'static str, n: u64, comm: u16, new: u16 },
+    #[error("communicator {0} is not a Cartesian one (MPI_Cart_create or MPI_Cart_sub did not make it)")]
+    NotCartesian(u16),
+    #[error("{given} remain_dims for the {dims} dimensions of communicator {comm}")]
+    RemainDims { given: usize, dims: usize, comm: u16 },
+    #[error("this rank is not a member of communicator {0}")]
+    NotAMember(u16),
+    #[error("{counts} counts but {types} datatypes")]
+    CountsTypes { counts: usize, types: usize },
+    #[error("{counts} counts for the {ranks} ranks of its communicator")]
+    CountsRanks { counts: usize, ranks: u32 },
+    #[error("counts overflow")]
+    CountsOverflow,
+    #[error("rank {rank} is outside group {group} (ranks 0..{size})")]
+    RankOutsideGroup { rank: i32, group: u16, size: usize },
+    #[error("rank {rank} of group {group} named twice")]
+    RankTwice { rank: i32, group: u16 },
+    #[error("a range of {0} values, not (first, last, stride)")]
+    RangeLength(usize),
+    #[error("range ({first}, {last}, 0) of group {group}: a stride of 0")]
+    ZeroStride { first: i32, last: i32, group: u16 },
+    #[error("range ({first}, {last}, {stride}) of group {group} runs away from its last rank")]
+    RangeAway { first: i64, last: i64, stride: i64, group: u16 },
+    #[error("range ({first}, {last}, {stride}) names more ranks than group {group}'s {size}")]
+    RangeTooLong { first: i64, last: i64, stride: i64, group: u16, size: usize },
+}
+
 /// A completed receive's envelope as its status says.
 #[derive(Clone, Copy)]
 struct Status {
@@ -332,23 +481,23 @@ impl Decoder {
         Ok((t()?, t()?))
     }
 
-    fn type_size(&self, dt: u16) -> Result<u64, String> {
+    fn type_size(&self, dt: u16) -> Result<u64, StreamError> {
         match self.layout.type_sizes.get(dt as usize) {
             Some(&s) if dt >= 2 => Ok(s as u64),
-            _ => Err(format!("datatype {dt} is not in the file's datatype table")),
+            _ => Err(StreamError::NoDatatype(dt)),
         }
     }
 
-    fn bytes(&self, count: i32, dt: u16) -> Result<u64, String> {
+    fn bytes(&self, count: i32, dt: u16) -> Result<u64, StreamError> {
         if count < 0 {
-            return Err(format!("negative count {count}"));
+            return Err(StreamError::NegativeCount(count));
         }
         Ok(count as u64 * self.type_size(dt)?)
     }
 
     /// The psins id of communicator handle `comm`: the world, self, or one a followed call
     /// made; any other is used before its creation (or made by a call not followed).
-    fn comm(&self, comm: u16) -> Result<u32, String> {
+    fn comm(&self, comm: u16) -> Result<u32, StreamError> {
         match comm {
             DUMPI_COMM_WORLD => return Ok(COMM_WORLD),
             DUMPI_COMM_SELF => return Ok(COMM_SELF),
@@ -358,19 +507,14 @@ impl Decoder {
             return Ok(c.id);
         }
         match self.unfollowed.get(&comm) {
-            Some(by) => Err(format!(
-                "communicator {comm} was made by {by}, which the importer does not follow (docs/interop-dumpi.md)"
-            )),
-            None => Err(format!(
-                "communicator {comm} is used before its creation: it is not MPI_COMM_WORLD or MPI_COMM_SELF, and no \
-                 call before this one made it (or it was freed)"
-            )),
+            Some(&by) => Err(StreamError::Unfollowed { comm, by }),
+            None => Err(StreamError::UnknownComm(comm)),
         }
     }
 
     /// Members of communicator `comm` as world ranks, in its rank order (None: a split's in
     /// the first pass).
-    fn members(&self, comm: u16) -> Result<Option<Vec<u32>>, String> {
+    fn members(&self, comm: u16) -> Result<Option<Vec<u32>>, StreamError> {
         match comm {
             DUMPI_COMM_WORLD => return Ok(Some((0..self.world).collect())),
             DUMPI_COMM_SELF => return Ok(Some(vec![self.rank])),
@@ -383,12 +527,12 @@ impl Decoder {
 
     /// This rank's index in communicator `comm` (0 where its members are not known yet: a
     /// split's in the first pass, which only counts).
-    fn index_in(&self, comm: u16) -> Result<usize, String> {
+    fn index_in(&self, comm: u16) -> Result<usize, StreamError> {
         Ok(self.members(comm)?.and_then(|m| m.iter().position(|&r| r == self.rank)).unwrap_or(0))
     }
 
     /// Communicator `comm` with its number of ranks ([`Ranks`]).
-    fn ranks(&self, comm: u16) -> Result<Ranks, String> {
+    fn ranks(&self, comm: u16) -> Result<Ranks, StreamError> {
         let n = match comm {
             DUMPI_COMM_WORLD => Some(self.world),
             DUMPI_COMM_SELF => Some(1),
@@ -412,10 +556,10 @@ impl Decoder {
         members: Option<Vec<u32>>,
         grid: Option<Vec<u32>>,
         rec: &mut Record,
-    ) -> Result<Op, String> {
+    ) -> Result<Op, StreamError> {
         let parent = self.comm(parent)?;
         if new <= DUMPI_COMM_SELF || self.comms.contains_key(&new) {
-            return Err(format!("new communicator handle {new} is predefined or already in use"));
+            return Err(StreamError::CommInUse(new));
         }
         let comm = self.next_comm;
         self.next_comm += 1;
@@ -438,7 +582,7 @@ impl Decoder {
         members: Option<Vec<u32>>,
         local: u32,
         rec: &mut Record,
-    ) -> Result<Op, String> {
+    ) -> Result<Op, StreamError> {
         let op = self.made(func, parent, new, members, None, rec)?;
         let c = self.comms.get_mut(&new).expect("just made");
         c.local = Some(local);
@@ -451,7 +595,7 @@ impl Decoder {
     /// record, so it is read where the two groups come from: the local communicator must be
     /// one group of an MPI_Comm_split of MPI_COMM_WORLD, and the remote group is the group of
     /// the same split that holds the remote leader (the usual way to make two groups talk).
-    fn intercomm_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Op, String> {
+    fn intercomm_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Op, StreamError> {
         let (local, peer, new) = (v.handle(fun, "localcomm")?, v.handle(fun, "remotecomm")?, v.handle(fun, "newcomm")?);
         let leader = v.int(fun, "remoteleader")?;
         self.comm(local)?;
@@ -461,26 +605,18 @@ impl Decoder {
             return self.made_inter(CommFn::IntercommCreate, local, new, None, 0, rec);
         };
         let Some((k, color)) = self.comms.get(&local).and_then(|c| c.split) else {
-            return Err(format!(
-                "the local communicator {local} was not made by MPI_Comm_split of MPI_COMM_WORLD: the remote \
-                 group, which the trace does not hold, is read from the split that made both groups"
-            ));
+            return Err(StreamError::NotFromWorldSplit(local));
         };
         let on = self.ranks(peer)?;
         let leader = self.rank("remote leader", leader as i32, on)?;
-        let peers = self.members(peer)?.ok_or("the peer communicator's members are not known")?;
+        let peers = self.members(peer)?.ok_or(StreamError::PeerMembersUnknown)?;
         let w = peers[leader as usize];
         let all = self.splits.as_ref().expect("the second pass");
         let theirs = all[w as usize].get(k).and_then(|s| s.0);
         let remote = match theirs {
             Some(c) if c != color => self.split_members(k, c)?,
-            Some(_) => return Err(format!("the remote leader, world rank {w}, is in this rank's own group")),
-            None => {
-                return Err(format!(
-                    "the remote leader, world rank {w}, got MPI_COMM_NULL from the MPI_Comm_split that made the \
-                     local group: the remote group is not a group of that split"
-                ))
-            }
+            Some(_) => return Err(StreamError::LeaderInOwnGroup(w)),
+            None => return Err(StreamError::LeaderOutsideSplit(w)),
         };
         let n = local_members.len() as u32;
         let members = local_members.into_iter().chain(remote).collect();
@@ -492,11 +628,11 @@ impl Decoder {
     /// have passed the other value (were both the same, MPI orders them itself: the rank
     /// MPI_Comm_rank then gives on the merged communicator contradicts its members, and
     /// without that call the two groups' records of it disagree; either is refused).
-    fn intercomm_merge(&mut self, inter: u16, high: bool, new: u16, rec: &mut Record) -> Result<Op, String> {
+    fn intercomm_merge(&mut self, inter: u16, high: bool, new: u16, rec: &mut Record) -> Result<Op, StreamError> {
         self.comm(inter)?;
         let (members, local) = match self.comms.get(&inter) {
             Some(&Comm { local: Some(l), ref members, .. }) => (members.clone(), l as usize),
-            _ => return Err(format!("communicator {inter} is not an intercommunicator")),
+            _ => return Err(StreamError::NotInter(inter)),
         };
         let members = members.map(|m| {
             let (mine, theirs) = m.split_at(local);
@@ -511,13 +647,11 @@ impl Decoder {
 
     /// The members of this rank's `k`-th split of the world: the ranks that gave its colour,
     /// ordered by key, then by world rank (MPI's rule).
-    fn split_members(&self, k: usize, color: i32) -> Result<Vec<u32>, String> {
+    fn split_members(&self, k: usize, color: i32) -> Result<Vec<u32>, StreamError> {
         let all = self.splits.as_ref().expect("called in the second pass");
         let mut m = Vec::new();
         for (r, splits) in all.iter().enumerate() {
-            let &(c, key) = splits.get(k).ok_or_else(|| {
-                format!("rank {r} makes fewer MPI_Comm_split calls on MPI_COMM_WORLD ({})", splits.len())
-            })?;
+            let &(c, key) = splits.get(k).ok_or(StreamError::FewerSplits { rank: r, splits: splits.len() })?;
             if c == Some(color) {
                 m.push((key, r as u32));
             }
@@ -527,7 +661,7 @@ impl Decoder {
     }
 
     /// A peer of communicator `on` (its communicator-local rank, as MPI gives it).
-    fn peer(&self, p: i32, wildcard: bool, on: Ranks) -> Result<i32, String> {
+    fn peer(&self, p: i32, wildcard: bool, on: Ranks) -> Result<i32, StreamError> {
         if wildcard && p == DUMPI_ANY {
             return Ok(ANY_SOURCE);
         }
@@ -536,26 +670,28 @@ impl Decoder {
 
     /// `p` checked to be a rank of `on`: one beyond it (a send to rank 3 of a two-rank split
     /// of a 4-rank world) would otherwise enter the trace as it is.
-    fn rank(&self, what: &str, p: i32, on: Ranks) -> Result<i32, String> {
+    fn rank(&self, what: &'static str, p: i32, on: Ranks) -> Result<i32, StreamError> {
         match on.n {
             // a split's or dup's bound, worded as psins-consolidate words it (the communicator
             // is the dumpi handle the record gives)
-            Some(n) if on.inter => Reach { comm: on.comm.into(), peers: n, inter: true }.check(what, p)?,
-            Some(n) if on.comm != DUMPI_COMM_WORLD => Reach::intra(on.comm.into(), n).check(what, p)?,
-            _ if p < 0 || p as u32 >= self.world => {
-                return Err(format!("{what} {p} is not a rank of this {}-rank trace", self.world))
+            Some(n) if on.inter => {
+                Reach { comm: on.comm.into(), peers: n, inter: true }.check(what, p).map_err(StreamError::Reach)?
             }
+            Some(n) if on.comm != DUMPI_COMM_WORLD => {
+                Reach::intra(on.comm.into(), n).check(what, p).map_err(StreamError::Reach)?
+            }
+            _ if p < 0 || p as u32 >= self.world => return Err(StreamError::NotARank { what, p, world: self.world }),
             _ => {}
         }
         Ok(p)
     }
 
-    fn tag(t: i32, wildcard: bool) -> Result<i32, String> {
+    fn tag(t: i32, wildcard: bool) -> Result<i32, StreamError> {
         if wildcard && t == DUMPI_ANY {
             return Ok(ANY_TAG);
         }
         if t < 0 {
-            return Err(format!("tag {t} is negative"));
+            return Err(StreamError::NegativeTag(t));
         }
         Ok(t)
     }
@@ -578,29 +714,42 @@ impl Decoder {
         Ok(v)
     }
 
-    fn post(&mut self, handle: i32, recv: bool, peer: i32, tag: i32, bytes: u64, on: Ranks) -> Result<u32, String> {
-        self.next_req = self.next_req.checked_add(1).ok_or("more than 2^32 requests")?;
+    fn post(
+        &mut self,
+        handle: i32,
+        recv: bool,
+        peer: i32,
+        tag: i32,
+        bytes: u64,
+        on: Ranks,
+    ) -> Result<u32, StreamError> {
+        self.next_req = self.next_req.checked_add(1).ok_or(StreamError::TooManyRequests)?;
         let id = self.next_req;
         self.posted.entry(handle).or_default().push_back(Posted { id, recv, peer, tag, bytes, on, cancel: false });
         Ok(id)
     }
 
     /// A persistent request created (inactive) under `handle`.
-    fn create(&mut self, handle: i32, recv: bool, peer: i32, tag: i32, bytes: u64, on: Ranks) -> Result<u32, String> {
-        self.next_req = self.next_req.checked_add(1).ok_or("more than 2^32 requests")?;
+    fn create(
+        &mut self,
+        handle: i32,
+        recv: bool,
+        peer: i32,
+        tag: i32,
+        bytes: u64,
+        on: Ranks,
+    ) -> Result<u32, StreamError> {
+        self.next_req = self.next_req.checked_add(1).ok_or(StreamError::TooManyRequests)?;
         let id = self.next_req;
         if self.persistent.insert(handle, Posted { id, recv, peer, tag, bytes, on, cancel: false }).is_some() {
-            return Err(format!("request {handle} created again before MPI_Request_free freed it"));
+            return Err(StreamError::Recreated(handle));
         }
         Ok(id)
     }
 
     /// MPI_Start of persistent request `handle`: posted again under its id.
-    fn start(&mut self, handle: i32) -> Result<u32, String> {
-        let p = *self
-            .persistent
-            .get(&handle)
-            .ok_or_else(|| format!("request {handle} was not created by an MPI_Send_init or MPI_Recv_init"))?;
+    fn start(&mut self, handle: i32) -> Result<u32, StreamError> {
+        let p = *self.persistent.get(&handle).ok_or(StreamError::NotCreated(handle))?;
         self.posted.entry(handle).or_default().push_back(p);
         Ok(p.id)
     }
@@ -615,38 +764,26 @@ impl Decoder {
         found: bool,
         status: Option<&Status>,
         blocking: bool,
-    ) -> Result<Op, String> {
+    ) -> Result<Op, StreamError> {
         let comm = self.comm(on.comm)?;
         let (peer, tag) = (self.peer(src, true, on)?, Self::tag(tag, true)?);
         let flags = if blocking { ProbeFlags::BLOCKING } else { 0 };
         if !found {
             return Ok(Op::Probe { peer, tag, bytes: 0, comm, flags });
         }
-        let s = status.ok_or("a probe that found a message without its status (trace with statuses on)")?;
+        let s = status.ok_or(StreamError::ProbeWithoutStatus)?;
         let (peer, tag) = (self.peer(s.source, false, on)?, Self::tag(s.tag, false)?);
         Ok(Op::Probe { peer, tag, bytes: s.bytes, comm, flags: flags | ProbeFlags::FOUND })
     }
 
     /// The completion quadruple of request `handle`, with its status when there is one.
-    fn complete(&mut self, handle: i32, status: Option<&Status>) -> Result<[i64; 4], String> {
+    fn complete(&mut self, handle: i32, status: Option<&Status>) -> Result<[i64; 4], StreamError> {
         let q = self.posted.get_mut(&handle);
-        let p = q
-            .and_then(|q| q.pop_front())
-            .ok_or_else(|| format!("request {handle} was not posted by an MPI_Isend, MPI_Irecv or MPI_Start"))?;
+        let p = q.and_then(|q| q.pop_front()).ok_or(StreamError::NotPosted(handle))?;
         if p.cancel {
             match status {
-                None => {
-                    return Err(format!(
-                        "request {handle}: MPI_Cancel was called on it and it completed without its status \
-                         (MPI_STATUS_IGNORE, or traced with statuses off): whether it was cancelled is not in the trace"
-                    ))
-                }
-                Some(s) if s.cancelled && !p.recv => {
-                    return Err(format!(
-                        "request {handle}: a send MPI_Cancel took back (its status says cancelled): psins replays \
-                         every message a trace sends, and cannot replay one withdrawn"
-                    ))
-                }
+                None => return Err(StreamError::CancelWithoutStatus(handle)),
+                Some(s) if s.cancelled && !p.recv => return Err(StreamError::SendCancelled(handle)),
                 // Cancelled: the receive got no message. A Cancel record goes before this
                 // completion (step), which completes it as the tracer's cancelled receives do.
                 Some(s) if s.cancelled => {
@@ -662,11 +799,7 @@ impl Decoder {
         }
         let (source, tag, bytes) = match status {
             Some(s) => (self.peer(s.source, false, p.on)?, Self::tag(s.tag, false)?, s.bytes),
-            None if p.peer == ANY_SOURCE || p.tag == ANY_TAG => {
-                return Err(format!(
-                    "request {handle}: a wildcard receive completed without its status (trace with statuses on)"
-                ))
-            }
+            None if p.peer == ANY_SOURCE || p.tag == ANY_TAG => return Err(StreamError::WildcardCompletion(handle)),
             None => (p.peer, p.tag, p.bytes),
         };
         Ok([p.id as i64, source as i64, tag as i64, bytes as i64])
@@ -683,7 +816,7 @@ impl Decoder {
         recv: u64,
         count: u64,
         flags: u8,
-    ) -> Result<Op, String> {
+    ) -> Result<Op, StreamError> {
         let on = self.ranks(comm)?;
         let comm = self.comm(comm)?;
         // On an intercommunicator the root group's root passes MPI_ROOT (DUMPI_ROOT), its other
@@ -704,15 +837,13 @@ impl Decoder {
 
     /// A reduction's flags as the tracer sets them: every predefined operation commutes; a
     /// program's own as its MPI_Op_create said. One whose creation the trace lacks is refused.
-    fn op_flags(&self, op: u8) -> Result<u8, String> {
+    fn op_flags(&self, op: u8) -> Result<u8, StreamError> {
         if (1..=DUMPI_LAST_BUILTIN_OP).contains(&op) {
             return Ok(CollFlags::OP_BUILTIN | CollFlags::OP_COMMUTATIVE);
         }
         match self.user_ops.get(&op) {
             Some(&commutes) => Ok(if commutes { CollFlags::OP_COMMUTATIVE } else { 0 }),
-            None => Err(format!(
-                "reduction operation {op} is the program's own, and no MPI_Op_create before it says whether it commutes"
-            )),
+            None => Err(StreamError::UnknownOp(op)),
         }
     }
 
@@ -724,8 +855,8 @@ impl Decoder {
         c: &mut Cursor,
         st: bool,
         rec: &mut Record,
-    ) -> Result<Option<Op>, String> {
-        let e = |b: Bad| format!("{b} (at byte {})", b.offset);
+    ) -> Result<Option<Op>, StreamError> {
+        let e = StreamError::Read;
         let tagged = self.layout.version[0] > 0 || self.layout.version[1] > 6 || self.layout.version[2] >= 3;
         rec.list.clear();
         let mode = |l: u16| match l {
@@ -781,9 +912,7 @@ impl Decoder {
                             bytes: s.bytes,
                             comm,
                         },
-                        None if peer == ANY_SOURCE || tag == ANY_TAG => {
-                            return Err("a wildcard receive without its status (trace with statuses on)".into())
-                        }
+                        None if peer == ANY_SOURCE || tag == ANY_TAG => return Err(StreamError::WildcardReceive),
                         None => Op::Recv { peer, tag, bytes, comm },
                     }
                 }
@@ -807,8 +936,7 @@ impl Decoder {
                 let flag = if label == 17 { c.i32().map_err(e)? } else { 1 };
                 let s = Self::statuses(c, st, tagged).map_err(e)?;
                 if flag != 0 && index >= 0 {
-                    let h =
-                        *reqs.get(index as usize).ok_or_else(|| format!("index {index} of {} requests", reqs.len()))?;
+                    let h = *reqs.get(index as usize).ok_or(StreamError::BadIndex { index, requests: reqs.len() })?;
                     rec.list.extend(self.complete(h, s.first())?);
                 }
                 let func = if label == 16 { WaitFn::Waitany } else { WaitFn::Testany };
@@ -839,7 +967,7 @@ impl Decoder {
                 let s = Self::statuses(c, st, tagged).map_err(e)?;
                 for (k, &i) in idx.iter().enumerate() {
                     let h =
-                        *reqs.get(i.max(0) as usize).ok_or_else(|| format!("index {i} of {} requests", reqs.len()))?;
+                        *reqs.get(i.max(0) as usize).ok_or(StreamError::BadIndex { index: i, requests: reqs.len() })?;
                     rec.list.extend(self.complete(h, s.get(k))?);
                 }
                 let func = if label == 20 { WaitFn::Waitsome } else { WaitFn::Testsome };
@@ -879,9 +1007,7 @@ impl Decoder {
                 let (old, color, key, new) =
                     (c.u16().map_err(e)?, c.i32().map_err(e)?, c.i32().map_err(e)?, c.u16().map_err(e)?);
                 if old != DUMPI_COMM_WORLD {
-                    return Err(format!(
-                        "a split of communicator {old}, not of MPI_COMM_WORLD, cannot be imported yet"
-                    ));
+                    return Err(StreamError::SplitNotOfWorld(old));
                 }
                 let k = self.my_splits.len();
                 let color = (new != DUMPI_COMM_NULL).then_some(color);
@@ -906,10 +1032,11 @@ impl Decoder {
                 let h = c.u16().map_err(e)?;
                 let comm = self.comm(h)?;
                 if comm == COMM_WORLD || comm == COMM_SELF {
-                    return Err(format!(
-                        "{} freed",
-                        if comm == COMM_WORLD { "MPI_COMM_WORLD" } else { "MPI_COMM_SELF" }
-                    ));
+                    return Err(StreamError::PredefinedFreed(if comm == COMM_WORLD {
+                        "MPI_COMM_WORLD"
+                    } else {
+                        "MPI_COMM_SELF"
+                    }));
                 }
                 self.comms.remove(&h);
                 Op::CommFree { comm }
@@ -920,17 +1047,15 @@ impl Decoder {
                 let h = c.i32().map_err(e)?;
                 match self.persistent.remove(&h) {
                     Some(p) if self.posted.get(&h).is_none_or(|q| q.is_empty()) => Op::RequestFree { req: p.id },
-                    Some(_) => return Err(format!("persistent request {h} freed while started and not completed")),
-                    None => return Err(format!("request {h} is not a persistent one: an active request freed completes at a time the trace does not hold")),
+                    Some(_) => return Err(StreamError::FreedStarted(h)),
+                    None => return Err(StreamError::FreedActive(h)),
                 }
             }
             // Cancel: request. Whether it was cancelled is known only at its completion, from
             // the status, so the call keeps only its time here and the completion says the rest.
             24 => {
                 let h = c.i32().map_err(e)?;
-                let p = self.posted.get_mut(&h).and_then(|q| q.front_mut()).ok_or_else(|| {
-                    format!("request {h} is not active (no MPI_Isend, MPI_Irecv or MPI_Start posted it)")
-                })?;
+                let p = self.posted.get_mut(&h).and_then(|q| q.front_mut()).ok_or(StreamError::NotActive(h))?;
                 p.cancel = true;
                 return Ok(None);
             }
@@ -988,9 +1113,7 @@ impl Decoder {
                 let (bytes, peer, tag) = (self.bytes(sn, sdt)?, self.peer(dest, false, on)?, Self::tag(stag, false)?);
                 let (src, rtag, rbytes) = match s.first() {
                     Some(s) => (self.peer(s.source, false, on)?, Self::tag(s.tag, false)?, s.bytes),
-                    None if src == DUMPI_ANY || rtag == DUMPI_ANY => {
-                        return Err("a wildcard receive without its status (trace with statuses on)".into())
-                    }
+                    None if src == DUMPI_ANY || rtag == DUMPI_ANY => return Err(StreamError::WildcardReceive),
                     None => (self.peer(src, false, on)?, Self::tag(rtag, false)?, self.bytes(rn, rdt)?),
                 };
                 Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm: self.comm(comm)?, replace: false }
@@ -1006,9 +1129,7 @@ impl Decoder {
                 let (bytes, peer, tag) = (self.bytes(n, dt)?, self.peer(dest, false, on)?, Self::tag(stag, false)?);
                 let (src, rtag, rbytes) = match s.first() {
                     Some(s) => (self.peer(s.source, false, on)?, Self::tag(s.tag, false)?, s.bytes),
-                    None if src == DUMPI_ANY || rtag == DUMPI_ANY => {
-                        return Err("a wildcard receive without its status (trace with statuses on)".into())
-                    }
+                    None if src == DUMPI_ANY || rtag == DUMPI_ANY => return Err(StreamError::WildcardReceive),
                     None => (self.peer(src, false, on)?, Self::tag(rtag, false)?, bytes),
                 };
                 Op::Sendrecv { peer, tag, bytes, src, rtag, rbytes, comm: self.comm(comm)?, replace: true }
@@ -1175,8 +1296,14 @@ impl Decoder {
     /// calls are followed; MPI_Comm_rank and MPI_Comm_size are checked against the members the
     /// importer gave the communicator; a communicator made by a call not followed is noted, to
     /// name it if a record uses it.
-    fn fold(&mut self, label: u16, fun: &'static Function, c: &mut Cursor, st: bool) -> Result<Option<Op>, String> {
-        let e = |b: Bad| format!("{b} (at byte {})", b.offset);
+    fn fold(
+        &mut self,
+        label: u16,
+        fun: &'static Function,
+        c: &mut Cursor,
+        st: bool,
+    ) -> Result<Option<Op>, StreamError> {
+        let e = StreamError::Read;
         let keep = matches!(label, GROUP_INCL | GROUP_EXCL | GROUP_RANGE_INCL | GROUP_RANGE_EXCL);
         let v = fields::read(fun, c, st, keep).map_err(e)?;
         match label {
@@ -1223,20 +1350,11 @@ impl Decoder {
                     let got = v.int(fun, "rank")?;
                     let mine = members.iter().position(|&m| m == self.rank);
                     if mine.map(|i| i as i64) != Some(got) {
-                        let at = mine.map_or("not a member".to_string(), |i| format!("rank {i}"));
-                        return Err(format!(
-                            "gives rank {got} on communicator {}, where its members as the importer made them \
-                             ({members:?}) put this rank at {at}",
-                            handle_name(comm)
-                        ));
+                        return Err(StreamError::RankContradicted { got, comm, members, at: mine });
                     }
                 } else if v.int(fun, "size")? != members.len() as i64 {
                     let got = v.int(fun, "size")?;
-                    return Err(format!(
-                        "gives size {got} to communicator {}, which the importer made with {} members",
-                        handle_name(comm),
-                        members.len()
-                    ));
+                    return Err(StreamError::SizeContradicted { got, comm, members: members.len() });
                 }
             }
             _ => {
@@ -1259,25 +1377,19 @@ impl Decoder {
     }
 
     /// Group handle `g`'s members (None: not known in the first pass).
-    fn group(&self, g: u16) -> Result<Option<Vec<u32>>, String> {
+    fn group(&self, g: u16) -> Result<Option<Vec<u32>>, StreamError> {
         match g {
             DUMPI_GROUP_EMPTY => Ok(Some(Vec::new())),
-            DUMPI_GROUP_NULL => Err("MPI_GROUP_NULL used as a group".into()),
-            _ => self.groups.get(&g).cloned().ok_or_else(|| {
-                format!(
-                    "group {g} is used before its creation: no MPI_Comm_group or group call before this one made it"
-                )
-            }),
+            DUMPI_GROUP_NULL => Err(StreamError::GroupNull),
+            _ => self.groups.get(&g).cloned().ok_or(StreamError::UnknownGroup(g)),
         }
     }
 
-    fn new_group(&mut self, g: u16, members: Option<Vec<u32>>) -> Result<(), String> {
+    fn new_group(&mut self, g: u16, members: Option<Vec<u32>>) -> Result<(), StreamError> {
         if g <= DUMPI_GROUP_EMPTY {
             // MPI hands out MPI_GROUP_EMPTY for an empty result.
             return match members {
-                Some(m) if !m.is_empty() && g == DUMPI_GROUP_EMPTY => {
-                    Err(format!("a group of {} members written as MPI_GROUP_EMPTY", m.len()))
-                }
+                Some(m) if !m.is_empty() && g == DUMPI_GROUP_EMPTY => Err(StreamError::EmptyGroupWithMembers(m.len())),
                 _ => Ok(()),
             };
         }
@@ -1288,20 +1400,20 @@ impl Decoder {
     /// MPI_Comm_create: oldcomm, group, newcomm. The new communicator's members are the
     /// group's, in its order; a rank outside the group gets MPI_COMM_NULL (no record, as a
     /// split's MPI_UNDEFINED).
-    fn comm_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, String> {
+    fn comm_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, StreamError> {
         let (old, group, new) = (v.handle(fun, "oldcomm")?, v.handle(fun, "group")?, v.handle(fun, "newcomm")?);
         let parent = self.members(old)?;
         let members = self.group(group)?;
         if let (Some(p), Some(m)) = (&parent, &members) {
             if let Some(x) = m.iter().find(|x| !p.contains(x)) {
-                return Err(format!("group {group} holds world rank {x}, which is not in communicator {old}"));
+                return Err(StreamError::GroupOutsideComm { group, rank: *x, comm: old });
             }
             let inside = m.contains(&self.rank);
             if inside != (new != DUMPI_COMM_NULL) {
                 return Err(if inside {
-                    format!("this rank is in group {group} and got MPI_COMM_NULL")
+                    StreamError::InGroupGotNull(group)
                 } else {
-                    format!("this rank is not in group {group} and got communicator {new}")
+                    StreamError::NotInGroupGotComm { group, comm: new }
                 });
             }
         }
@@ -1316,13 +1428,13 @@ impl Decoder {
     /// the first dims' product of the old communicator's, in its order, also with reorder
     /// (MPICH and Open MPI keep the order; MPI_Comm_rank on the grid is checked against it);
     /// the ranks beyond get MPI_COMM_NULL.
-    fn cart_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, String> {
+    fn cart_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, StreamError> {
         let (old, new) = (v.handle(fun, "oldcomm")?, v.handle(fun, "newcomm")?);
         let dims = v.ints(fun, "dims")?;
         let mut n = 1u64;
         for &d in dims {
             if d <= 0 {
-                return Err(format!("dimensions {dims:?}: each must be positive"));
+                return Err(StreamError::BadDims(dims.to_vec()));
             }
             n = n.saturating_mul(d as u64);
         }
@@ -1334,11 +1446,16 @@ impl Decoder {
     /// MPI_Graph_create: numedges, oldcomm, nodes, index, edges, reorder, newcomm. The
     /// graph's ranks are the old communicator's first `nodes`, in its order (as MPI_Cart_create's;
     /// a reordering shows as a rank MPI_Comm_rank contradicts, which is refused).
-    fn graph_create(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, String> {
+    fn graph_create(
+        &mut self,
+        fun: &Function,
+        v: &fields::Values,
+        rec: &mut Record,
+    ) -> Result<Option<Op>, StreamError> {
         let (old, new) = (v.handle(fun, "oldcomm")?, v.handle(fun, "newcomm")?);
         let nodes = v.int(fun, "nodes")?;
         if nodes < 0 {
-            return Err(format!("a graph of {nodes} nodes"));
+            return Err(StreamError::BadNodes(nodes));
         }
         let Some(members) = self.first_ranks(old, new, nodes as u64, "graph")? else { return Ok(None) };
         self.made(CommFn::GraphCreate, old, new, members, None, rec).map(Some)
@@ -1346,23 +1463,21 @@ impl Decoder {
 
     /// The members of a topology of `n` ranks laid on communicator `old` (its first `n`), or
     /// None where this rank got MPI_COMM_NULL (`new`), which must be the ranks past them.
-    fn first_ranks(&self, old: u16, new: u16, n: u64, what: &str) -> Result<Option<Option<Vec<u32>>>, String> {
+    fn first_ranks(
+        &self,
+        old: u16,
+        new: u16,
+        n: u64,
+        what: &'static str,
+    ) -> Result<Option<Option<Vec<u32>>>, StreamError> {
         let members = match self.members(old)? {
             Some(p) if n > p.len() as u64 => {
-                return Err(format!("a {what} of {n} ranks on communicator {old} of {} ranks", p.len()))
+                return Err(StreamError::TopologyTooBig { what, n, comm: old, size: p.len() })
             }
             Some(p) => {
                 let members = p[..n as usize].to_vec();
                 if members.contains(&self.rank) != (new != DUMPI_COMM_NULL) {
-                    return Err(format!(
-                        "this rank {} the {what}'s first {n} ranks of communicator {old} and got {}",
-                        if new == DUMPI_COMM_NULL { "is among" } else { "is not among" },
-                        if new == DUMPI_COMM_NULL {
-                            "MPI_COMM_NULL".to_string()
-                        } else {
-                            format!("communicator {new}")
-                        }
-                    ));
+                    return Err(StreamError::TopologyMembership { what, n, comm: old, new });
                 }
                 Some(members)
             }
@@ -1378,16 +1493,14 @@ impl Decoder {
     /// MPI_Cart_sub: ndim, comm, remain_dims, newcomm. The members are the grid's ranks whose
     /// coordinates equal this rank's in every dimension dropped, in grid order (MPI's
     /// row-major numbering: the last dimension varies fastest).
-    fn cart_sub(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, String> {
+    fn cart_sub(&mut self, fun: &Function, v: &fields::Values, rec: &mut Record) -> Result<Option<Op>, StreamError> {
         let (old, new) = (v.handle(fun, "oldcomm")?, v.handle(fun, "newcomm")?);
         let keep = v.ints(fun, "remain_dims")?;
         self.comm(old)?;
         let c = self.comms.get(&old);
-        let grid = c.and_then(|c| c.grid.clone()).ok_or_else(|| {
-            format!("communicator {old} is not a Cartesian one (MPI_Cart_create or MPI_Cart_sub did not make it)")
-        })?;
+        let grid = c.and_then(|c| c.grid.clone()).ok_or(StreamError::NotCartesian(old))?;
         if keep.len() != grid.len() {
-            return Err(format!("{} remain_dims for the {} dimensions of communicator {old}", keep.len(), grid.len()));
+            return Err(StreamError::RemainDims { given: keep.len(), dims: grid.len(), comm: old });
         }
         let sub: Vec<u32> = grid.iter().zip(keep).filter(|(_, &k)| k != 0).map(|(&d, _)| d).collect();
         let members = c.and_then(|c| c.members.clone()).map(|m| {
@@ -1404,25 +1517,25 @@ impl Decoder {
             m.iter().enumerate().filter(|&(i, _)| same(&coords(i))).map(|(_, &r)| r).collect::<Vec<u32>>()
         });
         if members.as_ref().is_some_and(|m| m.is_empty()) {
-            return Err(format!("this rank is not a member of communicator {old}"));
+            return Err(StreamError::NotAMember(old));
         }
         self.made(CommFn::CartSub, old, new, members, Some(sub), rec).map(Some)
     }
 
     /// The list of a v-collective on `on`: bytes per rank of it (appended to the record's
     /// list); their sum.
-    fn per_rank(&self, counts: &[i32], dt: u16, on: Ranks, rec: &mut Record) -> Result<u64, String> {
+    fn per_rank(&self, counts: &[i32], dt: u16, on: Ranks, rec: &mut Record) -> Result<u64, StreamError> {
         self.per_rank_typed(counts, &vec![dt; counts.len()], on, rec)
     }
 
     /// [`Decoder::per_rank`] with a datatype per rank (alltoallw).
-    fn per_rank_typed(&self, counts: &[i32], types: &[u16], on: Ranks, rec: &mut Record) -> Result<u64, String> {
+    fn per_rank_typed(&self, counts: &[i32], types: &[u16], on: Ranks, rec: &mut Record) -> Result<u64, StreamError> {
         if types.len() != counts.len() {
-            return Err(format!("{} counts but {} datatypes", counts.len(), types.len()));
+            return Err(StreamError::CountsTypes { counts: counts.len(), types: types.len() });
         }
         match on.n {
             Some(n) if !counts.is_empty() && counts.len() != n as usize => {
-                return Err(format!("{} counts for the {n} ranks of its communicator", counts.len()))
+                return Err(StreamError::CountsRanks { counts: counts.len(), ranks: n })
             }
             _ => {}
         }
@@ -1430,7 +1543,7 @@ impl Decoder {
         for (&n, &dt) in counts.iter().zip(types) {
             let b = self.bytes(n, dt)?;
             rec.list.push(b as i64);
-            sum = sum.checked_add(b).ok_or("counts overflow")?;
+            sum = sum.checked_add(b).ok_or(StreamError::CountsOverflow)?;
         }
         Ok(sum)
     }
@@ -1447,14 +1560,14 @@ fn handle_name(comm: u16) -> String {
 
 /// `ranks` of a group of `base` (MPI_Group_incl when `incl`, else MPI_Group_excl): each a rank
 /// of the group, none twice.
-fn pick(base: &[u32], ranks: &[i32], incl: bool, group: u16) -> Result<Vec<u32>, String> {
+fn pick(base: &[u32], ranks: &[i32], incl: bool, group: u16) -> Result<Vec<u32>, StreamError> {
     let mut taken = vec![false; base.len()];
     for &r in ranks {
         if r < 0 || r as usize >= base.len() {
-            return Err(format!("rank {r} is outside group {group} (ranks 0..{})", base.len()));
+            return Err(StreamError::RankOutsideGroup { rank: r, group, size: base.len() });
         }
         if std::mem::replace(&mut taken[r as usize], true) {
-            return Err(format!("rank {r} of group {group} named twice"));
+            return Err(StreamError::RankTwice { rank: r, group });
         }
     }
     Ok(if incl {
@@ -1467,22 +1580,22 @@ fn pick(base: &[u32], ranks: &[i32], incl: bool, group: u16) -> Result<Vec<u32>,
 /// The ranks the (first, last, stride) triplets of MPI_Group_range_incl/excl name, in order,
 /// on a group of `n`: every one within it (checked by [`pick`]; a triplet naming more ranks
 /// than the group has is refused before they are listed).
-fn ranges(triplets: &[Vec<i32>], n: usize, group: u16) -> Result<Vec<i32>, String> {
+fn ranges(triplets: &[Vec<i32>], n: usize, group: u16) -> Result<Vec<i32>, StreamError> {
     let mut out = Vec::new();
     for t in triplets {
         let &[first, last, stride] = &t[..] else {
-            return Err(format!("a range of {} values, not (first, last, stride)", t.len()));
+            return Err(StreamError::RangeLength(t.len()));
         };
         if stride == 0 {
-            return Err(format!("range ({first}, {last}, 0) of group {group}: a stride of 0"));
+            return Err(StreamError::ZeroStride { first, last, group });
         }
         let (first, last, stride) = (first as i64, last as i64, stride as i64);
         if (last - first) / stride < 0 {
-            return Err(format!("range ({first}, {last}, {stride}) of group {group} runs away from its last rank"));
+            return Err(StreamError::RangeAway { first, last, stride, group });
         }
         let count = (last - first) / stride + 1;
         if out.len() as i64 + count > n as i64 {
-            return Err(format!("range ({first}, {last}, {stride}) names more ranks than group {group}'s {n}"));
+            return Err(StreamError::RangeTooLong { first, last, stride, group, size: n });
         }
         out.extend((0..count).map(|k| (first + k * stride) as i32));
     }
@@ -1550,16 +1663,21 @@ mod tests {
     #[test]
     fn group_ranks_and_ranges() {
         let world = [10, 11, 12, 13, 14];
-        assert_eq!(pick(&world, &[4, 0], true, 3), Ok(vec![14, 10]));
-        assert_eq!(pick(&world, &[4, 0], false, 3), Ok(vec![11, 12, 13]));
-        assert_eq!(pick(&world, &[5], true, 3), Err("rank 5 is outside group 3 (ranks 0..5)".into()));
-        assert_eq!(pick(&world, &[-1], false, 3), Err("rank -1 is outside group 3 (ranks 0..5)".into()));
-        assert_eq!(pick(&world, &[1, 1], true, 3), Err("rank 1 of group 3 named twice".into()));
-        assert_eq!(ranges(&[vec![0, 4, 2], vec![3, 1, -2]], 5, 3), Ok(vec![0, 2, 4, 3, 1]));
-        assert_eq!(ranges(&[vec![4, 4, 1]], 5, 3), Ok(vec![4]));
-        assert!(ranges(&[vec![0, 4, 0]], 5, 3).unwrap_err().contains("stride of 0"));
-        assert!(ranges(&[vec![4, 0, 1]], 5, 3).unwrap_err().contains("runs away"));
-        assert!(ranges(&[vec![0, 1_000_000_000, 1]], 5, 3).unwrap_err().contains("more ranks"));
-        assert!(ranges(&[vec![0, 1]], 5, 3).unwrap_err().contains("2 values"));
+        let pick = |ranks: &[i32], incl| pick(&world, ranks, incl, 3).map_err(|e| e.to_string());
+        let ranges = |t: &[Vec<i32>]| ranges(t, 5, 3).map_err(|e| e.to_string());
+        assert_eq!(pick(&[4, 0], true), Ok(vec![14, 10]));
+        assert_eq!(pick(&[4, 0], false), Ok(vec![11, 12, 13]));
+        assert_eq!(pick(&[5], true), Err("rank 5 is outside group 3 (ranks 0..5)".into()));
+        assert_eq!(pick(&[-1], false), Err("rank -1 is outside group 3 (ranks 0..5)".into()));
+        assert_eq!(pick(&[1, 1], true), Err("rank 1 of group 3 named twice".into()));
+        assert_eq!(ranges(&[vec![0, 4, 2], vec![3, 1, -2]]), Ok(vec![0, 2, 4, 3, 1]));
+        assert_eq!(ranges(&[vec![4, 4, 1]]), Ok(vec![4]));
+        assert_eq!(ranges(&[vec![0, 4, 0]]), Err("range (0, 4, 0) of group 3: a stride of 0".into()));
+        assert_eq!(ranges(&[vec![4, 0, 1]]), Err("range (4, 0, 1) of group 3 runs away from its last rank".into()));
+        assert_eq!(
+            ranges(&[vec![0, 1_000_000_000, 1]]),
+            Err("range (0, 1000000000, 1) names more ranks than group 3's 5".into())
+        );
+        assert_eq!(ranges(&[vec![0, 1]]), Err("a range of 2 values, not (first, last, stride)".into()));
     }
 }

@@ -148,6 +148,44 @@ fn type_size(id: &str) -> Option<u64> {
 const SMPI_ANY_SOURCE: i32 = -333;
 const SMPI_ANY_TAG: i32 = -444;
 
+/// Why a TI line cannot be imported (the caller adds the file, rank and line). `action` is
+/// the line's action, which the message names first.
+#[derive(Debug, thiserror::Error)]
+enum LineError {
+    #[error("{0:?} is not a rank")]
+    NotARank(String),
+    #[error("an action of rank {who} in rank {rank}'s file")]
+    OtherRank { who: u32, rank: u32 },
+    #[error("a rank without an action")]
+    NoAction,
+    #[error("{action}: missing {what}")]
+    Missing { action: String, what: &'static str },
+    #[error("{action}: {what} {value:?} is not a number")]
+    NotANumber { action: String, what: &'static str, value: String },
+    #[error("{action}: {what} {value} out of range")]
+    OutOfRange { action: String, what: &'static str, value: f64 },
+    #[error("{action}: {what} {value} is not a rank of this {world}-rank trace")]
+    NotARankOfTrace { action: String, what: &'static str, value: i32, world: u32 },
+    #[error("{action}: {what} {size} (a size SMPI learns by probing) cannot be imported")]
+    ProbedSize { action: String, what: &'static str, size: f64 },
+    #[error("{action}: unknown datatype id {id:?}")]
+    UnknownDatatype { action: String, id: String },
+    #[error("compute: negative amount {0}")]
+    NegativeFlops(f64),
+    #[error("sleep: negative time {0}")]
+    NegativeSleep(f64),
+    #[error("{action}: {args} arguments, fewer than the {want} counts of a {ranks}-rank trace")]
+    FewCounts { action: String, args: usize, want: usize, ranks: usize },
+    #[error("alltoallv: {args} arguments, fewer than the {want} of a {ranks}-rank trace")]
+    FewAlltoallv { args: usize, want: usize, ranks: usize },
+    #[error("{action}: counts overflow")]
+    CountsOverflow { action: String },
+    #[error("unknown action {0:?} (SimGrid 3.32's replay has no such action)")]
+    UnknownAction(String),
+    #[error("more than 2^32 requests")]
+    TooManyRequests,
+}
+
 impl RecordStream for TiStream {
     fn next(&mut self, rec: &mut Record) -> Result<bool, Error> {
         loop {
@@ -199,63 +237,64 @@ impl TiStream {
     }
 
     /// One line; true when it gave a record.
-    fn parse(&mut self, line: &str, rec: &mut Record) -> Result<bool, String> {
+    fn parse(&mut self, line: &str, rec: &mut Record) -> Result<bool, LineError> {
         let f: Vec<&str> = line.split_whitespace().collect();
         if f.is_empty() || f[0].starts_with('#') {
             return Ok(false);
         }
-        let who: u32 = f[0].parse().map_err(|_| format!("{:?} is not a rank", f[0]))?;
+        let who: u32 = f[0].parse().map_err(|_| LineError::NotARank(f[0].to_string()))?;
         if who != self.rank {
             if self.shared {
                 return Ok(false);
             }
-            return Err(format!("an action of rank {who} in rank {}'s file", self.rank));
+            return Err(LineError::OtherRank { who, rank: self.rank });
         }
-        let action = *f.get(1).ok_or("a rank without an action")?;
+        let action = *f.get(1).ok_or(LineError::NoAction)?;
         let args = &f[2..];
-        let num = |i: usize, what: &str| -> Result<f64, String> {
-            let s = args.get(i).ok_or_else(|| format!("{action}: missing {what}"))?;
+        let num = |i: usize, what: &'static str| -> Result<f64, LineError> {
+            let s = args.get(i).ok_or_else(|| LineError::Missing { action: action.into(), what })?;
             match s.parse::<f64>() {
                 Ok(v) if v.is_finite() => Ok(v),
-                _ => Err(format!("{action}: {what} {s:?} is not a number")),
+                _ => Err(LineError::NotANumber { action: action.into(), what, value: s.to_string() }),
             }
         };
-        let int = |i: usize, what: &str| -> Result<i32, String> {
+        let int = |i: usize, what: &'static str| -> Result<i32, LineError> {
             let v = num(i, what)?.trunc();
             if v < i32::MIN as f64 || v > i32::MAX as f64 {
-                return Err(format!("{action}: {what} {v} out of range"));
+                return Err(LineError::OutOfRange { action: action.into(), what, value: v });
             }
             Ok(v as i32)
         };
-        let rank_arg = |i: usize, what: &str| -> Result<i32, String> {
+        let rank_arg = |i: usize, what: &'static str| -> Result<i32, LineError> {
             let v = int(i, what)?;
             if v < 0 || v as u32 >= self.world {
-                return Err(format!("{action}: {what} {v} is not a rank of this {}-rank trace", self.world));
+                return Err(LineError::NotARankOfTrace { action: action.into(), what, value: v, world: self.world });
             }
             Ok(v)
         };
         // A receive's partner: a rank, or any source; its tag: a tag, or any tag.
-        let source_arg = |i: usize, what: &str| -> Result<i32, String> {
+        let source_arg = |i: usize, what: &'static str| -> Result<i32, LineError> {
             if int(i, what)? == SMPI_ANY_SOURCE {
                 return Ok(ANY_SOURCE);
             }
             rank_arg(i, what)
         };
-        let tag_arg = |i: usize| -> Result<i32, String> {
+        let tag_arg = |i: usize| -> Result<i32, LineError> {
             Ok(match int(i, "tag")? {
                 SMPI_ANY_TAG => ANY_TAG,
                 t => t,
             })
         };
         let elem = self.elem;
-        let size = |i: usize, dt: usize, what: &str| -> Result<u64, String> {
+        let size = |i: usize, dt: usize, what: &'static str| -> Result<u64, LineError> {
             let n = num(i, what)?.trunc();
             if n < 0.0 {
-                return Err(format!("{action}: {what} {n} (a size SMPI learns by probing) cannot be imported"));
+                return Err(LineError::ProbedSize { action: action.into(), what, size: n });
             }
             let e = match args.get(dt) {
                 None => elem,
-                Some(id) => type_size(id).ok_or_else(|| format!("{action}: unknown datatype id {id:?}"))?,
+                Some(id) => type_size(id)
+                    .ok_or_else(|| LineError::UnknownDatatype { action: action.into(), id: id.to_string() })?,
             };
             Ok(n as u64 * e)
         };
@@ -274,7 +313,7 @@ impl TiStream {
             "compute" => {
                 let flops = num(0, "flops")?;
                 if flops < 0.0 {
-                    return Err(format!("compute: negative amount {flops}"));
+                    return Err(LineError::NegativeFlops(flops));
                 }
                 self.gap += flops / self.host_speed * 1e9;
                 return Ok(false);
@@ -282,7 +321,7 @@ impl TiStream {
             "sleep" => {
                 let s = num(0, "seconds")?;
                 if s < 0.0 {
-                    return Err(format!("sleep: negative time {s}"));
+                    return Err(LineError::NegativeSleep(s));
                 }
                 self.gap += s * 1e9;
                 return Ok(false);
@@ -403,18 +442,21 @@ impl TiStream {
             "gatherv" | "allgatherv" | "scatterv" | "alltoallv" | "reducescatter" => {
                 let n = self.world as usize;
                 if args.len() < n + 1 {
-                    return Err(format!(
-                        "{action}: {} arguments, fewer than the {} counts of a {n}-rank trace",
-                        args.len(),
-                        n + 1
-                    ));
+                    return Err(LineError::FewCounts {
+                        action: action.into(),
+                        args: args.len(),
+                        want: n + 1,
+                        ranks: n,
+                    });
                 }
                 // Per-rank counts in bytes, each count in its datatype (argument `dt`).
-                let counts = |from: usize, dt: usize, what: &str| -> Result<Vec<u64>, String> {
+                let counts = |from: usize, dt: usize, what: &'static str| -> Result<Vec<u64>, LineError> {
                     (from..from + n).map(|i| size(i, dt, what)).collect()
                 };
                 let sum = |v: &[u64]| {
-                    v.iter().try_fold(0u64, |a, &b| a.checked_add(b)).ok_or(format!("{action}: counts overflow"))
+                    v.iter()
+                        .try_fold(0u64, |a, &b| a.checked_add(b))
+                        .ok_or_else(|| LineError::CountsOverflow { action: action.into() })
                 };
                 let list = |v: Vec<u64>| v.into_iter().map(|b| b as i64).collect::<Vec<i64>>();
                 // SMPI's layouts (smpi_replay.cpp, the *VArgParser classes), N = ranks:
@@ -446,11 +488,7 @@ impl TiStream {
                     // alltoallv SENDBUF SENDCOUNT×N RECVBUF RECVCOUNT×N [SENDTYPE RECVTYPE]
                     "alltoallv" => {
                         if args.len() < 2 * n + 2 {
-                            return Err(format!(
-                                "alltoallv: {} arguments, fewer than the {} of a {n}-rank trace",
-                                args.len(),
-                                2 * n + 2
-                            ));
+                            return Err(LineError::FewAlltoallv { args: args.len(), want: 2 * n + 2, ranks: n });
                         }
                         let sc = counts(1, 2 * n + 2, "send count")?;
                         let rc = counts(n + 2, 2 * n + 3, "receive count")?;
@@ -472,7 +510,7 @@ impl TiStream {
                 self.gap += comp.max(0.0) / self.host_speed * 1e9;
                 return Ok(true);
             }
-            other => return Err(format!("unknown action {other:?} (SimGrid 3.32's replay has no such action)")),
+            other => return Err(LineError::UnknownAction(other.to_string())),
         };
         *rec = self.record(op);
         Ok(true)
@@ -486,8 +524,8 @@ impl TiStream {
         Op::Coll { coll, comm, root, send_bytes, recv_bytes, count, flags, req, instance }
     }
 
-    fn post(&mut self, mut r: Req, me: i32) -> Result<u32, String> {
-        self.next_req = self.next_req.checked_add(1).ok_or("more than 2^32 requests")?;
+    fn post(&mut self, mut r: Req, me: i32) -> Result<u32, LineError> {
+        self.next_req = self.next_req.checked_add(1).ok_or(LineError::TooManyRequests)?;
         r.id = self.next_req;
         let key = if r.recv { (r.peer, me, r.tag) } else { (me, r.peer, r.tag) };
         self.reqs.entry(key).or_default().push_back(r);

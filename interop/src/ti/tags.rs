@@ -18,6 +18,15 @@ pub const TABLE_BASE: u32 = 1 << 30;
 /// MPI_ANY_TAG, which a trace resolves before it reaches us).
 const COLL: i64 = i64::MIN;
 
+/// Why a message context has no TI tag.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TagError {
+    #[error("tag {0} is not a tag a message can carry")]
+    Negative(i32),
+    #[error("more than {} message contexts: TI tags are C ints", i32::MAX as u32 - TABLE_BASE)]
+    TooManyContexts,
+}
+
 #[derive(Default)]
 pub struct Tags {
     table: HashMap<(u32, i64), u32>,
@@ -25,9 +34,9 @@ pub struct Tags {
 
 impl Tags {
     /// The TI tag of application tag `tag` on communicator `comm`.
-    pub fn p2p(&mut self, comm: u32, tag: i32) -> Result<u32, String> {
+    pub fn p2p(&mut self, comm: u32, tag: i32) -> Result<u32, TagError> {
         if tag < 0 {
-            return Err(format!("tag {tag} is not a tag a message can carry"));
+            return Err(TagError::Negative(tag));
         }
         if comm == COMM_WORLD && (tag as u32) < TABLE_BASE {
             return Ok(tag as u32);
@@ -36,17 +45,17 @@ impl Tags {
     }
 
     /// The TI tag of collective steps on communicator `comm`.
-    pub fn coll(&mut self, comm: u32) -> Result<u32, String> {
+    pub fn coll(&mut self, comm: u32) -> Result<u32, TagError> {
         self.lookup(comm, COLL)
     }
 
-    fn lookup(&mut self, comm: u32, key: i64) -> Result<u32, String> {
+    fn lookup(&mut self, comm: u32, key: i64) -> Result<u32, TagError> {
         let next = TABLE_BASE as u64 + self.table.len() as u64;
         if let Some(&t) = self.table.get(&(comm, key)) {
             return Ok(t);
         }
         if next > i32::MAX as u64 {
-            return Err(format!("more than {} message contexts: TI tags are C ints", i32::MAX as u32 - TABLE_BASE));
+            return Err(TagError::TooManyContexts);
         }
         self.table.insert((comm, key), next as u32);
         Ok(next as u32)
@@ -69,6 +78,6 @@ mod tests {
         assert_eq!(t.coll(COMM_WORLD), Ok(TABLE_BASE));
         // A world tag in the table's range goes through the table (no collision).
         assert_eq!(t.p2p(COMM_WORLD, TABLE_BASE as i32), Ok(TABLE_BASE + 3));
-        assert!(t.p2p(COMM_WORLD, -5).is_err());
+        assert_eq!(t.p2p(COMM_WORLD, -5), Err(TagError::Negative(-5)));
     }
 }

@@ -303,7 +303,7 @@ impl<'a> TaskExport<'a> {
             }
             if t.is_none() {
                 let tag = i32::try_from(tag).map_err(|_| format!("completion tag {tag} out of range"))?;
-                *t = Some(self.tags.p2p(comm, tag)?);
+                *t = Some(self.tags.p2p(comm, tag).map_err(|e| e.to_string())?);
             }
             if bytes >= 0 {
                 *b = bytes as u64;
@@ -317,7 +317,7 @@ impl<'a> TaskExport<'a> {
     /// Adds a send; its action's index, or None to MPI_PROC_NULL.
     fn send(&mut self, comm: u32, peer: i32, tag: i32, bytes: u64, nonblocking: bool) -> Result<Option<usize>, Bad> {
         let Some(peer) = self.comms.peer(self.rank, comm, peer)? else { return Ok(None) };
-        let tag = self.tags.p2p(comm, tag)?;
+        let tag = self.tags.p2p(comm, tag).map_err(|e| e.to_string())?;
         Ok(Some(self.push(Action::Send { peer, tag, bytes, nonblocking })))
     }
 
@@ -337,7 +337,7 @@ impl<'a> TaskExport<'a> {
                 w => w,
             },
         };
-        let tag = if tag == ANY_TAG { None } else { Some(self.tags.p2p(comm, tag)?) };
+        let tag = if tag == ANY_TAG { None } else { Some(self.tags.p2p(comm, tag).map_err(|e| e.to_string())?) };
         Ok(Some(self.push(Action::Recv { peer, tag, bytes, nonblocking: nb, record })))
     }
 
@@ -361,7 +361,7 @@ impl<'a> TaskExport<'a> {
 
     /// One expansion step on communicator `comm` (peers comm-local).
     fn step(&mut self, comm: u32, step: Step) -> Result<(), Bad> {
-        let tag = self.tags.coll(comm)?;
+        let tag = self.tags.coll(comm).map_err(|e| e.to_string())?;
         let world_of =
             |p: u32| self.comms.peer(self.rank, comm, p as i32)?.ok_or_else(|| "step to MPI_PROC_NULL".to_string());
         match step {

@@ -125,17 +125,10 @@ impl Model {
 
     /// An intercommunicator's members as `rank`'s CommCreate record lists them: its local
     /// group, then the remote one; and how many are local.
-    fn inter_members(&self, c: u32, rank: u32) -> Result<(Vec<u32>, u32), String> {
-        let (local, remote) = self.sides(c, rank).ok_or_else(|| {
-            format!(
-                "rank {rank} is in neither group of intercommunicator {c} (a group of OTF2's COMM_SELF type, which \
-                 names no rank, or a damaged definition)"
-            )
-        })?;
+    fn inter_members(&self, c: u32, rank: u32) -> Result<(Vec<u32>, u32), ConvError> {
+        let (local, remote) = self.sides(c, rank).ok_or(ConvError::NeitherGroup { rank, comm: c })?;
         if remote.is_empty() {
-            return Err(format!(
-                "intercommunicator {c}: its other group is OTF2's COMM_SELF group, which does not name its rank"
-            ));
+            return Err(ConvError::SelfGroupRemote(c));
         }
         Ok((local.iter().chain(remote).copied().collect(), local.len() as u32))
     }
@@ -167,6 +160,56 @@ struct Current {
     comm_event: Option<u32>,
     /// The call's one-sided events, in order.
     rma: Vec<Ev>,
+}
+
+/// Why a rank's calls cannot be converted (the caller pairs it with the event it is about).
+/// `name` is the MPI call's region name.
+#[derive(Debug, thiserror::Error)]
+enum ConvError {
+    #[error(
+        "rank {rank} is in neither group of intercommunicator {comm} (a group of OTF2's COMM_SELF type, which \
+         names no rank, or a damaged definition)"
+    )]
+    NeitherGroup { rank: u32, comm: u32 },
+    #[error("intercommunicator {0}: its other group is OTF2's COMM_SELF group, which does not name its rank")]
+    SelfGroupRemote(u32),
+    #[error("communicator {0} is not in the definitions")]
+    UnknownComm(u32),
+    #[error("{0} after MPI_Finalize (only calls without communication, such as MPI_Finalized, may follow it)")]
+    AfterFinalize(String),
+    #[error("{name}: times go backwards ({begin} ns after a call that ended at {last} ns)")]
+    TimesBackwards { name: String, begin: u64, last: u64 },
+    #[error("region {0:?} is no MPI function psins knows")]
+    UnknownRegion(String),
+    #[error("{0}: nonblocking collectives cannot be imported")]
+    NonblockingColl(String),
+    #[error("{name}: unknown collective operation {op}")]
+    UnknownCollective { name: String, op: u8 },
+    #[error(
+        "{name}: the root is MPI_ROOT or MPI_PROC_NULL, which only an intercommunicator's collective has, on \
+         intra-communicator {comm}"
+    )]
+    RootOnIntra { name: String, comm: u32 },
+    #[error("{name}: {source}")]
+    Scorep { name: String, source: super::scorep::ScorepError },
+    #[error("{name}: completes request {request}, which was never started")]
+    NeverStarted { name: String, request: u64 },
+    #[error("MPI_Init after the first MPI call")]
+    InitAfterFirst,
+    #[error("{0}: a collective region without MpiCollectiveEnd")]
+    CollWithoutEnd(String),
+    #[error("{0}: the call's MPI event is missing")]
+    EventMissing(String),
+    #[error("{0}: none of its events names a window, and the rank used none before it")]
+    NoWindow(String),
+    #[error("{name}: window {win} is not in the definitions")]
+    UnknownWindow { name: String, win: u32 },
+    #[error("{name}: group {group} is not in the definitions")]
+    UnknownGroup { name: String, group: u32 },
+    #[error("{0}: no lock event names its target")]
+    NoLockTarget(String),
+    #[error("{0}: no group synchronisation event names its group")]
+    NoSyncGroup(String),
 }
 
 /// A conversion failure: the message and the index of the event it is about.
@@ -221,7 +264,7 @@ pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<(Vec<Record>, Fol
     let init = evs.iter().position(
         |e| matches!(*e, Ev::Leave(_, r) if model.regions.get(&r).is_some_and(|x| calls::of(&x.0) == Some(Call::Init))),
     );
-    c.add_uncreated_comms().map_err(|m| (m, init.unwrap_or(0)))?;
+    c.add_uncreated_comms().map_err(|m| (m.to_string(), init.unwrap_or(0)))?;
     Ok((c.out, c.folded))
 }
 
@@ -338,7 +381,7 @@ impl Conv<'_> {
                     }
                     // The call's first event (taken from `cur` as the call is made).
                     let at = self.cur.event;
-                    self.call(self.model.ns(t)).map_err(|m| (m, at))?;
+                    self.call(self.model.ns(t)).map_err(|m| (m.to_string(), at))?;
                 }
             }
             Ev::Enter(_, r) => {
@@ -379,15 +422,15 @@ impl Conv<'_> {
         id
     }
 
-    fn comm(&self, c: u32) -> Result<u32, String> {
+    fn comm(&self, c: u32) -> Result<u32, ConvError> {
         if !self.model.comms.contains_key(&c) {
-            return Err(format!("communicator {c} is not in the definitions"));
+            return Err(ConvError::UnknownComm(c));
         }
         Ok(self.model.local(c))
     }
 
     /// The call that ends at `end` (ns).
-    fn call(&mut self, end: u64) -> Result<(), String> {
+    fn call(&mut self, end: u64) -> Result<(), ConvError> {
         let (name, _) = self.model.regions.get(&self.cur.region).cloned().unwrap_or_default();
         let begin = self.cur.begin;
         // Before MPI_Init and after MPI_Finalize, MPI allows calls without communication
@@ -409,9 +452,7 @@ impl Conv<'_> {
                 return Ok(());
             }
             if self.finalized {
-                return Err(format!(
-                    "{name} after MPI_Finalize (only calls without communication, such as MPI_Finalized, may follow it)"
-                ));
+                return Err(ConvError::AfterFinalize(name));
             }
         }
         if self.last.is_none() {
@@ -426,11 +467,11 @@ impl Conv<'_> {
         }
         let last = self.last.expect("set above");
         if begin < last || end < begin {
-            return Err(format!("{name}: times go backwards ({begin} ns after a call that ended at {last} ns)"));
+            return Err(ConvError::TimesBackwards { name, begin, last });
         }
         let (gap, dur) = (begin - last, end - begin);
         self.last = Some(end);
-        let call = calls::of(&name).ok_or_else(|| format!("region {name:?} is no MPI function psins knows"))?;
+        let Some(call) = calls::of(&name) else { return Err(ConvError::UnknownRegion(name)) };
         let cur = std::mem::take(&mut self.cur);
         let mut list = Vec::new();
         let op = if let Some((op, c, root, s, r, n)) = cur.coll_end {
@@ -452,16 +493,14 @@ impl Conv<'_> {
                 // DESTROY_HANDLE and CommDestroy events): the predefined communicators are
                 // neither made nor freed in a psins trace.
                 (_, Call::Finalize) => Op::Finalize,
-                (_, Call::Coll { nonblocking: true }) => {
-                    return Err(format!("{name}: nonblocking collectives cannot be imported"))
-                }
+                (_, Call::Coll { nonblocking: true }) => return Err(ConvError::NonblockingColl(name)),
                 (CREATE_HANDLE, _) => {
                     let func = if let Call::CommCreate(f) = call { f } else { CommFn::Other };
                     self.create(func, made, &mut list)?
                 }
                 (DESTROY_HANDLE, _) => Op::CommFree { comm: self.comm(made)? },
                 _ => {
-                    let coll = coll_of(op).ok_or_else(|| format!("{name}: unknown collective operation {op}"))?;
+                    let Some(coll) = coll_of(op) else { return Err(ConvError::UnknownCollective { name, op }) };
                     let comm = self.comm(c)?;
                     let inter = self.model.sides(c, self.rank);
                     // The tracer's roots on an intercommunicator: NO_RANK for MPI_ROOT,
@@ -470,12 +509,7 @@ impl Conv<'_> {
                         UNDEFINED => NO_RANK,
                         ROOT_SELF if inter.is_some() => NO_RANK,
                         ROOT_THIS_GROUP if inter.is_some() => PROC_NULL,
-                        ROOT_SELF | ROOT_THIS_GROUP => {
-                            return Err(format!(
-                                "{name}: the root is MPI_ROOT or MPI_PROC_NULL, which only an intercommunicator's \
-                                 collective has, on intra-communicator {c}"
-                            ))
-                        }
+                        ROOT_SELF | ROOT_THIS_GROUP => return Err(ConvError::RootOnIntra { name, comm: c }),
                         r => r as i32,
                     };
                     self.instance += 1;
@@ -483,12 +517,12 @@ impl Conv<'_> {
                     let (s, r) = if let (true, Some((_, remote))) = (self.model.scorep, inter) {
                         let local = size - remote.len() as u64;
                         super::scorep::per_rank_inter(coll, s, r, remote.len() as u64, local, root)
-                            .map_err(|m| format!("{name}: {m}"))?
+                            .map_err(|source| ConvError::Scorep { name: name.clone(), source })?
                     } else if self.model.scorep {
                         let me = self.model.comms.get(&c).and_then(|m| m.0.iter().position(|&w| w == self.rank));
                         let root = (root >= 0).then_some(root as u64);
                         super::scorep::per_rank(coll, s, r, size, me.unwrap_or(0) as u64, root)
-                            .map_err(|m| format!("{name}: {m}"))?
+                            .map_err(|source| ConvError::Scorep { name: name.clone(), source })?
                     } else {
                         (s, r)
                     };
@@ -517,12 +551,11 @@ impl Conv<'_> {
         Ok(())
     }
 
-    fn create(&mut self, func: CommFn, c: u32, list: &mut Vec<i64>) -> Result<Op, String> {
+    fn create(&mut self, func: CommFn, c: u32, list: &mut Vec<i64>) -> Result<Op, ConvError> {
         if c == UNDEFINED {
             return Ok(Op::CommCreate { func, parent: COMM_WORLD, comm: COMM_NULL, split: 0 });
         }
-        let (mut members, parent) =
-            self.model.comms.get(&c).cloned().ok_or_else(|| format!("communicator {c} is not in the definitions"))?;
+        let (mut members, parent) = self.model.comms.get(&c).cloned().ok_or(ConvError::UnknownComm(c))?;
         if self.model.inter.contains_key(&c) {
             let (members, split) = self.model.inter_members(c, self.rank)?;
             *list = members.iter().map(|&m| m as i64).collect();
@@ -549,7 +582,7 @@ impl Conv<'_> {
         Ok(Op::CommCreate { func, parent, comm: self.model.local(c), split: 0 })
     }
 
-    fn p2p(&mut self, name: &str, call: Call, cur: &Current, list: &mut Vec<i64>) -> Result<Op, String> {
+    fn p2p(&mut self, name: &str, call: Call, cur: &Current, list: &mut Vec<i64>) -> Result<Op, ConvError> {
         let null = (PROC_NULL as u32, UNDEFINED, 0u32, 0u64);
         let comm_of = |s: &Self, c: u32| if c == UNDEFINED { Ok(COMM_WORLD) } else { s.comm(c) };
         // Events decide over a name the table maps elsewhere (Score-P puts MpiIsend in
@@ -569,7 +602,7 @@ impl Conv<'_> {
         if !cur.completions.is_empty() || rma_done || matches!(call, Call::Wait(_)) {
             for &(q, src) in &cur.completions {
                 let Some((id, _, _)) = self.reqs.remove(&q) else {
-                    return Err(format!("{name}: completes request {q}, which was never started"));
+                    return Err(ConvError::NeverStarted { name: name.into(), request: q });
                 };
                 match src {
                     // As the tracer records a send's completion: no source, tag or size.
@@ -602,7 +635,7 @@ impl Conv<'_> {
         let s = cur.sends.first().copied().unwrap_or(null);
         let r = cur.recvs.first().copied().unwrap_or(null);
         Ok(match call {
-            Call::Init => return Err("MPI_Init after the first MPI call".into()),
+            Call::Init => return Err(ConvError::InitAfterFirst),
             Call::Finalize => Op::Finalize,
             Call::Send(mode) if s.0 != PROC_NULL as u32 || cur.sends.is_empty() => {
                 Op::Send { mode, peer: s.0 as i32, tag: s.2 as i32, bytes: s.3, comm: comm_of(self, s.1)? }
@@ -613,13 +646,13 @@ impl Conv<'_> {
                 let (peer, tag, bytes) = (s.0 as i32, s.2 as i32, s.3);
                 Op::Sendrecv { peer, tag, bytes, src: r.0 as i32, rtag: r.2 as i32, rbytes: r.3, comm, replace }
             }
-            Call::Coll { .. } => return Err(format!("{name}: a collective region without MpiCollectiveEnd")),
+            Call::Coll { .. } => return Err(ConvError::CollWithoutEnd(name.into())),
             Call::CommCreate(func) => Op::CommCreate { func, parent: COMM_WORLD, comm: COMM_NULL, split: 0 },
             Call::Other(func) => Op::Other { func },
             Call::CommFree => Op::Other { func: psins_formats::functions::id("MPI_Comm_free") },
             // A region the table maps to a p2p call, without its event.
             Call::Isend(_) | Call::Irecv | Call::Wait(_) | Call::Send(_) => {
-                return Err(format!("{name}: the call's MPI event is missing"))
+                return Err(ConvError::EventMissing(name.into()))
             }
             Call::Rma(..) | Call::WinSync(_) | Call::WinCreate(_) | Call::WinFree => {
                 unreachable!("one-sided calls are converted by Conv::rma")
@@ -630,7 +663,7 @@ impl Conv<'_> {
     /// A one-sided call (Score-P's MPI RMA events): its region says which call, its events the
     /// window, the target, the bytes, the lock and the epoch's group. Windows keep their OTF2
     /// ids (consolidation numbers them across ranks).
-    fn rma(&mut self, name: &str, call: Call, cur: &Current, list: &mut Vec<i64>) -> Result<Op, String> {
+    fn rma(&mut self, name: &str, call: Call, cur: &Current, list: &mut Vec<i64>) -> Result<Op, ConvError> {
         let named = cur.rma.iter().find_map(|e| match *e {
             Ev::WinCreate(_, w) | Ev::WinDestroy(_, w) | Ev::RmaColl(_, w) | Ev::RmaGroupSync(_, w, ..) => Some(w),
             Ev::RmaLock(_, w, ..) | Ev::RmaUnlock(_, w, _) | Ev::RmaOp(_, _, w, ..) | Ev::RmaComplete(_, w, _) => {
@@ -644,18 +677,12 @@ impl Conv<'_> {
             let mut held = self.locks.iter().filter(|(_, (t, all))| *all || !t.is_empty()).map(|(&w, _)| w);
             held.next().filter(|_| held.next().is_none())
         };
-        let win = named
-            .or_else(locked)
-            .or(self.last_win)
-            .ok_or_else(|| format!("{name}: none of its events names a window, and the rank used none before it"))?;
+        let win = named.or_else(locked).or(self.last_win).ok_or_else(|| ConvError::NoWindow(name.into()))?;
         self.last_win = Some(win);
         Ok(match call {
             Call::WinCreate(func) => {
-                let c = *self
-                    .model
-                    .windows
-                    .get(&win)
-                    .ok_or_else(|| format!("{name}: window {win} is not in the definitions"))?;
+                let c =
+                    *self.model.windows.get(&win).ok_or_else(|| ConvError::UnknownWindow { name: name.into(), win })?;
                 let comm = if c == UNDEFINED { COMM_WORLD } else { self.comm(c)? };
                 Op::WinCreate { func, comm, win }
             }
@@ -714,7 +741,7 @@ impl Conv<'_> {
                                     .model
                                     .groups
                                     .get(&g)
-                                    .ok_or_else(|| format!("{name}: group {g} is not in the definitions"))?;
+                                    .ok_or_else(|| ConvError::UnknownGroup { name: name.into(), group: g })?;
                                 *list = m.iter().map(|&m| m as i64).collect();
                             }
                             if func == Test && synced {
@@ -746,10 +773,10 @@ impl Conv<'_> {
                     }
                 }
                 if matches!(func, Lock | Unlock) && rank == NO_RANK {
-                    return Err(format!("{name}: no lock event names its target"));
+                    return Err(ConvError::NoLockTarget(name.into()));
                 }
                 if matches!(func, Post | Start) && !grouped {
-                    return Err(format!("{name}: no group synchronisation event names its group"));
+                    return Err(ConvError::NoSyncGroup(name.into()));
                 }
                 // An epoch's end completes its operations: their targets are no longer needed.
                 match func {
@@ -765,7 +792,7 @@ impl Conv<'_> {
 
     /// Communicators this rank belongs to that no event of its created (a trace without
     /// create-handle collectives): made right after MPI_Init, in definition order.
-    fn add_uncreated_comms(&mut self) -> Result<(), String> {
+    fn add_uncreated_comms(&mut self) -> Result<(), ConvError> {
         let mut ids: Vec<u32> = self.model.comms.keys().copied().collect();
         ids.sort_unstable();
         let mut at = 1.min(self.out.len());
@@ -886,13 +913,13 @@ pub(super) mod tests {
     #[test]
     fn an_intercommunicators_sides_are_each_ranks_own() {
         let m = model(vec![2, 1]);
-        assert_eq!(m.inter_members(3, 3), Ok((vec![0, 3, 2, 1], 2)));
-        assert_eq!(m.inter_members(3, 1), Ok((vec![2, 1, 0, 3], 2)));
+        assert_eq!(m.inter_members(3, 3).unwrap(), (vec![0, 3, 2, 1], 2));
+        assert_eq!(m.inter_members(3, 1).unwrap(), (vec![2, 1, 0, 3], 2));
         assert_eq!(m.reach(3, 1), Some(Reach { comm: 3, peers: 2, inter: true }));
         let m = model(Vec::new());
-        let e = m.inter_members(3, 0).unwrap_err();
+        let e = m.inter_members(3, 0).unwrap_err().to_string();
         assert!(e.contains("other group is OTF2's COMM_SELF group"), "{e}");
-        let e = m.inter_members(3, 2).unwrap_err();
+        let e = m.inter_members(3, 2).unwrap_err().to_string();
         assert!(e.contains("rank 2 is in neither group of intercommunicator 3"), "{e}");
         // Made for its members after MPI_Init when no event creates it: refused the same way.
         let mut m = m;

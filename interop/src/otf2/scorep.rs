@@ -9,19 +9,32 @@
 
 use psins_formats::{Coll, NO_RANK, PROC_NULL};
 
+/// Totals a Score-P collective record holds that fit none of its formulas.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScorepError {
+    /// `total` bytes (its `what`: "allreduce total", ...) that `ranks` blocks do not divide.
+    #[error("Score-P's {what} of {total} bytes is no whole multiple of the {ranks} ranks' blocks it counts")]
+    Indivisible { what: &'static str, total: u64, ranks: u64 },
+    #[error("a scan on an intercommunicator (MPI defines none)")]
+    InterScan,
+}
+
 /// The record's (send, receive) bytes of a Score-P collective: its totals `s` and `r` on a
 /// communicator of `n` ranks, this rank `me`, the root if the operation has one. An error
 /// where the totals fit none of Score-P's formulas (a damaged or differently made archive).
-pub fn per_rank(coll: Coll, s: u64, r: u64, n: u64, me: u64, root: Option<u64>) -> Result<(u64, u64), String> {
+pub fn per_rank(coll: Coll, s: u64, r: u64, n: u64, me: u64, root: Option<u64>) -> Result<(u64, u64), ScorepError> {
     let n = n.max(1);
     // `t` = k·b for the first k of `ks` that divides it (0 stays 0).
-    let split = |t: u64, ks: &[u64], what: &str| -> Result<u64, String> {
+    let split = |t: u64, ks: &[u64], what: &'static str| -> Result<u64, ScorepError> {
         if t == 0 {
             return Ok(0);
         }
-        ks.iter().copied().filter(|&k| k > 0).find(|&k| t.is_multiple_of(k)).map(|k| t / k).ok_or_else(|| {
-            format!("Score-P's {what} of {t} bytes is no whole multiple of the {n} ranks' blocks it counts")
-        })
+        ks.iter()
+            .copied()
+            .filter(|&k| k > 0)
+            .find(|&k| t.is_multiple_of(k))
+            .map(|k| t / k)
+            .ok_or(ScorepError::Indivisible { what, total: t, ranks: n })
     };
     let is_root = root == Some(me);
     Ok(match coll {
@@ -91,13 +104,13 @@ pub fn per_rank(coll: Coll, s: u64, r: u64, n: u64, me: u64, root: Option<u64>) 
 /// reduce_scatter_block (it asks the communicator's size). `root` is the record's: NO_RANK
 /// where this rank passed MPI_ROOT, PROC_NULL for the other ranks of the root's group (which
 /// move nothing: Score-P records 0 bytes, kept so), else the root's rank in the remote group.
-pub fn per_rank_inter(coll: Coll, s: u64, r: u64, m: u64, local: u64, root: i32) -> Result<(u64, u64), String> {
+pub fn per_rank_inter(coll: Coll, s: u64, r: u64, m: u64, local: u64, root: i32) -> Result<(u64, u64), ScorepError> {
     let m = m.max(1);
-    let per = |t: u64, k: u64, what: &str| -> Result<u64, String> {
+    let per = |t: u64, k: u64, what: &'static str| -> Result<u64, ScorepError> {
         if t.is_multiple_of(k.max(1)) {
             Ok(t / k.max(1))
         } else {
-            Err(format!("Score-P's {what} of {t} bytes is no whole multiple of the {k} ranks' blocks it counts"))
+            Err(ScorepError::Indivisible { what, total: t, ranks: k })
         }
     };
     let (is_root, bystander) = (root == NO_RANK, root == PROC_NULL);
@@ -131,7 +144,7 @@ pub fn per_rank_inter(coll: Coll, s: u64, r: u64, m: u64, local: u64, root: i32)
             let b = per(r, local, "reduce_scatter_block total")?;
             (b * m, b)
         }
-        Coll::Scan | Coll::Exscan => return Err("a scan on an intercommunicator (MPI defines none)".into()),
+        Coll::Scan | Coll::Exscan => return Err(ScorepError::InterScan),
         _ => (s, r),
     })
 }
@@ -200,13 +213,16 @@ mod tests {
         for (coll, s, r, root, want) in cases {
             assert_eq!(per_rank_inter(coll, s, r, 3, 2, root), Ok(want), "{coll:?} {s} {r} root {root}");
         }
-        assert!(per_rank_inter(Coll::Allreduce, 10, 10, 3, 2, NO_RANK).unwrap_err().contains("10 bytes"));
-        assert!(per_rank_inter(Coll::Scan, 8, 8, 3, 2, NO_RANK).is_err());
+        assert_eq!(
+            per_rank_inter(Coll::Allreduce, 10, 10, 3, 2, NO_RANK).unwrap_err().to_string(),
+            "Score-P's allreduce total of 10 bytes is no whole multiple of the 3 ranks' blocks it counts"
+        );
+        assert_eq!(per_rank_inter(Coll::Scan, 8, 8, 3, 2, NO_RANK), Err(ScorepError::InterScan));
     }
 
     #[test]
     fn totals_that_fit_no_formula_are_refused() {
-        let e = per_rank(Coll::Allreduce, 10, 10, 4, 0, None).unwrap_err();
+        let e = per_rank(Coll::Allreduce, 10, 10, 4, 0, None).unwrap_err().to_string();
         assert!(e.contains("allreduce total of 10 bytes"), "{e}");
     }
 }

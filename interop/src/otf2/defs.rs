@@ -2,7 +2,7 @@
 //! libotf2's definition callbacks: the clock, the regions' names, which location is which MPI
 //! rank, and the communicators with their members.
 
-use super::handle::{GlobalDefCallbacks, Reader};
+use super::handle::{GlobalDefCallbacks, LibError, Reader};
 use super::sys;
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr, CString};
@@ -258,8 +258,17 @@ extern "C" fn on_clock(user: *mut c_void, resolution: u64, offset: u64, _: u64, 
     sys::CALLBACK_SUCCESS
 }
 
+/// Why an archive's global definitions cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DefsError {
+    #[error(transparent)]
+    Library(#[from] LibError),
+    #[error("the clock properties give 0 ticks per second")]
+    ZeroResolution,
+}
+
 /// Reads the global definitions of the archive whose anchor file is `anchor`.
-pub fn read(anchor: &CString) -> Result<Defs, String> {
+pub fn read(anchor: &CString) -> Result<Defs, DefsError> {
     let mut d = Defs { resolution: 1_000_000_000, ..Defs::default() };
     super::quiet_errors();
     let reader = Reader::open(anchor)?;
@@ -275,7 +284,7 @@ pub fn read(anchor: &CString) -> Result<Defs, String> {
         }
         let g = sys::OTF2_Reader_GetGlobalDefReader(r);
         if g.is_null() {
-            return Err(super::last_error("no global definitions"));
+            return Err(LibError(super::last_error("no global definitions")).into());
         }
         let callbacks = GlobalDefCallbacks::new();
         let cb = callbacks.ptr();
@@ -294,17 +303,17 @@ pub fn read(anchor: &CString) -> Result<Defs, String> {
         ok(sys::OTF2_Reader_CloseGlobalDefReader(r, g))?;
     }
     if d.resolution == 0 {
-        return Err("the clock properties give 0 ticks per second".into());
+        return Err(DefsError::ZeroResolution);
     }
     Ok(d)
 }
 
 /// libotf2's code as a result, its reason kept (the event reader's too).
-pub(super) fn ok(code: sys::ErrorCode) -> Result<(), String> {
+pub(super) fn ok(code: sys::ErrorCode) -> Result<(), LibError> {
     if code == sys::SUCCESS {
         Ok(())
     } else {
-        Err(super::last_error(&sys::describe(code)))
+        Err(LibError(super::last_error(&sys::describe(code))))
     }
 }
 

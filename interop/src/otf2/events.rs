@@ -303,8 +303,8 @@ pub fn read(anchor: &CString, location: u64, count_attr: Option<u32>) -> Result<
     let mut sink = Sink { evs: Vec::new(), count_attr };
     super::quiet_errors();
     let fail = |what: &str, n: usize| (super::last_error(what), n);
-    let ok = |code: sys::ErrorCode, n: usize| super::defs::ok(code).map_err(|m| (m, n));
-    let reader = Reader::open(anchor).map_err(|m| (m, 0))?;
+    let ok = |code: sys::ErrorCode, n: usize| super::defs::ok(code).map_err(|m| (m.to_string(), n));
+    let reader = Reader::open(anchor).map_err(|m| (m.to_string(), 0))?;
     let r = reader.ptr();
     // SAFETY: `r` is open while `reader` lives (closing it closes any definition or event
     // reader an error left open); the callbacks' set is copied when registered; `sink`

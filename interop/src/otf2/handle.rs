@@ -7,15 +7,20 @@ use super::sys;
 use std::ffi::CStr;
 use std::ptr::NonNull;
 
+/// A libotf2 call failed: the library's reason, as [`super::last_error`] words it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LibError(pub String);
+
 /// An archive opened for reading (`OTF2_Reader_Open`), closed on drop.
 pub struct Reader(NonNull<sys::Reader>);
 
 impl Reader {
     /// Opens the archive whose anchor file is `anchor`; libotf2's reason when it cannot.
-    pub fn open(anchor: &CStr) -> Result<Reader, String> {
+    pub fn open(anchor: &CStr) -> Result<Reader, LibError> {
         // SAFETY: a valid C string; the handle is owned by the value returned.
         let r = unsafe { sys::OTF2_Reader_Open(anchor.as_ptr()) };
-        NonNull::new(r).map(Reader).ok_or_else(|| super::last_error("cannot open the archive"))
+        NonNull::new(r).map(Reader).ok_or_else(|| LibError(super::last_error("cannot open the archive")))
     }
 
     pub fn ptr(&self) -> *mut sys::Reader {

@@ -36,7 +36,7 @@ pub fn ranks(anchor: &Path) -> Result<Vec<Otf2Rank>, Error> {
     if !anchor.is_file() {
         return Err(Error::new(anchor, "no such file (give the archive's anchor file, NAME.otf2)"));
     }
-    let d = defs::read(&anchor_c).map_err(|m| Error::new(anchor, m))?;
+    let d = defs::read(&anchor_c).map_err(|m| Error::new(anchor, m.to_string()))?;
     let locations = d.ranks();
     if locations.is_empty() {
         return Err(Error::new(anchor, "the archive defines no locations"));

@@ -1660,6 +1660,32 @@ mod tests {
         assert!(files >= 26, "{files}");
     }
 
+    /// The messages composed from a variant's data, as the importer words them.
+    #[test]
+    fn composed_messages() {
+        let rank = |at| StreamError::RankContradicted { got: 1, comm: DUMPI_COMM_WORLD, members: vec![0, 2], at };
+        assert_eq!(
+            rank(None).to_string(),
+            "gives rank 1 on communicator MPI_COMM_WORLD, where its members as the importer made them ([0, 2]) put \
+             this rank at not a member"
+        );
+        assert!(rank(Some(0)).to_string().ends_with("put this rank at rank 0"));
+        let membership = |new| StreamError::TopologyMembership { what: "grid", n: 4, comm: 5, new };
+        assert_eq!(
+            membership(DUMPI_COMM_NULL).to_string(),
+            "this rank is among the grid's first 4 ranks of communicator 5 and got MPI_COMM_NULL"
+        );
+        assert_eq!(
+            membership(7).to_string(),
+            "this rank is not among the grid's first 4 ranks of communicator 5 and got communicator 7"
+        );
+        assert_eq!(
+            StreamError::SizeContradicted { got: 3, comm: 9, members: 2 }.to_string(),
+            "gives size 3 to communicator 9, which the importer made with 2 members"
+        );
+        assert_eq!(StreamError::Read(bad(12, "truncated")).to_string(), "truncated (at byte 12)");
+    }
+
     #[test]
     fn group_ranks_and_ranges() {
         let world = [10, 11, 12, 13, 14];

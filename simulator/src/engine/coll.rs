@@ -110,7 +110,7 @@ impl<S: TraceSource> Sim<'_, S> {
         }
         let task = &mut self.tasks[t as usize];
         let h = if nonblocking {
-            task.create_req(req, ReqKind::Coll).map_err(|m| SimError::bad_record(t, index, m))?
+            task.create_req(req, ReqKind::Coll).map_err(|e| SimError::bad_record(t, index, e.to_string()))?
         } else {
             task.add_req(BLOCKING_REQ, ReqKind::Coll)
         };

@@ -35,7 +35,7 @@ impl<S: TraceSource> Sim<'_, S> {
             }
             Op::Isend { mode, peer, tag, bytes, comm, req } => {
                 let Some(dst) = self.peer(t, comm, peer).map_err(bad)? else { return self.null_req(t, req, at) };
-                let h = self.tasks[t as usize].create_req(req, ReqKind::Send).map_err(bad)?;
+                let h = self.tasks[t as usize].create_req(req, ReqKind::Send).map_err(|e| bad(e.to_string()))?;
                 let free = self.post_send(
                     t,
                     SendArgs { dst, comm, tag, coll: false, bytes, mode, r: Ref::Req(h), busy: 0 },
@@ -52,7 +52,7 @@ impl<S: TraceSource> Sim<'_, S> {
             Op::Irecv { peer, tag, comm, req, .. } => {
                 let (peer, tag) = self.resolve_wildcard(t, peer, tag, req)?;
                 let Some(src) = self.source(t, comm, peer).map_err(bad)? else { return self.null_req(t, req, at) };
-                let h = self.tasks[t as usize].create_req(req, ReqKind::Recv).map_err(bad)?;
+                let h = self.tasks[t as usize].create_req(req, ReqKind::Recv).map_err(|e| bad(e.to_string()))?;
                 self.post_recv(t, Posted { src, tag, comm, coll: false, r: Ref::Req(h), at });
                 Ok(Flow::Done(at))
             }
@@ -102,7 +102,7 @@ impl<S: TraceSource> Sim<'_, S> {
                 let end = at + self.scaled_dur(t);
                 let kind = if persistent { ReqKind::MeasuredPersistent } else { ReqKind::Measured };
                 let task = &mut self.tasks[t as usize];
-                let h = task.create_req(req, kind).map_err(bad)?;
+                let h = task.create_req(req, kind).map_err(|e| bad(e.to_string()))?;
                 let r = task.req_mut(h).expect("just added");
                 (r.done_at, r.partner_at, r.active) = (end, end, !persistent);
                 Ok(Flow::Done(end))
@@ -216,7 +216,7 @@ impl<S: TraceSource> Sim<'_, S> {
     /// A nonblocking call on PROC_NULL: its request exists and is complete.
     fn null_req(&mut self, t: u32, req: u32, at: Ps) -> Result<Flow> {
         let task = &mut self.tasks[t as usize];
-        let h = task.create_req(req, ReqKind::Coll).map_err(|m| SimError::bad_record(t, task.index, m))?;
+        let h = task.create_req(req, ReqKind::Coll).map_err(|e| SimError::bad_record(t, task.index, e.to_string()))?;
         let r = task.req_mut(h).expect("just added");
         r.done_at = at;
         r.partner_at = at;
@@ -245,7 +245,7 @@ impl<S: TraceSource> Sim<'_, S> {
 
     fn persistent(&mut self, t: u32, req: u32, args: Persistent, at: Ps) -> Result<Flow, Bad> {
         let task = &mut self.tasks[t as usize];
-        let h = task.create_req(req, ReqKind::Persistent)?;
+        let h = task.create_req(req, ReqKind::Persistent).map_err(|e| e.to_string())?;
         task.persistent.push((h, args));
         task.req_mut(h).expect("just added").active = false;
         Ok(Flow::Done(at))

@@ -422,7 +422,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         task.records_read += 1;
         self.records += 1;
         if let Err(msg) = task.seq.check(&task.rec.op) {
-            return Err(SimError::bad_record(t, task.index, msg));
+            return Err(SimError::bad_record(t, task.index, msg.to_string()));
         }
         Ok(true)
     }

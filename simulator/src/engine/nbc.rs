@@ -57,7 +57,7 @@ impl<S: TraceSource> Sim<'_, S> {
         let list = std::mem::take(&mut task.rec.list);
         let index = task.index;
         let Op::Coll { coll, comm, req, instance, .. } = op else { unreachable!("start_schedule on a Coll record") };
-        let h = task.create_req(req, ReqKind::Coll).map_err(|m| SimError::bad_record(t, index, m))?;
+        let h = task.create_req(req, ReqKind::Coll).map_err(|e| SimError::bad_record(t, index, e.to_string()))?;
         let mut steps = self.read_steps(t, instance)?;
         if steps.is_empty() {
             let counts: Vec<u64> = list.iter().map(|&v| v.max(0) as u64).collect();

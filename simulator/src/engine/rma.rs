@@ -42,6 +42,17 @@ use std::collections::VecDeque;
 /// Their `comm` field holds the operation's slot (they never match receives).
 pub const RMA_TAG: i32 = i32::MIN;
 
+/// Why a one-sided record cannot be replayed: a window or rank it names.
+#[derive(Debug, thiserror::Error)]
+pub enum RmaError {
+    #[error("operation on window {win}, which was never created")]
+    NoWindow { win: u32 },
+    #[error("{}", .reach.outside("target", *.target))]
+    Outside { reach: WinReach, target: i32 },
+    #[error("group member {member} is not a rank of the job")]
+    NotInJob { member: i64 },
+}
+
 /// One operation in flight or waiting to be gathered by a synchronisation.
 struct RmaOp {
     origin: u32,
@@ -144,11 +155,11 @@ impl<S: TraceSource> Sim<'_, S> {
                         return Ok(Flow::Done(at));
                     }
                     let task = &mut self.tasks[t as usize];
-                    let h = task.create_req(req, ReqKind::Send).map_err(bad)?;
+                    let h = task.create_req(req, ReqKind::Send).map_err(|e| bad(e.to_string()))?;
                     self.complete(t, Ref::Req(h), at, at);
                     return Ok(Flow::Done(at));
                 }
-                let x = self.target(win, target).map_err(bad)?;
+                let x = self.target(win, target).map_err(|e| bad(e.to_string()))?;
                 Ok(Flow::Done(self.issue(t, x, win, func, bytes, rbytes, req, at)?))
             }
             Op::WinSync { func, win, rank, flags } => {
@@ -161,7 +172,7 @@ impl<S: TraceSource> Sim<'_, S> {
                 let list = std::mem::take(&mut self.tasks[t as usize].rec.list);
                 let r = self.sync(t, h, func, win, rank, flags, &list, at);
                 self.tasks[t as usize].rec.list = list;
-                r.map_err(bad)?;
+                r.map_err(|e| bad(e.to_string()))?;
                 Ok(self.block_on(t, at))
             }
             _ => unreachable!("exec_rma on a one-sided record"),
@@ -169,13 +180,10 @@ impl<S: TraceSource> Sim<'_, S> {
     }
 
     /// World rank of `target`, a rank of window `win`'s communicator.
-    fn target(&self, win: u32, target: i32) -> std::result::Result<u32, String> {
-        let w = self.rma.wins.get(&win).ok_or_else(|| format!("operation on window {win}, which was never created"))?;
+    fn target(&self, win: u32, target: i32) -> std::result::Result<u32, RmaError> {
+        let w = self.rma.wins.get(&win).ok_or(RmaError::NoWindow { win })?;
         let reach = WinReach { win, size: w.members.len() as u32 };
-        usize::try_from(target)
-            .ok()
-            .and_then(|i| w.members.get(i).copied())
-            .ok_or_else(|| reach.outside("target", target))
+        usize::try_from(target).ok().and_then(|i| w.members.get(i).copied()).ok_or(RmaError::Outside { reach, target })
     }
 
     /// The link between two world ranks (the engine's one rule, `Route::of`).
@@ -203,7 +211,9 @@ impl<S: TraceSource> Sim<'_, S> {
         let task = &mut self.tasks[o as usize];
         let req = match req {
             NO_REQUEST => None,
-            id => Some(task.create_req(id, ReqKind::Send).map_err(|m| SimError::bad_record(o, task.index, m))?),
+            id => Some(
+                task.create_req(id, ReqKind::Send).map_err(|e| SimError::bad_record(o, task.index, e.to_string()))?,
+            ),
         };
         self.stats.rma_ops += 1;
         let get = func == RmaFn::Get;
@@ -393,19 +403,13 @@ impl<S: TraceSource> Sim<'_, S> {
         flags: u8,
         list: &[i64],
         at: Ps,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), RmaError> {
         use WinSyncFn::*;
-        let one = |s: &Self| -> std::result::Result<u32, String> { s.target(win, rank) };
-        let group = |s: &Self| -> std::result::Result<Vec<u32>, String> {
+        let one = |s: &Self| -> std::result::Result<u32, RmaError> { s.target(win, rank) };
+        let group = |s: &Self| -> std::result::Result<Vec<u32>, RmaError> {
             let n = s.tasks.len() as i64;
             list.iter()
-                .map(|&w| {
-                    if (0..n).contains(&w) {
-                        Ok(w as u32)
-                    } else {
-                        Err(format!("group member {w} is not a rank of the job"))
-                    }
-                })
+                .map(|&w| if (0..n).contains(&w) { Ok(w as u32) } else { Err(RmaError::NotInJob { member: w }) })
                 .collect()
         };
         let g = match func {

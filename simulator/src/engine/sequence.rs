@@ -21,6 +21,25 @@ const COLL_SEEN: u8 = 8;
 /// The previous record was a `Coll` or one of its steps: steps of `instance` may follow.
 const EXPANDING: u8 = 16;
 
+/// A record out of its task's order: the rule it breaks.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SequenceError {
+    #[error("a {kind} record after {end}: a process makes no MPI call after it")]
+    AfterEnd { kind: &'static str, end: &'static str },
+    #[error(
+        "expansion step of collective instance {instance} does not follow its collective (steps come right after their Coll record)"
+    )]
+    StepWithoutColl { instance: u32 },
+    #[error("expansion step of collective instance {instance} follows collective instance {last}")]
+    StepOfOther { instance: u32, last: u32 },
+    #[error(
+        "collective instance {instance} after instance {last}: a rank numbers its collectives in call order, so instances only increase"
+    )]
+    InstanceOrder { instance: u32, last: u32 },
+    #[error("a second MPI_Init: MPI is initialised once per process")]
+    SecondInit,
+}
+
 /// Per task: 8 bytes, so a million tasks keep it cheaply.
 #[derive(Clone, Copy, Default, Debug)]
 pub struct Sequence {
@@ -32,7 +51,7 @@ pub struct Sequence {
 impl Sequence {
     /// Checks the next record of the stream; `Err` says why it cannot come here.
     #[inline(always)]
-    pub fn check(&mut self, op: &Op) -> Result<(), String> {
+    pub fn check(&mut self, op: &Op) -> Result<(), SequenceError> {
         // Most records change nothing: not a kind the rules name, and no end or expansion
         // in progress. One test on the kind and one on the flags, inline on the replay's path.
         let plain =
@@ -45,7 +64,7 @@ impl Sequence {
 
     /// [`Sequence::check`] for any record.
     #[inline(never)]
-    fn check_full(&mut self, op: &Op) -> Result<(), String> {
+    fn check_full(&mut self, op: &Op) -> Result<(), SequenceError> {
         if self.flags & (FINALIZED | ABORTED) != 0 {
             return Err(self.after_end(op));
         }
@@ -59,16 +78,14 @@ impl Sequence {
             Op::Coll { instance, .. } => {
                 let last = self.instance;
                 if self.flags & COLL_SEEN != 0 && instance <= last && instance != last.wrapping_add(1) {
-                    return Err(format!(
-                        "collective instance {instance} after instance {last}: a rank numbers its collectives in call order, so instances only increase"
-                    ));
+                    return Err(SequenceError::InstanceOrder { instance, last });
                 }
                 self.instance = instance;
                 self.flags |= COLL_SEEN | EXPANDING;
                 return Ok(());
             }
             Op::Init { .. } if self.flags & INIT != 0 => {
-                return Err("a second MPI_Init: MPI is initialised once per process".into());
+                return Err(SequenceError::SecondInit);
             }
             Op::Init { .. } => self.flags |= INIT,
             Op::Finalize => self.flags |= FINALIZED,
@@ -80,19 +97,17 @@ impl Sequence {
     }
 
     #[cold]
-    fn after_end(&self, op: &Op) -> String {
+    fn after_end(&self, op: &Op) -> SequenceError {
         let end = if self.flags & FINALIZED != 0 { "MPI_Finalize" } else { "MPI_Abort" };
-        format!("a {} record after {end}: a process makes no MPI call after it", op.kind().name())
+        SequenceError::AfterEnd { kind: op.kind().name(), end }
     }
 
     #[cold]
-    fn stray_step(&self, instance: u32) -> String {
+    fn stray_step(&self, instance: u32) -> SequenceError {
         if self.flags & EXPANDING == 0 {
-            return format!(
-                "expansion step of collective instance {instance} does not follow its collective (steps come right after their Coll record)"
-            );
+            return SequenceError::StepWithoutColl { instance };
         }
-        format!("expansion step of collective instance {instance} follows collective instance {}", self.instance)
+        SequenceError::StepOfOther { instance, last: self.instance }
     }
 }
 
@@ -119,7 +134,7 @@ mod tests {
     }
     fn run(ops: &[Op]) -> Result<(), (usize, String)> {
         let mut s = Sequence::default();
-        ops.iter().enumerate().try_for_each(|(i, op)| s.check(op).map_err(|e| (i, e)))
+        ops.iter().enumerate().try_for_each(|(i, op)| s.check(op).map_err(|e| (i, e.to_string())))
     }
 
     #[test]

@@ -192,12 +192,12 @@ impl Task {
     /// or a persistent request not freed — is an error: MPI hands out a new handle for each
     /// live request, and consolidation renames ids the same way.
     #[inline]
-    pub fn create_req(&mut self, id: u32, kind: ReqKind) -> Result<u32, String> {
+    pub fn create_req(&mut self, id: u32, kind: ReqKind) -> Result<u32, RequestError> {
         if id == BLOCKING_REQ {
-            return Err(reserved_id(id));
+            return Err(RequestError::Reserved { id });
         }
         if id != psins_formats::NO_REQUEST && self.id_bits & id_bit(id) != 0 && self.reqs.iter().any(|r| r.id == id) {
-            return Err(created_again(id));
+            return Err(RequestError::InUse { id });
         }
         Ok(self.add_req(id, kind))
     }
@@ -277,14 +277,13 @@ fn id_bit(id: u32) -> u16 {
     1 << (id % 16)
 }
 
-#[cold]
-fn reserved_id(id: u32) -> String {
-    format!("request id {id} is out of range (reserved for blocking calls)")
-}
-
-#[cold]
-fn created_again(id: u32) -> String {
-    format!("request {id} created again while still in use (not completed, or a persistent request not freed)")
+/// Why [`Task::create_req`] refuses a request id.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    #[error("request id {id} is out of range (reserved for blocking calls)")]
+    Reserved { id: u32 },
+    #[error("request {id} created again while still in use (not completed, or a persistent request not freed)")]
+    InUse { id: u32 },
 }
 
 #[cfg(test)]

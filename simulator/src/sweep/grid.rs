@@ -3,6 +3,37 @@
 //! `START..END+STEP` (arithmetic: `1us..4us+1us`), both ends included, in the units the
 //! machine file takes (the values become `--set KEY=VALUE` overrides of each point).
 
+/// Why a `--vary` argument is not an axis; a range's reasons come wrapped in [`AxisError::Item`].
+#[derive(Debug, thiserror::Error)]
+pub enum AxisError {
+    #[error("--vary `{arg}`: expected KEY=VALUES, e.g. network.bandwidth=1GB/s,2GB/s")]
+    NoValues { arg: String },
+    #[error("--vary `{arg}`: empty key segment")]
+    EmptyKey { arg: String },
+    #[error("--vary `{arg}`: an empty value")]
+    EmptyValue { arg: String },
+    #[error("--vary `{arg}`: `{item}`: {why}")]
+    Item { arg: String, item: String, why: Box<AxisError> },
+    #[error("a range needs *FACTOR or +STEP, e.g. 1GB/s..16GB/s*2")]
+    NoStep,
+    #[error("both ends need the same unit (`{lo}` and `{hi}`)")]
+    Units { lo: String, hi: String },
+    #[error("the factor must be a plain number above 1")]
+    Factor,
+    #[error("a geometric range must start above 0")]
+    GeometricStart,
+    #[error("the step must be above 0, in `{unit}` or plain")]
+    Step { unit: String },
+    #[error("the range has no points (its start is above its end)")]
+    NoPoints,
+    #[error("the range has more than {MAX_RANGE_POINTS} points")]
+    TooManyPoints,
+    #[error("`{text}`: expected a number with an optional unit")]
+    NotANumber { text: String },
+    #[error("`{text}`: not a finite number")]
+    NotFinite { text: String },
+}
+
 /// One `--vary`: a machine-file key and its values, in order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Axis {
@@ -15,21 +46,23 @@ const MAX_RANGE_POINTS: usize = 10_000;
 
 impl Axis {
     /// Parses `KEY=V1,V2,...` (ranges expanded); errors name the argument.
-    pub fn parse(arg: &str) -> Result<Axis, String> {
-        let err = |m: String| format!("--vary `{arg}`: {m}");
-        let (key, list) =
-            arg.split_once('=').ok_or_else(|| err("expected KEY=VALUES, e.g. network.bandwidth=1GB/s,2GB/s".into()))?;
+    pub fn parse(arg: &str) -> Result<Axis, AxisError> {
+        let (key, list) = arg.split_once('=').ok_or_else(|| AxisError::NoValues { arg: arg.to_string() })?;
         let key = key.trim();
         if key.is_empty() || key.split('.').any(|s| s.trim().is_empty()) {
-            return Err(err("empty key segment".into()));
+            return Err(AxisError::EmptyKey { arg: arg.to_string() });
         }
         let mut values = Vec::new();
         for item in list.split(',').map(str::trim) {
             if item.is_empty() {
-                return Err(err("an empty value".into()));
+                return Err(AxisError::EmptyValue { arg: arg.to_string() });
             }
             match item.split_once("..") {
-                Some((lo, rest)) => values.extend(range(lo, rest).map_err(|m| err(format!("`{item}`: {m}")))?),
+                Some((lo, rest)) => values.extend(range(lo, rest).map_err(|why| AxisError::Item {
+                    arg: arg.to_string(),
+                    item: item.to_string(),
+                    why: Box::new(why),
+                })?),
                 None => values.push(item.to_string()),
             }
         }
@@ -38,13 +71,13 @@ impl Axis {
 }
 
 /// The values of `LO..HI*F` or `LO..HI+S` (`rest` is what follows the `..`).
-fn range(lo: &str, rest: &str) -> Result<Vec<String>, String> {
-    let at = rest.rfind(['*', '+']).ok_or("a range needs *FACTOR or +STEP, e.g. 1GB/s..16GB/s*2")?;
+fn range(lo: &str, rest: &str) -> Result<Vec<String>, AxisError> {
+    let at = rest.rfind(['*', '+']).ok_or(AxisError::NoStep)?;
     let (hi, op, by) = (&rest[..at], &rest[at..at + 1], &rest[at + 1..]);
     let (lo, unit) = split_unit(lo)?;
     let (hi, hi_unit) = split_unit(hi)?;
     if hi_unit != unit {
-        return Err(format!("both ends need the same unit (`{unit}` and `{hi_unit}`)"));
+        return Err(AxisError::Units { lo: unit.to_string(), hi: hi_unit.to_string() });
     }
     let (by, by_unit) = split_unit(by)?;
     let mut out = Vec::new();
@@ -52,10 +85,10 @@ fn range(lo: &str, rest: &str) -> Result<Vec<String>, String> {
     let end = hi + hi.abs() * 1e-9;
     if op == "*" {
         if !by_unit.is_empty() || by <= 1.0 {
-            return Err("the factor must be a plain number above 1".into());
+            return Err(AxisError::Factor);
         }
         if lo <= 0.0 {
-            return Err("a geometric range must start above 0".into());
+            return Err(AxisError::GeometricStart);
         }
         let mut v = lo;
         while v <= end && out.len() <= MAX_RANGE_POINTS {
@@ -64,7 +97,7 @@ fn range(lo: &str, rest: &str) -> Result<Vec<String>, String> {
         }
     } else {
         if !(by_unit.is_empty() || by_unit == unit) || by <= 0.0 {
-            return Err(format!("the step must be above 0, in `{unit}` or plain"));
+            return Err(AxisError::Step { unit: unit.to_string() });
         }
         let mut k = 0.0;
         while lo + k * by <= end + by * 1e-9 && out.len() <= MAX_RANGE_POINTS {
@@ -73,21 +106,21 @@ fn range(lo: &str, rest: &str) -> Result<Vec<String>, String> {
         }
     }
     if out.is_empty() {
-        return Err("the range has no points (its start is above its end)".into());
+        return Err(AxisError::NoPoints);
     }
     if out.len() > MAX_RANGE_POINTS {
-        return Err(format!("the range has more than {MAX_RANGE_POINTS} points"));
+        return Err(AxisError::TooManyPoints);
     }
     Ok(out.into_iter().map(|v| format!("{}{unit}", fmt_num(v))).collect())
 }
 
 /// `2.5GB/s` → (2.5, "GB/s").
-fn split_unit(s: &str) -> Result<(f64, &str), String> {
+fn split_unit(s: &str) -> Result<(f64, &str), AxisError> {
     let s = s.trim();
     let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).unwrap_or(s.len());
-    let n = s[..end].parse::<f64>().map_err(|_| format!("`{s}`: expected a number with an optional unit"))?;
+    let n = s[..end].parse::<f64>().map_err(|_| AxisError::NotANumber { text: s.to_string() })?;
     if !n.is_finite() {
-        return Err(format!("`{s}`: not a finite number"));
+        return Err(AxisError::NotFinite { text: s.to_string() });
     }
     Ok((n, s[end..].trim()))
 }
@@ -142,7 +175,7 @@ mod tests {
             ("a.b=1..100000+1", "more than 10000"),
             ("a.b=1us..4us+1GB/s", "the step"),
         ] {
-            let e = Axis::parse(arg).unwrap_err();
+            let e = Axis::parse(arg).unwrap_err().to_string();
             assert!(e.starts_with(&format!("--vary `{arg}`")) && e.contains(why), "{arg}: {e}");
         }
     }

@@ -101,15 +101,20 @@ pub fn main(c: &SweepCmd) -> Result<()> {
     if a.machines.is_empty() {
         return Err(usage("missing -m FILE"));
     }
-    let axes = a.vary.iter().map(|v| Axis::parse(v)).collect::<Result<Vec<_>, _>>().map_err(SimError::Usage)?;
+    let axes = a
+        .vary
+        .iter()
+        .map(|v| Axis::parse(v))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| SimError::Usage(e.to_string()))?;
     for (i, x) in axes.iter().enumerate() {
         if axes[..i].iter().any(|y| y.key == x.key) {
             return Err(SimError::Usage(format!("--vary {}: the key is varied twice", x.key)));
         }
     }
     let shard = match &a.shard {
-        Some(s) => Shard::parse(s).map_err(SimError::Usage)?,
-        None => match Shard::from_env(|k| std::env::var(k).ok()).map_err(SimError::Usage)? {
+        Some(s) => Shard::parse(s).map_err(|e| SimError::Usage(e.to_string()))?,
+        None => match Shard::from_env(|k| std::env::var(k).ok()).map_err(|e| SimError::Usage(e.to_string()))? {
             Some((s, from)) => {
                 note!("psins-sim: sweep: shard {}/{} (from {from})", s.index, s.count);
                 s

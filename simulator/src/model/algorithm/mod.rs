@@ -269,6 +269,15 @@ pub fn rounds(steps: &[Step], me: u32, cost: &PathCost, own: &PathCost) -> Ps {
     total
 }
 
+/// Why a collective's algorithm cannot be timed.
+#[derive(Debug, thiserror::Error)]
+pub enum AlgorithmError {
+    #[error("member {rank} of {size}: {why}")]
+    Member { rank: u32, size: u32, why: ExpandError },
+    #[error("{} over {size} ranks: {why}", .coll.name())]
+    Oracle { coll: Coll, size: u32, why: oracle::OracleError },
+}
+
 /// Algorithm costs with their memo and scratch space.
 #[derive(Default)]
 pub struct AlgorithmCost {
@@ -288,7 +297,7 @@ impl AlgorithmCost {
         size: u32,
         placement: &Placement,
         members: &Members,
-    ) -> Result<Option<Ps>, String> {
+    ) -> Result<Option<Ps>, AlgorithmError> {
         if size <= 1 {
             return Ok(Some(0));
         }
@@ -318,7 +327,7 @@ impl AlgorithmCost {
         size: u32,
         placement: &Placement,
         members: &Members,
-    ) -> Result<Option<Ps>, String> {
+    ) -> Result<Option<Ps>, AlgorithmError> {
         let (intra, inter, own) =
             (PathCost::of(m, Route::Intra), PathCost::of(m, Route::Inter), PathCost::of(m, Route::Own));
         // The engine's rule (Route::of) on communicator-local ranks and the placement's nodes
@@ -350,7 +359,7 @@ impl AlgorithmCost {
             match expanded {
                 Ok(name) => Ok(Some(name)),
                 Err(ExpandError::Unsupported { .. }) => Ok(None),
-                Err(e) => Err(format!("member {r} of {size}: {e}")),
+                Err(why) => Err(AlgorithmError::Member { rank: r, size, why }),
             }
         };
         let mut steps = std::mem::take(&mut self.scratch);
@@ -378,7 +387,7 @@ impl AlgorithmCost {
                 x.steps.extend_from_slice(&steps);
                 x.offsets.push(x.steps.len());
             }
-            oracle::evaluate(&x, &path, crossing).map_err(|e| format!("{} over {size} ranks: {e}", coll.name()))?
+            oracle::evaluate(&x, &path, crossing).map_err(|why| AlgorithmError::Oracle { coll, size, why })?
         };
         self.scratch = steps;
         Ok(Some(t))

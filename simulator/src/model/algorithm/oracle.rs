@@ -104,11 +104,19 @@ struct Replay<'a> {
     finished: usize,
 }
 
+/// Expansions that do not match up: a rank waits for a message no one sends.
+#[derive(Debug, thiserror::Error)]
+#[error("the expansion does not match up: rank {rank} waits before step {step}")]
+pub struct OracleError {
+    pub rank: usize,
+    pub step: usize,
+}
+
 /// The time from a common start (every rank posting its first round at 0, in rank order)
 /// until the last rank completes its last round; an error if the expansions do not match
 /// up (a rank waits for a message no one sends). `path(a, b)` is the path from rank a to
 /// rank b; `crossing`: some link charges crossing messages (then the engine's rule applies).
-pub fn evaluate(x: &Expansions, path: &dyn Fn(u32, u32) -> PathCost, crossing: bool) -> Result<Ps, String> {
+pub fn evaluate(x: &Expansions, path: &dyn Fn(u32, u32) -> PathCost, crossing: bool) -> Result<Ps, OracleError> {
     let p = x.offsets.len() - 1;
     let mut r = Replay {
         x,
@@ -135,10 +143,7 @@ pub fn evaluate(x: &Expansions, path: &dyn Fn(u32, u32) -> PathCost, crossing: b
     }
     if r.finished < p {
         let stuck = r.ranks.iter().position(|c| !c.done).unwrap_or(0);
-        return Err(format!(
-            "the expansion does not match up: rank {stuck} waits before step {}",
-            r.ranks[stuck].pos + 1
-        ));
+        return Err(OracleError { rank: stuck, step: r.ranks[stuck].pos + 1 });
     }
     Ok(r.end)
 }

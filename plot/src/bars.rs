@@ -43,24 +43,26 @@ impl Plot for Bars {
         let mut out = String::new();
         {
             let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
-            self.draw(&root, top).map_err(|msg| PlotError::Draw { title: self.title.clone(), msg })?;
+            self.draw(&root, top).map_err(|e| PlotError::Draw { title: self.title.clone(), msg: e.to_string() })?;
         }
         Ok(out)
     }
 }
 
 impl Bars {
-    fn draw(&self, root: &DrawingArea<SVGBackend, plotters::coord::Shift>, top: f64) -> Result<(), String> {
-        let e = |e: DrawingAreaErrorKind<_>| e.to_string();
+    fn draw(
+        &self,
+        root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+        top: f64,
+    ) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
         let n = self.categories.len();
-        root.fill(&WHITE).map_err(e)?;
+        root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, (FONT, title_px(&self.title)))
             .margin(24)
             .x_label_area_size(56)
             .y_label_area_size(96)
-            .build_cartesian_2d(segments(n).into_segmented(), 0.0..top)
-            .map_err(e)?;
+            .build_cartesian_2d(segments(n).into_segmented(), 0.0..top)?;
         let cats = &self.categories;
         let x_fmt = |v: &SegmentValue<usize>| match v {
             SegmentValue::CenterOf(i) => cats.get(*i).cloned().unwrap_or_default(),
@@ -77,8 +79,7 @@ impl Bars {
             .y_label_formatter(&|v| number(*v))
             .disable_x_mesh()
             .light_line_style(WHITE)
-            .draw()
-            .map_err(e)?;
+            .draw()?;
         let gap = if n > NAMED_BARS { 0 } else { (600 / n as u32 / 8).clamp(1, 16) };
         let mut base = vec![0.0; n];
         for (k, layer) in self.layers.iter().enumerate() {
@@ -95,7 +96,7 @@ impl Bars {
                     r
                 })
                 .collect();
-            let drawn = chart.draw_series(bars).map_err(e)?;
+            let drawn = chart.draw_series(bars)?;
             if self.layers.len() > 1 {
                 drawn
                     .label(&layer.name)
@@ -105,8 +106,7 @@ impl Bars {
         if let Some((y, name)) = &self.reference {
             let line = [(SegmentValue::Exact(0), *y), (SegmentValue::Last, *y)];
             chart
-                .draw_series(LineSeries::new(line, BLACK.stroke_width(2)))
-                .map_err(e)?
+                .draw_series(LineSeries::new(line, BLACK.stroke_width(2)))?
                 .label(name)
                 .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.stroke_width(2)));
         }
@@ -118,10 +118,9 @@ impl Bars {
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK)
                 .margin(12)
-                .draw()
-                .map_err(e)?;
+                .draw()?;
         }
-        root.present().map_err(e)
+        root.present()
     }
 }
 

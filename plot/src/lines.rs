@@ -70,30 +70,33 @@ impl Plot for Lines {
                 (_, false) => self.draw(&root, x0..x1, y0..y1),
                 (_, true) => self.draw(&root, x0..x1, ly()),
             };
-            r.and_then(|()| root.present().map_err(|e| e.to_string()))
-                .map_err(|msg| PlotError::Draw { title: self.title.clone(), msg })?;
+            r.and_then(|()| root.present())
+                .map_err(|e| PlotError::Draw { title: self.title.clone(), msg: e.to_string() })?;
         }
         Ok(out)
     }
 }
 
 impl Lines {
-    fn draw<X, Y>(&self, root: &DrawingArea<SVGBackend, Shift>, x: X, y: Y) -> Result<(), String>
+    fn draw<X, Y>(
+        &self,
+        root: &DrawingArea<SVGBackend, Shift>,
+        x: X,
+        y: Y,
+    ) -> Result<(), DrawingAreaErrorKind<std::io::Error>>
     where
         X: AsRangedCoord<Value = f64>,
         Y: AsRangedCoord<Value = f64>,
         X::CoordDescType: ValueFormatter<f64>,
         Y::CoordDescType: ValueFormatter<f64>,
     {
-        let e = |e: DrawingAreaErrorKind<_>| e.to_string();
-        root.fill(&WHITE).map_err(e)?;
+        root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, (FONT, title_px(&self.title)))
             .margin(24)
             .x_label_area_size(56)
             .y_label_area_size(96)
-            .build_cartesian_2d(x, y)
-            .map_err(e)?;
+            .build_cartesian_2d(x, y)?;
         let cats = match &self.x {
             XAxis::Categories(c) => Some(c),
             _ => None,
@@ -113,32 +116,28 @@ impl Lines {
         if let Some(c) = cats {
             mesh.x_labels(c.len() * 2 + 1);
         }
-        mesh.draw().map_err(e)?;
+        mesh.draw()?;
         for (i, s) in self.series.iter().enumerate() {
             let c = colour(i);
-            chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
-                .map_err(e)?
-                .label(&s.name)
-                .legend(move |(x, y)| {
+            chart.draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?.label(&s.name).legend(
+                move |(x, y)| {
                     EmptyElement::at((x, y))
                         + PathElement::new(vec![(0, 0), (24, 0)], c.stroke_width(2))
                         + Circle::new((12, 0), 4, c.filled())
-                });
-            chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 4, c.filled()))).map_err(e)?;
+                },
+            );
+            chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
         }
         let (ylo, yhi) = (chart.y_range().start, chart.y_range().end);
         for m in &self.markers {
             let style = RED.stroke_width(2);
-            chart
-                .draw_series(DashedLineSeries::new([(m.x, ylo), (m.x, yhi)], 8, 6, style))
-                .map_err(e)?
-                .label(&m.label)
-                .legend(move |(x, y)| {
+            chart.draw_series(DashedLineSeries::new([(m.x, ylo), (m.x, yhi)], 8, 6, style))?.label(&m.label).legend(
+                move |(x, y)| {
                     EmptyElement::at((x, y))
                         + PathElement::new(vec![(0, 0), (8, 0)], style)
                         + PathElement::new(vec![(14, 0), (22, 0)], style)
-                });
+                },
+            );
         }
         chart
             .configure_series_labels()
@@ -147,8 +146,7 @@ impl Lines {
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
             .margin(12)
-            .draw()
-            .map_err(e)?;
+            .draw()?;
         Ok(())
     }
 }

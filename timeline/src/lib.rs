@@ -313,16 +313,24 @@ impl Timeline {
     }
 }
 
+/// Why a `--timeline-window` is not a window.
+#[derive(Debug, thiserror::Error)]
+enum WindowError {
+    #[error("`{0}`: expected START..END, e.g. 1ms..5ms")]
+    Form(String),
+    #[error(transparent)]
+    Time(#[from] psins_units::UnitError),
+    #[error("`{0}`: start after end")]
+    Order(String),
+}
+
 /// "START..END" or "START:END" (either side may be empty) in picoseconds.
-fn parse_window(w: &str) -> std::result::Result<(Ps, Ps), String> {
-    let (a, b) = w
-        .split_once("..")
-        .or_else(|| w.split_once(':'))
-        .ok_or_else(|| format!("`{w}`: expected START..END, e.g. 1ms..5ms"))?;
-    let a = if a.trim().is_empty() { 0 } else { parse_time(a).map_err(|e| e.to_string())? };
-    let b = if b.trim().is_empty() { Ps::MAX } else { parse_time(b).map_err(|e| e.to_string())? };
+fn parse_window(w: &str) -> std::result::Result<(Ps, Ps), WindowError> {
+    let (a, b) = w.split_once("..").or_else(|| w.split_once(':')).ok_or_else(|| WindowError::Form(w.to_string()))?;
+    let a = if a.trim().is_empty() { 0 } else { parse_time(a)? };
+    let b = if b.trim().is_empty() { Ps::MAX } else { parse_time(b)? };
     if a > b {
-        return Err(format!("`{w}`: start after end"));
+        return Err(WindowError::Order(w.to_string()));
     }
     Ok((a, b))
 }

@@ -6,6 +6,20 @@
 use crate::record::{Coll, CommFn, RmaFn, SendMode, WaitFn, WinFn, WinSyncFn};
 use std::fmt;
 
+/// A table word that is not a [`How`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownHow {
+    pub word: String,
+}
+
+impl fmt::Display for UnknownHow {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "unknown kind `{}`", self.word)
+    }
+}
+
+impl std::error::Error for UnknownHow {}
+
 /// How the tracer handles one MPI function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum How {
@@ -202,8 +216,8 @@ impl How {
     }
 
     /// Reads a table word (`send:sync`, `coll:Allreduce`, `waitall`).
-    pub fn parse(word: &str) -> Result<How, String> {
-        How::all().into_iter().find(|h| h.to_string() == word).ok_or_else(|| format!("unknown kind `{word}`"))
+    pub fn parse(word: &str) -> Result<How, UnknownHow> {
+        How::all().into_iter().find(|h| h.to_string() == word).ok_or_else(|| UnknownHow { word: word.to_string() })
     }
 
     /// Written by hand in `c-headers/shim.c`, not generated.

@@ -76,7 +76,7 @@ pub fn parse_table(text: &str) -> Result<Vec<Func>, String> {
         if !names.insert(name.clone()) {
             return Err(err("duplicate function"));
         }
-        let how = How::parse(how_word).map_err(|m| err(&m))?;
+        let how = How::parse(how_word).map_err(|m| err(&m.to_string()))?;
         if how != How::None && !how.is_hand_written() && params.iter().any(|p| p.ty == "...") {
             return Err(err("variadic functions can only be `none` or hand-written"));
         }

@@ -154,7 +154,7 @@ impl Thresholds {
         for info in THRESHOLD_TABLE {
             let var = info.env_var();
             if let Some(text) = lookup(&var) {
-                let value = parse_value(&text).map_err(|m| error(var.as_str(), m))?;
+                let value = parse_value(&text).map_err(|m| error(var.as_str(), m.to_string()))?;
                 th.set(info.name, value)?;
             }
         }
@@ -193,16 +193,32 @@ fn parse_lines(text: &str, toml: bool) -> Result<Thresholds, ThresholdError> {
         if toml {
             value = value.trim_matches('"');
         }
-        let value = parse_value(value).map_err(|m| error(origin.as_str(), m))?;
+        let value = parse_value(value).map_err(|m| error(origin.as_str(), m.to_string()))?;
         th.set(name.trim(), value).map_err(|e| error(origin.as_str(), e.to_string()))?;
     }
     Ok(th)
 }
 
-fn parse_value(text: &str) -> Result<u64, String> {
+/// Why a threshold's value text is not a value.
+#[derive(Debug)]
+enum ValueError {
+    NotAnInteger(String),
+    TooLarge(String),
+}
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueError::NotAnInteger(text) => write!(f, "`{text}` is not a non-negative integer"),
+            ValueError::TooLarge(text) => write!(f, "`{text}` does not fit in 64 bits"),
+        }
+    }
+}
+
+fn parse_value(text: &str) -> Result<u64, ValueError> {
     let digits: String = text.trim().chars().filter(|&c| c != '_').collect();
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("`{}` is not a non-negative integer", text.trim()));
+        return Err(ValueError::NotAnInteger(text.trim().to_string()));
     }
-    digits.parse().map_err(|_| format!("`{}` does not fit in 64 bits", text.trim()))
+    digits.parse().map_err(|_| ValueError::TooLarge(text.trim().to_string()))
 }

@@ -195,14 +195,28 @@ fn parse_flags(text: &str, found_by: String) -> Mpi {
     m
 }
 
-fn check_mpi_h(m: &Mpi) -> Result<(), String> {
+/// A candidate's include directories (and the system's) hold no `mpi.h`.
+#[derive(Debug)]
+struct NoMpiH {
+    dirs: Vec<PathBuf>,
+}
+
+impl fmt::Display for NoMpiH {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "no mpi.h in {:?}", self.dirs)
+    }
+}
+
+impl std::error::Error for NoMpiH {}
+
+fn check_mpi_h(m: &Mpi) -> Result<(), NoMpiH> {
     let mut dirs = m.includes.clone();
     dirs.push("/usr/include".into());
     dirs.push("/usr/local/include".into());
     if dirs.iter().any(|d| d.join("mpi.h").is_file()) {
         Ok(())
     } else {
-        Err(format!("no mpi.h in {:?}", dirs))
+        Err(NoMpiH { dirs })
     }
 }
 

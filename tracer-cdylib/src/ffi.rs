@@ -129,14 +129,44 @@ fn local_stamp() -> String {
     }
 }
 
+/// Why [`create_job_dir`] made no job directory.
+#[derive(Debug)]
+pub enum JobDirError {
+    CurrentDir(std::io::Error),
+    OutputDir { dir: PathBuf, source: std::io::Error },
+    JobDir { path: PathBuf, source: std::io::Error },
+    NoFreeName { dir: PathBuf },
+}
+
+impl std::fmt::Display for JobDirError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobDirError::CurrentDir(e) => write!(f, "cannot read the current directory: {e}"),
+            JobDirError::OutputDir { dir, source } => {
+                write!(f, "cannot create the output directory {}: {source}", dir.display())
+            }
+            JobDirError::JobDir { path, source } => {
+                write!(f, "cannot create the job directory {}: {source}", path.display())
+            }
+            JobDirError::NoFreeName { dir } => {
+                write!(f, "cannot find a free job directory name under {}", dir.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for JobDirError {}
+
 /// Creates a fresh job directory under `dir`; never reuses an existing one.
-pub fn create_job_dir(dir: &Path) -> Result<(PathBuf, u64), String> {
+pub fn create_job_dir(dir: &Path) -> Result<(PathBuf, u64), JobDirError> {
     let dir = if dir.is_absolute() {
         dir.to_path_buf()
     } else {
-        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?.join(dir)
+        std::env::current_dir().map_err(JobDirError::CurrentDir)?.join(dir)
     };
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create the output directory {}: {e}", dir.display()))?;
+    if let Err(source) = std::fs::create_dir_all(&dir) {
+        return Err(JobDirError::OutputDir { dir, source });
+    }
     let job_id =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
     let base = format!("{}-{}", local_stamp(), std::process::id());
@@ -146,10 +176,10 @@ pub fn create_job_dir(dir: &Path) -> Result<(PathBuf, u64), String> {
         match std::fs::create_dir(&p) {
             Ok(()) => return Ok((p, job_id)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("cannot create the job directory {}: {e}", p.display())),
+            Err(source) => return Err(JobDirError::JobDir { path: p, source }),
         }
     }
-    Err(format!("cannot find a free job directory name under {}", dir.display()))
+    Err(JobDirError::NoFreeName { dir })
 }
 
 /// Rank 0: create the job directory. `buf` = job id (u64 LE), ok flag (u8), then the path
@@ -168,7 +198,7 @@ pub unsafe extern "C" fn psins_rs_job(_rank: c_int, buf: *mut c_char, len: c_int
         let Some(dir) = dir else { return };
         let (ok, id, text) = match create_job_dir(&dir) {
             Ok((p, id)) => (1u8, id, p.to_string_lossy().into_owned()),
-            Err(e) => (0u8, 0, e),
+            Err(e) => (0u8, 0, e.to_string()),
         };
         out[..8].copy_from_slice(&id.to_le_bytes());
         out[8] = ok;

@@ -131,8 +131,8 @@ fn fortran_wrapper(abi: Fortran, f: &Func, sym: &str) -> String {
     let untraced = format!("{{ psins_leave(); real({fa}); return; }}");
     let mut c = FortranCall::default();
     for p in &f.params {
-        if let Err(t) = fortran_param(abi, f, p, &mut c, &untraced) {
-            return format!("/* {}: no Fortran wrapper (parameter type `{t}`) */\n", f.name);
+        if let Err(NoConversion { ty }) = fortran_param(abi, f, p, &mut c, &untraced) {
+            return format!("/* {}: no Fortran wrapper (parameter type `{ty}`) */\n", f.name);
         }
     }
     c.params.push("MPI_Fint *ierror".into());
@@ -156,9 +156,15 @@ fn fortran_wrapper(abi: Fortran, f: &Func, sym: &str) -> String {
     s
 }
 
+/// A parameter type (`const` dropped) with no Fortran conversion.
+#[derive(Debug)]
+struct NoConversion {
+    ty: String,
+}
+
 /// Adds parameter `p` to `c`; Err(its type) if no Fortran conversion is known for it.
 /// `untraced` leaves the call untraced (when a conversion finds no memory).
-fn fortran_param(abi: Fortran, f: &Func, p: &Param, c: &mut FortranCall, untraced: &str) -> Result<(), String> {
+fn fortran_param(abi: Fortran, f: &Func, p: &Param, c: &mut FortranCall, untraced: &str) -> Result<(), NoConversion> {
     let n = &p.name;
     let fname = format!("f_{n}");
     let t = p.ty.replace("const ", "");
@@ -206,7 +212,7 @@ fn fortran_param(abi: Fortran, f: &Func, p: &Param, c: &mut FortranCall, untrace
             c.cargs.push(format!("&{n}_v"));
         }
         "MPI_Status*" | "MPI_Status []" => fortran_status(abi, f, p, c),
-        _ => return fortran_array(abi, f, p, c, untraced).ok_or_else(|| t.clone()),
+        _ => return fortran_array(abi, f, p, c, untraced).ok_or_else(|| NoConversion { ty: t.clone() }),
     }
     Ok(())
 }

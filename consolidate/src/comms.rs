@@ -19,6 +19,19 @@ use std::collections::BTreeMap;
 /// intra-communicator), as in [`CommDef`].
 type Group = (Vec<u32>, u32);
 
+/// A communicator creation or definition the logs do not agree on.
+#[derive(Debug, thiserror::Error)]
+pub enum CommsError {
+    #[error("communicator {local} does not contain the rank that created it (members {members:?})")]
+    NotAMember { local: u32, members: Vec<u32> },
+    #[error("communicator id {local} created twice without being freed")]
+    CreatedTwice { local: u32 },
+    #[error(
+        "communicator definitions disagree: communicator {id} with members {members:?} was created by ranks {creators:?} but never by {missing:?}"
+    )]
+    Disagree { id: u32, members: Vec<u32>, creators: Vec<u32>, missing: Vec<u32> },
+}
+
 #[derive(Default)]
 pub struct Comms {
     /// (group, occurrence) → global id and the ranks that created it.
@@ -69,12 +82,10 @@ impl Comms {
     /// Registers rank `rank`'s creation of local communicator `local` with `members` (for an
     /// intercommunicator, `split` > 0 of them its local group, then its remote group) and
     /// returns its global id. Idempotent across passes once [`Comms::reset_locals`] ran.
-    pub fn created(&mut self, rank: u32, local: u32, members: &[u32], split: u32) -> Result<u32, String> {
+    pub fn created(&mut self, rank: u32, local: u32, members: &[u32], split: u32) -> Result<u32, CommsError> {
         let own = if split == 0 { members } else { &members[..split as usize] };
         if !own.contains(&rank) {
-            return Err(format!(
-                "communicator {local} does not contain the rank that created it (members {members:?})"
-            ));
+            return Err(CommsError::NotAMember { local, members: members.to_vec() });
         }
         let group = canonical(members, split);
         let n = self.seen[rank as usize].entry(group.clone()).or_insert(0);
@@ -93,7 +104,7 @@ impl Comms {
         let peers = members.len() as u32 - split;
         let reach = Reach { comm: local, peers, inter: split != 0 };
         if self.local[rank as usize].insert(local, Local { global: id, reach }).is_some() {
-            return Err(format!("communicator id {local} created twice without being freed"));
+            return Err(CommsError::CreatedTwice { local });
         }
         Ok(id)
     }
@@ -123,7 +134,7 @@ impl Comms {
 
     /// Every member of every communicator must have created it; ranks in `excused`
     /// (truncated logs) may lack the creations after their cut.
-    pub fn check(&self, excused: &[bool]) -> Result<(), String> {
+    pub fn check(&self, excused: &[bool]) -> Result<(), CommsError> {
         for (((members, _), _), (id, creators)) in &self.global {
             let missing: Vec<u32> = members
                 .iter()
@@ -131,9 +142,12 @@ impl Comms {
                 .filter(|&m| m != OUTSIDE_JOB && !creators.contains(&m) && !excused[m as usize])
                 .collect();
             if !missing.is_empty() {
-                return Err(format!(
-                    "communicator definitions disagree: communicator {id} with members {members:?} was created by ranks {creators:?} but never by {missing:?}"
-                ));
+                return Err(CommsError::Disagree {
+                    id: *id,
+                    members: members.clone(),
+                    creators: creators.clone(),
+                    missing,
+                });
             }
         }
         Ok(())
@@ -189,7 +203,7 @@ mod tests {
         // A dup of the same group is a different communicator.
         c.created(0, 3, &[0, 2], 0).unwrap();
         assert_ne!(c.to_global(0, 3), c.to_global(0, 2));
-        let e = c.check(&[false; 4]).unwrap_err();
+        let e = c.check(&[false; 4]).unwrap_err().to_string();
         assert!(e.contains("never by [2]"), "{e}");
         c.check(&[false, false, true, false]).unwrap();
     }

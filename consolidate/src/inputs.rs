@@ -3,6 +3,19 @@
 use psins_formats::{jobs, Error, LogHeader, LogReader};
 use std::path::{Path, PathBuf};
 
+/// Why the command line names no logs to read.
+#[derive(Debug, thiserror::Error)]
+pub enum ExpandError {
+    #[error("{}: cannot list: {source}", path.display())]
+    CannotList { path: PathBuf, source: std::io::Error },
+    #[error("{}: {hint}", path.display())]
+    Runs { path: PathBuf, hint: String },
+    #[error("{}: directory holds no rank-*.bin logs", path.display())]
+    NoLogs { path: PathBuf },
+    #[error("no input logs given")]
+    NoInputs,
+}
+
 /// One rank's log, header read.
 pub struct Input {
     pub path: PathBuf,
@@ -11,18 +24,18 @@ pub struct Input {
 }
 
 /// Directories stand for the `rank-*.bin` files inside them.
-pub fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, ExpandError> {
     let mut files = Vec::new();
     for a in args {
         if a.is_dir() {
-            std::fs::read_dir(a).map_err(|e| format!("{}: cannot list: {e}", a.display()))?;
+            std::fs::read_dir(a).map_err(|source| ExpandError::CannotList { path: a.clone(), source })?;
             let found = jobs::logs_in(a);
             if found.is_empty() {
                 let runs = jobs::runs_in(a);
                 if !runs.is_empty() {
-                    return Err(format!("{}: {}", a.display(), jobs::runs_hint(&runs)));
+                    return Err(ExpandError::Runs { path: a.clone(), hint: jobs::runs_hint(&runs) });
                 }
-                return Err(format!("{}: directory holds no rank-*.bin logs", a.display()));
+                return Err(ExpandError::NoLogs { path: a.clone() });
             }
             files.extend(found);
         } else {
@@ -30,7 +43,7 @@ pub fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         }
     }
     if files.is_empty() {
-        return Err("no input logs given".into());
+        return Err(ExpandError::NoInputs);
     }
     Ok(files)
 }

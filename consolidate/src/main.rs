@@ -76,7 +76,7 @@ fn input(e: Error) -> Failure {
 }
 
 fn run(args: &Args, started: Instant) -> Result<(), Failure> {
-    let files = inputs::expand(&args.logs).map_err(Failure::Input)?;
+    let files = inputs::expand(&args.logs).map_err(|e| Failure::Input(e.to_string()))?;
     let inputs = inputs::open_all(&files).map_err(input)?;
     let in_bytes: u64 = inputs.iter().map(|i| i.bytes).sum();
     let meta = metadata(&inputs[0].header);

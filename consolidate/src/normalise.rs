@@ -1,10 +1,31 @@
 //! One rank's records into the trace's canonical form, checking as it goes. The same code
 //! serves the scan pass and the write pass, so both see every record the same way.
 
-use crate::comms::Comms;
-use crate::requests::Requests;
-use psins_formats::comms::Reach;
-use psins_formats::{CollFlags, CommDef, Op, Record, StepOp, ANY_SOURCE, COMM_NULL, COMM_WORLD, NO_RANK, PROC_NULL};
+use crate::comms::{Comms, CommsError};
+use crate::requests::{Misuse, Requests};
+use crate::windows::WinError;
+use psins_formats::comms::{Bad, Reach};
+use psins_formats::{
+    CollFlags, CommDef, CommDefError, Op, Record, StepOp, ANY_SOURCE, COMM_NULL, COMM_WORLD, NO_RANK, PROC_NULL,
+};
+
+/// A record that does not fit the communicators, windows or requests its rank set up.
+#[derive(Debug, thiserror::Error)]
+pub enum NormaliseError {
+    #[error("uses communicator {0}, which this rank never created")]
+    UnknownComm(u32),
+    #[error(transparent)]
+    Comms(#[from] CommsError),
+    #[error(transparent)]
+    Window(#[from] WinError),
+    #[error(transparent)]
+    Def(#[from] CommDefError),
+    /// A rank outside the record's communicator, as psins-formats words it.
+    #[error("{0}")]
+    Outside(Bad),
+    #[error(transparent)]
+    Request(#[from] Misuse),
+}
 
 pub struct RankState {
     pub rank: u32,
@@ -36,7 +57,7 @@ impl RankState {
     }
 
     /// Checks and rewrites record `idx` in place.
-    pub fn apply(&mut self, comms: &mut Comms, rec: &mut Record, idx: u64) -> Result<(), String> {
+    pub fn apply(&mut self, comms: &mut Comms, rec: &mut Record, idx: u64) -> Result<(), NormaliseError> {
         if self.after_world_coll && !matches!(rec.op, Op::Step { .. }) {
             if self.track_sync {
                 self.sync_points.push(idx);
@@ -47,7 +68,7 @@ impl RankState {
             self.after_world_coll = flags & CollFlags::NONBLOCKING == 0;
         }
         self.normalise_comms(comms, rec)?;
-        self.reqs.apply(&mut rec.op, &mut rec.list).map_err(|m| m.to_string())
+        Ok(self.reqs.apply(&mut rec.op, &mut rec.list)?)
     }
 
     /// Closes the last sync point when the stream ends right after a world collective.
@@ -58,9 +79,9 @@ impl RankState {
         }
     }
 
-    fn normalise_comms(&mut self, comms: &mut Comms, rec: &mut Record) -> Result<(), String> {
+    fn normalise_comms(&mut self, comms: &mut Comms, rec: &mut Record) -> Result<(), NormaliseError> {
         let rank = self.rank;
-        let unknown = |c: u32| format!("uses communicator {c}, which this rank never created");
+        let unknown = NormaliseError::UnknownComm;
         if crate::windows::normalise(comms, rank, self.world_size, rec)? {
             return Ok(());
         }
@@ -70,7 +91,7 @@ impl RankState {
                 if *comm == COMM_NULL && rec.list.is_empty() {
                     return Ok(());
                 }
-                let def = CommDef::from_record(*comm, *split, &rec.list, self.world_size).map_err(|e| e.to_string())?;
+                let def = CommDef::from_record(*comm, *split, &rec.list, self.world_size)?;
                 *comm = comms.created(rank, *comm, &def.members, *split)?;
             }
             Op::CommFree { comm } => {
@@ -83,7 +104,7 @@ impl RankState {
                 if let Some(on) = self.coll_reach {
                     let bad = |p: i32| !on.holds(p);
                     if (op != StepOp::WaitAll && bad(peer)) || (op == StepOp::SendRecv && bad(peer2)) {
-                        return Err(on.outside("peer", if bad(peer) { peer } else { peer2 }));
+                        return Err(NormaliseError::Outside(on.outside("peer", if bad(peer) { peer } else { peer2 })));
                     }
                 }
             }
@@ -92,7 +113,7 @@ impl RankState {
                     let c = comms.resolve(rank, *comm).ok_or_else(|| unknown(*comm))?;
                     *comm = c.global;
                     if let Some((what, p)) = bad_rank(op, c.reach) {
-                        return Err(c.reach.outside(what, p));
+                        return Err(NormaliseError::Outside(c.reach.outside(what, p)));
                     }
                     if let Op::Coll { .. } = op {
                         self.coll_reach = Some(c.reach);

@@ -33,7 +33,7 @@ pub fn read_rank<I: RankInput>(
     }
     while rd.records() < keep && rd.next(&mut rec)? {
         let idx = rd.records() - 1;
-        st.apply(comms, &mut rec, idx).map_err(|m| Error::new(input.path(), m).task(rank).record(idx))?;
+        st.apply(comms, &mut rec, idx).map_err(|m| Error::new(input.path(), m.to_string()).task(rank).record(idx))?;
         if let Some(w) = out.as_deref_mut() {
             w.push(&rec)?;
         }

@@ -31,6 +31,8 @@ pub enum Misuse {
     UnknownPersistent(u32),
 }
 
+impl std::error::Error for Misuse {}
+
 impl std::fmt::Display for Misuse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

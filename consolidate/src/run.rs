@@ -94,7 +94,7 @@ fn one_pass<I: RankInput>(
     }
     warn_open_requests(inputs, &results);
     if let Err(m) = comms.check(&vec![false; n as usize]) {
-        return Ok(Err(input(Error::new(inputs[0].path(), m))));
+        return Ok(Err(input(Error::new(inputs[0].path(), m.to_string()))));
     }
     w.set_comms(comms.table(n));
     Ok(w.finish().map(|_| results).map_err(|e| Failure::Output(e.to_string())))
@@ -119,7 +119,7 @@ fn two_passes<I: RankInput>(
         bar.inc(i.bytes());
     }
     let excused: Vec<bool> = scans.iter().map(|s| s.end != LogEnd::Complete).collect();
-    comms.check(&excused).map_err(|m| input(Error::new(inputs[0].path(), m)))?;
+    comms.check(&excused).map_err(|m| input(Error::new(inputs[0].path(), m.to_string())))?;
     let keep = passes::cut_points(&scans);
     comms.reset_locals();
     let mut w = create(args, meta, n, tmp, true)?;

@@ -8,10 +8,57 @@
 //! pairs from 0 in order of first appearance.
 
 use crate::comms::Comms;
-use psins_formats::comms::WinReach;
+use psins_formats::comms::{Bad, WinReach};
 use psins_formats::{Op, Record, WinFlags, WinSyncFn, NO_RANK, PROC_NULL};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
+
+/// A one-sided record the trace could not replay.
+#[derive(Debug, thiserror::Error)]
+pub enum WinError {
+    #[error("window {win} created over communicator {comm}, which this rank never created")]
+    UnknownComm { win: u32, comm: u32 },
+    #[error("window id {win} created twice without being freed")]
+    CreatedTwice { win: u32 },
+    #[error("uses window {win}, which this rank never created (or freed)")]
+    Unknown { win: u32 },
+    #[error("window {win} freed with {open} still open")]
+    FreedOpen { win: u32, open: String },
+    #[error("group member {member} of a {} is not a rank of the job", Snake(*.func))]
+    NotARank { member: i64, func: WinSyncFn },
+    /// A target outside its window, as psins-formats words it.
+    #[error("{0}")]
+    Outside(Bad),
+    #[error("window {win}: {source}")]
+    Epoch { win: u32, source: EpochError },
+}
+
+/// A synchronisation call that does not balance the epochs open on its window.
+#[derive(Debug, thiserror::Error)]
+pub enum EpochError {
+    #[error("{} with a target ({target})", Snake(*.func))]
+    NeedsNoTarget { func: WinSyncFn, target: i32 },
+    #[error("lock of target {target}, which this rank already holds")]
+    AlreadyLocked { target: i32 },
+    #[error("unlock of target {target}, which is not locked")]
+    NotLocked { target: i32 },
+    #[error("lock_all inside another lock epoch")]
+    LockAllInside,
+    #[error("unlock_all without lock_all")]
+    UnlockAllWithout,
+    #[error("{} of target {target} outside a lock epoch on it", Snake(*.func))]
+    FlushOutside { func: WinSyncFn, target: i32 },
+    #[error("{} outside a lock epoch", Snake(*.func))]
+    FlushAllOutside { func: WinSyncFn },
+    #[error("start inside another access epoch")]
+    StartInside,
+    #[error("complete without start")]
+    CompleteWithout,
+    #[error("post inside another exposure epoch")]
+    PostInside,
+    #[error("{} without post", Snake(*.func))]
+    WithoutPost { func: WinSyncFn },
+}
 
 #[derive(Default)]
 pub struct Windows {
@@ -45,13 +92,11 @@ impl Windows {
 }
 
 /// Checks and rewrites a one-sided record of `rank` in place; false if `rec` is not one.
-pub fn normalise(comms: &mut Comms, rank: u32, world_size: u32, rec: &mut Record) -> Result<bool, String> {
+pub fn normalise(comms: &mut Comms, rank: u32, world_size: u32, rec: &mut Record) -> Result<bool, WinError> {
     match &mut rec.op {
         Op::WinCreate { comm, win, .. } => {
             let local = *comm;
-            *comm = comms.to_global(rank, local).ok_or_else(|| {
-                format!("window {win} created over communicator {local}, which this rank never created")
-            })?;
+            *comm = comms.to_global(rank, local).ok_or(WinError::UnknownComm { win: *win, comm: local })?;
             let size = comms.size(*comm, world_size).expect("a communicator the rank created has a size");
             let w = &mut comms.wins;
             let n = w.seen.entry((rank, *comm)).or_insert(0);
@@ -64,21 +109,21 @@ pub fn normalise(comms: &mut Comms, rank: u32, world_size: u32, rec: &mut Record
             });
             let fresh = Win { id, size, locked: BTreeSet::new(), lock_all: false, access: false, exposure: false };
             if w.local.insert((rank, *win), fresh).is_some() {
-                return Err(format!("window id {win} created twice without being freed"));
+                return Err(WinError::CreatedTwice { win: *win });
             }
             *win = id;
         }
         Op::WinFree { win } => {
             let w = comms.wins.local.remove(&(rank, *win)).ok_or_else(|| unknown(*win))?;
             if let Some(open) = w.open_epoch() {
-                return Err(format!("window {win} freed with {open} still open"));
+                return Err(WinError::FreedOpen { win: *win, open });
             }
             *win = w.id;
         }
         Op::Rma { target, win, .. } => {
             let w = comms.wins.local.get(&(rank, *win)).ok_or_else(|| unknown(*win))?;
             if *target != PROC_NULL {
-                WinReach { win: *win, size: w.size }.check("target", *target)?;
+                WinReach { win: *win, size: w.size }.check("target", *target).map_err(WinError::Outside)?;
             }
             *win = w.id;
         }
@@ -86,13 +131,15 @@ pub fn normalise(comms: &mut Comms, rank: u32, world_size: u32, rec: &mut Record
             let (func, target, flags) = (*func, *target, *flags);
             let w = comms.wins.local.get_mut(&(rank, *win)).ok_or_else(|| unknown(*win))?;
             if let Some(&m) = rec.list.iter().find(|&&m| !(0..world_size as i64).contains(&m)) {
-                return Err(format!("group member {m} of a {} is not a rank of the job", Snake(func)));
+                return Err(WinError::NotARank { member: m, func });
             }
             if has_target(func) {
                 // Worded only when the check fails: this runs once per synchronisation call.
-                WinReach { win: *win, size: w.size }.check(format_args!("{} target", Snake(func)), target)?;
+                WinReach { win: *win, size: w.size }
+                    .check(format_args!("{} target", Snake(func)), target)
+                    .map_err(WinError::Outside)?;
             }
-            w.sync(func, target, flags).map_err(|e| format!("window {win}: {e}"))?;
+            w.sync(func, target, flags).map_err(|source| WinError::Epoch { win: *win, source })?;
             *win = w.id;
         }
         _ => return Ok(false),
@@ -122,8 +169,8 @@ fn has_target(func: WinSyncFn) -> bool {
     matches!(func, WinSyncFn::Lock | WinSyncFn::Unlock | WinSyncFn::Flush | WinSyncFn::FlushLocal)
 }
 
-fn unknown(win: u32) -> String {
-    format!("uses window {win}, which this rank never created (or freed)")
+fn unknown(win: u32) -> WinError {
+    WinError::Unknown { win }
 }
 
 impl Win {
@@ -142,49 +189,47 @@ impl Win {
     }
 
     /// Applies one synchronisation call to the open epochs; Err says what is unbalanced.
-    fn sync(&mut self, func: WinSyncFn, target: i32, flags: u8) -> Result<(), String> {
+    fn sync(&mut self, func: WinSyncFn, target: i32, flags: u8) -> Result<(), EpochError> {
         use WinSyncFn::*;
         // a target's bound is checked by the caller, which knows the window's id
         if !has_target(func) && target != NO_RANK {
-            return Err(format!("{} with a target ({target})", Snake(func)));
+            return Err(EpochError::NeedsNoTarget { func, target });
         }
         match func {
-            Lock if self.lock_all || !self.locked.insert(target) => {
-                Err(format!("lock of target {target}, which this rank already holds"))
-            }
-            Unlock if !self.locked.remove(&target) => Err(format!("unlock of target {target}, which is not locked")),
-            LockAll if self.lock_all || !self.locked.is_empty() => Err("lock_all inside another lock epoch".into()),
+            Lock if self.lock_all || !self.locked.insert(target) => Err(EpochError::AlreadyLocked { target }),
+            Unlock if !self.locked.remove(&target) => Err(EpochError::NotLocked { target }),
+            LockAll if self.lock_all || !self.locked.is_empty() => Err(EpochError::LockAllInside),
             LockAll => {
                 self.lock_all = true;
                 Ok(())
             }
-            UnlockAll if !self.lock_all => Err("unlock_all without lock_all".into()),
+            UnlockAll if !self.lock_all => Err(EpochError::UnlockAllWithout),
             UnlockAll => {
                 self.lock_all = false;
                 Ok(())
             }
             Flush | FlushLocal if !self.lock_all && !self.locked.contains(&target) => {
-                Err(format!("{} of target {target} outside a lock epoch on it", Snake(func)))
+                Err(EpochError::FlushOutside { func, target })
             }
             FlushAll | FlushLocalAll if !self.lock_all && self.locked.is_empty() => {
-                Err(format!("{} outside a lock epoch", Snake(func)))
+                Err(EpochError::FlushAllOutside { func })
             }
-            Start if self.access => Err("start inside another access epoch".into()),
+            Start if self.access => Err(EpochError::StartInside),
             Start => {
                 self.access = true;
                 Ok(())
             }
-            Complete if !self.access => Err("complete without start".into()),
+            Complete if !self.access => Err(EpochError::CompleteWithout),
             Complete => {
                 self.access = false;
                 Ok(())
             }
-            Post if self.exposure => Err("post inside another exposure epoch".into()),
+            Post if self.exposure => Err(EpochError::PostInside),
             Post => {
                 self.exposure = true;
                 Ok(())
             }
-            Wait | Test if !self.exposure => Err(format!("{} without post", Snake(func))),
+            Wait | Test if !self.exposure => Err(EpochError::WithoutPost { func }),
             Wait => {
                 self.exposure = false;
                 Ok(())
@@ -205,7 +250,7 @@ mod tests {
 
     fn run(comms: &mut Comms, rank: u32, op: Op) -> Result<Op, String> {
         let mut rec = Record::new(0, 0, op);
-        assert!(normalise(comms, rank, 4, &mut rec)?);
+        assert!(normalise(comms, rank, 4, &mut rec).map_err(|e| e.to_string())?);
         Ok(rec.op)
     }
     fn sync(func: WinSyncFn, rank: i32, flags: u8) -> Op {

@@ -5,6 +5,29 @@
 use crate::error::Error;
 use std::collections::BTreeMap;
 
+/// Why one line of the worker's output does not read.
+#[derive(Debug, thiserror::Error)]
+enum LineError {
+    #[error("expected library=")]
+    NoLibrary,
+    #[error("`{0}` is not key=value")]
+    NotKeyValue(String),
+    #[error("no `{0}`")]
+    Missing(&'static str),
+    #[error("`{0}` is not an integer")]
+    NotInteger(&'static str),
+    #[error("`{0}` is not a count")]
+    NotCount(&'static str),
+    #[error("`{0}` is not a number")]
+    NotNumber(&'static str),
+    #[error("`{key}` = {value} is not a time")]
+    NotTime { key: &'static str, value: f64 },
+    #[error("a trial's `{0}` mark out of order")]
+    MarkOutOfOrder(String),
+    #[error("unknown measurement `{0}`")]
+    Unknown(String),
+}
+
 /// Where one rank ran.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RankInfo {
@@ -76,10 +99,10 @@ impl Samples {
         Ok(s)
     }
 
-    fn line(&mut self, line: &str) -> Result<(), String> {
+    fn line(&mut self, line: &str) -> Result<(), LineError> {
         let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
         if kind == "mpi" {
-            let v = rest.strip_prefix("library=").ok_or("expected library=")?;
+            let v = rest.strip_prefix("library=").ok_or(LineError::NoLibrary)?;
             self.mpi_library = v.trim_matches('"').replace('\t', " ");
             return Ok(());
         }
@@ -118,7 +141,7 @@ impl Samples {
                 match (f.text("at")?, self.begun.take()) {
                     ("begin", None) => self.begun = Some(half),
                     ("end", Some(begin)) => self.states.push([begin, half]),
-                    (at, _) => return Err(format!("a trial's `{at}` mark out of order")),
+                    (at, _) => return Err(LineError::MarkOutOfOrder(at.to_string())),
                 }
             }
             "collective" => {
@@ -126,7 +149,7 @@ impl Samples {
                 push(&mut self.collectives, key, f.secs("seconds")?)
             }
             "done" => self.done = true,
-            _ => return Err(format!("unknown measurement `{kind}`")),
+            _ => return Err(LineError::Unknown(kind.to_string())),
         }
         Ok(())
     }
@@ -170,28 +193,28 @@ fn push<K: Ord>(m: &mut BTreeMap<K, Trials>, k: K, v: f64) {
 struct Fields<'a>(Vec<(&'a str, &'a str)>);
 
 impl<'a> Fields<'a> {
-    fn new(rest: &'a str) -> Result<Self, String> {
+    fn new(rest: &'a str) -> Result<Self, LineError> {
         let mut v = Vec::new();
         for w in rest.split_whitespace() {
-            v.push(w.split_once('=').ok_or_else(|| format!("`{w}` is not key=value"))?);
+            v.push(w.split_once('=').ok_or_else(|| LineError::NotKeyValue(w.to_string()))?);
         }
         Ok(Fields(v))
     }
-    fn text(&self, k: &str) -> Result<&'a str, String> {
-        self.0.iter().find(|(key, _)| *key == k).map(|&(_, v)| v).ok_or_else(|| format!("no `{k}`"))
+    fn text(&self, k: &'static str) -> Result<&'a str, LineError> {
+        self.0.iter().find(|(key, _)| *key == k).map(|&(_, v)| v).ok_or(LineError::Missing(k))
     }
-    fn int(&self, k: &str) -> Result<i64, String> {
-        self.text(k)?.parse().map_err(|_| format!("`{k}` is not an integer"))
+    fn int(&self, k: &'static str) -> Result<i64, LineError> {
+        self.text(k)?.parse().map_err(|_| LineError::NotInteger(k))
     }
-    fn num(&self, k: &str) -> Result<u64, String> {
-        self.text(k)?.parse().map_err(|_| format!("`{k}` is not a count"))
+    fn num(&self, k: &'static str) -> Result<u64, LineError> {
+        self.text(k)?.parse().map_err(|_| LineError::NotCount(k))
     }
-    fn secs(&self, k: &str) -> Result<f64, String> {
-        let v: f64 = self.text(k)?.parse().map_err(|_| format!("`{k}` is not a number"))?;
+    fn secs(&self, k: &'static str) -> Result<f64, LineError> {
+        let v: f64 = self.text(k)?.parse().map_err(|_| LineError::NotNumber(k))?;
         if v.is_finite() && v >= 0.0 {
             Ok(v)
         } else {
-            Err(format!("`{k}` = {v} is not a time"))
+            Err(LineError::NotTime { key: k, value: v })
         }
     }
 }

@@ -7,9 +7,22 @@
 
 use std::path::{Path, PathBuf};
 
+/// A `-m` argument that names no machine file.
+#[derive(Debug, thiserror::Error)]
+pub enum BundledError {
+    #[error("no such file; the bundled machine of that name is `-m {stem}` ({})", bundled.display())]
+    UseName { stem: String, bundled: PathBuf },
+    #[error(
+        "no file `{name}` and no bundled machine of that name (looked in {}; bundled: {})",
+        looked.join(", "),
+        if bundled.is_empty() { "none found".into() } else { bundled.join(", ") }
+    )]
+    NotFound { name: String, looked: Vec<String>, bundled: Vec<String> },
+}
+
 /// A path to read: `arg` itself when it exists or names a path (has a `/` or ends in
 /// `.toml`); else the first bundled `NAME.toml`. `Err` lists where it looked and what exists.
-pub fn resolve(arg: &Path) -> Result<PathBuf, String> {
+pub fn resolve(arg: &Path) -> Result<PathBuf, BundledError> {
     let text = arg.to_string_lossy();
     let dirs = search_dirs();
     if arg.exists() {
@@ -28,7 +41,7 @@ pub fn resolve(arg: &Path) -> Result<PathBuf, String> {
                 );
                 return Ok(p);
             }
-            return Err(format!("no such file; the bundled machine of that name is `-m {stem}` ({})", p.display()));
+            return Err(BundledError::UseName { stem, bundled: p });
         }
         return Ok(arg.to_path_buf());
     }
@@ -48,11 +61,7 @@ pub fn resolve(arg: &Path) -> Result<PathBuf, String> {
     names.sort();
     names.dedup();
     let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    Err(format!(
-        "no file `{text}` and no bundled machine of that name (looked in {}; bundled: {})",
-        looked.join(", "),
-        if names.is_empty() { "none found".into() } else { names.join(", ") }
-    ))
+    Err(BundledError::NotFound { name: text.into_owned(), looked, bundled: names })
 }
 
 fn search_dirs() -> Vec<PathBuf> {
@@ -76,7 +85,7 @@ mod tests {
         let p = resolve(Path::new("torus-8x8")).unwrap();
         assert!(p.ends_with("configs/torus-8x8.toml"), "{}", p.display());
         assert_eq!(resolve(Path::new("./x.toml")).unwrap(), Path::new("./x.toml"));
-        let e = resolve(Path::new("no-such-machine")).unwrap_err();
+        let e = resolve(Path::new("no-such-machine")).unwrap_err().to_string();
         assert!(e.contains("bus-cluster") && e.contains("no bundled machine"), "{e}");
     }
 }

@@ -64,7 +64,7 @@ pub fn resolve(s: &DragonflySection) -> Result<DragonflyConfig, String> {
     };
     // The default VC count is what the routing needs to stay deadlock-free.
     let d_router = RouterConfig { vcs: routing.classes(), ..RouterConfig::default() };
-    let router = router_keys!(s).resolve(S, d_router)?;
+    let router = router_keys!(s).resolve(S, d_router).map_err(|e| e.to_string())?;
     let cfg = DragonflyConfig {
         p: s.p.map_or(d.p, |v| v.0 as u32),
         a: s.a.map_or(d.a, |v| v.0 as u32),

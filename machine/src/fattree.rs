@@ -52,7 +52,7 @@ pub enum RoutingKey {
 pub fn resolve(s: &FatTreeSection) -> Result<FatTreeConfig, String> {
     let (down, up) = shape(s)?;
     let d = RouterConfig::default();
-    let router = router_keys!(s).resolve(S, d)?;
+    let router = router_keys!(s).resolve(S, d).map_err(|e| e.to_string())?;
     let routing = match s.routing {
         Some(RoutingKey::Adaptive) => FatTreeRouting::Adaptive,
         Some(RoutingKey::Dmodk) | None => FatTreeRouting::DModK,

@@ -23,6 +23,15 @@ use psins_units::Ps;
 use std::path::{Path, PathBuf};
 
 /// How an analytic collective's time grows with the number of participants P.
+/// A collective shape that does not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ShapeError {
+    #[error("`{0}`: bad factor")]
+    BadFactor(String),
+    #[error("`{0}`: expected const, log or linear, optionally as F*shape")]
+    BadShape(String),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Shape {
     pub factor: f64,
@@ -47,16 +56,16 @@ impl Shape {
         self.factor * g
     }
 
-    pub fn parse(s: &str) -> Result<Shape, String> {
+    pub fn parse(s: &str) -> Result<Shape, ShapeError> {
         let (factor, g) = match s.split_once('*') {
-            Some((f, g)) => (f.trim().parse::<f64>().map_err(|_| format!("`{s}`: bad factor"))?, g.trim()),
+            Some((f, g)) => (f.trim().parse::<f64>().map_err(|_| ShapeError::BadFactor(s.into()))?, g.trim()),
             None => (1.0, s.trim()),
         };
         let growth = match g {
             "const" | "constant" => Growth::Const,
             "log" | "logarithmic" => Growth::Log,
             "linear" => Growth::Linear,
-            _ => return Err(format!("`{s}`: expected const, log or linear, optionally as F*shape")),
+            _ => return Err(ShapeError::BadShape(s.into())),
         };
         Ok(Shape { factor, growth })
     }
@@ -187,7 +196,7 @@ impl Machine {
     /// overrides, validates. Every error names the file and, for syntax, unknown keys and
     /// bad values, the line.
     pub fn load(path: &Path, overrides: &[String]) -> Result<Machine, ConfigError> {
-        let path = &bundled::resolve(path).map_err(|m| cfg_err(path, m))?;
+        let path = &bundled::resolve(path).map_err(|m| cfg_err(path, m.to_string()))?;
         let text = std::fs::read_to_string(path).map_err(|e| cfg_err(path, format!("cannot read: {e}")))?;
         Self::from_str(path, &text, overrides)
     }
@@ -196,7 +205,7 @@ impl Machine {
         let mut doc: toml_edit::DocumentMut =
             text.parse().map_err(|e: toml_edit::TomlError| cfg_err(path, e.to_string()))?;
         for o in overrides {
-            overrides::apply(&mut doc, o).map_err(|m| cfg_err(path, m))?;
+            overrides::apply(&mut doc, o).map_err(|m| cfg_err(path, m.to_string()))?;
         }
         let edited = doc.to_string();
         let file: MachineFile = match toml::from_str(&edited) {

@@ -64,6 +64,19 @@ impl Band {
     }
 }
 
+/// Bands that do not make a link.
+#[derive(Debug, thiserror::Error)]
+pub enum BandsError {
+    #[error("a link needs 1 to {MAX_BANDS} bands, got {0}")]
+    Count(usize),
+    #[error("bands must be in increasing order of `upto`")]
+    Order,
+    #[error("the last band must have no `upto` (it covers every larger message)")]
+    LastBounded,
+    #[error("band up to {upto} bytes: bandwidth must be positive")]
+    Bandwidth { upto: u64 },
+}
+
 /// One kind of path: the control latency plus up to [`MAX_BANDS`] size bands.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Link {
@@ -90,18 +103,18 @@ impl Link {
     }
 
     /// Bands in increasing `upto`, the last one unbounded. `latency` is the control latency.
-    pub fn with_bands(latency: Ps, bands: &[Band]) -> Result<Link, String> {
+    pub fn with_bands(latency: Ps, bands: &[Band]) -> Result<Link, BandsError> {
         if bands.is_empty() || bands.len() > MAX_BANDS {
-            return Err(format!("a link needs 1 to {MAX_BANDS} bands, got {}", bands.len()));
+            return Err(BandsError::Count(bands.len()));
         }
         if bands.windows(2).any(|w| w[0].upto >= w[1].upto) {
-            return Err("bands must be in increasing order of `upto`".into());
+            return Err(BandsError::Order);
         }
         if bands.last().map(|b| b.upto) != Some(u64::MAX) {
-            return Err("the last band must have no `upto` (it covers every larger message)".into());
+            return Err(BandsError::LastBounded);
         }
         if let Some(b) = bands.iter().find(|b| !(b.bandwidth.is_finite() && b.bandwidth > 0.0)) {
-            return Err(format!("band up to {} bytes: bandwidth must be positive", b.upto));
+            return Err(BandsError::Bandwidth { upto: b.upto });
         }
         let mut arr = [bands[0]; MAX_BANDS];
         arr[..bands.len()].copy_from_slice(bands);

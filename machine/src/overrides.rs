@@ -4,14 +4,27 @@
 
 use toml_edit::{DocumentMut, Item, Table, Value};
 
+/// A `--set` that cannot be applied.
+#[derive(Debug, thiserror::Error)]
+pub enum OverrideError {
+    #[error("--set `{0}`: expected key=value")]
+    NoValue(String),
+    #[error("--set `{0}`: empty key segment")]
+    EmptySegment(String),
+    #[error("--set `{key}`: `{segment}` is not a table")]
+    NotATable { key: String, segment: String },
+    #[error("--set `{0}`: is a table, not a value")]
+    IsATable(String),
+}
+
 /// Applies `a.b.c=value` to `doc`. The value is read as TOML (`8`, `true`, `"x"`, `[1, 2]`);
 /// anything that does not parse as TOML is taken as a string, so `--set network.latency=2us`
 /// works without shell-quoting the quotes.
-pub fn apply(doc: &mut DocumentMut, assignment: &str) -> Result<(), String> {
-    let (key, raw) = assignment.split_once('=').ok_or_else(|| format!("--set `{assignment}`: expected key=value"))?;
+pub fn apply(doc: &mut DocumentMut, assignment: &str) -> Result<(), OverrideError> {
+    let (key, raw) = assignment.split_once('=').ok_or_else(|| OverrideError::NoValue(assignment.into()))?;
     let path: Vec<&str> = key.trim().split('.').map(str::trim).collect();
     if path.iter().any(|p| p.is_empty()) {
-        return Err(format!("--set `{assignment}`: empty key segment"));
+        return Err(OverrideError::EmptySegment(assignment.into()));
     }
     let value = parse_value(raw.trim());
     let (last, parents) = path.split_last().expect("split yields at least one segment");
@@ -20,7 +33,7 @@ pub fn apply(doc: &mut DocumentMut, assignment: &str) -> Result<(), String> {
         let item = table.entry(seg).or_insert_with(|| Item::Table(Table::new()));
         table = match item {
             Item::Table(t) => t,
-            _ => return Err(format!("--set `{key}`: `{seg}` is not a table")),
+            _ => return Err(OverrideError::NotATable { key: key.into(), segment: seg.to_string() }),
         };
     }
     match table.get_mut(last) {
@@ -30,7 +43,7 @@ pub fn apply(doc: &mut DocumentMut, assignment: &str) -> Result<(), String> {
             *v = value;
             *v.decor_mut() = decor;
         }
-        Some(_) => return Err(format!("--set `{key}`: is a table, not a value")),
+        Some(_) => return Err(OverrideError::IsATable(key.into())),
         None => {
             table.insert(last, Item::Value(value));
         }

@@ -5,6 +5,13 @@
 
 use psins_network::RouterConfig;
 
+/// A router key out of range.
+#[derive(Debug, thiserror::Error)]
+pub enum RouterError {
+    #[error("{section} packet_bytes = {bytes} must be 1 to {}", u32::MAX)]
+    PacketBytes { section: String, bytes: u64 },
+}
+
 /// The shared keys as read (None: the default).
 pub struct RouterKeys {
     pub vcs: Option<u64>,
@@ -59,10 +66,10 @@ impl RouterKeys {
     /// The keys over the defaults `d`; `section` names the section in errors. The bounded
     /// keys were range-checked when read; only `packet_bytes` (a size with units) is checked
     /// here.
-    pub fn resolve(&self, section: &str, d: RouterConfig) -> Result<RouterConfig, String> {
+    pub fn resolve(&self, section: &str, d: RouterConfig) -> Result<RouterConfig, RouterError> {
         let packet_bytes = match self.packet_bytes {
             Some(b) if b == 0 || b > u32::MAX as u64 => {
-                return Err(format!("{section} packet_bytes = {b} must be 1 to {}", u32::MAX))
+                return Err(RouterError::PacketBytes { section: section.into(), bytes: b })
             }
             Some(b) => b as u32,
             None => d.packet_bytes,

@@ -52,9 +52,18 @@ pub enum RoutingKey {
     UgalG,
 }
 
+/// A `[network.dragonfly]` section that does not make a dragonfly.
+#[derive(Debug, thiserror::Error)]
+pub enum DragonflyError {
+    #[error(transparent)]
+    Router(#[from] super::router::RouterError),
+    #[error("{} {0}", S)]
+    Invalid(#[source] psins_network::ConfigError),
+}
+
 /// The model's parameters (defaults: p = 2, a = 4, h = 2, g = 9, absolute, minimal; the
 /// VCs default to what the routing needs), checked as a whole.
-pub fn resolve(s: &DragonflySection) -> Result<DragonflyConfig, String> {
+pub fn resolve(s: &DragonflySection) -> Result<DragonflyConfig, DragonflyError> {
     let d = DragonflyConfig::default();
     let routing = match s.routing {
         Some(RoutingKey::Minimal) | None => DragonflyRouting::Minimal,
@@ -64,7 +73,7 @@ pub fn resolve(s: &DragonflySection) -> Result<DragonflyConfig, String> {
     };
     // The default VC count is what the routing needs to stay deadlock-free.
     let d_router = RouterConfig { vcs: routing.classes(), ..RouterConfig::default() };
-    let router = router_keys!(s).resolve(S, d_router).map_err(|e| e.to_string())?;
+    let router = router_keys!(s).resolve(S, d_router)?;
     let cfg = DragonflyConfig {
         p: s.p.map_or(d.p, |v| v.0 as u32),
         a: s.a.map_or(d.a, |v| v.0 as u32),
@@ -78,7 +87,7 @@ pub fn resolve(s: &DragonflySection) -> Result<DragonflyConfig, String> {
         router,
         one_class: false,
     };
-    cfg.validate().map_err(|e| format!("{S} {e}"))?;
+    cfg.validate().map_err(DragonflyError::Invalid)?;
     Ok(cfg)
 }
 

@@ -143,9 +143,9 @@ fn network(path: &Path, f: &MachineFile) -> Result<Network, String> {
         (count(n.buses, "buses")?, count(n.in_links, "in_links")?, count(n.out_links, "out_links")?);
     let graph = flow_topology(f);
     let runs_on = |name: &str| n.model == name || graph.is_some_and(|t| t.name() == name);
-    let torus = fabric(n.torus.as_ref(), runs_on("torus"), f)?;
-    let fattree = fabric(n.fattree.as_ref(), runs_on("fattree"), f)?;
-    let dragonfly = fabric(n.dragonfly.as_ref(), runs_on("dragonfly"), f)?;
+    let torus = fabric(n.torus.as_ref(), runs_on("torus"), f).map_err(|e| e.to_string())?;
+    let fattree = fabric(n.fattree.as_ref(), runs_on("fattree"), f).map_err(|e| e.to_string())?;
+    let dragonfly = fabric(n.dragonfly.as_ref(), runs_on("dragonfly"), f).map_err(|e| e.to_string())?;
     let packet = torus.or(fattree).or(dragonfly);
     Ok(match n.model.as_str() {
         "simple" => Network::Simple,

@@ -47,12 +47,37 @@ pub enum RoutingKey {
     Adaptive,
 }
 
+/// A `[network.fattree]` section that does not make a fat tree.
+#[derive(Debug, thiserror::Error)]
+pub enum FatTreeError {
+    #[error(
+        "{} radix = {radix} but the design needs {needs}-port switches (down {down:?}, up {up:?}): raise radix to {needs} or shrink k/down/up",
+        S
+    )]
+    Radix { radix: u64, needs: u32, down: Vec<u32>, up: Vec<u32> },
+    #[error(transparent)]
+    Router(#[from] super::router::RouterError),
+    #[error("{} {0}", S)]
+    Invalid(#[source] psins_network::ConfigError),
+    #[error("{} give either down and up, or k, levels and tapering, not both", S)]
+    BothForms,
+    #[error("{} up needs down (children per switch at each level, leaf first)", S)]
+    UpNeedsDown,
+    #[error("{} tapering = {t} needs levels ≥ 2 (a single switch has no parents)", S)]
+    TaperingOneLevel { t: u32 },
+    #[error(
+        "{} tapering = {t} gives each leaf k / {t} parents, so k must be a multiple of {t}: {fits} would fit (k = {k})",
+        S
+    )]
+    Tapering { t: u32, k: u32, fits: String },
+}
+
 /// The model's parameters from the section (defaults: a 4-ary 2-tree, D-mod-k, the
 /// torus's router defaults), checked as a whole.
-pub fn resolve(s: &FatTreeSection) -> Result<FatTreeConfig, String> {
+pub fn resolve(s: &FatTreeSection) -> Result<FatTreeConfig, FatTreeError> {
     let (down, up) = shape(s)?;
     let d = RouterConfig::default();
-    let router = router_keys!(s).resolve(S, d).map_err(|e| e.to_string())?;
+    let router = router_keys!(s).resolve(S, d)?;
     let routing = match s.routing {
         Some(RoutingKey::Adaptive) => FatTreeRouting::Adaptive,
         Some(RoutingKey::Dmodk) | None => FatTreeRouting::DModK,
@@ -60,45 +85,41 @@ pub fn resolve(s: &FatTreeSection) -> Result<FatTreeConfig, String> {
     let cfg = FatTreeConfig { down, up, routing, router };
     if let Some(radix) = s.radix {
         if cfg.radix() as u64 > radix.0 {
-            return Err(format!(
-                "{S} radix = {} but the design needs {}-port switches (down {:?}, up {:?}): raise radix to {} or shrink k/down/up",
-                radix.0,
-                cfg.radix(),
-                cfg.down,
-                cfg.up,
-                cfg.radix()
-            ));
+            return Err(FatTreeError::Radix {
+                radix: radix.0,
+                needs: cfg.radix(),
+                down: cfg.down.clone(),
+                up: cfg.up.clone(),
+            });
         }
     }
-    cfg.validate().map_err(|e| format!("{S} {e}"))?;
+    cfg.validate().map_err(FatTreeError::Invalid)?;
     Ok(cfg)
 }
 
 /// Children and parents per level, from one of the two forms.
-fn shape(s: &FatTreeSection) -> Result<(Vec<u32>, Vec<u32>), String> {
+fn shape(s: &FatTreeSection) -> Result<(Vec<u32>, Vec<u32>), FatTreeError> {
     let list = |v: &Vec<Bounded<1, 16>>| v.iter().map(|b| b.0 as u32).collect::<Vec<u32>>();
     if let Some(down) = &s.down {
         if s.k.is_some() || s.levels.is_some() || s.tapering.is_some() {
-            return Err(format!("{S} give either down and up, or k, levels and tapering, not both"));
+            return Err(FatTreeError::BothForms);
         }
         let up = s.up.as_ref().map(list).unwrap_or_default();
         return Ok((list(down), up));
     }
     if s.up.is_some() {
-        return Err(format!("{S} up needs down (children per switch at each level, leaf first)"));
+        return Err(FatTreeError::UpNeedsDown);
     }
     let k = s.k.map_or(4, |v| v.0 as u32);
     let levels = s.levels.map_or(2, |v| v.0 as usize);
     let t = s.tapering.map_or(1, |v| v.0 as u32);
     if levels == 1 && t > 1 {
-        return Err(format!("{S} tapering = {t} needs levels ≥ 2 (a single switch has no parents)"));
+        return Err(FatTreeError::TaperingOneLevel { t });
     }
     if !k.is_multiple_of(t) {
         let (lo, hi) = (k - k % t, k - k % t + t);
         let fits = if lo > 0 { format!("k = {lo} or {hi}") } else { format!("k = {hi}") };
-        return Err(format!(
-            "{S} tapering = {t} gives each leaf k / {t} parents, so k must be a multiple of {t}: {fits} would fit (k = {k})"
-        ));
+        return Err(FatTreeError::Tapering { t, k, fits });
     }
     let mut up = vec![k; levels - 1];
     if let Some(first) = up.first_mut() {
@@ -146,7 +167,7 @@ mod tests {
 
     fn section(text: &str) -> Result<FatTreeConfig, String> {
         let s: FatTreeSection = toml::from_str(text).map_err(|e| e.to_string())?;
-        resolve(&s)
+        resolve(&s).map_err(|e| e.to_string())
     }
 
     #[test]

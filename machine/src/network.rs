@@ -206,26 +206,40 @@ impl Fabric {
     }
 }
 
+/// A packet network's section that does not make a design, or whose design does not fit the
+/// machine.
+#[derive(Debug, thiserror::Error)]
+pub enum FabricError {
+    #[error(transparent)]
+    Torus(#[from] torus::TorusError),
+    #[error(transparent)]
+    FatTree(#[from] fattree::FatTreeError),
+    #[error(transparent)]
+    Dragonfly(#[from] dragonfly::DragonflyError),
+    #[error("[machine] nodes = {nodes} but {size}: set nodes = {design_nodes}{instead}")]
+    Nodes { nodes: u32, size: String, design_nodes: u32, instead: &'static str },
+}
+
 /// A packet network's section of the machine file, resolved into its design.
 pub(crate) trait FabricSection: Default {
-    fn resolve(&self) -> Result<Fabric, String>;
+    fn resolve(&self) -> Result<Fabric, FabricError>;
 }
 
 impl FabricSection for torus::TorusSection {
-    fn resolve(&self) -> Result<Fabric, String> {
-        torus::resolve(self).map(Fabric::Torus)
+    fn resolve(&self) -> Result<Fabric, FabricError> {
+        Ok(torus::resolve(self).map(Fabric::Torus)?)
     }
 }
 
 impl FabricSection for fattree::FatTreeSection {
-    fn resolve(&self) -> Result<Fabric, String> {
-        fattree::resolve(self).map(Fabric::FatTree)
+    fn resolve(&self) -> Result<Fabric, FabricError> {
+        Ok(fattree::resolve(self).map(Fabric::FatTree)?)
     }
 }
 
 impl FabricSection for dragonfly::DragonflySection {
-    fn resolve(&self) -> Result<Fabric, String> {
-        dragonfly::resolve(self).map(Fabric::Dragonfly)
+    fn resolve(&self) -> Result<Fabric, FabricError> {
+        Ok(dragonfly::resolve(self).map(Fabric::Dragonfly)?)
     }
 }
 
@@ -237,7 +251,7 @@ pub(crate) fn fabric<S: FabricSection>(
     section: Option<&S>,
     used: bool,
     f: &MachineFile,
-) -> Result<Option<Fabric>, String> {
+) -> Result<Option<Fabric>, FabricError> {
     let design = match (section, used) {
         (Some(s), _) => s.resolve()?,
         (None, true) => S::default().resolve()?,
@@ -248,12 +262,12 @@ pub(crate) fn fabric<S: FabricSection>(
     }
     let n = design.nodes();
     if n != f.machine.nodes {
-        return Err(format!(
-            "[machine] nodes = {} but {}: set nodes = {n}{}",
-            f.machine.nodes,
-            design.size(),
-            design.instead()
-        ));
+        return Err(FabricError::Nodes {
+            nodes: f.machine.nodes,
+            size: design.size(),
+            design_nodes: n,
+            instead: design.instead(),
+        });
     }
     Ok(Some(design))
 }

@@ -93,26 +93,37 @@ impl<'de> Deserialize<'de> for Dims {
     }
 }
 
-fn check_dims(ks: &[i64]) -> Result<Vec<u32>, String> {
+/// A `[network.torus]` section that does not make a torus.
+#[derive(Debug, thiserror::Error)]
+pub enum TorusError {
+    #[error("a torus has 1 to {MAX_DIMS} dimensions, not {0}")]
+    DimCount(usize),
+    #[error("every dimension needs 2 ≤ k ≤ 32767, not {0}")]
+    Dim(i64),
+    #[error("[network.torus] packet_bytes = {0} must be 1 to {}", u32::MAX)]
+    PacketBytes(u64),
+    #[error("[network.torus] {0}")]
+    Invalid(#[source] psins_network::ConfigError),
+}
+
+fn check_dims(ks: &[i64]) -> Result<Vec<u32>, TorusError> {
     if ks.is_empty() || ks.len() > MAX_DIMS {
-        return Err(format!("a torus has 1 to {MAX_DIMS} dimensions, not {}", ks.len()));
+        return Err(TorusError::DimCount(ks.len()));
     }
     ks.iter()
         .map(|&k| match u32::try_from(k) {
             Ok(k) if (2..=32767).contains(&k) => Ok(k),
-            _ => Err(format!("every dimension needs 2 ≤ k ≤ 32767, not {k}")),
+            _ => Err(TorusError::Dim(k)),
         })
         .collect()
 }
 
 /// The model's parameters from the section (defaults: `TorusConfig::default()`, INSEE's 8×8),
 /// checked as a whole.
-pub fn resolve(s: &TorusSection) -> Result<TorusConfig, String> {
+pub fn resolve(s: &TorusSection) -> Result<TorusConfig, TorusError> {
     let d = TorusConfig::default();
     let packet_bytes = match s.packet_bytes {
-        Some(Bytes(b)) if b == 0 || b > u32::MAX as u64 => {
-            return Err(format!("[network.torus] packet_bytes = {b} must be 1 to {}", u32::MAX))
-        }
+        Some(Bytes(b)) if b == 0 || b > u32::MAX as u64 => return Err(TorusError::PacketBytes(b)),
         Some(Bytes(b)) => b as u32,
         None => d.packet_bytes,
     };
@@ -134,7 +145,7 @@ pub fn resolve(s: &TorusSection) -> Result<TorusConfig, String> {
         watchdog_cycles: s.watchdog_cycles.map_or(d.watchdog_cycles, |v| v.0),
         max_message_packets: s.max_message_packets.map_or(d.max_message_packets, |v| v.0),
     };
-    cfg.validate().map_err(|e| format!("[network.torus] {e}"))?;
+    cfg.validate().map_err(TorusError::Invalid)?;
     Ok(cfg)
 }
 

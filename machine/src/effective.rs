@@ -17,23 +17,78 @@ const MAX_NODES: u32 = 1 << 24;
 /// Servers per group (buses, links per node).
 const MAX_SERVERS: u32 = 1 << 16;
 
-pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
+/// A machine file whose keys do not make a machine.
+#[derive(Debug, thiserror::Error)]
+pub enum MachineError {
+    #[error("[machine] nodes and cores_per_node must be at least 1")]
+    NoNodes,
+    #[error("[machine] nodes = {0} is more than the {MAX_NODES} the simulator supports")]
+    TooManyNodes(u32),
+    #[error("[machine] node_of_rank names node {node} but there are {nodes} nodes")]
+    MappedNode { node: u32, nodes: u32 },
+    #[error("[machine] mapping = \"list\" needs node_of_rank = [...]")]
+    ListNeedsNodes,
+    #[error("[machine] node_of_rank is only used with mapping = \"list\"")]
+    NodesNeedList,
+    #[error("[mpi.collective_shape] unknown collective `{0}`")]
+    UnknownCollective(String),
+    #[error("[mpi.collective_shape] {name}: {source}")]
+    Shape { name: String, source: crate::ShapeError },
+    #[error("[mpi] library = {name:?}: psins follows the algorithms of {}", known.join(" and "))]
+    UnknownLibrary { name: String, known: Vec<&'static str> },
+    #[error("[[{section}.band]] #{band}: {key} must be positive")]
+    BandRate { section: String, band: usize, key: &'static str },
+    #[error("[[{section}.band]] #{band}: every band but the last needs `upto`")]
+    BandUpto { section: String, band: usize },
+    #[error(
+        "[[{section}.band]] #{band}: the last band covers every larger message, so it takes no `upto` (found {upto})"
+    )]
+    LastBandUpto { section: String, band: usize, upto: Bytes },
+    #[error("[[{section}.band]]: {source}")]
+    Bands { section: String, source: crate::link::BandsError },
+    #[error("[network] {what} must be at least 1")]
+    NoServers { what: &'static str },
+    #[error("[network] {what} = {n} is more than {MAX_SERVERS}")]
+    TooManyServers { what: &'static str, n: u32 },
+    #[error(transparent)]
+    Fabric(#[from] crate::network::FabricError),
+    #[error("[network] unknown model `{model}` (known: {})", known.join(", "))]
+    UnknownModel { model: String, known: Vec<&'static str> },
+    #[error(
+        "[network.flow] backbone is for topology = \"cluster\" only (this graph is {0}: its links come from [network.{0}])"
+    )]
+    BackboneNotCluster(&'static str),
+    #[error("[network.flow] backbone must be positive")]
+    Backbone,
+    #[error("[machine] give either cpu_ratio or clock and base_clock, not both")]
+    RatioAndClock,
+    #[error("[machine] clock and base_clock go together (ratio = clock / base_clock)")]
+    ClockPair,
+    #[error("[[machine.cpu]] names node {node} but there are {nodes} nodes")]
+    CpuNode { node: u32, nodes: u32 },
+    #[error("[[machine.cpu]] lists a node twice")]
+    CpuNodeTwice,
+    #[error("[machine] CPU ratio {0} must be a positive number")]
+    Ratio(f64),
+}
+
+pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, MachineError> {
     let m = &f.machine;
     if m.nodes == 0 || m.cores_per_node == 0 {
-        return Err("[machine] nodes and cores_per_node must be at least 1".into());
+        return Err(MachineError::NoNodes);
     }
     if m.nodes > MAX_NODES {
-        return Err(format!("[machine] nodes = {} is more than the {MAX_NODES} the simulator supports", m.nodes));
+        return Err(MachineError::TooManyNodes(m.nodes));
     }
     let node_of_rank = match (m.mapping, &m.node_of_rank) {
         (MappingKind::List, Some(v)) => {
             if let Some(bad) = v.iter().find(|&&n| n >= m.nodes) {
-                return Err(format!("[machine] node_of_rank names node {bad} but there are {} nodes", m.nodes));
+                return Err(MachineError::MappedNode { node: *bad, nodes: m.nodes });
             }
             v.clone()
         }
-        (MappingKind::List, None) => return Err("[machine] mapping = \"list\" needs node_of_rank = [...]".into()),
-        (_, Some(_)) => return Err("[machine] node_of_rank is only used with mapping = \"list\"".into()),
+        (MappingKind::List, None) => return Err(MachineError::ListNeedsNodes),
+        (_, Some(_)) => return Err(MachineError::NodesNeedList),
         (_, None) => Vec::new(),
     };
     let cpu = cpu_ratios(&f)?;
@@ -52,8 +107,8 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
             .iter()
             .copied()
             .find(|c| coll_key(*c) == *name)
-            .ok_or_else(|| format!("[mpi.collective_shape] unknown collective `{name}`"))?;
-        shapes.push((c, Shape::parse(s).map_err(|e| format!("[mpi.collective_shape] {name}: {e}"))?));
+            .ok_or_else(|| MachineError::UnknownCollective(name.clone()))?;
+        shapes.push((c, Shape::parse(s).map_err(|source| MachineError::Shape { name: name.clone(), source })?));
     }
     Ok(Machine {
         path: path.to_path_buf(),
@@ -77,7 +132,7 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
             None => None,
             Some(name) => Some(psins_collectives::Library::from_name(name).ok_or_else(|| {
                 let known: Vec<&str> = psins_collectives::Library::ALL.iter().map(|l| l.name()).collect();
-                format!("[mpi] library = {name:?}: psins follows the algorithms of {}", known.join(" and "))
+                MachineError::UnknownLibrary { name: name.to_string(), known }
             })?),
         },
         call_overhead: f.mpi.call_overhead.map(|t| t.0).unwrap_or(0),
@@ -90,14 +145,14 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, String> {
 
 /// A path's cost from its section: `[[SECTION.band]]` entries, or one band of the section's
 /// latency and bandwidth.
-fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection]) -> Result<Link, String> {
+fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection]) -> Result<Link, MachineError> {
     if bands.is_empty() {
         return Ok(Link::new(latency.0, bandwidth.0));
     }
-    let rate = |r: Option<Bandwidth>, i: usize, key: &str| match r {
+    let rate = |r: Option<Bandwidth>, i: usize, key: &'static str| match r {
         None => Ok(0.0),
         Some(Bandwidth(b)) if b > 0.0 => Ok(1e12 / b),
-        Some(_) => Err(format!("[[{section}.band]] #{}: {key} must be positive", i + 1)),
+        Some(_) => Err(MachineError::BandRate { section: section.into(), band: i + 1, key }),
     };
     let mut out = Vec::with_capacity(bands.len());
     for (i, b) in bands.iter().enumerate() {
@@ -105,14 +160,9 @@ fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection
         let upto = match (b.upto, last) {
             (Some(u), false) => u.0,
             (None, true) => u64::MAX,
-            (None, false) => {
-                return Err(format!("[[{section}.band]] #{}: every band but the last needs `upto`", i + 1))
-            }
+            (None, false) => return Err(MachineError::BandUpto { section: section.into(), band: i + 1 }),
             (Some(u), true) => {
-                return Err(format!(
-                "[[{section}.band]] #{}: the last band covers every larger message, so it takes no `upto` (found {u})",
-                i + 1
-            ))
+                return Err(MachineError::LastBandUpto { section: section.into(), band: i + 1, upto: u })
             }
         };
         out.push(Band {
@@ -127,25 +177,25 @@ fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection
             },
         });
     }
-    Link::with_bands(latency.0, &out).map_err(|e| format!("[[{section}.band]]: {e}"))
+    Link::with_bands(latency.0, &out).map_err(|source| MachineError::Bands { section: section.into(), source })
 }
 
 /// `[network] model` and the keys it reads. Every packet network's section the file has is
 /// checked, used or not.
-fn network(path: &Path, f: &MachineFile) -> Result<Network, String> {
+fn network(path: &Path, f: &MachineFile) -> Result<Network, MachineError> {
     let n = &f.network;
-    let count = |v: Option<u32>, what: &str| match v {
-        Some(0) => Err(format!("[network] {what} must be at least 1")),
-        Some(n) if n > MAX_SERVERS => Err(format!("[network] {what} = {n} is more than {MAX_SERVERS}")),
+    let count = |v: Option<u32>, what: &'static str| match v {
+        Some(0) => Err(MachineError::NoServers { what }),
+        Some(n) if n > MAX_SERVERS => Err(MachineError::TooManyServers { what, n }),
         v => Ok(v.unwrap_or(1)),
     };
     let (buses, in_links, out_links) =
         (count(n.buses, "buses")?, count(n.in_links, "in_links")?, count(n.out_links, "out_links")?);
     let graph = flow_topology(f);
     let runs_on = |name: &str| n.model == name || graph.is_some_and(|t| t.name() == name);
-    let torus = fabric(n.torus.as_ref(), runs_on("torus"), f).map_err(|e| e.to_string())?;
-    let fattree = fabric(n.fattree.as_ref(), runs_on("fattree"), f).map_err(|e| e.to_string())?;
-    let dragonfly = fabric(n.dragonfly.as_ref(), runs_on("dragonfly"), f).map_err(|e| e.to_string())?;
+    let torus = fabric(n.torus.as_ref(), runs_on("torus"), f)?;
+    let fattree = fabric(n.fattree.as_ref(), runs_on("fattree"), f)?;
+    let dragonfly = fabric(n.dragonfly.as_ref(), runs_on("dragonfly"), f)?;
     let packet = torus.or(fattree).or(dragonfly);
     Ok(match n.model.as_str() {
         "simple" => Network::Simple,
@@ -173,7 +223,7 @@ fn network(path: &Path, f: &MachineFile) -> Result<Network, String> {
         }
         other => {
             let names: Vec<&str> = MODELS.iter().map(|(name, _)| *name).collect();
-            return Err(format!("[network] unknown model `{other}` (known: {})", names.join(", ")));
+            return Err(MachineError::UnknownModel { model: other.to_string(), known: names });
         }
     })
 }
@@ -196,19 +246,15 @@ fn flow_topology(f: &MachineFile) -> Option<FlowTopology> {
 
 /// `[network.flow]`'s keys over `topology` (the cluster's graph; the caller puts a packet
 /// network's in its place).
-fn flow_options(f: &MachineFile, topology: FlowTopology) -> Result<FlowConfig, String> {
+fn flow_options(f: &MachineFile, topology: FlowTopology) -> Result<FlowConfig, MachineError> {
     let s = f.network.flow.as_ref();
     let backbone = s.and_then(|s| s.backbone).map(|b| b.0);
     if let Some(b) = backbone {
         if topology != FlowTopology::Cluster {
-            return Err(format!(
-                "[network.flow] backbone is for topology = \"cluster\" only (this graph is {}: its links come from [network.{}])",
-                topology.name(),
-                topology.name()
-            ));
+            return Err(MachineError::BackboneNotCluster(topology.name()));
         }
         if !(b.is_finite() && b > 0.0) {
-            return Err("[network.flow] backbone must be positive".into());
+            return Err(MachineError::Backbone);
         }
     }
     Ok(FlowConfig {
@@ -219,17 +265,13 @@ fn flow_options(f: &MachineFile, topology: FlowTopology) -> Result<FlowConfig, S
     })
 }
 
-fn cpu_ratios(f: &MachineFile) -> Result<CpuRatios, String> {
+fn cpu_ratios(f: &MachineFile) -> Result<CpuRatios, MachineError> {
     let m = &f.machine;
     let default = match (m.cpu_ratio, m.clock, m.base_clock) {
-        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            return Err("[machine] give either cpu_ratio or clock and base_clock, not both".into())
-        }
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => return Err(MachineError::RatioAndClock),
         (Some(r), None, None) => r,
         (None, Some(c), Some(b)) => c.0 / b.0,
-        (None, Some(_), None) | (None, None, Some(_)) => {
-            return Err("[machine] clock and base_clock go together (ratio = clock / base_clock)".into())
-        }
+        (None, Some(_), None) | (None, None, Some(_)) => return Err(MachineError::ClockPair),
         (None, None, None) => 1.0,
     };
     check_ratio(default)?;
@@ -238,23 +280,23 @@ fn cpu_ratios(f: &MachineFile) -> Result<CpuRatios, String> {
         check_ratio(o.ratio)?;
         for &node in &o.nodes.0 {
             if node >= m.nodes {
-                return Err(format!("[[machine.cpu]] names node {node} but there are {} nodes", m.nodes));
+                return Err(MachineError::CpuNode { node, nodes: m.nodes });
             }
             overrides.push((node, o.ratio));
         }
     }
     overrides.sort_by_key(|&(n, _)| n);
     if overrides.windows(2).any(|w| w[0].0 == w[1].0) {
-        return Err("[[machine.cpu]] lists a node twice".into());
+        return Err(MachineError::CpuNodeTwice);
     }
     Ok(CpuRatios { default, overrides })
 }
 
-fn check_ratio(r: f64) -> Result<(), String> {
+fn check_ratio(r: f64) -> Result<(), MachineError> {
     if r.is_finite() && r > 0.0 {
         Ok(())
     } else {
-        Err(format!("[machine] CPU ratio {r} must be a positive number"))
+        Err(MachineError::Ratio(r))
     }
 }
 

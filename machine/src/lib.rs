@@ -217,7 +217,7 @@ impl Machine {
             }
             Err(e) => return Err(cfg_err(path, e.to_string())),
         };
-        effective::resolve(path, file).map_err(|m| cfg_err(path, m))
+        effective::resolve(path, file).map_err(|m| cfg_err(path, m.to_string()))
     }
 
     /// The shape `[mpi.collective_shape]` sets for collective `c`: an explicit override of

@@ -5,6 +5,19 @@ use crate::coll_key;
 use psins_formats::Coll;
 use serde::{Deserialize, Serialize};
 
+/// A curves file that does not read; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum CurvesError {
+    #[error("{name}: {source}")]
+    Toml { name: String, source: toml::de::Error },
+    #[error(
+        "{name}: curve {curve} ({collective}): bytes must be increasing, as many as seconds (non-negative), ranks ≥ 1"
+    )]
+    Points { name: String, curve: usize, collective: String },
+    #[error("{name}: curve {curve}: unknown collective `{collective}`")]
+    UnknownCollective { name: String, curve: usize, collective: String },
+}
+
 /// One measured curve: `seconds[i]` for a collective of `bytes[i]` per rank over `ranks` ranks.
 #[derive(Debug, Serialize, Deserialize, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -24,8 +37,8 @@ pub struct Curves {
 
 impl Curves {
     /// Reads a curves file; `name` (its path) starts every error.
-    pub fn parse(name: &str, text: &str) -> Result<Curves, String> {
-        let c: Curves = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+    pub fn parse(name: &str, text: &str) -> Result<Curves, CurvesError> {
+        let c: Curves = toml::from_str(text).map_err(|source| CurvesError::Toml { name: name.into(), source })?;
         for (i, k) in c.curve.iter().enumerate() {
             let ok = !k.bytes.is_empty()
                 && k.bytes.len() == k.seconds.len()
@@ -33,14 +46,14 @@ impl Curves {
                 && k.seconds.iter().all(|s| s.is_finite() && *s >= 0.0)
                 && k.ranks > 0;
             if !ok {
-                return Err(format!(
-                    "{name}: curve {} ({}): bytes must be increasing, as many as seconds (non-negative), ranks ≥ 1",
-                    i + 1,
-                    k.collective
-                ));
+                return Err(CurvesError::Points { name: name.into(), curve: i + 1, collective: k.collective.clone() });
             }
             if !Coll::ALL.iter().any(|c| coll_key(*c) == k.collective) {
-                return Err(format!("{name}: curve {}: unknown collective `{}`", i + 1, k.collective));
+                return Err(CurvesError::UnknownCollective {
+                    name: name.into(),
+                    curve: i + 1,
+                    collective: k.collective.clone(),
+                });
             }
         }
         Ok(c)
@@ -62,9 +75,12 @@ mod tests {
     #[test]
     fn rejects_bad_curves() {
         let bad = "[[curve]]\ncollective = \"allreduce\"\nranks = 4\nbytes = [8, 4]\nseconds = [1e-6, 2e-6]\n";
-        assert!(Curves::parse("x", bad).unwrap_err().contains("curve 1 (allreduce): bytes must be increasing"));
+        assert!(Curves::parse("x", bad)
+            .unwrap_err()
+            .to_string()
+            .contains("curve 1 (allreduce): bytes must be increasing"));
         let typo = "[[curve]]\ncollective = \"allreduce\"\nrank = 4\nbytes = [8]\nseconds = [1e-6]\n";
-        assert!(Curves::parse("x", typo).unwrap_err().contains("line"));
+        assert!(Curves::parse("x", typo).unwrap_err().to_string().contains("line"));
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub fn build(m: &Machine, p: &psins_machine::Pmac) -> Result<Box<dyn NetworkMode
         Some(p) => {
             let text =
                 std::fs::read_to_string(p).map_err(|source| BuildError::CalibrationRead { path: p.clone(), source })?;
-            Curves::parse(&p.display().to_string(), &text).map_err(BuildError::Calibration)?.curve
+            Curves::parse(&p.display().to_string(), &text).map_err(|e| BuildError::Calibration(e.to_string()))?.curve
         }
         None => Vec::new(),
     };

@@ -714,37 +714,24 @@ impl Decoder {
         Ok(v)
     }
 
-    fn post(
-        &mut self,
-        handle: i32,
-        recv: bool,
-        peer: i32,
-        tag: i32,
-        bytes: u64,
-        on: Ranks,
-    ) -> Result<u32, StreamError> {
+    /// A request of this envelope under the next psins id.
+    fn request(&mut self, recv: bool, peer: i32, tag: i32, bytes: u64, on: Ranks) -> Result<Posted, StreamError> {
         self.next_req = self.next_req.checked_add(1).ok_or(StreamError::TooManyRequests)?;
-        let id = self.next_req;
-        self.posted.entry(handle).or_default().push_back(Posted { id, recv, peer, tag, bytes, on, cancel: false });
-        Ok(id)
+        Ok(Posted { id: self.next_req, recv, peer, tag, bytes, on, cancel: false })
     }
 
-    /// A persistent request created (inactive) under `handle`.
-    fn create(
-        &mut self,
-        handle: i32,
-        recv: bool,
-        peer: i32,
-        tag: i32,
-        bytes: u64,
-        on: Ranks,
-    ) -> Result<u32, StreamError> {
-        self.next_req = self.next_req.checked_add(1).ok_or(StreamError::TooManyRequests)?;
-        let id = self.next_req;
-        if self.persistent.insert(handle, Posted { id, recv, peer, tag, bytes, on, cancel: false }).is_some() {
+    /// Request `p` posted under `handle`; its id.
+    fn post(&mut self, handle: i32, p: Posted) -> u32 {
+        self.posted.entry(handle).or_default().push_back(p);
+        p.id
+    }
+
+    /// A persistent request created (inactive) under `handle`; its id.
+    fn create(&mut self, handle: i32, p: Posted) -> Result<u32, StreamError> {
+        if self.persistent.insert(handle, p).is_some() {
             return Err(StreamError::Recreated(handle));
         }
-        Ok(id)
+        Ok(p.id)
     }
 
     /// MPI_Start of persistent request `handle`: posted again under its id.
@@ -883,7 +870,8 @@ impl Decoder {
                     Op::Send { mode: mode(label), peer, tag, bytes, comm }
                 } else {
                     let h = c.i32().map_err(e)?;
-                    let req = self.post(h, false, peer, tag, bytes, on)?;
+                    let p = self.request(false, peer, tag, bytes, on)?;
+                    let req = self.post(h, p);
                     Op::Isend { mode: mode(label), peer, tag, bytes, comm, req }
                 }
             }
@@ -901,7 +889,8 @@ impl Decoder {
                     (self.bytes(n, dt)?, self.peer(src, true, on)?, Self::tag(tag, true)?, self.comm(comm)?);
                 if label == 12 {
                     let h = c.i32().map_err(e)?;
-                    let req = self.post(h, true, peer, tag, bytes, on)?;
+                    let p = self.request(true, peer, tag, bytes, on)?;
+                    let req = self.post(h, p);
                     Op::Irecv { peer, tag, bytes, comm, req }
                 } else {
                     let s = Self::statuses(c, st, tagged).map_err(e)?;
@@ -1080,7 +1069,8 @@ impl Decoder {
                 let (recv, bytes, on) = (label == 30, self.bytes(n, dt)?, self.ranks(comm)?);
                 let comm = self.comm(comm)?;
                 let (peer, tag) = (self.peer(peer, recv, on)?, Self::tag(tag, recv)?);
-                let req = self.create(h, recv, peer, tag, bytes, on)?;
+                let p = self.request(recv, peer, tag, bytes, on)?;
+                let req = self.create(h, p)?;
                 match label {
                     30 => Op::RecvInit { peer, tag, bytes, comm, req },
                     _ => Op::SendInit { mode: mode(label), peer, tag, bytes, comm, req },

@@ -101,6 +101,8 @@ pub struct Sim<'m, S: TraceSource> {
     /// Nonblocking collectives in progress by (task, request handle) (kept here, not in the
     /// task, which stays small).
     nbc: BTreeMap<(u32, u32), nbc::Schedule>,
+    /// The schedule (task, request) whose phase is being posted (nbc.rs, `nbc_run`).
+    nbc_posting: Option<(u32, u32)>,
     timeline: Option<Timeline>,
     predicted: Option<crate::predicted::PredictedTrace>,
     net_events: Vec<(Ps, u32)>,
@@ -242,6 +244,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             algo: Default::default(),
             nbc_seq: std::collections::HashMap::new(),
             nbc: BTreeMap::new(),
+            nbc_posting: None,
             timeline,
             predicted: opts.predicted,
             net_events: Vec::new(),

@@ -43,9 +43,6 @@ pub struct Schedule {
     partner: Ps,
     /// The Coll record that started it (errors of later phases name it).
     index: u64,
-    /// A phase is being posted: completions inside it (eager sends) file no event, the
-    /// end of the posting does, as for a blocking collective's round.
-    posting: bool,
 }
 
 impl<S: TraceSource> Sim<'_, S> {
@@ -79,7 +76,7 @@ impl<S: TraceSource> Sim<'_, S> {
         let seq = self.nbc_seq.entry((t, comm)).or_insert(0);
         *seq += 1;
         let tag = (*seq % i32::MAX as u64) as i32 + 1;
-        let s = Schedule { comm, tag, steps, pos: 0, open: 0, done: at, partner: at, index, posting: false };
+        let s = Schedule { comm, tag, steps, pos: 0, open: 0, done: at, partner: at, index };
         self.nbc.insert((t, h), s);
         self.nbc_run(t, h, at)?;
         Ok(Flow::Done(at))
@@ -108,6 +105,16 @@ impl<S: TraceSource> Sim<'_, S> {
     /// Runs schedule `h` of task `t` from `now`: posts phases until one has messages in
     /// flight, or completes the call's request when the steps are over.
     fn nbc_run(&mut self, t: u32, h: u32, now: Ps) -> Result<()> {
+        // Completions inside the posting (eager sends) file no event: the end of the posting
+        // does, as for a blocking collective's round.
+        self.nbc_posting = Some((t, h));
+        let r = self.nbc_post(t, h, now);
+        self.nbc_posting = None;
+        r
+    }
+
+    /// [`Sim::nbc_run`]'s loop.
+    fn nbc_post(&mut self, t: u32, h: u32, now: Ps) -> Result<()> {
         loop {
             let Some(s) = self.nbc.get_mut(&(t, h)) else { return Ok(()) };
             // Between phases (not inside a batch being posted): go on only once the last
@@ -129,7 +136,6 @@ impl<S: TraceSource> Sim<'_, S> {
                 return Ok(());
             };
             s.pos += 1;
-            s.posting = true;
             let (comm, tag, index) = (s.comm, s.tag, s.index);
             // Counted before posting: an eager send completes inside post_send.
             s.open += step.send().is_some() as u32 + step.recv().is_some() as u32;
@@ -147,9 +153,6 @@ impl<S: TraceSource> Sim<'_, S> {
                 let src = self.step_peer(t, index, comm, peer)? as i32;
                 self.post_recv(t, Posted { src, tag, comm, coll: true, r: Ref::Nbc(h), at: now });
             }
-            if let Some(s) = self.nbc.get_mut(&(t, h)) {
-                s.posting = false;
-            }
             // A posting step never waits; a WaitAll (or a blocking step) waits for the phase.
         }
     }
@@ -162,7 +165,7 @@ impl<S: TraceSource> Sim<'_, S> {
         s.open = s.open.saturating_sub(1);
         s.done = s.done.max(at);
         s.partner = s.partner.max(partner);
-        if s.open == 0 && !s.posting {
+        if s.open == 0 && self.nbc_posting != Some((t, h)) {
             self.q.push(s.done.max(now), Ev::Schedule(t));
         }
     }

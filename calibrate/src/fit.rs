@@ -160,8 +160,9 @@ pub struct Calibration {
 pub struct MemoryFit {
     /// The node's copy bandwidth C, bytes per second.
     pub bandwidth: f64,
-    /// (size, node bandwidth that size's exchange gives) for the sizes it was taken from.
-    pub from: Vec<(u64, f64)>,
+    /// (size, copies in flight, node bandwidth that exchange gives) for the exchanges it was
+    /// taken from: 2 for one message each way, 4 for two.
+    pub from: Vec<(u64, u32, f64)>,
     /// Per band of `bands`: (cross_overhead, cross_rate) once sharing is modelled.
     pub cross: Vec<(f64, Option<f64>)>,
 }
@@ -261,7 +262,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         wire.push((b, (f.value - handshake - s_o - r_o).max(0.0)));
     }
 
-    let crossing = crossing_costs(s, o.buffers, &pp);
+    let crossing = crossing_costs(&s.exchange, o.buffers, &pp);
     let sizes: Vec<u64> = pp.iter().map(|p| p.0).collect();
     let edges = band_edges(eager_threshold, &sizes);
     let mut bands = Vec::new();
@@ -309,7 +310,9 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     }
     let own = self_bands(&self_path, &bands);
     let pingpong_other = series(&s.pingpong, other);
-    let memory = memory_fit(&crossing, &bands);
+    // The two-message exchange's excess over a one-way message, as the one-message one's.
+    let two = crossing_costs(&s.exchange2, o.buffers, &pp);
+    let memory = memory_fit(&crossing, &two, &bands);
     Ok(Calibration {
         latency: l0,
         bands,
@@ -331,21 +334,28 @@ fn band_bandwidth(bands: &[BandFit], bytes: u64) -> f64 {
     bands.iter().find(|b| b.upto.is_none_or(|u| bytes <= u)).map_or(f64::INFINITY, |b| b.bandwidth)
 }
 
-/// The node's copy bandwidth C from the large exchanges: with two copies sharing C, each
-/// moves at C/2 where it alone moves at the band's B, so an exchange costs
-/// S·(2/C − 1/B) more than a one-way message; C = 2S / (excess + S/B), the median over the
-/// sizes of at least [`MEMORY_FROM`] with an excess. Then each size's crossing cost is what
-/// the sharing leaves of its excess, fitted per band as before.
-fn memory_fit(crossing: &[(u64, f64, f64)], bands: &[BandFit]) -> Option<MemoryFit> {
-    let from: Vec<(u64, f64)> = crossing
-        .iter()
-        .filter(|&&(b, _, x)| b >= MEMORY_FROM && x > 0.0)
-        .map(|&(b, _, x)| (b, 2.0 * b as f64 / (x + b as f64 / band_bandwidth(bands, b))))
+/// The node's copy bandwidth C from the large exchanges. With k copies in flight sharing C,
+/// each moves at C/k where it alone moves at the band's B, so an exchange of m messages each
+/// way (k = 2m copies) costs S·(k/C − 1/B) more than a one-way message once C/k < B, and
+/// C = kS / (excess + S/B). Every exchange of at least [`MEMORY_FROM`] with an excess over
+/// [`EXCHANGE_MARGIN`] one-way times gives one; C is their median. A host whose two crossing
+/// copies each keep their one-way speed shows C only in the two-message exchange (four copies).
+/// Then each size's crossing cost is what the sharing leaves of the one-message exchange's
+/// excess, fitted per band as before.
+fn memory_fit(crossing: &[(u64, f64, f64)], two: &[(u64, f64, f64)], bands: &[BandFit]) -> Option<MemoryFit> {
+    let from: Vec<(u64, u32, f64)> = [(2, crossing), (4, two)]
+        .into_iter()
+        .flat_map(|(k, xs)| {
+            xs.iter().filter(|&&(b, _, x)| b >= MEMORY_FROM && x > 0.0).map(move |&(b, _, x)| {
+                let s = b as f64;
+                (b, k, k as f64 * s / (x + s / band_bandwidth(bands, b)))
+            })
+        })
         .collect();
     if from.is_empty() {
         return None;
     }
-    let mut cs: Vec<f64> = from.iter().map(|p| p.1).collect();
+    let mut cs: Vec<f64> = from.iter().map(|p| p.2).collect();
     cs.sort_by(f64::total_cmp);
     let c = cs[(cs.len() - 1) / 2];
     let left = |b: u64, x: f64| {
@@ -436,10 +446,14 @@ const EXCHANGE_MARGIN: f64 = 1.1;
 /// crossing cost of the message posted second (docs/models.md, "Crossing messages"), so the
 /// cost is the difference. (size, exchange time, cost); none without exchange measurements
 /// (an older worker's output).
-fn crossing_costs(s: &Samples, buffers: &str, pp: &[(u64, Figure)]) -> Vec<(u64, f64, f64)> {
+fn crossing_costs(
+    exchange: &std::collections::BTreeMap<(String, u64), Trials>,
+    buffers: &str,
+    pp: &[(u64, Figure)],
+) -> Vec<(u64, f64, f64)> {
     pp.iter()
         .filter_map(|&(b, f)| {
-            let x = figure(s.exchange.get(&(buffers.to_string(), b))?).value;
+            let x = figure(exchange.get(&(buffers.to_string(), b))?).value;
             Some((b, x, if x > EXCHANGE_MARGIN * f.value { x - f.value } else { 0.0 }))
         })
         .collect()
@@ -810,6 +824,28 @@ mod recovery {
         assert!(m.cross[2..].iter().all(|&(o, r)| o < 1e-12 && r.is_none()), "{m:?}");
         // The bands themselves keep the whole excess as crossing costs (for [network]).
         assert!(c.bands[2].cross_overhead > 0.0 || c.bands[2].cross_rate.is_some(), "{:?}", c.bands[2]);
+    }
+
+    /// Two crossing copies each keep the 8 GB/s wire (a node of 20 GB/s gives each 10), so the
+    /// one-message exchange costs a one-way time; four copies (two messages each way) get
+    /// 5 GB/s each: the two-message exchange gives the node's bandwidth, from 64 KiB to 2 MiB.
+    #[test]
+    fn the_two_message_exchange_gives_the_nodes_copy_bandwidth() {
+        let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None };
+        let mut s = samples();
+        let one = s.exchange.clone();
+        for ((buffers, b), t) in one.into_iter().filter(|((_, b), _)| (64 * 1024..=2 << 20).contains(b)) {
+            let extra = b as f64 * (1.0 / 5e9 - 1.0 / 8e9);
+            s.exchange2.insert((buffers, b), t.iter().map(|x| x + extra).collect());
+        }
+        let c = calibrate(&s, &o).unwrap();
+        let m = c.memory.expect("a node bandwidth");
+        assert!((m.bandwidth - 20e9).abs() < 1e-3 * 20e9, "{m:?}");
+        assert_eq!(m.from.len(), 6, "64 KiB to 2 MiB: {m:?}");
+        assert!(m.from.iter().all(|&(_, k, _)| k == 4), "{m:?}");
+        // Without the four-copy figure, nothing shows the node's bandwidth.
+        s.exchange2.clear();
+        assert_eq!(calibrate(&s, &o).unwrap().memory, None);
     }
 
     /// The self time (0.5us + S / 5 GB/s at every size) comes back in every band as the

@@ -177,10 +177,13 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     };
     let mut notes: Vec<(&[&str], Vec<String>)> = vec![(&["machine"], measured(c, p))];
     if let Some(m) = memory {
-        let from: Vec<String> = m.from.iter().map(|(b, bw)| format!("{b}:{:.2}", bw / 1e9)).collect();
+        let from: Vec<String> = m.from.iter().map(|(b, k, bw)| format!("{b}x{}:{:.2}", k / 2, bw / 1e9)).collect();
         notes.push((
             &["machine", "memory_bandwidth"],
-            vec![format!("the node's copy bandwidth from each large exchange (GB/s): {}", from.join(" "))],
+            vec![format!(
+                "the node's copy bandwidth from each large exchange, size x messages each way (GB/s): {}",
+                from.join(" ")
+            )],
         ));
     }
     file.to_toml(&notes)

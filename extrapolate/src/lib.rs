@@ -226,10 +226,43 @@ pub fn find_template(series: &Series) -> Result<Template, Refusal> {
     } else {
         ""
     };
+    let differ = first_difference(series).map(|d| format!("\n  {d}")).unwrap_or_default();
     Err(Refusal::Input(format!(
-        "{}: {m}\n  no topology of 1 to 3 dimensions (ring, line, grid, torus) explains every rank of every trace; the traces may be of different applications, or their peers depend on the data{grows}{comms}",
+        "{}: {m}\n  no topology of 1 to 3 dimensions (ring, line, grid, torus) explains every rank of every trace; the traces may be of different applications, or their peers depend on the data{grows}{comms}{differ}",
         series.traces[m.trace].path.display()
     )))
+}
+
+/// Where rank 0's calls first differ between two traces of the series (next in rank count),
+/// peers, sizes and repeats aside: a run of one call counts as one, since a loop's trip count
+/// may follow P. Two traces of one SPMD program agree on it unless a call appears only at some
+/// rank counts; two applications differ early.
+fn first_difference(series: &Series) -> Option<String> {
+    fn calls(t: &Trace) -> Vec<(u64, &Record)> {
+        let mut v: Vec<(u64, &Record)> = Vec::new();
+        for (i, r) in Program::of(t.tasks.first().map_or(&[][..], |r| &r[..])).recs {
+            if v.last().is_none_or(|(_, last)| template::call_name(&last.op) != template::call_name(&r.op)) {
+                v.push((i, r));
+            }
+        }
+        v
+    }
+    let say = |t: &Trace, c: Option<&(u64, &Record)>| match c {
+        Some((i, r)) => format!("record {i} of {} ({})", t.path.display(), template::describe_call(r)),
+        None => format!("the end of {}'s rank 0", t.path.display()),
+    };
+    series.traces.windows(2).find_map(|w| {
+        let (a, b) = (calls(&w[0]), calls(&w[1]));
+        let at = (0..a.len().max(b.len())).find(|&k| match (a.get(k), b.get(k)) {
+            (Some(x), Some(y)) => template::call_name(&x.1.op) != template::call_name(&y.1.op),
+            _ => true,
+        })?;
+        Some(format!(
+            "rank 0's calls (peers, sizes and repeats aside) first differ at {} against {}",
+            say(&w[0], a.get(at)),
+            say(&w[1], b.get(at))
+        ))
+    })
 }
 
 /// The fitted values of every slot at one target rank count.

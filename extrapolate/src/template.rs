@@ -757,15 +757,21 @@ impl<'a> Program<'a> {
     }
 }
 
+/// The call a record makes, without its peers: its kind, a collective's name, the MPI
+/// function of a call without communication.
+pub fn call_name(op: &Op) -> String {
+    match op {
+        Op::Coll { coll, .. } => coll.name().to_lowercase(),
+        Op::Other { func } => {
+            psins_formats::functions::name_of(*func).map_or_else(|| op.kind().name().to_string(), |n| n.to_string())
+        }
+        _ => op.kind().name().to_string(),
+    }
+}
+
 pub fn describe(op: &Op) -> String {
     let (p, n) = shape::peers(op);
-    let mut s = op.kind().name().to_string();
-    if let Op::Coll { coll, .. } = op {
-        s = coll.name().to_lowercase();
-    }
-    if let Op::Other { func } = op {
-        s = psins_formats::functions::name_of(*func).map(|n| n.to_string()).unwrap_or(s);
-    }
+    let mut s = call_name(op);
     if n > 0 && !matches!(op, Op::Coll { .. }) {
         let peers: Vec<String> =
             p[..n].iter().map(|&x| shape::sentinel(x).map(str::to_string).unwrap_or(x.to_string())).collect();
@@ -776,7 +782,7 @@ pub fn describe(op: &Op) -> String {
 
 /// A call as [`describe`] says it, and for a wait what it completes (two waits differ in
 /// that alone).
-fn describe_call(rec: &Record) -> String {
+pub fn describe_call(rec: &Record) -> String {
     let mut s = describe(&rec.op);
     if let Op::Wait { count, .. } = rec.op {
         let done: Vec<String> = rec

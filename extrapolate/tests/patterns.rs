@@ -415,6 +415,15 @@ fn refuses_different_applications() {
     let s = series(vec![grid.trace(4), ring.trace(8), grid.trace(16)]);
     let m = refusal(find_template(&s));
     assert!(m.contains("rank ") && m.contains("record ") && m.contains("no topology"), "{m}");
+    // Another program altogether: the message names the first call that differs, in both
+    // traces.
+    let s = series(vec![grid.trace(4), grid.trace(8), bucket_sort(16, 0.1, "sort")]);
+    let m = refusal(find_template(&s));
+    assert!(
+        m.contains("first differ at record 1 of halo-8.psins (irecv peer ")
+            && m.contains("against record 1 of sort-16.psins (alltoall)"),
+        "{m}"
+    );
 }
 
 #[test]

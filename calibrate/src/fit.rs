@@ -165,6 +165,10 @@ pub struct MemoryFit {
     pub from: Vec<(u64, u32, f64)>,
     /// Per band of `bands`: (cross_overhead, cross_rate) once sharing is modelled.
     pub cross: Vec<(f64, Option<f64>)>,
+    /// Per band of `bands`: the node's copy bandwidth of its own sizes (the median of the
+    /// exchanges inside it), where it has any: copies that fit the caches share more than
+    /// copies that do not.
+    pub per_band: Vec<Option<f64>>,
 }
 
 /// Exchanges of at least this many bytes give the node's copy bandwidth: below it a copy is
@@ -340,8 +344,9 @@ fn band_bandwidth(bands: &[BandFit], bytes: u64) -> f64 {
 /// C = kS / (excess + S/B). Every exchange of at least [`MEMORY_FROM`] with an excess over
 /// [`EXCHANGE_MARGIN`] one-way times gives one; C is their median. A host whose two crossing
 /// copies each keep their one-way speed shows C only in the two-message exchange (four copies).
-/// Then each size's crossing cost is what the sharing leaves of the one-message exchange's
-/// excess, fitted per band as before.
+/// A band with exchanges inside it gets their median as its own C. Then each size's crossing
+/// cost is what the sharing at its band's C leaves of the one-message exchange's excess,
+/// fitted per band as before.
 fn memory_fit(crossing: &[(u64, f64, f64)], two: &[(u64, f64, f64)], bands: &[BandFit]) -> Option<MemoryFit> {
     let from: Vec<(u64, u32, f64)> = [(2, crossing), (4, two)]
         .into_iter()
@@ -355,24 +360,30 @@ fn memory_fit(crossing: &[(u64, f64, f64)], two: &[(u64, f64, f64)], bands: &[Ba
     if from.is_empty() {
         return None;
     }
-    let mut cs: Vec<f64> = from.iter().map(|p| p.2).collect();
-    cs.sort_by(f64::total_cmp);
-    let c = cs[(cs.len() - 1) / 2];
-    let left = |b: u64, x: f64| {
-        let shared = b as f64 * (2.0 / c - 1.0 / band_bandwidth(bands, b)).max(0.0);
-        (x - shared).max(0.0)
+    let median = |mut cs: Vec<f64>| {
+        cs.sort_by(f64::total_cmp);
+        cs.get(cs.len().saturating_sub(1) / 2).copied()
     };
-    let mut cross = Vec::new();
+    let c = median(from.iter().map(|p| p.2).collect())?;
+    let (mut cross, mut per_band) = (Vec::new(), Vec::new());
     let mut lo: Option<u64> = None;
     for band in bands {
         let inside = |b: u64| lo.is_none_or(|l| b > l) && band.upto.is_none_or(|u| b <= u);
+        let own = median(from.iter().filter(|p| inside(p.0)).map(|p| p.2).collect());
+        // What the sharing at the band's node bandwidth leaves of an exchange's excess.
+        let node = own.unwrap_or(c);
+        let left = |b: u64, x: f64| {
+            let shared = b as f64 * (2.0 / node - 1.0 / band_bandwidth(bands, b)).max(0.0);
+            (x - shared).max(0.0)
+        };
         let pts: Vec<(f64, f64)> =
             crossing.iter().filter(|p| inside(p.0)).map(|&(b, _, x)| (b as f64, left(b, x))).collect();
         let top = pts.last().map_or(0.0, |p| p.0);
         cross.push(cross_fit(&pts, top));
+        per_band.push(own);
         lo = band.upto;
     }
-    Some(MemoryFit { bandwidth: c, from, cross })
+    Some(MemoryFit { bandwidth: c, from, cross, per_band })
 }
 
 /// The `[self]` link's wire: free (its bandwidth, in bytes per second, only has to be
@@ -843,6 +854,10 @@ mod recovery {
         assert!((m.bandwidth - 20e9).abs() < 1e-3 * 20e9, "{m:?}");
         assert_eq!(m.from.len(), 6, "64 KiB to 2 MiB: {m:?}");
         assert!(m.from.iter().all(|&(_, k, _)| k == 4), "{m:?}");
+        // Each band with exchanges inside it has the same C of its own here; the small ones none.
+        assert_eq!(m.per_band.len(), c.bands.len());
+        assert!(m.per_band[..2].iter().all(Option::is_none), "{m:?}");
+        assert!(m.per_band[2..].iter().all(|b| b.is_some_and(|b| (b - 20e9).abs() < 1e-3 * 20e9)), "{m:?}");
         // Without the four-copy figure, nothing shows the node's bandwidth.
         s.exchange2.clear();
         assert_eq!(calibrate(&s, &o).unwrap().memory, None);

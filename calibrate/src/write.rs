@@ -117,8 +117,11 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
         .bands
         .iter()
         .enumerate()
-        .map(|(i, b)| match memory.and_then(|m| m.cross.get(i)) {
-            Some(&(cross_overhead, cross_rate)) => band(&BandFit { cross_overhead, cross_rate, ..*b }),
+        .map(|(i, b)| match memory.and_then(|m| m.cross.get(i).map(|c| (c, m.per_band[i]))) {
+            Some((&(cross_overhead, cross_rate), own)) => BandSection {
+                memory_bandwidth: own.map(Bandwidth),
+                ..band(&BandFit { cross_overhead, cross_rate, ..*b })
+            },
             None => band(b),
         })
         .collect();
@@ -201,6 +204,7 @@ fn band(b: &BandFit) -> BandSection {
         recv_rate: b.recv_rate.map(Bandwidth),
         cross_overhead: crossing.then(|| time(b.cross_overhead)),
         cross_rate: b.cross_rate.map(Bandwidth),
+        memory_bandwidth: None,
     }
 }
 

@@ -41,11 +41,17 @@ fn writes_a_machine_file_psins_sim_loads() {
     assert_eq!(check, vec![0, 512, 32768, 2 << 20], "--quick's sizes nearest 0, 1 KiB, 64 KiB and the largest");
     assert_eq!((m.nodes, m.cores_per_node), (1, 2), "two ranks on this host");
     // Both paths get the measured bands; where the file has the node's copy bandwidth, the
-    // [intra] crossing costs are only what that sharing does not explain.
+    // [intra] crossing costs are only what that sharing does not explain, and the bands with
+    // exchanges inside them may have their own.
     let same_but_crossing = m.intra.bands().len() == m.inter.bands().len()
-        && m.intra.bands().iter().zip(m.inter.bands()).all(|(a, b)| psins_machine::Band { cross: b.cross, ..*a } == *b);
+        && m.intra
+            .bands()
+            .iter()
+            .zip(m.inter.bands())
+            .all(|(a, b)| psins_machine::Band { cross: b.cross, memory: b.memory, ..*a } == *b && b.memory == 0.0);
     assert!(m.intra.bands().len() >= 2 && same_but_crossing, "{:?}\n{:?}", m.intra, m.inter);
     assert!(m.memory_bandwidth.is_some() || m.intra == m.inter, "{:?}", m.intra);
+    assert!(m.memory_bandwidth.is_some() || !m.intra.sets_memory(), "{:?}", m.intra);
     // A rank's message to itself, measured at every size: [self] bands as many as the
     // point-to-point ones, the cost in the sender's overhead over a free wire.
     assert!(text.contains("# a rank's message to itself") && text.contains("\n[self]\n"), "{text}");

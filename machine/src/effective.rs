@@ -38,6 +38,8 @@ pub enum MachineError {
     UnknownLibrary { name: String, known: Vec<&'static str> },
     #[error("[[{section}.band]] #{band}: {key} must be positive")]
     BandRate { section: String, band: usize, key: &'static str },
+    #[error("[[{section}.band]] #{band}: memory_bandwidth is the node's copy bandwidth, a key of [[intra.band]] only")]
+    BandMemory { section: String, band: usize },
     #[error("[[{section}.band]] #{band}: every band but the last needs `upto`")]
     BandUpto { section: String, band: usize },
     #[error(
@@ -99,7 +101,7 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, MachineError> {
     };
     let own = match &f.own {
         Some(l) => link("self", l.latency, l.bandwidth, &l.band)?,
-        None => intra,
+        None => intra.without_memory(),
     };
     let mut shapes = Vec::new();
     for (name, s) in &f.mpi.collective_shape {
@@ -165,6 +167,9 @@ fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection
                 return Err(MachineError::LastBandUpto { section: section.into(), band: i + 1, upto: u })
             }
         };
+        if b.memory_bandwidth.is_some() && section != "intra" {
+            return Err(MachineError::BandMemory { section: section.into(), band: i + 1 });
+        }
         out.push(Band {
             upto,
             latency: b.latency.unwrap_or(latency).0,
@@ -175,6 +180,8 @@ fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection
                 fixed: b.cross_overhead.map_or(0, |t| t.0),
                 per_byte: rate(b.cross_rate, i, "cross_rate")?,
             },
+            // The unit parser refuses a bandwidth that is not positive and finite.
+            memory: b.memory_bandwidth.map_or(0.0, |m| m.0),
         });
     }
     Link::with_bands(latency.0, &out).map_err(|source| MachineError::Bands { section: section.into(), source })
@@ -414,6 +421,7 @@ fn bands(l: &Link) -> Vec<BandSection> {
                 recv_rate,
                 cross_overhead,
                 cross_rate,
+                memory_bandwidth: (b.memory > 0.0).then_some(Bandwidth(b.memory)),
             }
         })
         .collect()
@@ -508,6 +516,7 @@ cross_rate = "12GB/s"
 [[intra.band]]
 latency = "1.25us"
 bandwidth = "6GB/s"
+memory_bandwidth = "9GB/s"
 [mpi]
 eager_threshold = 16384
 collectives = "analytic"
@@ -535,9 +544,28 @@ check = [{ bytes = 0, half_rtt = "0.5us", spread = 0.02 }, { bytes = 65536, half
         assert_eq!(again.network, m.network);
         let m = Machine::from_str(Path::new("/m/pm.toml"), text, &[]).unwrap();
         let printed = m.effective();
-        for line in ["memory_bandwidth = \"6.5GB/s\"", "allreduce = \"3*log\"", "buses = 3", "trials = 7"] {
+        for line in [
+            "memory_bandwidth = \"6.5GB/s\"",
+            "memory_bandwidth = \"9GB/s\"",
+            "allreduce = \"3*log\"",
+            "buses = 3",
+            "trials = 7",
+        ] {
             assert!(printed.contains(line), "{line} missing:\n{printed}");
         }
+        assert_eq!((m.intra.memory_bandwidth(4096), m.intra.memory_bandwidth(4097)), (None, Some(9e9)));
+        // The node's copy bandwidth is the intra-node bands' alone.
+        let network_band = text.replace(
+            "calibration = \"curves.toml\"",
+            "calibration = \"curves.toml\"\n[[network.band]]\nmemory_bandwidth = \"9GB/s\"",
+        );
+        let e = Machine::from_str(Path::new("/m/pm.toml"), &network_band, &[]).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "[[network.band]] #1: memory_bandwidth is the node's copy bandwidth, a key of [[intra.band]] only"
+            ),
+            "{e}"
+        );
         assert!(printed.starts_with("# effective configuration of /m/pm.toml\n[machine]"), "{printed}");
     }
 }

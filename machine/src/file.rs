@@ -171,6 +171,9 @@ pub struct BandSection {
     /// Extra sender time of a crossing message: cross_overhead + bytes / cross_rate.
     pub cross_overhead: Option<Time>,
     pub cross_rate: Option<Bandwidth>,
+    /// `[[intra.band]]` only: the node's copy bandwidth for copies of this band's sizes, in
+    /// place of `[machine] memory_bandwidth` (docs/models.md, *A node's memory*).
+    pub memory_bandwidth: Option<Bandwidth>,
 }
 
 #[derive(Debug, Serialize, Deserialize, Default)]

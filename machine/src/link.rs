@@ -54,6 +54,9 @@ pub struct Band {
     pub recv: Overhead,
     /// x(S): the extra sender time of a crossing message (0: directions independent).
     pub cross: Overhead,
+    /// Intra-node bands: the node's copy bandwidth, bytes per second, for copies of this
+    /// band's sizes (0: the machine's `memory_bandwidth`).
+    pub memory: f64,
 }
 
 impl Band {
@@ -75,6 +78,8 @@ pub enum BandsError {
     LastBounded,
     #[error("band up to {upto} bytes: bandwidth must be positive")]
     Bandwidth { upto: u64 },
+    #[error("band up to {upto} bytes: memory_bandwidth must be positive")]
+    Memory { upto: u64 },
 }
 
 /// One kind of path: the control latency plus up to [`MAX_BANDS`] size bands.
@@ -98,6 +103,7 @@ impl Link {
             send: Overhead::default(),
             recv: Overhead::default(),
             cross: Overhead::default(),
+            memory: 0.0,
         };
         Link::with_bands(latency, &[band]).expect("one unbounded band is valid")
     }
@@ -115,6 +121,9 @@ impl Link {
         }
         if let Some(b) = bands.iter().find(|b| !(b.bandwidth.is_finite() && b.bandwidth > 0.0)) {
             return Err(BandsError::Bandwidth { upto: b.upto });
+        }
+        if let Some(b) = bands.iter().find(|b| !(b.memory.is_finite() && b.memory >= 0.0)) {
+            return Err(BandsError::Memory { upto: b.upto });
         }
         let mut arr = [bands[0]; MAX_BANDS];
         arr[..bands.len()].copy_from_slice(bands);
@@ -174,6 +183,26 @@ impl Link {
         self.band(bytes).latency
     }
 
+    /// The node's copy bandwidth (bytes per second) for a copy of `bytes`, where its band
+    /// sets one.
+    #[inline]
+    pub fn memory_bandwidth(&self, bytes: u64) -> Option<f64> {
+        let m = self.band(bytes).memory;
+        (m > 0.0).then_some(m)
+    }
+
+    /// The same costs with no band's node copy bandwidth: a rank's messages to itself, which
+    /// copy nothing between processes, take the intra-node bands where no `[self]` is given.
+    pub fn without_memory(mut self) -> Link {
+        self.bands.iter_mut().for_each(|b| b.memory = 0.0);
+        self
+    }
+
+    /// Whether any band sets the node's copy bandwidth.
+    pub fn sets_memory(&self) -> bool {
+        self.bands().iter().any(|b| b.memory > 0.0)
+    }
+
     /// Latency plus transfer: the uncontended delivery delay once the data has left.
     #[inline]
     pub fn delay(&self, bytes: u64) -> Ps {
@@ -224,6 +253,7 @@ mod tests {
             send: Overhead { fixed: os, per_byte: 0.0 },
             recv: Overhead { fixed: or, per_byte: 0.0 },
             cross: Overhead::default(),
+            memory: 0.0,
         }
     }
 

@@ -1,5 +1,5 @@
-//! A node's memory is shared by its intra-node copies (`[machine] memory_bandwidth`,
-//! docs/models.md *A node's memory*): hand-computed exchanges between two ranks of one node.
+//! A node's memory is shared by its intra-node copies (`[machine] memory_bandwidth`, or an
+//! `[[intra.band]]`'s own, docs/models.md *A node's memory*): hand-computed exchanges between two ranks of one node.
 //! The test machine's `[intra]` link is 0.5 µs and 2 GB/s; the node's memory 3 GB/s.
 
 use crate::common;
@@ -36,6 +36,22 @@ fn an_exchange_shares_the_nodes_memory() {
     assert_eq!(predicted(&run(&exchange(1, 60_000), &shared)), 40_500_000);
     // A halo with both neighbours being the other rank: four copies at 0.75 GB/s, 80 µs.
     assert_eq!(predicted(&run(&exchange(2, 60_000), &shared)), 80_500_000);
+}
+
+/// A node bandwidth of the large messages' band only: the same exchanges of 60 kB, above the
+/// band's 16 KiB, share 3 GB/s as above; copies of 16 KiB and below share nothing.
+#[test]
+fn a_bands_own_node_bandwidth_applies_to_its_sizes() {
+    let text = BASE.replace(
+        "bandwidth = \"2GB/s\"\n",
+        "bandwidth = \"2GB/s\"\n[[intra.band]]\nupto = \"16KiB\"\n[[intra.band]]\nmemory_bandwidth = \"3GB/s\"\n",
+    );
+    let m = psins_sim::Machine::from_str(std::path::Path::new("m.toml"), &text, &[ONE_NODE.to_string()]).unwrap();
+    let run = |tasks: &[Vec<Record>]| predicted(&replay(tasks, &m).unwrap());
+    assert_eq!(run(&exchange(1, 60_000)), 40_500_000);
+    assert_eq!(run(&exchange(2, 60_000)), 80_500_000);
+    // 10 kB copies: 5 µs each at 2 GB/s, + 0.5 µs, however many cross.
+    assert_eq!(run(&exchange(2, 10_000)), 5_500_000);
 }
 
 #[test]

@@ -1,12 +1,14 @@
-//! A node's memory as a shared resource (`[machine] memory_bandwidth`, docs/models.md, *A
-//! node's memory*). Every message the engine replays between two ranks of a node is a copy
-//! through the node's memory (a rank's message to itself is its sender's CPU time, `[self]`,
-//! and is not one; an analytically costed collective sends none through the engine). A
-//! copy moves at most at its `[intra]` band's bandwidth; copies in flight together share the
-//! node's memory bandwidth max-min fairly: none gets more than its band's bandwidth, and what
-//! one cannot use goes to the others. Each copy's rate changes whenever a copy on its node
-//! starts or ends; the message is delivered its band's latency after its last byte. Alone, a
-//! copy whose band is no faster than the node takes exactly `latency + bytes / bandwidth`.
+//! A node's memory as a shared resource (`[machine] memory_bandwidth`, or an `[[intra.band]]`'s
+//! own, docs/models.md, *A node's memory*). Every message the engine replays between two
+//! ranks of a node is a copy through the node's memory (a rank's message to itself is its
+//! sender's CPU time, `[self]`, and is not one; an analytically costed collective sends none
+//! through the engine). A copy moves at most at its `[intra]` band's bandwidth; copies in
+//! flight together share the node's memory max-min fairly: none gets more than its band's
+//! bandwidth, and what one cannot use goes to the others. What they share is the memory's
+//! time: a copy whose size's node bandwidth is C moving at r takes r/C of it (so copies of
+//! one band share C). Each copy's rate changes whenever a copy on its node starts or ends;
+//! the message is delivered its band's latency after its last byte. Alone, a copy whose band
+//! is no faster than the node takes exactly `latency + bytes / bandwidth`.
 //!
 //! Only nodes with copies in flight have state, so a million-node machine costs nothing until
 //! its messages stay on a node.
@@ -25,6 +27,9 @@ struct Copy {
     cap: f64,
     /// Bytes per picosecond it moves at now.
     rate: f64,
+    /// The node's copy bandwidth for its size, bytes per picosecond (infinite: it shares
+    /// nothing).
+    node: f64,
     /// Its band's latency, added after its last byte.
     latency: Ps,
 }
@@ -42,7 +47,8 @@ struct Node {
 /// The copies in flight on every node.
 #[derive(Debug)]
 pub(super) struct Memory {
-    /// Bytes per picosecond a node's copies share.
+    /// The node's copy bandwidth, bytes per picosecond, for copies whose band sets none
+    /// (infinite: they share nothing).
     capacity: f64,
     nodes: HashMap<u32, Node>,
     /// Scratch for the fair share (indices ordered by cap).
@@ -53,20 +59,31 @@ pub(super) struct Memory {
 const DONE_PS: f64 = 0.5;
 
 impl Memory {
-    /// `bytes_per_s`: `[machine] memory_bandwidth`.
-    pub fn new(bytes_per_s: f64) -> Memory {
-        Memory { capacity: bytes_per_s / 1e12, nodes: HashMap::new(), order: Vec::new() }
+    /// `bytes_per_s`: `[machine] memory_bandwidth` (none: only the copies whose band sets its
+    /// own share the node).
+    pub fn new(bytes_per_s: Option<f64>) -> Memory {
+        Memory { capacity: bytes_per_s.map_or(f64::INFINITY, |b| b / 1e12), nodes: HashMap::new(), order: Vec::new() }
     }
 
     /// Copy `id` of `bytes` starts on `node` at `now`, at most at `transfer` picoseconds for
-    /// its bytes (its band's bandwidth), delivered `latency` after its last byte. Returns the
-    /// time of the node's next event, for the caller to queue ([`Memory::on_event`]).
-    pub fn start(&mut self, node: u32, id: MsgId, bytes: u64, transfer: Ps, latency: Ps, now: Ps) -> Ps {
+    /// its bytes (its band's bandwidth), delivered `latency` after its last byte; `band_memory`
+    /// is its band's node copy bandwidth in bytes per second, if it sets one. Returns the time
+    /// of the node's next event, for the caller to queue ([`Memory::on_event`]).
+    pub fn start(
+        &mut self,
+        node: u32,
+        id: MsgId,
+        bytes: u64,
+        (transfer, latency): (Ps, Ps),
+        band_memory: Option<f64>,
+        now: Ps,
+    ) -> Ps {
         let cap = if transfer == 0 { f64::INFINITY } else { bytes as f64 / transfer as f64 };
+        let shared = band_memory.map_or(self.capacity, |b| b / 1e12);
         let n = self.nodes.entry(node).or_default();
         advance(n, now);
-        n.copies.push(Copy { id, left: bytes as f64, cap, rate: 0.0, latency });
-        share(n, self.capacity, &mut self.order);
+        n.copies.push(Copy { id, left: bytes as f64, cap, rate: 0.0, node: shared, latency });
+        share(n, &mut self.order);
         n.next = next_end(n);
         n.next
     }
@@ -91,7 +108,7 @@ impl Memory {
             self.nodes.remove(&node);
             return None;
         }
-        share(n, self.capacity, &mut self.order);
+        share(n, &mut self.order);
         n.next = next_end(n);
         Some(n.next)
     }
@@ -108,17 +125,22 @@ fn advance(n: &mut Node, now: Ps) {
     n.last = now;
 }
 
-/// Max-min fair rates: in order of cap, each copy takes its cap or an equal part of what is
-/// left, whichever is smaller.
-fn share(n: &mut Node, capacity: f64, order: &mut Vec<usize>) {
+/// Max-min fair shares of the node's memory time: a copy moving at r with node bandwidth C
+/// takes r/C of it. In order of the share each needs at its cap, each copy takes that or an
+/// equal part of what is left, whichever is smaller. With one C for every copy these are
+/// max-min fair rates out of C.
+fn share(n: &mut Node, order: &mut Vec<usize>) {
+    let need = |c: &Copy| if c.node.is_infinite() { 0.0 } else { c.cap / c.node };
     order.clear();
     order.extend(0..n.copies.len());
-    order.sort_by(|&a, &b| n.copies[a].cap.total_cmp(&n.copies[b].cap));
-    let (mut left, mut count) = (capacity, n.copies.len() as f64);
+    order.sort_by(|&a, &b| need(&n.copies[a]).total_cmp(&need(&n.copies[b])));
+    let (mut left, mut count) = (1.0f64, n.copies.len() as f64);
     for &i in order.iter() {
         let c = &mut n.copies[i];
-        c.rate = c.cap.min(left / count);
-        left -= c.rate;
+        let fair = left / count;
+        let (rate, used) = if need(c) <= fair { (c.cap, need(c)) } else { (fair * c.node, fair) };
+        c.rate = rate;
+        left -= used;
         count -= 1.0;
     }
 }
@@ -150,9 +172,9 @@ mod tests {
 
     #[test]
     fn a_copy_alone_takes_its_band_time() {
-        let mut m = Memory::new(10e9);
+        let mut m = Memory::new(Some(10e9));
         // 1 MB at 5 GB/s: 200 µs, plus 1 µs of latency.
-        let next = m.start(0, 7, 1_000_000, 200_000_000, 1_000_000, 0);
+        let next = m.start(0, 7, 1_000_000, (200_000_000, 1_000_000), None, 0);
         assert_eq!(drain(&mut m, 0, next), vec![(7, 201_000_000)]);
     }
 
@@ -160,9 +182,9 @@ mod tests {
     /// at 5 GB/s, 200 µs; alone one would take 125 µs.
     #[test]
     fn two_copies_share_the_node() {
-        let mut m = Memory::new(10e9);
-        m.start(0, 1, 1_000_000, 125_000_000, 0, 0);
-        let next = m.start(0, 2, 1_000_000, 125_000_000, 0, 0);
+        let mut m = Memory::new(Some(10e9));
+        m.start(0, 1, 1_000_000, (125_000_000, 0), None, 0);
+        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), None, 0);
         let mut d = drain(&mut m, 0, next);
         d.sort();
         assert_eq!(d, vec![(1, 200_000_000), (2, 200_000_000)]);
@@ -173,9 +195,9 @@ mod tests {
     /// 162.5 µs), the second then has 0.5 MB left, alone again at 8 GB/s: 62.5 µs more.
     #[test]
     fn rates_change_when_copies_start_and_end() {
-        let mut m = Memory::new(10e9);
-        m.start(0, 1, 1_000_000, 125_000_000, 0, 0);
-        let next = m.start(0, 2, 1_000_000, 125_000_000, 0, 62_500_000);
+        let mut m = Memory::new(Some(10e9));
+        m.start(0, 1, 1_000_000, (125_000_000, 0), None, 0);
+        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), None, 62_500_000);
         assert_eq!(next, 162_500_000);
         let d = drain(&mut m, 0, next);
         assert_eq!(d, vec![(1, 162_500_000), (2, 225_000_000)]);
@@ -184,20 +206,39 @@ mod tests {
     /// What a capped copy cannot use goes to the others: 2 GB/s and 8 GB/s copies on 8 GB/s.
     #[test]
     fn a_slow_copy_leaves_the_rest_to_the_others() {
-        let mut m = Memory::new(8e9);
-        m.start(0, 1, 200_000, 100_000_000, 0, 0); // 2 GB/s
-        let next = m.start(0, 2, 600_000, 75_000_000, 0, 0); // 8 GB/s alone
-                                                             // Rates 2 and 6 GB/s: both end at 100 µs.
+        let mut m = Memory::new(Some(8e9));
+        m.start(0, 1, 200_000, (100_000_000, 0), None, 0); // 2 GB/s
+        let next = m.start(0, 2, 600_000, (75_000_000, 0), None, 0); // 8 GB/s alone
+                                                                     // Rates 2 and 6 GB/s: both end at 100 µs.
         let mut d = drain(&mut m, 0, next);
         d.sort();
         assert_eq!(d, vec![(1, 100_000_000), (2, 100_000_000)]);
     }
 
+    /// Copies of two bands with node bandwidths of their own share the memory's time: a
+    /// 1 MB copy of a band at 10 GB/s and one of a band at 5 GB/s, each capped at 8 GB/s,
+    /// take half of it each, 5 and 2.5 GB/s: the first ends at 200 µs, and the second, with
+    /// 0.5 MB left, then moves alone at min(8, 5) GB/s: 100 µs more.
+    #[test]
+    fn copies_of_bands_with_their_own_bandwidth_share_the_memorys_time() {
+        let mut m = Memory::new(None);
+        m.start(0, 1, 1_000_000, (125_000_000, 0), Some(10e9), 0);
+        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), Some(5e9), 0);
+        assert_eq!(drain(&mut m, 0, next), vec![(1, 200_000_000), (2, 300_000_000)]);
+        // A copy of a band that sets none, with no machine-wide figure, shares nothing.
+        let mut m = Memory::new(None);
+        m.start(0, 1, 1_000_000, (125_000_000, 0), None, 0);
+        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), Some(10e9), 0);
+        let mut d = drain(&mut m, 0, next);
+        d.sort();
+        assert_eq!(d, vec![(1, 125_000_000), (2, 125_000_000)]);
+    }
+
     #[test]
     fn a_stale_event_is_ignored() {
-        let mut m = Memory::new(10e9);
-        let first = m.start(0, 1, 1_000_000, 125_000_000, 0, 0);
-        let second = m.start(0, 2, 1_000_000, 125_000_000, 0, 0);
+        let mut m = Memory::new(Some(10e9));
+        let first = m.start(0, 1, 1_000_000, (125_000_000, 0), None, 0);
+        let second = m.start(0, 2, 1_000_000, (125_000_000, 0), None, 0);
         let mut out = Vec::new();
         assert_ne!(first, second);
         assert_eq!(m.on_event(0, first, &mut out), None);

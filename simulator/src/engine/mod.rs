@@ -85,7 +85,8 @@ pub struct Sim<'m, S: TraceSource> {
     rma: rma::Rma,
     stats: Stats,
     expanded: bool,
-    /// The nodes' memory, shared by their intra-node copies (`[machine] memory_bandwidth`);
+    /// The nodes' memory, shared by their intra-node copies (`[machine] memory_bandwidth`, or
+    /// an `[[intra.band]]`'s own);
     /// `None`: each copy has its link to itself.
     memory: Option<memory::Memory>,
     /// Scratch for the copies a memory event ends.
@@ -236,7 +237,8 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             rma: rma::Rma::default(),
             stats: Stats::new(),
             expanded: mode == CollMode::Expanded,
-            memory: m.memory_bandwidth.map(memory::Memory::new),
+            memory: (m.memory_bandwidth.is_some() || m.intra.sets_memory())
+                .then(|| memory::Memory::new(m.memory_bandwidth)),
             copies_done: Vec::new(),
             thresholds: psins_collectives::Thresholds::default(),
             library: library_choice.library,

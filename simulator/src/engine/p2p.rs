@@ -292,7 +292,8 @@ impl<S: TraceSource> Sim<'_, S> {
             // free wire), not a copy between two processes: it does not share the memory.
             match &mut self.memory {
                 Some(mem) if bytes > 0 && src != dst => {
-                    let next = mem.start(sn, id, bytes, link.transfer(bytes), link.wire_latency(bytes), now);
+                    let band = (link.transfer(bytes), link.wire_latency(bytes));
+                    let next = mem.start(sn, id, bytes, band, link.memory_bandwidth(bytes), now);
                     self.q.push(next, Ev::Memory(sn));
                 }
                 _ => self.on_delivered(id, now + link.delay(bytes)),

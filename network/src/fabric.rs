@@ -78,6 +78,16 @@ pub trait Fabric: Sized {
     /// on the torus, D-mod-k on the fat-tree, minimal on the dragonfly. The flow-level model
     /// routes every flow this way ([`path`]).
     fn next_hop(&self, r: u32, route: &Self::Route) -> Option<usize>;
+
+    /// Appends the oblivious route's links from node `src` to `dst` numbered as
+    /// [`crate::FabricGraph`] numbers them (each router's linked outputs in order, after those
+    /// of every router before it) and returns true; or appends nothing and returns false, and
+    /// the graph walks the route hop by hop ([`path_into`]) and renumbers it. A fabric whose
+    /// wiring is arithmetic computes the route without the walk's reads of its wiring table,
+    /// which a large fabric keeps far out of cache.
+    fn dense_path(&self, _src: u32, _dst: u32, _links: &mut Vec<u32>) -> bool {
+        false
+    }
 }
 
 /// The links (`router · ports + output`) of the oblivious route from node `src` to `dst`.

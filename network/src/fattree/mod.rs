@@ -13,7 +13,7 @@ use crate::fabric::Fabric;
 use crate::flow::pick_lane;
 use crate::network::Network;
 use crate::router::{At, Refusal, Request};
-use config::{FatTreeConfig, FatTreeRouting};
+use config::{FatTreeConfig, FatTreeRouting, MAX_LEVELS};
 use shape::Shape;
 
 /// A fat-tree simulated packet by packet.
@@ -22,6 +22,22 @@ pub type FatTree = Network<FatTreeFabric>;
 pub struct FatTreeFabric {
     pub(crate) cfg: FatTreeConfig,
     pub(crate) shape: Shape,
+    /// Per level 0..=h, what [`Fabric::dense_path`] reads.
+    dense: Vec<DenseLevel>,
+}
+
+/// A level l of the tree (0: the node interfaces) as the flow model's route reads it.
+#[derive(Clone, Copy)]
+struct DenseLevel {
+    /// m_l and w_{l+1} (shape.rs).
+    down: u32,
+    up: u32,
+    /// B_l: switches of the level per subtree.
+    per_subtree: u32,
+    /// The flow graph's id of the level's first link, and links per router: every router's
+    /// outputs 0..m_l + w_{l+1} have a link (down ports, then up), and no other.
+    base: u32,
+    ports: u32,
 }
 
 impl Fabric for FatTreeFabric {
@@ -138,6 +154,33 @@ impl Fabric for FatTreeFabric {
         Some(shape.down[l] as usize + ((*dst as u64 / shape.per_subtree[l]) % w) as usize)
     }
 
+    /// Up*/down* with D-mod-k in closed form (shape.rs's numbering): crossing level l on the
+    /// way up, the route leaves switch (⌊src / M_l⌋, dst mod B_l) by up port ⌊dst / B_l⌋ mod
+    /// w_{l+1} (each up step fixes one more B digit to the destination's), and on the way
+    /// down it leaves level l+1's switch (⌊dst / M_{l+1}⌋, dst mod B_{l+1}) by down port
+    /// ⌊dst / M_l⌋ mod m_{l+1}. A switch's links are numbered from its level's first link, so
+    /// no table is read: three divisions per level crossed.
+    fn dense_path(&self, src: u32, dst: u32, links: &mut Vec<u32>) -> bool {
+        // ⌊src / M_l⌋, ⌊dst / M_l⌋, ⌊dst / B_l⌋, dst mod B_l at level l.
+        let (mut s, mut d, mut dq, mut dr) = (src, dst, dst, 0u32);
+        let mut down = [0u32; MAX_LEVELS];
+        let mut l = 0;
+        while s != d {
+            let v = self.dense[l];
+            let j = dq % v.up;
+            links.push(v.base + (s * v.per_subtree + dr) * v.ports + v.down + j);
+            dq /= v.up;
+            dr += v.per_subtree * j;
+            let a = self.dense[l + 1];
+            let o = d % a.down;
+            (s, d) = (s / a.down, d / a.down);
+            down[l] = a.base + (d * a.per_subtree + dr) * a.ports + o;
+            l += 1;
+        }
+        links.extend(down[..l].iter().rev());
+        true
+    }
+
     fn link_class(&self, r: u32, o: usize) -> usize {
         let l = self.shape.place[r as usize].level as usize;
         if o < self.shape.down[l] as usize {
@@ -183,7 +226,15 @@ impl FatTreeFabric {
     pub fn new(cfg: FatTreeConfig) -> Result<FatTreeFabric, ConfigError> {
         cfg.validate()?;
         let shape = Shape::new(&cfg.down, &cfg.up);
-        Ok(FatTreeFabric { cfg, shape })
+        let mut dense = Vec::new();
+        let mut base = 0u32;
+        for l in 0..=shape.levels() {
+            let (down, up) = (shape.down[l], shape.up[l + 1]);
+            let per_subtree = shape.per_subtree[l] as u32;
+            dense.push(DenseLevel { down, up, per_subtree, base, ports: down + up });
+            base += (shape.first[l + 1] - shape.first[l]) * (down + up);
+        }
+        Ok(FatTreeFabric { cfg, shape, dense })
     }
 }
 

@@ -32,26 +32,93 @@ fn unkey(key: u128) -> (f64, usize) {
 /// A link outside the component being solved.
 const NONE: u32 = u32::MAX;
 
+/// Flows a link holds in its own record; more go to a list of their own.
+const INLINE: usize = 5;
+
+/// A link's live flows and its place in the solve, in one 32-byte record: adding, removing
+/// and solving each read a link's flows and place together, and a large network's links are
+/// far out of cache, so one line read instead of three (the capacity, a list header and the
+/// list). The flows are in the order a `Vec` with `push` and `swap_remove` would keep them
+/// (the first [`INLINE`] here, the rest in `Sharing::spill`): the solve fixes a link's flows
+/// in that order, and the rounding of the capacity left follows it.
+#[derive(Clone, Copy)]
+#[repr(align(32))]
+struct Link {
+    len: u32,
+    /// The link's place in the component being solved (`NONE` outside one, between solves
+    /// always).
+    slot: u32,
+    /// Its list in `Sharing::spill`, or `NONE` before it first held more than [`INLINE`].
+    spill: u32,
+    inline: [u32; INLINE],
+}
+
+impl Default for Link {
+    fn default() -> Self {
+        Link { len: 0, slot: NONE, spill: NONE, inline: [0; INLINE] }
+    }
+}
+
+/// The `i`-th flow on link `l`.
+#[inline]
+fn flow_at(link: &[Link], spill: &[Vec<u32>], l: usize, i: usize) -> u32 {
+    let k = &link[l];
+    if i < INLINE {
+        k.inline[i]
+    } else {
+        spill[k.spill as usize][i - INLINE]
+    }
+}
+
+/// The flows on link `l`, in order.
+#[inline]
+fn flows_on<'a>(link: &'a [Link], spill: &'a [Vec<u32>], l: usize) -> impl Iterator<Item = u32> + 'a {
+    let k = &link[l];
+    let len = k.len as usize;
+    let more: &[u32] = if len > INLINE { &spill[k.spill as usize] } else { &[] };
+    k.inline[..len.min(INLINE)].iter().chain(more).copied()
+}
+
+/// Link capacities: one figure when every link has it (a fabric's links), else one per link.
+enum Capacity {
+    Uniform(f64),
+    PerLink(Vec<f64>),
+}
+
+impl Capacity {
+    #[inline]
+    fn of(&self, l: usize) -> f64 {
+        match self {
+            Capacity::Uniform(c) => *c,
+            Capacity::PerLink(c) => c[l],
+        }
+    }
+}
+
 pub struct Sharing {
-    cap: Vec<f64>,
-    /// The live flows on each link.
-    on_link: Vec<Vec<u32>>,
+    cap: Capacity,
+    /// Per link: its live flows and its place in a solve.
+    link: Vec<Link>,
+    /// The flows of each link beyond its first [`INLINE`] (`Link::spill`).
+    spill: Vec<Vec<u32>>,
     /// Links with at least one live flow (the timeline's utilisation track).
     busy: usize,
     /// Each flow slot's links (empty once freed) and rate.
     links: Vec<Vec<u32>>,
     rate: Vec<f64>,
     weight: Vec<f64>,
+    /// Live flows whose weight is not 1: while there are none, a link's summed weight is its
+    /// flow count (a sum of ones is exact), not read flow by flow.
+    weighted: usize,
     live: Vec<bool>,
     free: Vec<u32>,
     /// Links of flows added or removed since the last solve: where the components to re-solve are.
     seeds: Vec<u32>,
     // Scratch of a solve. Per flow: `flow_seen` holds the solve's stamp. Per link only its
-    // place in the component (`NONE` outside one, between solves always): the figures of a
-    // solve are kept per place, so a network of millions of links costs 4 bytes a link here
-    // (a million-rank fat-tree has 7.3 M links) rather than 24.
+    // place in the component (`Link::slot`): the figures of a solve are kept per place, so a
+    // network of millions of links costs nothing more per link here (a million-rank
+    // fat-tree has 7.3 M links).
     stamp: u32,
-    slot: Vec<u32>,
     flow_seen: Vec<u32>,
     fixed: Vec<bool>,
     /// Per place in the component: capacity left, unfixed flows, their summed weight.
@@ -68,18 +135,23 @@ impl Sharing {
     /// Links `0..capacity.len()` with these capacities.
     pub fn new(capacity: Vec<f64>) -> Sharing {
         let n = capacity.len();
+        let cap = match capacity.first() {
+            Some(&c) if capacity.iter().all(|&x| x.to_bits() == c.to_bits()) => Capacity::Uniform(c),
+            _ => Capacity::PerLink(capacity),
+        };
         Sharing {
-            cap: capacity,
-            on_link: vec![Vec::new(); n],
+            cap,
+            link: vec![Link::default(); n],
+            spill: Vec::new(),
             busy: 0,
             links: Vec::new(),
             rate: Vec::new(),
             weight: Vec::new(),
+            weighted: 0,
             live: Vec::new(),
             free: Vec::new(),
             seeds: Vec::new(),
             stamp: 0,
-            slot: vec![NONE; n],
             flow_seen: Vec::new(),
             fixed: Vec::new(),
             left: Vec::new(),
@@ -113,14 +185,25 @@ impl Sharing {
             }
         };
         for &l in links {
-            let on = &mut self.on_link[l as usize];
-            self.busy += on.is_empty() as usize;
-            on.push(f);
+            let k = &mut self.link[l as usize];
+            let at = k.len as usize;
+            if at < INLINE {
+                k.inline[at] = f;
+            } else {
+                if k.spill == NONE {
+                    k.spill = self.spill.len() as u32;
+                    self.spill.push(Vec::new());
+                }
+                self.spill[k.spill as usize].push(f);
+            }
+            self.busy += (at == 0) as usize;
+            k.len += 1;
         }
         self.seeds.extend_from_slice(links);
         let i = f as usize;
         self.links[i].extend_from_slice(links);
         (self.rate[i], self.weight[i], self.live[i]) = (0.0, weight, true);
+        self.weighted += (weight != 1.0) as usize;
         f
     }
 
@@ -128,13 +211,30 @@ impl Sharing {
     pub fn remove(&mut self, f: u32) {
         let links = &mut self.links[f as usize];
         for &l in links.iter() {
-            let on = &mut self.on_link[l as usize];
-            let at = on.iter().position(|&g| g == f).expect("a flow is on each of its links");
-            on.swap_remove(at);
-            self.busy -= on.is_empty() as usize;
+            // As `Vec::swap_remove`: the last flow takes the leaving one's place.
+            let k = &mut self.link[l as usize];
+            let len = k.len as usize;
+            let last = if len > INLINE {
+                self.spill[k.spill as usize].pop().expect("a link's flows beyond the inline ones")
+            } else {
+                k.inline[len - 1]
+            };
+            if last != f {
+                match k.inline[..len.min(INLINE)].iter().position(|&g| g == f) {
+                    Some(at) => k.inline[at] = last,
+                    None => {
+                        let more = &mut self.spill[k.spill as usize];
+                        let at = more.iter().position(|&g| g == f).expect("a flow is on each of its links");
+                        more[at] = last;
+                    }
+                }
+            }
+            k.len -= 1;
+            self.busy -= (k.len == 0) as usize;
         }
         self.seeds.extend_from_slice(links);
         links.clear();
+        self.weighted -= (self.weight[f as usize] != 1.0) as usize;
         self.live[f as usize] = false;
         self.free.push(f);
     }
@@ -176,10 +276,15 @@ impl Sharing {
         self.unfixed.clear();
         self.unfixed_weight.clear();
         for &l in &self.comp_links {
-            let on = &self.on_link[l as usize];
-            self.left.push(self.cap[l as usize]);
-            self.unfixed.push(on.len() as u32);
-            self.unfixed_weight.push(on.iter().map(|&f| self.weight[f as usize]).sum());
+            let l = l as usize;
+            let n = self.link[l].len;
+            self.left.push(self.cap.of(l));
+            self.unfixed.push(n);
+            self.unfixed_weight.push(if self.weighted == 0 {
+                n as f64
+            } else {
+                flows_on(&self.link, &self.spill, l).map(|f| self.weight[f as usize]).sum()
+            });
         }
         for (p, &l) in self.comp_links.iter().enumerate() {
             if self.unfixed[p] > 0 {
@@ -194,7 +299,7 @@ impl Sharing {
         };
         while let Some(Reverse(top)) = heap.pop() {
             let (s, k) = unkey(top);
-            let pk = self.slot[k] as usize;
+            let pk = self.link[k].slot as usize;
             if self.unfixed[pk] == 0 {
                 continue;
             }
@@ -203,7 +308,7 @@ impl Sharing {
                 heap.push(Reverse(key(now, k)));
                 continue;
             }
-            for &f in &self.on_link[k] {
+            for f in flows_on(&self.link, &self.spill, k) {
                 if self.fixed[f as usize] {
                     continue;
                 }
@@ -211,7 +316,7 @@ impl Sharing {
                 let w = self.weight[f as usize];
                 new_rate(f, s * w, &mut self.rate);
                 for &l in &self.links[f as usize] {
-                    let j = self.slot[l as usize] as usize;
+                    let j = self.link[l as usize].slot as usize;
                     let before = share(j, &self.left, &self.unfixed_weight);
                     self.left[j] -= s * w;
                     self.unfixed[j] -= 1;
@@ -227,7 +332,7 @@ impl Sharing {
         }
         self.heap = heap;
         for &l in &self.comp_links {
-            self.slot[l as usize] = NONE;
+            self.link[l as usize].slot = NONE;
         }
         for &f in &self.comp_flows {
             if !std::mem::replace(&mut self.fixed[f as usize], false) {
@@ -248,8 +353,9 @@ impl Sharing {
         self.comp_links.clear();
         self.comp_flows.clear();
         for &l in &self.seeds {
-            if self.slot[l as usize] == NONE {
-                self.slot[l as usize] = self.comp_links.len() as u32;
+            let k = &mut self.link[l as usize];
+            if k.slot == NONE {
+                k.slot = self.comp_links.len() as u32;
                 self.comp_links.push(l);
             }
         }
@@ -258,15 +364,17 @@ impl Sharing {
         while i < self.comp_links.len() {
             let l = self.comp_links[i] as usize;
             i += 1;
-            for &f in &self.on_link[l] {
+            for at in 0..self.link[l].len as usize {
+                let f = flow_at(&self.link, &self.spill, l, at);
                 if self.flow_seen[f as usize] == stamp {
                     continue;
                 }
                 self.flow_seen[f as usize] = stamp;
                 self.comp_flows.push(f);
                 for &m in &self.links[f as usize] {
-                    if self.slot[m as usize] == NONE {
-                        self.slot[m as usize] = self.comp_links.len() as u32;
+                    let k = &mut self.link[m as usize];
+                    if k.slot == NONE {
+                        k.slot = self.comp_links.len() as u32;
                         self.comp_links.push(m);
                     }
                 }
@@ -318,9 +426,57 @@ mod tests {
 
     #[test]
     fn incremental_rates_equal_a_solve_from_scratch() {
-        // Random arrivals and departures on 12 links of mixed capacities: after each, every
-        // live flow's rate equals what max_min gives for the whole set.
-        let cap: Vec<f64> = (0..12).map(|l| [4.0, 10.0, 6.0][l % 3]).collect();
+        // Mixed capacities, and one for every link.
+        incremental_against_scratch((0..12).map(|l| [4.0, 10.0, 6.0][l % 3]).collect());
+        incremental_against_scratch(vec![3.0; 12]);
+    }
+
+    #[test]
+    fn a_links_flows_keep_the_order_of_a_vec() {
+        // Random arrivals and departures, some links holding dozens of flows: each link's
+        // flows are those a Vec with push and swap_remove holds, in its order.
+        let mut s = Sharing::new(vec![1.0; 6]);
+        let mut want: Vec<Vec<u32>> = vec![Vec::new(); 6];
+        let mut x = 777u64;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut live: Vec<u32> = Vec::new();
+        for step in 0..3000 {
+            // Mostly arrivals at first, then mostly departures: lists grow past the inline
+            // ones and shrink back.
+            let leave = if step < 1500 { rnd(3) == 0 } else { rnd(3) != 0 };
+            if leave && !live.is_empty() {
+                let f = live.swap_remove(rnd(live.len() as u64) as usize);
+                for &l in &s.links[f as usize] {
+                    let v = &mut want[l as usize];
+                    let at = v.iter().position(|&g| g == f).unwrap();
+                    v.swap_remove(at);
+                }
+                s.remove(f);
+            } else {
+                let mut links: Vec<u32> = (0..1 + rnd(4)).map(|_| rnd(6) as u32).collect();
+                links.sort();
+                links.dedup();
+                let f = s.add(links.clone());
+                for &l in &links {
+                    want[l as usize].push(f);
+                }
+                live.push(f);
+            }
+            for (l, w) in want.iter().enumerate() {
+                assert_eq!(flows_on(&s.link, &s.spill, l).collect::<Vec<_>>(), *w, "step {step} link {l}");
+            }
+            assert_eq!(s.busy_links(), want.iter().filter(|w| !w.is_empty()).count());
+        }
+    }
+
+    fn incremental_against_scratch(cap: Vec<f64>) {
+        // Random arrivals and departures on 12 links: after each, every live flow's rate
+        // equals what max_min gives for the whole set.
         let mut s = Sharing::new(cap.clone());
         let mut x = 12345u64;
         let mut rnd = |n: u64| {

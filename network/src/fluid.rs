@@ -49,13 +49,30 @@ struct Flow {
     version: u32,
 }
 
+/// A flow's end as a heap key: the time's bits above the slot and the version. End times
+/// are never negative or NaN, and the bits of such floats order as the floats do, so keys
+/// order as (time, slot, version) tuples with the time's total order would, for one integer
+/// compare.
+#[inline]
+fn end_key(time: f64, f: u32, version: u32) -> u128 {
+    // -0.0 (never made, but its bits would sort last) is 0.
+    let bits = if time == 0.0 { 0 } else { time.to_bits() };
+    u128::from(bits) << 64 | u128::from(f) << 32 | u128::from(version)
+}
+
+#[inline]
+fn end_of(key: u128) -> (f64, u32, u32) {
+    (f64::from_bits((key >> 64) as u64), (key >> 32) as u32, key as u32)
+}
+
 pub struct FluidNetwork<G: FlowGraph> {
     graph: G,
     sharing: Sharing,
     /// By the sharing's flow slot.
     flows: Vec<Flow>,
-    /// (end time, slot, version), earliest first; the top is always current.
-    ends: BinaryHeap<Reverse<(Share, u32, u32)>>,
+    /// (end time, slot, version) as one key ([`end_key`]), earliest first; the top is always
+    /// current.
+    ends: BinaryHeap<Reverse<u128>>,
     /// The route being added (routes are not kept: a million ranks' partners would cost more
     /// memory than their flows, and a fat-tree route is a few steps to compute).
     route: Vec<u32>,
@@ -206,7 +223,7 @@ impl<G: FlowGraph> FluidNetwork<G> {
     /// starts taking bandwidth, if any. Only when not [`FluidNetwork::unsettled`].
     pub fn next_end(&self) -> Option<f64> {
         debug_assert!(!self.unsettled(), "next_end before settle");
-        let end = self.ends.peek().map(|Reverse((Share(t), _, _))| *t);
+        let end = self.ends.peek().map(|&Reverse(k)| end_of(k).0);
         let start = self.starts.peek().map(|Reverse((Share(t), _))| *t);
         match (end, start) {
             (Some(e), Some(s)) => Some(e.min(s)),
@@ -238,7 +255,8 @@ impl<G: FlowGraph> FluidNetwork<G> {
                 continue;
             }
             // Every flow with (almost) nothing left now ends now.
-            while let Some(&Reverse((Share(t), f, version))) = self.ends.peek() {
+            while let Some(&Reverse(k)) = self.ends.peek() {
+                let (t, f, version) = end_of(k);
                 if !self.current(f, version) {
                     self.ends.pop();
                     continue;
@@ -281,11 +299,12 @@ impl<G: FlowGraph> FluidNetwork<G> {
             flow.since = self.now;
             flow.version = flow.version.wrapping_add(1);
             let end = if rate > 0.0 { self.now + flow.left / rate } else { f64::INFINITY };
-            self.ends.push(Reverse((Share(end), f, flow.version)));
+            self.ends.push(Reverse(end_key(end, f, flow.version)));
         }
         self.changed = changed;
         // Keep the top current, so that next_end can read it.
-        while let Some(&Reverse((_, f, version))) = self.ends.peek() {
+        while let Some(&Reverse(k)) = self.ends.peek() {
+            let (_, f, version) = end_of(k);
             if self.current(f, version) {
                 break;
             }

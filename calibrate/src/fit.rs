@@ -155,19 +155,15 @@ pub struct Calibration {
     pub memory: Option<MemoryFit>,
 }
 
-/// The node's copy bandwidth and the `[intra]` bands' crossing costs beside it.
+/// The node's copy bandwidth per `[intra]` band and the bands' crossing costs beside it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemoryFit {
-    /// The node's copy bandwidth C, bytes per second.
-    pub bandwidth: f64,
-    /// (size, copies in flight, node bandwidth that exchange gives) for the exchanges it was
-    /// taken from: 2 for one message each way, 4 for two.
-    pub from: Vec<(u64, u32, f64)>,
+    /// (size, node bandwidth that size's exchange gives) for the sizes it was taken from.
+    pub from: Vec<(u64, f64)>,
     /// Per band of `bands`: (cross_overhead, cross_rate) once sharing is modelled.
     pub cross: Vec<(f64, Option<f64>)>,
     /// Per band of `bands`: the node's copy bandwidth of its own sizes (the median of the
-    /// exchanges inside it), where it has any: copies that fit the caches share more than
-    /// copies that do not.
+    /// exchanges inside it), where it has any.
     pub per_band: Vec<Option<f64>>,
 }
 
@@ -314,9 +310,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     }
     let own = self_bands(&self_path, &bands);
     let pingpong_other = series(&s.pingpong, other);
-    // The two-message exchange's excess over a one-way message, as the one-message one's.
-    let two = crossing_costs(&s.exchange2, o.buffers, &pp);
-    let memory = memory_fit(&crossing, &two, &bands);
+    let memory = memory_fit(&crossing, &bands);
     Ok(Calibration {
         latency: l0,
         bands,
@@ -338,24 +332,21 @@ fn band_bandwidth(bands: &[BandFit], bytes: u64) -> f64 {
     bands.iter().find(|b| b.upto.is_none_or(|u| bytes <= u)).map_or(f64::INFINITY, |b| b.bandwidth)
 }
 
-/// The node's copy bandwidth C from the large exchanges. With k copies in flight sharing C,
-/// each moves at C/k where it alone moves at the band's B, so an exchange of m messages each
-/// way (k = 2m copies) costs S·(k/C − 1/B) more than a one-way message once C/k < B, and
-/// C = kS / (excess + S/B). Every exchange of at least [`MEMORY_FROM`] with an excess over
-/// [`EXCHANGE_MARGIN`] one-way times gives one; C is their median. A host whose two crossing
-/// copies each keep their one-way speed shows C only in the two-message exchange (four copies).
-/// A band with exchanges inside it gets their median as its own C. Then each size's crossing
-/// cost is what the sharing at its band's C leaves of the one-message exchange's excess,
-/// fitted per band as before.
-fn memory_fit(crossing: &[(u64, f64, f64)], two: &[(u64, f64, f64)], bands: &[BandFit]) -> Option<MemoryFit> {
-    let from: Vec<(u64, u32, f64)> = [(2, crossing), (4, two)]
-        .into_iter()
-        .flat_map(|(k, xs)| {
-            xs.iter().filter(|&&(b, _, x)| b >= MEMORY_FROM && x > 0.0).map(move |&(b, _, x)| {
-                let s = b as f64;
-                (b, k, k as f64 * s / (x + s / band_bandwidth(bands, b)))
-            })
-        })
+/// The node's copy bandwidth from the large exchanges, per size band. With two copies sharing
+/// C, each moves at C/2 where it alone moves at the band's B, so an exchange costs
+/// S·(2/C − 1/B) more than a one-way message once C/2 < B, and C = 2S / (excess + S/B). Every
+/// exchange of at least [`MEMORY_FROM`] with an excess over [`EXCHANGE_MARGIN`] one-way times
+/// gives one, and a band with such exchanges among its sizes gets their median as its C. A
+/// band without shares nothing: an exchange there no slower than a one-way message is no
+/// evidence of sharing (copies that stay in the caches), and a C of larger sizes made a halo
+/// exchange of 256 KiB on this project's VM predict a third too long (docs/calibrate.md, *The
+/// node's copy bandwidth*). Then each size's crossing cost is what the sharing at its band's
+/// C leaves of the excess, fitted per band as before.
+fn memory_fit(crossing: &[(u64, f64, f64)], bands: &[BandFit]) -> Option<MemoryFit> {
+    let from: Vec<(u64, f64)> = crossing
+        .iter()
+        .filter(|&&(b, _, x)| b >= MEMORY_FROM && x > 0.0)
+        .map(|&(b, _, x)| (b, 2.0 * b as f64 / (x + b as f64 / band_bandwidth(bands, b))))
         .collect();
     if from.is_empty() {
         return None;
@@ -364,16 +355,14 @@ fn memory_fit(crossing: &[(u64, f64, f64)], two: &[(u64, f64, f64)], bands: &[Ba
         cs.sort_by(f64::total_cmp);
         cs.get(cs.len().saturating_sub(1) / 2).copied()
     };
-    let c = median(from.iter().map(|p| p.2).collect())?;
     let (mut cross, mut per_band) = (Vec::new(), Vec::new());
     let mut lo: Option<u64> = None;
     for band in bands {
         let inside = |b: u64| lo.is_none_or(|l| b > l) && band.upto.is_none_or(|u| b <= u);
-        let own = median(from.iter().filter(|p| inside(p.0)).map(|p| p.2).collect());
+        let own = median(from.iter().filter(|p| inside(p.0)).map(|p| p.1).collect());
         // What the sharing at the band's node bandwidth leaves of an exchange's excess.
-        let node = own.unwrap_or(c);
         let left = |b: u64, x: f64| {
-            let shared = b as f64 * (2.0 / node - 1.0 / band_bandwidth(bands, b)).max(0.0);
+            let shared = own.map_or(0.0, |c| b as f64 * (2.0 / c - 1.0 / band_bandwidth(bands, b)).max(0.0));
             (x - shared).max(0.0)
         };
         let pts: Vec<(f64, f64)> =
@@ -383,7 +372,7 @@ fn memory_fit(crossing: &[(u64, f64, f64)], two: &[(u64, f64, f64)], bands: &[Ba
         per_band.push(own);
         lo = band.upto;
     }
-    Some(MemoryFit { bandwidth: c, from, cross, per_band })
+    Some(MemoryFit { from, cross, per_band })
 }
 
 /// The `[self]` link's wire: free (its bandwidth, in bytes per second, only has to be
@@ -810,8 +799,8 @@ mod recovery {
 
     /// The model's large-message wire is 8 GB/s; an exchange whose two copies share a node
     /// of 12 GB/s (each at 6 GB/s) costs S·(1/6 − 1/8 GB/s) more than a one-way message from
-    /// 64 KiB up: the node's bandwidth comes back, and no crossing cost is left there. Small
-    /// sizes keep theirs (2us up to 1 KiB).
+    /// 64 KiB up: the node's bandwidth comes back for the bands of those sizes, and no
+    /// crossing cost is left there. Small sizes keep theirs (2us up to 1 KiB).
     #[test]
     fn large_exchanges_give_the_nodes_copy_bandwidth() {
         let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None };
@@ -829,38 +818,16 @@ mod recovery {
         }
         let c = calibrate(&s, &o).unwrap();
         let m = c.memory.expect("a node bandwidth");
-        assert!((m.bandwidth - 12e9).abs() < 1e-3 * 12e9, "{m:?}");
         assert_eq!(m.from.len(), 7, "64 KiB to 4 MiB: {m:?}");
+        // The bands with exchanges among their sizes (up to 1 MiB, and above) have 12 GB/s;
+        // the small ones, without, share nothing.
+        assert_eq!(m.per_band.len(), c.bands.len());
+        assert!(m.per_band[..2].iter().all(Option::is_none), "{m:?}");
+        assert!(m.per_band[2..].iter().all(|b| b.is_some_and(|b| (b - 12e9).abs() < 1e-3 * 12e9)), "{m:?}");
         assert!((m.cross[0].0 - 2e-6).abs() < 1e-12, "{m:?}");
         assert!(m.cross[2..].iter().all(|&(o, r)| o < 1e-12 && r.is_none()), "{m:?}");
         // The bands themselves keep the whole excess as crossing costs (for [network]).
         assert!(c.bands[2].cross_overhead > 0.0 || c.bands[2].cross_rate.is_some(), "{:?}", c.bands[2]);
-    }
-
-    /// Two crossing copies each keep the 8 GB/s wire (a node of 20 GB/s gives each 10), so the
-    /// one-message exchange costs a one-way time; four copies (two messages each way) get
-    /// 5 GB/s each: the two-message exchange gives the node's bandwidth, from 64 KiB to 2 MiB.
-    #[test]
-    fn the_two_message_exchange_gives_the_nodes_copy_bandwidth() {
-        let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None };
-        let mut s = samples();
-        let one = s.exchange.clone();
-        for ((buffers, b), t) in one.into_iter().filter(|((_, b), _)| (64 * 1024..=2 << 20).contains(b)) {
-            let extra = b as f64 * (1.0 / 5e9 - 1.0 / 8e9);
-            s.exchange2.insert((buffers, b), t.iter().map(|x| x + extra).collect());
-        }
-        let c = calibrate(&s, &o).unwrap();
-        let m = c.memory.expect("a node bandwidth");
-        assert!((m.bandwidth - 20e9).abs() < 1e-3 * 20e9, "{m:?}");
-        assert_eq!(m.from.len(), 6, "64 KiB to 2 MiB: {m:?}");
-        assert!(m.from.iter().all(|&(_, k, _)| k == 4), "{m:?}");
-        // Each band with exchanges inside it has the same C of its own here; the small ones none.
-        assert_eq!(m.per_band.len(), c.bands.len());
-        assert!(m.per_band[..2].iter().all(Option::is_none), "{m:?}");
-        assert!(m.per_band[2..].iter().all(|b| b.is_some_and(|b| (b - 20e9).abs() < 1e-3 * 20e9)), "{m:?}");
-        // Without the four-copy figure, nothing shows the node's bandwidth.
-        s.exchange2.clear();
-        assert_eq!(calibrate(&s, &o).unwrap().memory, None);
     }
 
     /// The self time (0.5us + S / 5 GB/s at every size) comes back in every band as the

@@ -59,9 +59,6 @@ pub struct Samples {
     pub recv_overhead: BTreeMap<(String, u64), Trials>,
     /// (buffers, bytes) → seconds per exchange (both ranks send to each other at once).
     pub exchange: BTreeMap<(String, u64), Trials>,
-    /// (buffers, bytes) → seconds per exchange of two messages each way at once (from 64 KiB;
-    /// empty from a worker that does not measure it).
-    pub exchange2: BTreeMap<(String, u64), Trials>,
     /// (buffers, bytes) → seconds of a rank's message to itself (Irecv, Isend, Waitall).
     pub self_path: BTreeMap<(String, u64), Trials>,
     /// (bytes, the send blocked until the receive was posted).
@@ -137,7 +134,6 @@ impl Samples {
                 push(&mut self.recv_overhead, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?)
             }
             "exchange" => push(&mut self.exchange, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
-            "exchange2" => push(&mut self.exchange2, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
             "self" => push(&mut self.self_path, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
             "eager" => self.eager.push((f.num("bytes")?, f.num("blocked")? != 0)),
             "state" => {
@@ -176,7 +172,6 @@ impl Samples {
             (&mut self.send_overhead, other.send_overhead),
             (&mut self.recv_overhead, other.recv_overhead),
             (&mut self.exchange, other.exchange),
-            (&mut self.exchange2, other.exchange2),
             (&mut self.self_path, other.self_path),
         ] {
             for (k, v) in theirs {
@@ -239,7 +234,6 @@ mod tests {
                     send_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
                     recv_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
                     exchange buffers=cold bytes=8 trial=0 seconds=4e-7\n\
-                    exchange2 buffers=cold bytes=65536 trial=0 seconds=3e-5\n\
                     self buffers=cold bytes=8 trial=0 seconds=3e-7\n\
                     eager bytes=256 blocked=0\n\
                     collective name=barrier ranks=2 bytes=0 trial=0 seconds=1e-6\n\
@@ -254,7 +248,6 @@ mod tests {
         assert_eq!(s.pingpong_marks[&("cold".into(), 8)], vec![6e-6]);
         assert_eq!(s.eager, vec![(256, false)]);
         assert_eq!(s.exchange[&("cold".into(), 8)], vec![4e-7]);
-        assert_eq!(s.exchange2[&("cold".into(), 65536)], vec![3e-5]);
         assert_eq!(s.self_path[&("cold".into(), 8)], vec![3e-7]);
         assert_eq!(s.states, vec![[2e-7, 2.5e-7]]);
     }

@@ -149,7 +149,6 @@ fn aligned(s: &Samples, n: usize) -> Result<(), Error> {
         ("send overhead", &s.send_overhead),
         ("receive overhead", &s.recv_overhead),
         ("exchange", &s.exchange),
-        ("two-message exchange", &s.exchange2),
         ("self", &s.self_path),
     ];
     let wrong = |what: String, t: &Trials| {
@@ -175,7 +174,6 @@ fn retain(s: &mut Samples, kept: &[bool]) {
         &mut s.send_overhead,
         &mut s.recv_overhead,
         &mut s.exchange,
-        &mut s.exchange2,
         &mut s.self_path,
     ] {
         m.values_mut().for_each(|t| keep(t, kept));

@@ -136,7 +136,7 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
             clock: None,
             base_clock: None,
             cpu: Vec::new(),
-            memory_bandwidth: memory.map(|m| Bandwidth(m.bandwidth)),
+            memory_bandwidth: None,
         },
         intra: (nodes == 1).then(|| LinkSection { latency: time(c.latency), bandwidth: nominal, band: intra_bands }),
         // A message to itself (scattered alltoall's own block): its measured time as the
@@ -180,11 +180,11 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     };
     let mut notes: Vec<(&[&str], Vec<String>)> = vec![(&["machine"], measured(c, p))];
     if let Some(m) = memory {
-        let from: Vec<String> = m.from.iter().map(|(b, k, bw)| format!("{b}x{}:{:.2}", k / 2, bw / 1e9)).collect();
+        let from: Vec<String> = m.from.iter().map(|(b, bw)| format!("{b}:{:.2}", bw / 1e9)).collect();
         notes.push((
-            &["machine", "memory_bandwidth"],
+            &["intra"],
             vec![format!(
-                "the node's copy bandwidth from each large exchange, size x messages each way (GB/s): {}",
+                "the node's copy bandwidth from each exchange clearly slower than a one-way message (GB/s): {}; each band's memory_bandwidth is the median of those among its sizes",
                 from.join(" ")
             )],
         ));

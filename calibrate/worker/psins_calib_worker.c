@@ -18,7 +18,6 @@
  *   send_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (inside MPI_Isend)
  *   recv_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (MPI_Recv of an arrived message)
  *   exchange buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (both ranks send at once, per exchange)
- *   exchange2 buffers=warm|cold bytes=<n> trial=<k> seconds=<x> (two messages each way at once, per exchange)
  *   self buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (a rank's message to itself)
  *   state trial=<k> at=begin|end half_rtt=<seconds>         (warm 0-byte ping-pong bracketing trial k)
  *   eager bytes=<n> blocked=0|1                              (threshold probe)
@@ -48,8 +47,6 @@
 #define POOL (64u << 20)
 #define MAX_BYTES (4u << 20)
 #define MAX_REPS 2000
-#define EXCHANGE_MAX 2     /* messages each way of the largest exchange */
-#define EXCHANGE2_FROM 65536 /* smallest size of the two-message exchange */
 #define EAGER_DELAY 2e-3 /* the receiver waits this long before posting in the eager probe */
 
 static int rank, size, trials = 7, quick;
@@ -221,21 +218,17 @@ static char *recv_buffer(int cold, size_t bytes)
     return cold ? buffer(1, bytes) : warm + MAX_BYTES;
 }
 
-/* Seconds per `m` Irecvs + `m` Isends + Waitall with `peer`, both ranks at once, `reps`
- * times: the slower rank's mean (the pair is done when both are). Every message has a buffer
- * of its own; warm ones lie side by side, `bytes` apart. */
-static double irecv_isend_waitall(int cold, int bytes, int reps, int peer, int m)
+/* Seconds per Irecv + Isend + Waitall with `peer`, both ranks at once, `reps` times: the
+ * slower rank's mean (the pair is done when both are). */
+static double irecv_isend_waitall(int cold, int bytes, int reps, int peer)
 {
     MPI_Barrier(P);
     double t0 = MPI_Wtime();
     for (int i = 0; i < reps; i++) {
-        MPI_Request rq[2 * EXCHANGE_MAX];
-        for (int j = 0; j < m; j++)
-            MPI_Irecv(recv_buffer(cold, bytes) + (cold ? 0 : (size_t)j * bytes), bytes, MPI_BYTE, peer, TAG, P,
-                      &rq[j]);
-        for (int j = 0; j < m; j++)
-            MPI_Isend(buffer(cold, bytes) + (cold ? 0 : (size_t)j * bytes), bytes, MPI_BYTE, peer, TAG, P, &rq[m + j]);
-        MPI_Waitall(2 * m, rq, MPI_STATUSES_IGNORE);
+        MPI_Request rq[2];
+        MPI_Irecv(recv_buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, &rq[0]);
+        MPI_Isend(buffer(cold, bytes), bytes, MPI_BYTE, peer, TAG, P, &rq[1]);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
     }
     double t = (MPI_Wtime() - t0) / reps;
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, P);
@@ -248,24 +241,9 @@ static double irecv_isend_waitall(int cold, int bytes, int reps, int peer, int m
  * costs more than a one-way message: psins-calibrate fits that excess as the crossing cost. */
 static void exchange(int cold, int bytes, int reps, int k)
 {
-    double t = irecv_isend_waitall(cold, bytes, reps, 1 - rank, 1);
+    double t = irecv_isend_waitall(cold, bytes, reps, 1 - rank);
     if (rank == 0)
         printf("exchange buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
-}
-
-/* Two messages each way at once: four copies in flight on a node, as a halo exchange whose
- * two neighbours are the other rank makes. Where the node's memory is what limits them, two
- * crossing copies may still each get their one-way speed (shared memory on this project's
- * VM up to 2 MiB) while four do not: this is the figure that shows the node's copy
- * bandwidth (docs/calibrate.md, *The node's copy bandwidth*). Sizes of EXCHANGE2_FROM up to
- * half the largest, so that the four warm buffers fit the trial's place. */
-static void exchange2(int cold, int bytes, int reps, int k)
-{
-    if (bytes < EXCHANGE2_FROM || bytes > (int)(MAX_BYTES / 2))
-        return;
-    double t = irecv_isend_waitall(cold, bytes, reps, 1 - rank, 2);
-    if (rank == 0)
-        printf("exchange2 buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
 }
 
 /* A rank's message to itself: Irecv from itself, Isend to itself, Waitall, as MPICH's
@@ -274,7 +252,7 @@ static void exchange2(int cold, int bytes, int reps, int k)
  * the slower rank's figure. */
 static void self_path(int cold, int bytes, int reps, int k)
 {
-    double t = irecv_isend_waitall(cold, bytes, reps, rank, 1);
+    double t = irecv_isend_waitall(cold, bytes, reps, rank);
     if (rank == 0)
         printf("self buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
 }
@@ -515,7 +493,6 @@ int main(int argc, char **argv)
                     pingpong(cold, (int)b, reps[cold][i], k);
                     overheads(cold, (int)b, reps[cold][i], k);
                     exchange(cold, (int)b, reps[cold][i], k);
-                    exchange2(cold, (int)b, reps[cold][i], k);
                     self_path(cold, (int)b, reps[cold][i], k);
                 }
             }

@@ -187,13 +187,8 @@ mod tests {
             (&[5], &[]),
             (&[8, 8, 8, 8, 16], &[8, 8, 8, 8]),
         ];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = |n: u32| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as u32
-        };
+        let mut x = 0u64;
+        let mut rnd = |n: u32| (psins_formats::splitmix::next(&mut x) % n as u64) as u32;
         for (down, up) in shapes {
             let cfg = FatTreeConfig { down: down.to_vec(), up: up.to_vec(), ..FatTreeConfig::default() };
             let g = FabricGraph::new(FatTreeFabric::new(cfg.clone()).unwrap(), cfg.router);

@@ -476,12 +476,7 @@ mod tests {
         let mut s = Sharing::new(vec![1.0; 6]);
         let mut want: Vec<Vec<u32>> = vec![Vec::new(); 6];
         let mut x = 777u64;
-        let mut rnd = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rnd = |n: u64| psins_formats::splitmix::next(&mut x) % n;
         let mut live: Vec<u32> = Vec::new();
         for step in 0..3000 {
             // Mostly arrivals at first, then mostly departures: lists grow past the inline
@@ -517,12 +512,7 @@ mod tests {
         // Random flows, weights and capacities on 40 links, most flows alone in their
         // component: every rate, bit for bit, is the one progressive filling gives.
         let mut x = 4242u64;
-        let mut rnd = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rnd = |n: u64| psins_formats::splitmix::next(&mut x) % n;
         let cap: Vec<f64> = (0..40).map(|_| 0.1 + rnd(1000) as f64 / 7.0).collect();
         for weighted in [false, true] {
             let (mut quick, mut filled) = (Sharing::new(cap.clone()), Sharing::new(cap.clone()));
@@ -558,12 +548,7 @@ mod tests {
         // equals what max_min gives for the whole set.
         let mut s = Sharing::new(cap.clone());
         let mut x = 12345u64;
-        let mut rnd = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rnd = |n: u64| psins_formats::splitmix::next(&mut x) % n;
         let mut live: Vec<u32> = Vec::new();
         for _ in 0..400 {
             if live.len() > 3 && rnd(3) == 0 {

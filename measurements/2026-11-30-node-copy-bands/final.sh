@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The end-of-session measurements: a subset of make validate under MPICH (both networks, the
-# networks' runs alternating) and the halo under Open MPI (shared memory).
+# A subset of make validate under MPICH (both networks, the networks' runs alternating) and
+# the halo under Open MPI (shared memory).
 cd /work/main
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 echo "start $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -431,8 +431,15 @@ fn bands(l: &Link) -> Vec<BandSection> {
 /// left at its default and on the network's derived figures.
 pub fn print(m: &Machine) -> String {
     let mut head = vec![format!("effective configuration of {}", m.path.display())];
-    if m.memory_bandwidth.is_none() {
-        head.push("memory_bandwidth: not set (intra-node messages do not share the node's memory)".into());
+    match (m.memory_bandwidth, m.intra.sets_memory()) {
+        (None, false) => {
+            head.push("memory_bandwidth: not set (intra-node messages do not share the node's memory)".into())
+        }
+        (None, true) => head.push(
+            "memory_bandwidth: not set (only the copies of the [[intra.band]]s with their own share the node's memory)"
+                .into(),
+        ),
+        (Some(_), _) => {}
     }
     let mut mpi = Vec::new();
     if m.library.is_none() {
@@ -554,6 +561,9 @@ check = [{ bytes = 0, half_rtt = "0.5us", spread = 0.02 }, { bytes = 65536, half
             assert!(printed.contains(line), "{line} missing:\n{printed}");
         }
         assert_eq!((m.intra.memory_bandwidth(4096), m.intra.memory_bandwidth(4097)), (None, Some(9e9)));
+        let bands_only = text.replace("memory_bandwidth = \"6.5GB/s\"\n", "");
+        let printed = Machine::from_str(Path::new("/m/pm.toml"), &bands_only, &[]).unwrap().effective();
+        assert!(printed.contains("only the copies of the [[intra.band]]s with their own share"), "{printed}");
         // The node's copy bandwidth is the intra-node bands' alone.
         let network_band = text.replace(
             "calibration = \"curves.toml\"",

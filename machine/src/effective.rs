@@ -562,8 +562,8 @@ check = [{ bytes = 0, half_rtt = "0.5us", spread = 0.02 }, { bytes = 65536, half
         }
         assert_eq!((m.intra.memory_bandwidth(4096), m.intra.memory_bandwidth(4097)), (None, Some(9e9)));
         let bands_only = text.replace("memory_bandwidth = \"6.5GB/s\"\n", "");
-        let printed = Machine::from_str(Path::new("/m/pm.toml"), &bands_only, &[]).unwrap().effective();
-        assert!(printed.contains("only the copies of the [[intra.band]]s with their own share"), "{printed}");
+        let only = Machine::from_str(Path::new("/m/pm.toml"), &bands_only, &[]).unwrap().effective();
+        assert!(only.contains("only the copies of the [[intra.band]]s with their own share"), "{only}");
         // The node's copy bandwidth is the intra-node bands' alone.
         let network_band = text.replace(
             "calibration = \"curves.toml\"",

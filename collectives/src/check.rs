@@ -15,8 +15,11 @@
 //!
 //! Both are linear in the number of steps (expected, with hashing).
 
-use std::collections::HashMap;
 use std::fmt;
+
+// The checker hashes a few small integers per message; SipHash was half its time in the
+// collective sweeps (perf, the Open MPI allgather sweep).
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::{expand, CollArgs, ExpandError, Step, Thresholds};
 
@@ -313,10 +316,10 @@ impl<'a> Executor<'a> {
             lists,
             pc: vec![0; n],
             end: vec![0; n],
-            sends: vec![HashMap::new(); n],
-            recvs: vec![HashMap::new(); n],
-            sent: HashMap::new(),
-            received: HashMap::new(),
+            sends: vec![HashMap::default(); n],
+            recvs: vec![HashMap::default(); n],
+            sent: HashMap::default(),
+            received: HashMap::default(),
         };
         (0..n).for_each(|r| ex.open_unit(r));
         ex

@@ -106,7 +106,19 @@ fn machine_of(library: Library, cores: u32, eager: u64, handshake: bool, costs: 
         library.name(),
         band("network"),
     );
-    Machine::from_str(Path::new("analytic-test.toml"), &text, &[]).expect("valid machine")
+    // The sweeps ask for a few machines thousands of times: each is parsed once.
+    thread_local! {
+        static PARSED: std::cell::RefCell<std::collections::HashMap<String, Machine>> = Default::default();
+    }
+    PARSED.with(|parsed| {
+        parsed
+            .borrow_mut()
+            .entry(text)
+            .or_insert_with_key(|text| {
+                Machine::from_str(Path::new("analytic-test.toml"), text, &[]).expect("valid machine")
+            })
+            .clone()
+    })
 }
 
 fn machine(cores: u32, eager: u64, handshake: bool, mode: &str) -> Machine {

@@ -88,6 +88,13 @@ pub trait Fabric: Sized {
     fn dense_path(&self, _src: u32, _dst: u32, _links: &mut Vec<u32>) -> bool {
         false
     }
+
+    /// The number of network links in [`crate::FabricGraph`]'s numbering when
+    /// [`Fabric::dense_path`] numbers every route, so that the graph never walks one and needs
+    /// no table of its own; None otherwise.
+    fn dense_links(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// The links (`router · ports + output`) of the oblivious route from node `src` to `dst`.

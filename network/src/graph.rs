@@ -5,6 +5,7 @@
 
 use crate::fabric::{path_into, Fabric, NO_LINK};
 use crate::params::RouterConfig;
+use std::sync::OnceLock;
 
 /// A network as flows see it. Time is in the graph's own unit ([`FlowGraph::units_per_second`]).
 pub trait FlowGraph {
@@ -34,17 +35,22 @@ pub trait FlowGraph {
 pub struct FabricGraph<F: Fabric> {
     fabric: F,
     cfg: RouterConfig,
-    /// Per router: its first link's id and the mask of its ports that have a link.
-    first: Vec<u32>,
-    linked: Vec<u64>,
+    /// Per router: its first link's id and the mask of its ports that have a link. Made on
+    /// the first route the fabric does not number itself ([`Fabric::dense_path`]), so never
+    /// for a fabric that numbers every route and counts its links ([`Fabric::dense_links`]).
+    table: OnceLock<Table>,
     /// Network links in all.
     network: u32,
 }
 
-impl<F: Fabric> FabricGraph<F> {
-    pub fn new(fabric: F, cfg: RouterConfig) -> Self {
+struct Table {
+    first: Vec<u32>,
+    linked: Vec<u64>,
+}
+
+impl Table {
+    fn of<F: Fabric>(fabric: &F) -> Table {
         let ports = fabric.ports();
-        assert!(ports <= 64, "a router of {ports} ports: the link numbering holds 64");
         let (mut first, mut linked, mut next) = (Vec::new(), Vec::new(), 0u32);
         for r in 0..fabric.routers() as u32 {
             let mask = (0..ports).filter(|&o| fabric.neighbour(r, o) != NO_LINK).fold(0u64, |m, o| m | 1 << o);
@@ -52,7 +58,27 @@ impl<F: Fabric> FabricGraph<F> {
             linked.push(mask);
             next += mask.count_ones();
         }
-        FabricGraph { fabric, cfg, first, linked, network: next }
+        Table { first, linked }
+    }
+
+    fn links(&self) -> u32 {
+        match (self.first.last(), self.linked.last()) {
+            (Some(f), Some(m)) => f + m.count_ones(),
+            _ => 0,
+        }
+    }
+}
+
+impl<F: Fabric> FabricGraph<F> {
+    pub fn new(fabric: F, cfg: RouterConfig) -> Self {
+        let ports = fabric.ports();
+        assert!(ports <= 64, "a router of {ports} ports: the link numbering holds 64");
+        let table = OnceLock::new();
+        let network = match fabric.dense_links() {
+            Some(n) => n,
+            None => table.get_or_init(|| Table::of(&fabric)).links(),
+        };
+        FabricGraph { fabric, cfg, table, network }
     }
 
     /// The route's network links found hop by hop and renumbered densely, appended to `links`.
@@ -60,9 +86,10 @@ impl<F: Fabric> FabricGraph<F> {
         let start = links.len();
         path_into(&self.fabric, src, dst, links);
         let ports = self.fabric.ports() as u32;
+        let t = self.table.get_or_init(|| Table::of(&self.fabric));
         for l in &mut links[start..] {
             let (r, o) = ((*l / ports) as usize, *l % ports);
-            *l = self.first[r] + (self.linked[r] & ((1u64 << o) - 1)).count_ones();
+            *l = t.first[r] + (t.linked[r] & ((1u64 << o) - 1)).count_ones();
         }
     }
 }
@@ -204,6 +231,8 @@ mod tests {
                 g.walk(s, d, &mut walked);
                 assert_eq!(closed, walked, "{down:?} {up:?}: {s} -> {d}");
             }
+            // The count the fabric gives without a table is the table's.
+            assert_eq!(g.fabric.dense_links(), Some(Table::of(&g.fabric).links()), "{down:?} {up:?}");
         }
     }
 }

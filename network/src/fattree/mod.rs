@@ -24,6 +24,8 @@ pub struct FatTreeFabric {
     pub(crate) shape: Shape,
     /// Per level 0..=h, what [`Fabric::dense_path`] reads.
     dense: Vec<DenseLevel>,
+    /// Network links in all, as [`Fabric::dense_path`] numbers them.
+    links: u32,
 }
 
 /// A level l of the tree (0: the node interfaces) as the flow model's route reads it.
@@ -181,6 +183,10 @@ impl Fabric for FatTreeFabric {
         true
     }
 
+    fn dense_links(&self) -> Option<u32> {
+        Some(self.links)
+    }
+
     fn link_class(&self, r: u32, o: usize) -> usize {
         let l = self.shape.place[r as usize].level as usize;
         if o < self.shape.down[l] as usize {
@@ -234,7 +240,7 @@ impl FatTreeFabric {
             dense.push(DenseLevel { down, up, per_subtree, base, ports: down + up });
             base += (shape.first[l + 1] - shape.first[l]) * (down + up);
         }
-        Ok(FatTreeFabric { cfg, shape, dense })
+        Ok(FatTreeFabric { cfg, shape, dense, links: base })
     }
 }
 

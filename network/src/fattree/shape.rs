@@ -13,6 +13,8 @@
 //! Routers: nodes 0..N−1 first (each node's interface is a one-port router, port 0 up to
 //! its leaf), then the switches level by level. Switch ports: down 0..m_l−1, then up.
 
+use std::sync::OnceLock;
+
 use crate::fabric::NO_LINK;
 
 pub struct Shape {
@@ -31,7 +33,10 @@ pub struct Shape {
     /// Per router: the first node under it and its level (what routing reads).
     pub place: Vec<Place>,
     /// `links[r·ports + o]`: the router output o of r leads to and the input port it enters.
-    links: Vec<(u32, u8)>,
+    /// Made on first use: the packet-level network reads it once, when it is built; the flow
+    /// model's routes are arithmetic and never need it, and on a large tree making it was
+    /// most of psins-sim's start.
+    links: OnceLock<Vec<(u32, u8)>>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -61,14 +66,20 @@ impl Shape {
             first.push(first[l] + count as u32);
         }
         let ports = (1..=h).map(|l| (m[l] + w[l + 1]) as usize).max().unwrap_or(1).max(1);
-        let mut shape =
-            Shape { down: m, up: w, below, per_subtree, first, nodes, ports, place: Vec::new(), links: Vec::new() };
+        let mut shape = Shape {
+            down: m,
+            up: w,
+            below,
+            per_subtree,
+            first,
+            nodes,
+            ports,
+            place: Vec::new(),
+            links: OnceLock::new(),
+        };
         let routers = shape.routers();
         let place = (0..routers as u32).map(|r| shape.place_of(r)).collect();
-        let links =
-            (0..routers as u32).flat_map(|r| (0..ports).map(move |o| (r, o))).map(|(r, o)| shape.wire(r, o)).collect();
         shape.place = place;
-        shape.links = links;
         shape
     }
 
@@ -118,14 +129,24 @@ impl Shape {
         }
     }
 
+    fn links(&self) -> &[(u32, u8)] {
+        self.links.get_or_init(|| {
+            let ports = self.ports;
+            (0..self.routers() as u32)
+                .flat_map(|r| (0..ports).map(move |o| (r, o)))
+                .map(|(r, o)| self.wire(r, o))
+                .collect()
+        })
+    }
+
     #[inline]
     pub fn neighbour(&self, r: u32, o: usize) -> u32 {
-        self.links[r as usize * self.ports + o].0
+        self.links()[r as usize * self.ports + o].0
     }
 
     #[inline]
     pub fn entry_port(&self, r: u32, o: usize) -> usize {
-        self.links[r as usize * self.ports + o].1 as usize
+        self.links()[r as usize * self.ports + o].1 as usize
     }
 
     /// The level of the lowest common ancestor of nodes a and b (0 when a = b): a packet

@@ -338,11 +338,10 @@ fn band_bandwidth(bands: &[BandFit], bytes: u64) -> f64 {
 /// exchange of at least [`MEMORY_FROM`] with an excess over [`EXCHANGE_MARGIN`] one-way times
 /// gives one, and a band with such exchanges among its sizes gets their median as its C. A
 /// band without shares nothing: an exchange there no slower than a one-way message is no
-/// evidence of sharing (copies that stay in the caches). On this project's VM a C from 4 MiB
-/// copies, or from a four-copy exchange of the worker, made the `halo` app's 256 KiB copies
-/// predict 21 to 35 % too long, where no sharing in their band predicts them within 3.3 %
-/// (docs/calibrate.md, *The node's copy bandwidth*). Then each size's crossing cost is what
-/// the sharing at its band's C leaves of the excess, fitted per band as before.
+/// evidence of sharing (copies that stay in the caches), and a C taken from larger copies
+/// over-predicted the `halo` app's 256 KiB ones (docs/calibrate.md, *The node's copy
+/// bandwidth*). Then each size's crossing cost is what the sharing at its band's C leaves of
+/// the excess, fitted per band.
 fn memory_fit(crossing: &[(u64, f64, f64)], bands: &[BandFit]) -> Option<MemoryFit> {
     let from: Vec<(u64, f64)> = crossing
         .iter()

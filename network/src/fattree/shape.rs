@@ -34,7 +34,7 @@ pub struct Shape {
     pub place: Vec<Place>,
     /// `links[r·ports + o]`: the router output o of r leads to and the input port it enters.
     /// Made on first use: the packet-level network reads it once, when it is built; the flow
-    /// model's routes are arithmetic and never need it, and on a large tree making it was
+    /// model's routes are arithmetic and never need it, and on a large tree making it would be
     /// most of psins-sim's start.
     links: OnceLock<Vec<(u32, u8)>>,
 }

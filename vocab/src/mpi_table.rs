@@ -7,7 +7,9 @@
 //! table every reader prints `other` records and per-function statistics with).
 
 pub use crate::how::How;
+use crate::how::UnknownHow;
 use std::collections::BTreeSet;
+use std::fmt;
 
 /// One parameter of a prototype.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,8 +37,76 @@ pub struct Func {
     pub line: usize,
 }
 
+/// A line of the table refused: its number (1-based), its text and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableError {
+    pub line: usize,
+    pub text: String,
+    pub fault: Fault,
+}
+
+/// Why a line of the table is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    BadId,
+    NoOpenParen,
+    NoCloseParen,
+    NoReturnType,
+    BadParameter(String),
+    DuplicateId,
+    DuplicateFunction,
+    UnknownHow(UnknownHow),
+    /// A variadic function the generator would have to wrap.
+    Variadic,
+    /// A function not returning an int whose kind reads output arguments.
+    NotIntWithOutputs {
+        name: String,
+        ret: String,
+        how: How,
+    },
+    /// A function not returning an int with `+f08`.
+    NotIntWithF08 {
+        name: String,
+        ret: String,
+    },
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Fault::BadId => write!(f, "bad id"),
+            Fault::NoOpenParen => write!(f, "no '('"),
+            Fault::NoCloseParen => write!(f, "no ')'"),
+            Fault::NoReturnType => write!(f, "no return type"),
+            Fault::BadParameter(p) => write!(f, "cannot parse parameter `{p}`"),
+            Fault::DuplicateId => write!(f, "duplicate id"),
+            Fault::DuplicateFunction => write!(f, "duplicate function"),
+            Fault::UnknownHow(u) => write!(f, "{u}"),
+            Fault::Variadic => write!(f, "variadic functions can only be `none` or hand-written"),
+            Fault::NotIntWithOutputs { name, ret, how } => write!(
+                f,
+                "{name} returns `{ret}`, not an int error code: `{how}` reads output arguments, which \
+                 only MPI_SUCCESS makes valid; only `none`, `count` or `other` can wrap it"
+            ),
+            Fault::NotIntWithF08 { name, ret } => write!(
+                f,
+                "{name} returns `{ret}`: `+f08` wrappers pass an `ierror` argument, which only \
+                 functions returning an int error code have"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "line {}: {}: {}", self.line, self.fault, self.text)
+    }
+}
+
+impl std::error::Error for TableError {}
+
 /// Parses the whole table; the first bad line is an error naming it.
-pub fn parse_table(text: &str) -> Result<Vec<Func>, String> {
+pub fn parse_table(text: &str) -> Result<Vec<Func>, TableError> {
     let mut funcs = Vec::new();
     let mut ids = BTreeSet::new();
     let mut names = BTreeSet::new();
@@ -45,52 +115,46 @@ pub fn parse_table(text: &str) -> Result<Vec<Func>, String> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let err = |m: &str| format!("line {}: {m}: {line}", ln + 1);
+        let err = |fault: Fault| TableError { line: ln + 1, text: line.to_string(), fault };
         let mut rest = line;
         let id_s = next_word(&mut rest);
         let how_word = next_word(&mut rest);
-        let id: u32 = id_s.parse().map_err(|_| err("bad id"))?;
+        let id: u32 = id_s.parse().map_err(|_| err(Fault::BadId))?;
         let mut proto = rest.trim();
         let mut f08 = false;
         if let Some(p) = proto.strip_suffix("+f08") {
             f08 = true;
             proto = p.trim();
         }
-        let open = proto.find('(').ok_or_else(|| err("no '('"))?;
-        let close = proto.rfind(')').ok_or_else(|| err("no ')'"))?;
+        let open = proto.find('(').ok_or_else(|| err(Fault::NoOpenParen))?;
+        let close = proto.rfind(')').ok_or_else(|| err(Fault::NoCloseParen))?;
         let head = proto[..open].trim();
         let (ret, name) = match head.rfind(|c: char| c.is_whitespace() || c == '*') {
             Some(p) => (head[..=p].trim().to_string(), head[p + 1..].to_string()),
-            None => return Err(err("no return type")),
+            None => return Err(err(Fault::NoReturnType)),
         };
         let mut params = Vec::new();
         let inner = proto[open + 1..close].trim();
         if inner != "void" && !inner.is_empty() {
             for p in inner.split(',') {
-                params.push(parse_param(p.trim()).ok_or_else(|| err(&format!("cannot parse parameter `{p}`")))?);
+                params.push(parse_param(p.trim()).ok_or_else(|| err(Fault::BadParameter(p.to_string())))?);
             }
         }
         if !ids.insert(id) {
-            return Err(err("duplicate id"));
+            return Err(err(Fault::DuplicateId));
         }
         if !names.insert(name.clone()) {
-            return Err(err("duplicate function"));
+            return Err(err(Fault::DuplicateFunction));
         }
-        let how = How::parse(how_word).map_err(|m| err(&m.to_string()))?;
+        let how = How::parse(how_word).map_err(|u| err(Fault::UnknownHow(u)))?;
         if how != How::None && !how.is_hand_written() && params.iter().any(|p| p.ty == "...") {
-            return Err(err("variadic functions can only be `none` or hand-written"));
+            return Err(err(Fault::Variadic));
         }
         if ret != "int" && !how.reads_no_output() {
-            return Err(err(&format!(
-                "{name} returns `{ret}`, not an int error code: `{how}` reads output arguments, which \
-                 only MPI_SUCCESS makes valid; only `none`, `count` or `other` can wrap it"
-            )));
+            return Err(err(Fault::NotIntWithOutputs { name, ret, how }));
         }
         if ret != "int" && f08 {
-            return Err(err(&format!(
-                "{name} returns `{ret}`: `+f08` wrappers pass an `ierror` argument, which only \
-                 functions returning an int error code have"
-            )));
+            return Err(err(Fault::NotIntWithF08 { name, ret }));
         }
         funcs.push(Func { id, how, ret, name, params, f08, line: ln + 1 });
     }
@@ -170,9 +234,10 @@ mod tests {
             let f = &parse_table(&format!("341 {how} double MPI_Wtime(void)")).unwrap()[0];
             assert_eq!(f.ret, "double");
         }
-        let e = parse_table("# x\n341 recv double MPI_Wtime(void)").unwrap_err();
+        let e = parse_table("# x\n341 recv double MPI_Wtime(void)").unwrap_err().to_string();
         assert!(e.starts_with("line 2: MPI_Wtime returns `double`"), "{e}");
-        let e = parse_table("229 other MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) +f08").unwrap_err();
+        let e =
+            parse_table("229 other MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) +f08").unwrap_err().to_string();
         assert!(e.starts_with("line 1: MPI_Aint_add returns `MPI_Aint`: `+f08`"), "{e}");
     }
 
@@ -190,7 +255,7 @@ mod tests {
             ("1 other int MPI_A(int x, ...)", "line 1: variadic functions can only be `none` or hand-written"),
         ];
         for (text, want) in cases {
-            let e = parse_table(text).unwrap_err();
+            let e = parse_table(text).unwrap_err().to_string();
             assert!(e.starts_with(want), "{text:?}: {e}");
         }
     }

@@ -106,12 +106,19 @@ pub fn anchor(dir: &Path) -> std::path::PathBuf {
     dir.join("traces.otf2")
 }
 
-/// Whether this build links libotf2; if not, why (build.rs's probe, every reason).
-pub fn available() -> Result<(), String> {
+/// This build does not link libotf2: why, in build.rs's probe's words (every reason).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("built without libotf2 ({probe})")]
+pub struct Unavailable {
+    pub probe: &'static str,
+}
+
+/// Whether this build links libotf2; if not, why.
+pub fn available() -> Result<(), Unavailable> {
     if cfg!(has_otf2) {
         Ok(())
     } else {
-        Err(format!("built without libotf2 ({})", env!("PSINS_OTF2_PROBE")))
+        Err(Unavailable { probe: env!("PSINS_OTF2_PROBE") })
     }
 }
 
@@ -124,7 +131,7 @@ pub fn export(trace: &Path, dir: &Path) -> Result<Otf2Summary, ExportError> {
     #[cfg(not(has_otf2))]
     {
         let _ = trace;
-        let msg = available().expect_err("no libotf2");
-        Err(ExportError::Output(psins_formats::Error::new(dir, msg)))
+        let why = available().expect_err("no libotf2");
+        Err(ExportError::Output(psins_formats::Error::new(dir, why.to_string())))
     }
 }

@@ -281,12 +281,17 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         let top = pts.last().map_or(0.0, |p| p.0);
         let (so, sr) = overhead(&ospts, top);
         let (ro, rr) = overhead(&orpts, top);
-        // A band of small messages can have a flat or noisy slope, but a message never
-        // moves faster than a memory copy: o_s, the wire and o_r together take at least
-        // S / memcpy. Only the sum is bounded — on shared memory the copy *is* an
-        // overhead's per-byte part, and bounding the wire alone would count it twice.
+        // A band of small messages, whose time is mostly its latency, can have a flat or noisy
+        // slope; there a message is taken to move no faster than the worker's memory copy:
+        // o_s, the wire and o_r together take at least S / memcpy. Only the sum is bounded —
+        // on shared memory the copy *is* an overhead's per-byte part, and bounding the wire
+        // alone would count it twice. A band whose per-byte part is most of its time keeps the
+        // slope its sizes measured, even above the copy's rate: the worker copies 16 MiB, out
+        // of the caches, where a single-copy transfer of up to a few MiB (Open MPI's vader)
+        // stays in them and moves faster (docs/calibrate.md, *Faster than a memory copy*).
         let slope = |r: Option<f64>| r.map_or(0.0, |r| 1.0 / r);
-        let per_byte = per_byte.max(1.0 / memcpy_bandwidth - slope(sr) - slope(rr)).max(1e-15);
+        let floor = 1.0 / memcpy_bandwidth - slope(sr) - slope(rr);
+        let per_byte = if per_byte * top >= lat { per_byte } else { per_byte.max(floor) }.max(1e-15);
         let (co, cr) = cross_fit(&cpts, top);
         bands.push(BandFit {
             upto: if last { None } else { Some(hi) },
@@ -304,6 +309,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     if let Some(last) = bands.last_mut() {
         last.upto = None;
     }
+    beyond_the_sizes(&mut bands, &pp, memcpy_bandwidth);
     let self_path: Vec<(u64, f64)> = series(&s.self_path, o.buffers).into_iter().map(|(b, f)| (b, f.value)).collect();
     if noisy.is_none() {
         self_contradiction(&self_path, &pp)?;
@@ -325,6 +331,23 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         own,
         memory,
     })
+}
+
+/// Past the largest size measured, where the last band's line would move a message faster
+/// than the worker's copy of 16 MiB (its sizes stayed in the caches), a last band at the
+/// copy's rate: larger messages leave the caches, and the copy is the only rate measured
+/// there. The band's overheads and latency are the last band's.
+fn beyond_the_sizes(bands: &mut Vec<BandFit>, pp: &[(u64, Figure)], memcpy_bandwidth: f64) {
+    let (Some(last), Some(&(top, _))) = (bands.last(), pp.last()) else { return };
+    let slope = |r: Option<f64>| r.map_or(0.0, |r| 1.0 / r);
+    let floor = 1.0 / memcpy_bandwidth - slope(last.send_rate) - slope(last.recv_rate);
+    if 1.0 / last.bandwidth >= floor {
+        return;
+    }
+    let mut past = *last;
+    past.bandwidth = 1.0 / floor;
+    bands.last_mut().expect("a last band").upto = Some(top);
+    bands.push(past);
 }
 
 /// The wire bandwidth of `bands` at `bytes` (its band's).
@@ -409,7 +432,14 @@ fn self_bands(self_path: &[(u64, f64)], bands: &[BandFit]) -> Vec<BandFit> {
         let inside = |s: u64| lo.is_none_or(|l| s > l) && b.upto.is_none_or(|u| s <= u);
         let pts: Vec<(f64, f64)> = self_path.iter().filter(|p| inside(p.0)).map(|&(s, t)| (s as f64, t)).collect();
         lo = b.upto;
-        let Some(top) = pts.last().map(|p| p.0) else { continue };
+        let Some(top) = pts.last().map(|p| p.0) else {
+            // A band past the sizes measured (see `beyond_the_sizes`): the self path's last
+            // band carries on, so that every point-to-point band has its own.
+            if let Some(&prev) = out.last() {
+                out.push(BandFit { upto: b.upto, ..prev });
+            }
+            continue;
+        };
         let (so, sr) = overhead(&pts, top);
         out.push(BandFit {
             upto: b.upto,
@@ -777,6 +807,45 @@ mod recovery {
                 + at(b.recv_overhead, b.recv_rate);
             assert!((model - f.value).abs() <= 0.02 * f.value, "{size} B: model {model} measured {}", f.value);
         }
+    }
+
+    /// The model's 8 GB/s rendezvous messages against a 16 MiB copy of 5 GB/s (Open MPI's
+    /// single copy that stays in the caches, against the worker's copy that leaves them):
+    /// the bands reproduce every half round trip measured, and past the largest size (4 MiB)
+    /// messages move at the copy's rate.
+    #[test]
+    fn a_transfer_faster_than_the_copy_keeps_its_rate() {
+        let mut s = samples();
+        s.memcpy_bytes = 5_000_000; // 1 ms a copy: 5 GB/s
+        let c = calibrate(&s, &FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None })
+            .unwrap();
+        let band_of = |size: u64| c.bands.iter().find(|b| b.upto.is_none_or(|u| size <= u)).unwrap();
+        let time = |size: u64| {
+            let (b, x) = (band_of(size), size as f64);
+            let at = |o: f64, r: Option<f64>| o + r.map_or(0.0, |r| x / r);
+            let handshake = if c.eager_threshold.is_none_or(|e| size <= e) { 0.0 } else { 2.0 * c.latency };
+            at(b.send_overhead, b.send_rate)
+                + handshake
+                + b.latency
+                + x / b.bandwidth
+                + at(b.recv_overhead, b.recv_rate)
+        };
+        for (size, f) in &c.pingpong {
+            let model = time(*size);
+            assert!((model - f.value).abs() <= 0.02 * f.value, "{size} B: model {model} measured {}", f.value);
+        }
+        let top = 1u64 << 22;
+        let (last, before) = (c.bands[c.bands.len() - 1], c.bands[c.bands.len() - 2]);
+        assert_eq!((before.upto, last.upto), (Some(top), None), "{:?}", c.bands);
+        assert!((before.bandwidth - 8e9).abs() < 8e6, "{before:?}");
+        let slope = |r: Option<f64>| r.map_or(0.0, |r| 1.0 / r);
+        let per_byte = 1.0 / last.bandwidth + slope(last.send_rate) + slope(last.recv_rate);
+        assert!((per_byte * 5e9 - 1.0).abs() < 1e-9, "{last:?}");
+        // 64 MiB: at the copy's 5 GB/s, not the 8 GB/s of the sizes measured
+        let big = 64u64 << 20;
+        assert!(time(big) > big as f64 / 5e9, "{}", time(big));
+        // the self path has a band for each of them
+        assert_eq!(c.own.len(), c.bands.len(), "{:?}", c.own);
     }
 
     #[test]

@@ -290,8 +290,14 @@ impl<S: TraceSource> Sim<'_, S> {
             }
         }
         let task = &mut self.tasks[t as usize];
-        let c = task.coll.take().expect("collective in progress");
+        let mut c = task.coll.take().expect("collective in progress");
         task.partner_max = task.partner_max.max(c.partner);
+        // The record's list goes back for the records after it to fill (a Waitall's
+        // completions): otherwise each collective costs its rank an allocation and a free.
+        if task.rec.list.is_empty() && task.rec.list.capacity() < c.list.capacity() {
+            c.list.clear();
+            task.rec.list = std::mem::take(&mut c.list);
+        }
         Ok(Flow::Done(now))
     }
 

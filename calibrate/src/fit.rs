@@ -289,8 +289,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         // slope its sizes measured, even above the copy's rate: the worker copies 16 MiB, out
         // of the caches, where a single-copy transfer of up to a few MiB (Open MPI's vader)
         // stays in them and moves faster (docs/calibrate.md, *Faster than a memory copy*).
-        let slope = |r: Option<f64>| r.map_or(0.0, |r| 1.0 / r);
-        let floor = 1.0 / memcpy_bandwidth - slope(sr) - slope(rr);
+        let floor = wire_floor(memcpy_bandwidth, sr, rr);
         let per_byte = if per_byte * top >= lat { per_byte } else { per_byte.max(floor) }.max(1e-15);
         let (co, cr) = cross_fit(&cpts, top);
         bands.push(BandFit {
@@ -339,8 +338,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
 /// there. The band's overheads and latency are the last band's.
 fn beyond_the_sizes(bands: &mut Vec<BandFit>, pp: &[(u64, Figure)], memcpy_bandwidth: f64) {
     let (Some(last), Some(&(top, _))) = (bands.last(), pp.last()) else { return };
-    let slope = |r: Option<f64>| r.map_or(0.0, |r| 1.0 / r);
-    let floor = 1.0 / memcpy_bandwidth - slope(last.send_rate) - slope(last.recv_rate);
+    let floor = wire_floor(memcpy_bandwidth, last.send_rate, last.recv_rate);
     if 1.0 / last.bandwidth >= floor {
         return;
     }
@@ -348,6 +346,13 @@ fn beyond_the_sizes(bands: &mut Vec<BandFit>, pp: &[(u64, Figure)], memcpy_bandw
     past.bandwidth = 1.0 / floor;
     bands.last_mut().expect("a last band").upto = Some(top);
     bands.push(past);
+}
+
+/// The wire's least seconds per byte for a message to move no faster than the copy: what
+/// the overheads' per-byte parts (send and receive rates) leave of 1 / memcpy.
+fn wire_floor(memcpy_bandwidth: f64, send_rate: Option<f64>, recv_rate: Option<f64>) -> f64 {
+    let slope = |r: Option<f64>| r.map_or(0.0, |r| 1.0 / r);
+    1.0 / memcpy_bandwidth - slope(send_rate) - slope(recv_rate)
 }
 
 /// The wire bandwidth of `bands` at `bytes` (its band's).

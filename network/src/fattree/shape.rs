@@ -33,9 +33,9 @@ pub struct Shape {
     /// Per router: the first node under it and its level (what routing reads).
     pub place: Vec<Place>,
     /// `links[r·ports + o]`: the router output o of r leads to and the input port it enters.
-    /// Made on first use: the packet-level network reads it once, when it is built; the flow
-    /// model's routes are arithmetic and never need it, and on a large tree making it would be
-    /// most of psins-sim's start.
+    /// Made on first use: the packet-level network reads it when it is built and, for the
+    /// entry port, at each hop; the flow model's routes are arithmetic and never need it, and
+    /// on a large tree making it would be most of psins-sim's start.
     links: OnceLock<Vec<(u32, u8)>>,
 }
 

@@ -62,8 +62,14 @@ struct Pending {
 }
 static PENDING: Mutex<Pending> = Mutex::new(Pending { cfg: None, error: None });
 
-#[ctor::ctor]
-fn at_load() {
+// The loader runs the functions of `.init_array` when the .so is loaded, before main (what the
+// `ctor` crate generates on Linux, without its proc-macro build in each of the tracer's builds,
+// one per MPI).
+#[used]
+#[link_section = ".init_array"]
+static AT_LOAD: extern "C" fn() = at_load;
+
+extern "C" fn at_load() {
     // Nothing visible, nothing that can fail: pick the clock and take the first calibration
     // pair. Everything else waits for MPI_Init.
     let tsc = clock::invariant_tsc();

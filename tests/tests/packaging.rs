@@ -127,3 +127,21 @@ fn make_install_puts_everything_under_prefix_stripped() {
     assert_eq!(configs(&share.join("psins/configs")), configs(&root().join("configs")));
     let _ = std::fs::remove_dir_all(&prefix);
 }
+
+/// The docs tell users to run `scripts/NAME.sh ARGS` (docs/interop-*.md, docs/extrapolate.md),
+/// so every script that names its interpreter in a `#!` line is executable, as git checks it out.
+#[test]
+fn every_script_with_a_shebang_is_executable() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = root().join("scripts");
+    let mut not = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let p = e.unwrap().path();
+        let Ok(bytes) = std::fs::read(&p) else { continue };
+        if bytes.starts_with(b"#!") && std::fs::metadata(&p).unwrap().permissions().mode() & 0o100 == 0 {
+            not.push(p.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    not.sort();
+    assert!(not.is_empty(), "scripts with a #! line but no execute bit (git update-index --chmod=+x): {not:?}");
+}

@@ -10,7 +10,8 @@ use psins_consolidate::{RankInput, RecordStream};
 use psins_formats::{
     Coll, CollFlags, Error, Op, Record, SendMode, WaitFn, ANY_SOURCE, ANY_TAG, COMM_WORLD, NO_RANK, NO_REQUEST,
 };
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{HashSet, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -77,7 +78,8 @@ impl RankInput for TiRank {
             elem: 1,
             instance: 0,
             next_req: 0,
-            reqs: HashMap::new(),
+            reqs: HashMap::default(),
+            fields: Vec::new(),
             order: VecDeque::new(),
             finalized: false,
             ended: false,
@@ -114,6 +116,8 @@ pub struct TiStream {
     instance: u32,
     next_req: u32,
     reqs: HashMap<(i32, i32, i32), VecDeque<Req>>,
+    /// The allocation of a line's fields, kept from line to line (empty between lines).
+    fields: Vec<&'static str>,
     /// Every posted request id in posting order, for `waitall`.
     order: VecDeque<u32>,
     finalized: bool,
@@ -141,6 +145,14 @@ fn type_size(id: &str) -> Option<u64> {
         58 | 59 => Some(8),
         i => SIZES.get(i).copied(),
     }
+}
+
+/// An empty vector of string slices with `v`'s allocation, for slices of another lifetime:
+/// collecting a vector's own iterator into elements of the same layout reuses its memory, so
+/// a line's fields cost no allocation once the longest line has been read.
+fn reuse<'b>(mut v: Vec<&str>) -> Vec<&'b str> {
+    v.clear();
+    v.into_iter().map(|_| "").collect()
 }
 
 /// SMPI's MPI_ANY_SOURCE as a TI trace writes a receive's partner (its MPI_UNDEFINED: the
@@ -211,7 +223,10 @@ impl RecordStream for TiStream {
             }
             self.line_no += 1;
             let line = std::mem::take(&mut self.line);
-            let got = self.parse(&line, rec);
+            let mut fields = reuse(std::mem::take(&mut self.fields));
+            fields.extend(line.split_ascii_whitespace());
+            let got = self.parse(&fields, rec);
+            self.fields = reuse(fields);
             self.line = line;
             match got {
                 Ok(true) => return Ok(true),
@@ -236,9 +251,8 @@ impl TiStream {
         Record::new(gap, 0, op)
     }
 
-    /// One line; true when it gave a record.
-    fn parse(&mut self, line: &str, rec: &mut Record) -> Result<bool, LineError> {
-        let f: Vec<&str> = line.split_whitespace().collect();
+    /// One line, split into its fields; true when it gave a record.
+    fn parse(&mut self, f: &[&str], rec: &mut Record) -> Result<bool, LineError> {
         if f.is_empty() || f[0].starts_with('#') {
             return Ok(false);
         }
@@ -377,7 +391,7 @@ impl TiStream {
             "waitall" => {
                 let mut list = Vec::new();
                 let ids: Vec<u32> = self.order.drain(..).collect();
-                let mut all: HashMap<u32, Req> = HashMap::new();
+                let mut all: HashMap<u32, Req> = HashMap::default();
                 for (_, q) in self.reqs.drain() {
                     all.extend(q.into_iter().map(|r| (r.id, r)));
                 }
@@ -623,4 +637,18 @@ pub fn ranks(input: &Path, host_speed: f64) -> Result<Vec<TiRank>, Error> {
     let world = files.len() as u32;
     let ranks = files.into_iter().enumerate();
     Ok(ranks.map(|(r, path)| TiRank::new(path, r as u32, false, world, host_speed)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_lines_fields_reuse_the_previous_lines_memory() {
+        let line = String::from("0 isend 1 7 800 0");
+        let mut v: Vec<&str> = Vec::with_capacity(16);
+        v.extend(line.split_ascii_whitespace());
+        let (cap, at) = (v.capacity(), v.as_ptr() as usize);
+        let w: Vec<&'static str> = super::reuse(v);
+        assert!(w.is_empty());
+        assert_eq!((w.capacity(), w.as_ptr() as usize), (cap, at));
+    }
 }

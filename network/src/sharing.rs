@@ -312,11 +312,18 @@ impl Sharing {
         self.left.clear();
         self.unfixed.clear();
         self.unfixed_weight.clear();
+        // With one capacity for every link, a link carrying one flow never fixes it before
+        // the flow's other links would: its share, the capacity over the flow's weight, is
+        // the most any link of the flow can offer. Such a link takes no part in the filling
+        // (no unfixed flows, no heap entry); a flow on such links only is fixed at the end
+        // as [`Sharing::solve_alone`] fixes it. A fat-tree's routes are up to ten links, most
+        // of them carrying their flow alone.
+        let uniform = matches!(self.cap, Capacity::Uniform(_));
         for &l in &self.comp_links {
             let l = l as usize;
             let n = self.link[l].len;
             self.left.push(self.cap.of(l));
-            self.unfixed.push(n);
+            self.unfixed.push(if uniform && n == 1 { 0 } else { n });
             self.unfixed_weight.push(if self.weighted == 0 {
                 n as f64
             } else {
@@ -357,6 +364,11 @@ impl Sharing {
                 new_rate(f, s * w, &mut self.rate);
                 for &l in &self.links[f as usize] {
                     let j = self.link[l as usize].slot as usize;
+                    // f is unfixed until now, so a link of it with no unfixed flow is one
+                    // left out of the filling (above).
+                    if self.unfixed[j] == 0 {
+                        continue;
+                    }
                     let before = share(j, &self.left, &self.unfixed_weight);
                     self.left[j] -= s * w;
                     self.unfixed[j] -= 1;
@@ -374,7 +386,12 @@ impl Sharing {
         self.clear_places();
         for &f in &self.comp_flows {
             if !std::mem::replace(&mut self.fixed[f as usize], false) {
-                new_rate(f, f64::INFINITY, &mut self.rate);
+                // On links of its own only (or none: infinitely fast).
+                let w = self.weight[f as usize];
+                let s = self.links[f as usize]
+                    .iter()
+                    .fold(f64::INFINITY, |s, &l| s.min((self.cap.of(l as usize) / w).max(0.0)));
+                new_rate(f, s * w, &mut self.rate);
             }
         }
     }
@@ -540,6 +557,55 @@ mod tests {
                     assert_eq!(quick.rate(f).to_bits(), filled.rate(f).to_bits(), "flow {f}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn links_carrying_one_flow_change_no_rate() {
+        // One capacity for every link: the filling leaves out the links carrying one flow.
+        // Against the same network with that capacity given per link (every link filled):
+        // random long routes over many links, so that most links carry one flow, weighted
+        // and not, every rate the same to the bit after every arrival and departure.
+        let n = 400;
+        let mut x = 99u64;
+        let mut rnd = |k: u64| psins_formats::splitmix::next(&mut x) % k;
+        for weighted in [false, true] {
+            let mut lean = Sharing::new(vec![7.5; n]);
+            assert!(matches!(lean.cap, Capacity::Uniform(_)));
+            let mut full = Sharing::new(vec![7.5; n]);
+            full.cap = Capacity::PerLink(vec![7.5; n]);
+            let mut live: Vec<u32> = Vec::new();
+            let mut filled = 0;
+            for _ in 0..3000 {
+                // Several arrivals and departures at one instant, one solve: its component
+                // may fall apart into pieces, some of a flow on links of its own.
+                for _ in 0..1 + rnd(4) {
+                    if live.len() > 60 || (!live.is_empty() && rnd(3) == 0) {
+                        let f = live.swap_remove(rnd(live.len() as u64) as usize);
+                        lean.remove(f);
+                        full.remove(f);
+                    } else {
+                        // A node's two ports (40 nodes), then a few links of the 320 above.
+                        let (a, b) = (rnd(40) as u32, rnd(40) as u32);
+                        let mut links: Vec<u32> = vec![2 * a, 2 * b + 1];
+                        links.extend((0..rnd(8)).map(|_| 80 + rnd(n as u64 - 80) as u32));
+                        links.sort();
+                        links.dedup();
+                        let w = if weighted { 1.0 / (1.0 + rnd(9) as f64 / 3.0) } else { 1.0 };
+                        let f = lean.add_weighted(&links, w);
+                        assert_eq!(full.add_weighted(&links, w), f);
+                        live.push(f);
+                    }
+                }
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                lean.solve(&mut a);
+                full.solve(&mut b);
+                filled += (lean.comp_flows.len() > 1) as u32;
+                for &f in &live {
+                    assert_eq!(lean.rate(f).to_bits(), full.rate(f).to_bits(), "flow {f}");
+                }
+            }
+            assert!(filled > 1000, "{filled} fills");
         }
     }
 

@@ -3,7 +3,7 @@
 //! (`functions::of_op`), so the names agree with the exporter's.
 
 use psins_formats::{functions, Coll, CollFlags, CommFn, Op, RmaFn, SendMode, WaitFn, WinFn, WinSyncFn};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,9 +40,9 @@ impl Call {
 
 /// The call named `name`; None for a name the function table does not know.
 pub fn of(name: &str) -> Option<Call> {
-    static TABLE: OnceLock<HashMap<&'static str, Call>> = OnceLock::new();
+    static TABLE: OnceLock<FxHashMap<&'static str, Call>> = OnceLock::new();
     let t = TABLE.get_or_init(|| {
-        let mut t = HashMap::new();
+        let mut t = FxHashMap::default();
         let mut add = |op: Op, call: Call| {
             if let Some(n) = functions::of_op(&op).and_then(functions::name_of) {
                 t.insert(n, call);

@@ -10,6 +10,7 @@ use psins_formats::{
     Coll, CommFn, Op, Record, RmaFn, SendMode, WaitFn, WinFlags, WinSyncFn, ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF,
     COMM_WORLD, NO_RANK, NO_REQUEST, PROC_NULL,
 };
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashMap};
 
 const CREATE_HANDLE: u8 = 17;
@@ -23,7 +24,7 @@ const ROOT_THIS_GROUP: u32 = u32::MAX - 2;
 /// The trace-wide facts a rank's conversion needs.
 pub struct Model {
     /// Region id → (name, is an MPI region).
-    pub regions: HashMap<u32, (String, bool)>,
+    pub regions: FxHashMap<u32, (String, bool)>,
     /// OTF2 communicator → (members as world ranks, parent).
     pub comms: HashMap<u32, (Vec<u32>, Option<u32>)>,
     /// Intercommunicators (OTF2 3.0's InterComm) → how many of their members (group A, then
@@ -233,14 +234,14 @@ pub fn records(model: &Model, rank: u32, evs: &[Ev]) -> Result<(Vec<Record>, Fol
         last: None,
         depth: 0,
         cur: Current::default(),
-        reqs: HashMap::new(),
+        reqs: FxHashMap::default(),
         next_req: 1 << 31,
         instance: 0,
-        irecv_at: HashMap::new(),
+        irecv_at: FxHashMap::default(),
         created: Vec::new(),
         last_win: None,
-        locks: HashMap::new(),
-        rma_targets: HashMap::new(),
+        locks: FxHashMap::default(),
+        rma_targets: FxHashMap::default(),
     };
     for (i, ev) in evs.iter().enumerate() {
         c.event(i, *ev)?;
@@ -330,11 +331,11 @@ struct Conv<'a> {
     depth: u32,
     cur: Current,
     /// Live OTF2 requests → (psins id, tag, bytes of a send).
-    reqs: HashMap<u64, (u32, i32, u64)>,
+    reqs: FxHashMap<u64, (u32, i32, u64)>,
     next_req: u32,
     instance: u32,
     /// psins request → index of its Irecv record (filled in when it completes).
-    irecv_at: HashMap<u32, usize>,
+    irecv_at: FxHashMap<u32, usize>,
     /// Communicators this rank's events created (OTF2 ids).
     created: Vec<u32>,
     /// The rank's events enter MPI_Init's region; MPI_Finalize's record was made.
@@ -345,10 +346,10 @@ struct Conv<'a> {
     /// names none).
     last_win: Option<u32>,
     /// Per window: the targets this rank holds locked, and whether it holds a lock_all.
-    locks: HashMap<u32, (Vec<u32>, bool)>,
+    locks: FxHashMap<u32, (Vec<u32>, bool)>,
     /// One-sided operations of the open epochs (Score-P's matching id) → their window and
     /// target.
-    rma_targets: HashMap<u64, (u32, u32)>,
+    rma_targets: FxHashMap<u64, (u32, u32)>,
 }
 
 impl Conv<'_> {
@@ -410,7 +411,7 @@ impl Conv<'_> {
 
     /// A new psins request for OTF2 request `q` (its own number when free).
     fn request(&mut self, q: u64, tag: i32, bytes: u64) -> u32 {
-        let live = |id: u32, reqs: &HashMap<u64, (u32, i32, u64)>| reqs.values().any(|v| v.0 == id);
+        let live = |id: u32, reqs: &FxHashMap<u64, (u32, i32, u64)>| reqs.values().any(|v| v.0 == id);
         let id = match u32::try_from(q) {
             Ok(id) if id != 0 && id < 1 << 31 && !live(id, &self.reqs) => id,
             _ => {
@@ -865,7 +866,7 @@ pub(super) mod tests {
     #[test]
     fn a_one_sided_call_without_its_window_or_target_is_refused() {
         let mut m = model(Vec::new());
-        m.regions = HashMap::from([
+        m.regions = FxHashMap::from_iter([
             (1, ("MPI_Init".to_string(), true)),
             (2, ("MPI_Win_flush".to_string(), true)),
             (3, ("MPI_Win_lock".to_string(), true)),
@@ -890,7 +891,7 @@ pub(super) mod tests {
     /// Four ranks; communicator 1 the world, 3 an intercommunicator of {0, 3} and `b`.
     pub(in crate::otf2) fn model(b: Vec<u32>) -> Model {
         Model {
-            regions: HashMap::new(),
+            regions: FxHashMap::default(),
             comms: HashMap::from([(3, ([0, 3].into_iter().chain(b).collect(), Some(1)))]),
             inter: HashMap::from([(3, 2)]),
             windows: HashMap::new(),
@@ -923,7 +924,7 @@ pub(super) mod tests {
         assert!(e.contains("rank 2 is in neither group of intercommunicator 3"), "{e}");
         // Made for its members after MPI_Init when no event creates it: refused the same way.
         let mut m = m;
-        m.regions = HashMap::from([(1, ("MPI_Init".to_string(), true))]);
+        m.regions = FxHashMap::from_iter([(1, ("MPI_Init".to_string(), true))]);
         let (e, _) = records(&m, 3, &[Ev::Enter(0, 1), Ev::Leave(1, 1)]).unwrap_err();
         assert!(e.contains("other group is OTF2's COMM_SELF group"), "{e}");
     }

@@ -285,15 +285,21 @@ impl Sharing {
     /// of none.
     fn solve_alone(&mut self, f: u32, changed: &mut Vec<(u32, f64)>) {
         self.clear_places();
-        let w = self.weight[f as usize];
-        // Shares are never NaN: min by value is the least (share, link)'s share.
-        let s =
-            self.links[f as usize].iter().fold(f64::INFINITY, |s, &l| s.min((self.cap.of(l as usize) / w).max(0.0)));
-        let (r, old) = (s * w, self.rate[f as usize]);
+        let (r, old) = (self.alone(f), self.rate[f as usize]);
         if old != r {
             changed.push((f, old));
             self.rate[f as usize] = r;
         }
+    }
+
+    /// Flow `f`'s rate on links it has to itself: its least share (the capacity over its
+    /// weight; never NaN, so min by value is the least (share, link)'s share) times its
+    /// weight; infinite on no links.
+    fn alone(&self, f: u32) -> f64 {
+        let w = self.weight[f as usize];
+        let s =
+            self.links[f as usize].iter().fold(f64::INFINITY, |s, &l| s.min((self.cap.of(l as usize) / w).max(0.0)));
+        s * w
     }
 
     /// Solves the component collected, whatever its shape.
@@ -387,11 +393,8 @@ impl Sharing {
         for &f in &self.comp_flows {
             if !std::mem::replace(&mut self.fixed[f as usize], false) {
                 // On links of its own only (or none: infinitely fast).
-                let w = self.weight[f as usize];
-                let s = self.links[f as usize]
-                    .iter()
-                    .fold(f64::INFINITY, |s, &l| s.min((self.cap.of(l as usize) / w).max(0.0)));
-                new_rate(f, s * w, &mut self.rate);
+                let r = self.alone(f);
+                new_rate(f, r, &mut self.rate);
             }
         }
     }

@@ -153,7 +153,25 @@ pub struct Calibration {
     /// band the crossing cost that sharing leaves (`[machine] memory_bandwidth`, docs/models.md
     /// *A node's memory*). `None` when no exchange was clearly slower than a one-way message.
     pub memory: Option<MemoryFit>,
+    /// Per band of `bands`: whether the receiver makes the band's copies one at a time (an
+    /// exchange of two messages each way took about twice one of one), and the (size, ratio)
+    /// it was judged from. Empty without such measurements (an older worker's output).
+    pub serial: SerialFit,
 }
+
+/// Whether a rank copies its incoming messages out one at a time, per band.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SerialFit {
+    /// (size, exchange of two each way over exchange of one), sizes of [`MEMORY_FROM`] up.
+    pub from: Vec<(u64, f64)>,
+    /// Per band of `bands`: serial when the median ratio of its sizes is [`SERIAL_RATIO`] or more.
+    pub per_band: Vec<bool>,
+}
+
+/// Two messages each way that take this many times one each way were copied one after the
+/// other by their receiver (side by side they take about as long as one; one after the other,
+/// twice).
+pub const SERIAL_RATIO: f64 = 1.5;
 
 /// The node's copy bandwidth per `[intra]` band and the bands' crossing costs beside it.
 #[derive(Clone, Debug, PartialEq)]
@@ -316,6 +334,7 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
     let own = self_bands(&self_path, &bands);
     let pingpong_other = series(&s.pingpong, other);
     let memory = memory_fit(&crossing, &bands);
+    let serial = serial_fit(s, o.buffers, &bands);
     Ok(Calibration {
         latency: l0,
         bands,
@@ -329,7 +348,38 @@ pub fn calibrate(s: &Samples, o: &FitOptions) -> Result<Calibration, Error> {
         self_path,
         own,
         memory,
+        serial,
     })
+}
+
+/// Per band, whether its copies are made one at a time by their receiver: the median over
+/// the band's sizes (of [`MEMORY_FROM`] up) of an exchange of two messages each way over one
+/// of one message each way, against [`SERIAL_RATIO`]. A band without such sizes is not.
+fn serial_fit(s: &Samples, buffers: &str, bands: &[BandFit]) -> SerialFit {
+    let from: Vec<(u64, f64)> = s
+        .exchange2
+        .iter()
+        .filter(|((kind, b), _)| kind == buffers && *b >= MEMORY_FROM)
+        .filter_map(|((_, b), two)| {
+            let one = figure(s.exchange.get(&(buffers.to_string(), *b))?).value;
+            (one > 0.0).then(|| (*b, figure(two).value / one))
+        })
+        .collect();
+    let mut lo: Option<u64> = None;
+    let per_band = bands
+        .iter()
+        .map(|band| {
+            let mut r: Vec<f64> = from
+                .iter()
+                .filter(|p| lo.is_none_or(|l| p.0 > l) && band.upto.is_none_or(|u| p.0 <= u))
+                .map(|p| p.1)
+                .collect();
+            lo = band.upto;
+            r.sort_by(f64::total_cmp);
+            r.get(r.len().saturating_sub(1) / 2).is_some_and(|&m| m >= SERIAL_RATIO)
+        })
+        .collect();
+    SerialFit { from, per_band }
 }
 
 /// Past the largest size measured, where the last band's line would move a message faster
@@ -902,6 +952,25 @@ mod recovery {
         assert!(m.cross[2..].iter().all(|&(o, r)| o < 1e-12 && r.is_none()), "{m:?}");
         // The bands themselves keep the whole excess as crossing costs (for [network]).
         assert!(c.bands[2].cross_overhead > 0.0 || c.bands[2].cross_rate.is_some(), "{:?}", c.bands[2]);
+    }
+
+    /// Two messages each way taking twice one each way from 64 KiB to 1 MiB (the band up to
+    /// 1 MiB) and 1.2 times above (the last band): only the band up to 1 MiB is serial; without
+    /// such measurements (an older worker) none is.
+    #[test]
+    fn two_messages_each_way_taking_twice_one_make_a_band_serial() {
+        let o = FitOptions { buffers: "cold", max_spread: 0.1, allow_noisy: false, unsteady: None };
+        assert!(calibrate(&samples(), &o).unwrap().serial.per_band.iter().all(|&b| !b));
+        let mut s = samples();
+        for ((kind, b), t) in s.exchange.clone() {
+            if b >= 64 * 1024 && b <= 4 << 20 {
+                let ratio = if b <= 1 << 20 { 2.0 } else { 1.2 };
+                s.exchange2.insert((kind, b), t.iter().map(|x| x * ratio).collect());
+            }
+        }
+        let c = calibrate(&s, &o).unwrap();
+        assert_eq!(c.serial.from.len(), 7, "{:?}", c.serial);
+        assert_eq!(c.serial.per_band, vec![false, false, true, false], "{:?}", c.bands);
     }
 
     /// The self time (0.5us + S / 5 GB/s at every size) comes back in every band as the

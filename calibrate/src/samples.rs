@@ -59,6 +59,8 @@ pub struct Samples {
     pub recv_overhead: BTreeMap<(String, u64), Trials>,
     /// (buffers, bytes) → seconds per exchange (both ranks send to each other at once).
     pub exchange: BTreeMap<(String, u64), Trials>,
+    /// (buffers, bytes) → seconds per exchange of two messages each way at once.
+    pub exchange2: BTreeMap<(String, u64), Trials>,
     /// (buffers, bytes) → seconds of a rank's message to itself (Irecv, Isend, Waitall).
     pub self_path: BTreeMap<(String, u64), Trials>,
     /// (bytes, the send blocked until the receive was posted).
@@ -134,6 +136,7 @@ impl Samples {
                 push(&mut self.recv_overhead, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?)
             }
             "exchange" => push(&mut self.exchange, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
+            "exchange2" => push(&mut self.exchange2, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
             "self" => push(&mut self.self_path, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
             "eager" => self.eager.push((f.num("bytes")?, f.num("blocked")? != 0)),
             "state" => {
@@ -172,6 +175,7 @@ impl Samples {
             (&mut self.send_overhead, other.send_overhead),
             (&mut self.recv_overhead, other.recv_overhead),
             (&mut self.exchange, other.exchange),
+            (&mut self.exchange2, other.exchange2),
             (&mut self.self_path, other.self_path),
         ] {
             for (k, v) in theirs {

@@ -113,6 +113,9 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     // Both ranks on one host measured the intra-node path; on two, the network. The other
     // section gets the same figures (an unmeasured path has nothing better).
     let nominal = Bandwidth(c.bands.last().map_or(1e9, |b| b.bandwidth));
+    // A band whose incoming copies the receiver makes one at a time (fit.rs, `serial_fit`),
+    // where both ranks share the node's memory.
+    let serial = |i: usize| (nodes == 1 && p.memory_sharing && c.serial.per_band.get(i) == Some(&true)).then_some(true);
     let intra_bands = c
         .bands
         .iter()
@@ -120,9 +123,10 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
         .map(|(i, b)| match memory.and_then(|m| m.cross.get(i).map(|c| (c, m.per_band[i]))) {
             Some((&(cross_overhead, cross_rate), own)) => BandSection {
                 memory_bandwidth: own.map(Bandwidth),
+                serial_receive: serial(i),
                 ..band(&BandFit { cross_overhead, cross_rate, ..*b })
             },
-            None => band(b),
+            None => BandSection { serial_receive: serial(i), ..band(b) },
         })
         .collect();
     let file = MachineFile {
@@ -179,15 +183,24 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
         }),
     };
     let mut notes: Vec<(&[&str], Vec<String>)> = vec![(&["machine"], measured(c, p))];
+    let mut intra_notes = Vec::new();
     if let Some(m) = memory {
         let from: Vec<String> = m.from.iter().map(|(b, bw)| format!("{b}:{:.2}", bw / 1e9)).collect();
-        notes.push((
-            &["intra"],
-            vec![format!(
-                "the node's copy bandwidth from each exchange clearly slower than a one-way message (GB/s): {}; each band's memory_bandwidth is the median of those among its sizes",
-                from.join(" ")
-            )],
+        intra_notes.push(format!(
+            "the node's copy bandwidth from each exchange clearly slower than a one-way message (GB/s): {}; each band's memory_bandwidth is the median of those among its sizes",
+            from.join(" ")
         ));
+    }
+    if nodes == 1 && p.memory_sharing && !c.serial.from.is_empty() {
+        let from: Vec<String> = c.serial.from.iter().map(|(b, r)| format!("{b}:{r:.2}")).collect();
+        intra_notes.push(format!(
+            "two messages each way over one each way (size:ratio): {}; serial_receive where a band's median is {} or more",
+            from.join(" "),
+            crate::fit::SERIAL_RATIO
+        ));
+    }
+    if !intra_notes.is_empty() {
+        notes.push((&["intra"], intra_notes));
     }
     file.to_toml(&notes)
 }
@@ -205,6 +218,7 @@ fn band(b: &BandFit) -> BandSection {
         cross_overhead: crossing.then(|| time(b.cross_overhead)),
         cross_rate: b.cross_rate.map(Bandwidth),
         memory_bandwidth: None,
+        serial_receive: None,
     }
 }
 

@@ -18,6 +18,8 @@
  *   send_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (inside MPI_Isend)
  *   recv_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (MPI_Recv of an arrived message)
  *   exchange buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (both ranks send at once, per exchange)
+ *   exchange2 buffers=warm|cold bytes=<n> trial=<k> seconds=<x> (two messages each way at once;
+ *                                                        64 KiB to 1 MiB)
  *   self buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (a rank's message to itself)
  *   state trial=<k> at=begin|end half_rtt=<seconds>         (warm 0-byte ping-pong bracketing trial k)
  *   eager bytes=<n> blocked=0|1                              (threshold probe)
@@ -244,6 +246,34 @@ static void exchange(int cold, int bytes, int reps, int k)
     double t = irecv_isend_waitall(cold, bytes, reps, 1 - rank);
     if (rank == 0)
         printf("exchange buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
+}
+
+/* Two messages each way at once (two Irecv, two Isend, Waitall), as a halo exchange whose
+ * neighbours on both sides are the same rank does: against `exchange`, whether a rank's
+ * incoming copies run side by side or one after the other (psins-calibrate writes
+ * `serial_receive` for a band where they take about twice as long). Every buffer its own: the
+ * warm ones at 0 and 1 MiB (sends) and 4 and 5 MiB (receives) into the trial's place. */
+#define EXCHANGE2_FROM (64u << 10)
+#define EXCHANGE2_UPTO (1u << 20)
+static void exchange2(int cold, int bytes, int reps, int k)
+{
+    int peer = 1 - rank;
+    MPI_Barrier(P);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < reps; i++) {
+        MPI_Request rq[4];
+        for (int j = 0; j < 2; j++)
+            MPI_Irecv(cold ? buffer(1, bytes) : warm + MAX_BYTES + (size_t)j * EXCHANGE2_UPTO, bytes, MPI_BYTE,
+                      peer, TAG + j, P, &rq[j]);
+        for (int j = 0; j < 2; j++)
+            MPI_Isend(cold ? buffer(1, bytes) : warm + (size_t)j * EXCHANGE2_UPTO, bytes, MPI_BYTE, peer, TAG + j,
+                      P, &rq[2 + j]);
+        MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+    }
+    double t = (MPI_Wtime() - t0) / reps;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, P);
+    if (rank == 0)
+        printf("exchange2 buffers=%s bytes=%d trial=%d seconds=%.9e\n", cold ? "cold" : "warm", bytes, k, t);
 }
 
 /* A rank's message to itself: Irecv from itself, Isend to itself, Waitall, as MPICH's
@@ -493,6 +523,8 @@ int main(int argc, char **argv)
                     pingpong(cold, (int)b, reps[cold][i], k);
                     overheads(cold, (int)b, reps[cold][i], k);
                     exchange(cold, (int)b, reps[cold][i], k);
+                    if (b >= EXCHANGE2_FROM && b <= EXCHANGE2_UPTO)
+                        exchange2(cold, (int)b, reps[cold][i], k);
                     self_path(cold, (int)b, reps[cold][i], k);
                 }
             }

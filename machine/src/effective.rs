@@ -40,6 +40,8 @@ pub enum MachineError {
     BandRate { section: String, band: usize, key: &'static str },
     #[error("[[{section}.band]] #{band}: memory_bandwidth is the node's copy bandwidth, a key of [[intra.band]] only")]
     BandMemory { section: String, band: usize },
+    #[error("[[{section}.band]] #{band}: serial_receive says how a rank copies its incoming messages out of the node's memory, a key of [[intra.band]] only")]
+    BandSerial { section: String, band: usize },
     #[error("[[{section}.band]] #{band}: every band but the last needs `upto`")]
     BandUpto { section: String, band: usize },
     #[error(
@@ -170,6 +172,9 @@ fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection
         if b.memory_bandwidth.is_some() && section != "intra" {
             return Err(MachineError::BandMemory { section: section.into(), band: i + 1 });
         }
+        if b.serial_receive.is_some() && section != "intra" {
+            return Err(MachineError::BandSerial { section: section.into(), band: i + 1 });
+        }
         out.push(Band {
             upto,
             latency: b.latency.unwrap_or(latency).0,
@@ -182,6 +187,7 @@ fn link(section: &str, latency: Time, bandwidth: Bandwidth, bands: &[BandSection
             },
             // The unit parser refuses a bandwidth that is not positive and finite.
             memory: b.memory_bandwidth.map_or(0.0, |m| m.0),
+            serial: b.serial_receive.unwrap_or(false),
         });
     }
     Link::with_bands(latency.0, &out).map_err(|source| MachineError::Bands { section: section.into(), source })
@@ -422,6 +428,7 @@ fn bands(l: &Link) -> Vec<BandSection> {
                 cross_overhead,
                 cross_rate,
                 memory_bandwidth: (b.memory > 0.0).then_some(Bandwidth(b.memory)),
+                serial_receive: b.serial.then_some(true),
             }
         })
         .collect()

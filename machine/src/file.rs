@@ -174,6 +174,9 @@ pub struct BandSection {
     /// `[[intra.band]]` only: the node's copy bandwidth for copies of this band's sizes, in
     /// place of `[machine] memory_bandwidth` (docs/models.md, *A node's memory*).
     pub memory_bandwidth: Option<Bandwidth>,
+    /// `[[intra.band]]` only: the receiving rank makes this band's copies one at a time
+    /// (docs/models.md, *A node's memory*).
+    pub serial_receive: Option<bool>,
 }
 
 #[derive(Debug, Serialize, Deserialize, Default)]

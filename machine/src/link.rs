@@ -57,6 +57,10 @@ pub struct Band {
     /// Intra-node bands: the node's copy bandwidth, bytes per second, for copies of this
     /// band's sizes (0: the machine's `memory_bandwidth`).
     pub memory: f64,
+    /// Intra-node bands: the receiving rank makes this band's copies one at a time (its one
+    /// thread copies each incoming message out in turn), so two arriving together take twice
+    /// as long as one.
+    pub serial: bool,
 }
 
 impl Band {
@@ -104,6 +108,7 @@ impl Link {
             recv: Overhead::default(),
             cross: Overhead::default(),
             memory: 0.0,
+            serial: false,
         };
         Link::with_bands(latency, &[band]).expect("one unbounded band is valid")
     }
@@ -191,10 +196,23 @@ impl Link {
         (m > 0.0).then_some(m)
     }
 
+    /// Whether the receiver makes the copies of `bytes`'s band one at a time.
+    pub fn serial_receive(&self, bytes: u64) -> bool {
+        self.band(bytes).serial
+    }
+
+    /// Whether any band's copies are made one at a time by their receiver.
+    pub fn sets_serial(&self) -> bool {
+        self.bands().iter().any(|b| b.serial)
+    }
+
     /// The same costs with no band's node copy bandwidth: a rank's messages to itself, which
     /// copy nothing between processes, take the intra-node bands where no `[self]` is given.
     pub fn without_memory(mut self) -> Link {
-        self.bands.iter_mut().for_each(|b| b.memory = 0.0);
+        self.bands.iter_mut().for_each(|b| {
+            b.memory = 0.0;
+            b.serial = false;
+        });
         self
     }
 
@@ -254,6 +272,7 @@ mod tests {
             recv: Overhead { fixed: or, per_byte: 0.0 },
             cross: Overhead::default(),
             memory: 0.0,
+            serial: false,
         }
     }
 

@@ -54,6 +54,35 @@ fn a_bands_own_node_bandwidth_applies_to_its_sizes() {
     assert_eq!(run(&exchange(2, 10_000)), 5_500_000);
 }
 
+/// `serial_receive` on the large messages' band: each rank copies its two incoming 60 kB
+/// messages one after the other, 30 µs each at 2 GB/s on a node that does not limit them: the
+/// second is delivered at 60.5 µs. With the node's 3 GB/s as well, the two ranks' first copies
+/// share it (1.5 GB/s each, 40 µs), then their second ones (40 µs more): 80.5 µs. One message
+/// each way and copies of the small band (16 KiB and below) keep their time.
+#[test]
+fn a_receiver_that_copies_one_message_at_a_time() {
+    let serial = |memory: &str| {
+        let text = BASE.replace(
+            "bandwidth = \"2GB/s\"\n",
+            &format!("bandwidth = \"2GB/s\"\n[[intra.band]]\nupto = \"16KiB\"\n[[intra.band]]\nserial_receive = true\n{memory}"),
+        );
+        psins_sim::Machine::from_str(std::path::Path::new("m.toml"), &text, &[ONE_NODE.to_string()]).unwrap()
+    };
+    let run = |tasks: &[Vec<Record>], m: &psins_sim::Machine| predicted(&replay(tasks, m).unwrap());
+    let alone = serial("");
+    assert_eq!(run(&exchange(2, 60_000), &alone), 60_500_000);
+    assert_eq!(run(&exchange(1, 60_000), &alone), 30_500_000);
+    assert_eq!(run(&exchange(2, 10_000), &alone), 5_500_000);
+    assert_eq!(run(&exchange(2, 60_000), &serial("memory_bandwidth = \"3GB/s\"\n")), 80_500_000);
+}
+
+#[test]
+fn serial_receive_outside_intra_is_refused() {
+    let text = format!("{BASE}[[network.band]]\nserial_receive = true\n");
+    let err = psins_sim::Machine::from_str(std::path::Path::new("m.toml"), &text, &[]).unwrap_err().to_string();
+    assert!(err.contains("serial_receive") && err.contains("[[intra.band]] only"), "{err}");
+}
+
 #[test]
 fn a_lone_copy_and_other_nodes_are_unchanged() {
     // One message alone on its node takes its band's time, shared memory or not.

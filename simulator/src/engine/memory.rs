@@ -10,6 +10,11 @@
 //! the message is delivered its band's latency after its last byte. Alone, a copy whose band
 //! is no faster than the node takes exactly `latency + bytes / bandwidth`.
 //!
+//! A band with `serial_receive` is copied out by its receiving rank one message at a time:
+//! such a copy waits, without taking any of the memory, until the receiver's copy of that kind
+//! before it has ended (first started, first copied), as one thread copying its incoming
+//! messages in turn does.
+//!
 //! Only nodes with copies in flight have state, so a million-node machine costs nothing until
 //! its messages stay on a node.
 
@@ -32,11 +37,15 @@ struct Copy {
     node: f64,
     /// Its band's latency, added after its last byte.
     latency: Ps,
+    /// The receiving rank, when its band's copies are made one at a time by it.
+    serial_to: Option<u32>,
 }
 
 #[derive(Default, Debug)]
 struct Node {
     copies: Vec<Copy>,
+    /// Copies waiting for their receiver to end the one it is making, in the order they came.
+    waiting: Vec<Copy>,
     /// When `left` was last brought up to date.
     last: Ps,
     /// The time of the node's pending event (the first copy to end); stale events, pushed
@@ -53,6 +62,8 @@ pub(super) struct Memory {
     nodes: HashMap<u32, Node>,
     /// Scratch for the fair share (indices ordered by cap).
     order: Vec<usize>,
+    /// Scratch: the receivers whose serial copy has just ended.
+    freed: Vec<u32>,
 }
 
 /// A copy whose remaining bytes need less than this many picoseconds is over.
@@ -62,13 +73,21 @@ impl Memory {
     /// `bytes_per_s`: `[machine] memory_bandwidth` (none: only the copies whose band sets its
     /// own share the node).
     pub fn new(bytes_per_s: Option<f64>) -> Memory {
-        Memory { capacity: bytes_per_s.map_or(f64::INFINITY, |b| b / 1e12), nodes: HashMap::new(), order: Vec::new() }
+        Memory {
+            capacity: bytes_per_s.map_or(f64::INFINITY, |b| b / 1e12),
+            nodes: HashMap::new(),
+            order: Vec::new(),
+            freed: Vec::new(),
+        }
     }
 
     /// Copy `id` of `bytes` starts on `node` at `now`, at most at `transfer` picoseconds for
     /// its bytes (its band's bandwidth), delivered `latency` after its last byte; `band_memory`
-    /// is its band's node copy bandwidth in bytes per second, if it sets one. Returns the time
-    /// of the node's next event, for the caller to queue ([`Memory::on_event`]).
+    /// is its band's node copy bandwidth in bytes per second, if it sets one; `serial_to` its
+    /// receiving rank if its band's copies are made one at a time. Returns the time of the
+    /// node's next event, for the caller to queue ([`Memory::on_event`]); none when the copy
+    /// waits for its receiver (the node's next event stays).
+    #[allow(clippy::too_many_arguments)]
     pub fn start(
         &mut self,
         node: u32,
@@ -76,16 +95,22 @@ impl Memory {
         bytes: u64,
         (transfer, latency): (Ps, Ps),
         band_memory: Option<f64>,
+        serial_to: Option<u32>,
         now: Ps,
-    ) -> Ps {
+    ) -> Option<Ps> {
         let cap = if transfer == 0 { f64::INFINITY } else { bytes as f64 / transfer as f64 };
         let shared = band_memory.map_or(self.capacity, |b| b / 1e12);
         let n = self.nodes.entry(node).or_default();
+        let copy = Copy { id, left: bytes as f64, cap, rate: 0.0, node: shared, latency, serial_to };
+        if serial_to.is_some() && n.copies.iter().any(|c| c.serial_to == serial_to) {
+            n.waiting.push(copy);
+            return None;
+        }
         advance(n, now);
-        n.copies.push(Copy { id, left: bytes as f64, cap, rate: 0.0, node: shared, latency });
+        n.copies.push(copy);
         share(n, &mut self.order);
         n.next = next_end(n);
-        n.next
+        Some(n.next)
     }
 
     /// The node's event at `at`: the copies whose last byte is out by then end, each
@@ -97,13 +122,22 @@ impl Memory {
             return None;
         }
         advance(n, at);
+        let freed = &mut self.freed;
         n.copies.retain(|c| {
             let over = c.left <= c.rate * DONE_PS || c.cap.is_infinite();
             if over {
                 delivered.push((c.id, at.saturating_add(c.latency)));
+                freed.extend(c.serial_to);
             }
             !over
         });
+        // Each receiver freed starts the first copy waiting for it.
+        for d in freed.drain(..) {
+            if let Some(i) = n.waiting.iter().position(|c| c.serial_to == Some(d)) {
+                let c = n.waiting.remove(i);
+                n.copies.push(c);
+            }
+        }
         if n.copies.is_empty() {
             self.nodes.remove(&node);
             return None;
@@ -170,11 +204,32 @@ mod tests {
         out
     }
 
+    /// Two copies of 1 MB into rank 1, whose band's copies it makes one at a time, at 5 GB/s
+    /// (200 µs each) with 1 µs of latency, on a node that does not limit them: the first is
+    /// delivered at 201 µs, the second starts when the first's last byte is out (200 µs) and
+    /// is delivered at 401 µs; a copy into rank 2 started with them runs beside them.
+    #[test]
+    fn a_receiver_copies_its_serial_messages_one_at_a_time() {
+        let mut m = Memory::new(None);
+        let band = (200_000_000, 1_000_000);
+        assert!(m.start(0, 1, 1_000_000, band, None, Some(1), 0).is_some());
+        assert_eq!(m.start(0, 2, 1_000_000, band, None, Some(1), 0), None, "waits for the first");
+        let next = m.start(0, 3, 1_000_000, band, None, Some(2), 0).unwrap();
+        let mut d = drain(&mut m, 0, next);
+        d.sort();
+        assert_eq!(d, vec![(1, 201_000_000), (2, 401_000_000), (3, 201_000_000)]);
+        // Not serial: side by side.
+        let mut m = Memory::new(None);
+        m.start(0, 1, 1_000_000, band, None, None, 0).unwrap();
+        let next = m.start(0, 2, 1_000_000, band, None, None, 0).unwrap();
+        assert_eq!(drain(&mut m, 0, next), vec![(1, 201_000_000), (2, 201_000_000)]);
+    }
+
     #[test]
     fn a_copy_alone_takes_its_band_time() {
         let mut m = Memory::new(Some(10e9));
         // 1 MB at 5 GB/s: 200 µs, plus 1 µs of latency.
-        let next = m.start(0, 7, 1_000_000, (200_000_000, 1_000_000), None, 0);
+        let next = m.start(0, 7, 1_000_000, (200_000_000, 1_000_000), None, None, 0).unwrap();
         assert_eq!(drain(&mut m, 0, next), vec![(7, 201_000_000)]);
     }
 
@@ -183,8 +238,8 @@ mod tests {
     #[test]
     fn two_copies_share_the_node() {
         let mut m = Memory::new(Some(10e9));
-        m.start(0, 1, 1_000_000, (125_000_000, 0), None, 0);
-        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), None, 0);
+        m.start(0, 1, 1_000_000, (125_000_000, 0), None, None, 0).unwrap();
+        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), None, None, 0).unwrap();
         let mut d = drain(&mut m, 0, next);
         d.sort();
         assert_eq!(d, vec![(1, 200_000_000), (2, 200_000_000)]);
@@ -196,8 +251,8 @@ mod tests {
     #[test]
     fn rates_change_when_copies_start_and_end() {
         let mut m = Memory::new(Some(10e9));
-        m.start(0, 1, 1_000_000, (125_000_000, 0), None, 0);
-        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), None, 62_500_000);
+        m.start(0, 1, 1_000_000, (125_000_000, 0), None, None, 0).unwrap();
+        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), None, None, 62_500_000).unwrap();
         assert_eq!(next, 162_500_000);
         let d = drain(&mut m, 0, next);
         assert_eq!(d, vec![(1, 162_500_000), (2, 225_000_000)]);
@@ -207,9 +262,9 @@ mod tests {
     #[test]
     fn a_slow_copy_leaves_the_rest_to_the_others() {
         let mut m = Memory::new(Some(8e9));
-        m.start(0, 1, 200_000, (100_000_000, 0), None, 0); // 2 GB/s
-        let next = m.start(0, 2, 600_000, (75_000_000, 0), None, 0); // 8 GB/s alone
-                                                                     // Rates 2 and 6 GB/s: both end at 100 µs.
+        m.start(0, 1, 200_000, (100_000_000, 0), None, None, 0).unwrap(); // 2 GB/s
+        let next = m.start(0, 2, 600_000, (75_000_000, 0), None, None, 0).unwrap(); // 8 GB/s alone
+                                                                                    // Rates 2 and 6 GB/s: both end at 100 µs.
         let mut d = drain(&mut m, 0, next);
         d.sort();
         assert_eq!(d, vec![(1, 100_000_000), (2, 100_000_000)]);
@@ -222,13 +277,13 @@ mod tests {
     #[test]
     fn copies_of_bands_with_their_own_bandwidth_share_the_memorys_time() {
         let mut m = Memory::new(None);
-        m.start(0, 1, 1_000_000, (125_000_000, 0), Some(10e9), 0);
-        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), Some(5e9), 0);
+        m.start(0, 1, 1_000_000, (125_000_000, 0), Some(10e9), None, 0).unwrap();
+        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), Some(5e9), None, 0).unwrap();
         assert_eq!(drain(&mut m, 0, next), vec![(1, 200_000_000), (2, 300_000_000)]);
         // A copy of a band that sets none, with no machine-wide figure, shares nothing.
         let mut m = Memory::new(None);
-        m.start(0, 1, 1_000_000, (125_000_000, 0), None, 0);
-        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), Some(10e9), 0);
+        m.start(0, 1, 1_000_000, (125_000_000, 0), None, None, 0).unwrap();
+        let next = m.start(0, 2, 1_000_000, (125_000_000, 0), Some(10e9), None, 0).unwrap();
         let mut d = drain(&mut m, 0, next);
         d.sort();
         assert_eq!(d, vec![(1, 125_000_000), (2, 125_000_000)]);
@@ -237,8 +292,8 @@ mod tests {
     #[test]
     fn a_stale_event_is_ignored() {
         let mut m = Memory::new(Some(10e9));
-        let first = m.start(0, 1, 1_000_000, (125_000_000, 0), None, 0);
-        let second = m.start(0, 2, 1_000_000, (125_000_000, 0), None, 0);
+        let first = m.start(0, 1, 1_000_000, (125_000_000, 0), None, None, 0).unwrap();
+        let second = m.start(0, 2, 1_000_000, (125_000_000, 0), None, None, 0).unwrap();
         let mut out = Vec::new();
         assert_ne!(first, second);
         assert_eq!(m.on_event(0, first, &mut out), None);

@@ -237,7 +237,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             rma: rma::Rma::default(),
             stats: Stats::new(),
             expanded: mode == CollMode::Expanded,
-            memory: (m.memory_bandwidth.is_some() || m.intra.sets_memory())
+            memory: (m.memory_bandwidth.is_some() || m.intra.sets_memory() || m.intra.sets_serial())
                 .then(|| memory::Memory::new(m.memory_bandwidth)),
             copies_done: Vec::new(),
             thresholds: psins_collectives::Thresholds::default(),

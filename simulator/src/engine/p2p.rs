@@ -293,8 +293,10 @@ impl<S: TraceSource> Sim<'_, S> {
             match &mut self.memory {
                 Some(mem) if bytes > 0 && src != dst => {
                     let band = (link.transfer(bytes), link.wire_latency(bytes));
-                    let next = mem.start(sn, id, bytes, band, link.memory_bandwidth(bytes), now);
-                    self.q.push(next, Ev::Memory(sn));
+                    let serial = link.serial_receive(bytes).then_some(dst);
+                    if let Some(next) = mem.start(sn, id, bytes, band, link.memory_bandwidth(bytes), serial, now) {
+                        self.q.push(next, Ev::Memory(sn));
+                    }
                 }
                 _ => self.on_delivered(id, now + link.delay(bytes)),
             }

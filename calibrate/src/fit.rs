@@ -963,7 +963,7 @@ mod recovery {
         assert!(calibrate(&samples(), &o).unwrap().serial.per_band.iter().all(|&b| !b));
         let mut s = samples();
         for ((kind, b), t) in s.exchange.clone() {
-            if b >= 64 * 1024 && b <= 4 << 20 {
+            if (64 * 1024..=4 << 20).contains(&b) {
                 let ratio = if b <= 1 << 20 { 2.0 } else { 1.2 };
                 s.exchange2.insert((kind, b), t.iter().map(|x| x * ratio).collect());
             }

@@ -27,6 +27,8 @@ pub struct Provenance<'a> {
     /// Whether the ranks' messages on one host go through its memory (shared memory), so
     /// that the node's copy bandwidth is written; false with `--no-memory-sharing`.
     pub memory_sharing: bool,
+    /// `--serial-receive`: write `serial_receive` on the bands the worker found serial.
+    pub serial_receive: bool,
 }
 
 /// "21 trials (3 launches of 7)", or "7 trials" for one launch; "… less those left out" when
@@ -115,7 +117,9 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     let nominal = Bandwidth(c.bands.last().map_or(1e9, |b| b.bandwidth));
     // A band whose incoming copies the receiver makes one at a time (fit.rs, `serial_fit`),
     // where both ranks share the node's memory.
-    let serial = |i: usize| (nodes == 1 && p.memory_sharing && c.serial.per_band.get(i) == Some(&true)).then_some(true);
+    let serial = |i: usize| {
+        (nodes == 1 && p.memory_sharing && p.serial_receive && c.serial.per_band.get(i) == Some(&true)).then_some(true)
+    };
     let intra_bands = c
         .bands
         .iter()
@@ -194,7 +198,7 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     if nodes == 1 && p.memory_sharing && !c.serial.from.is_empty() {
         let from: Vec<String> = c.serial.from.iter().map(|(b, r)| format!("{b}:{r:.2}")).collect();
         intra_notes.push(format!(
-            "two messages each way over one each way (size:ratio): {}; serial_receive where a band's median is {} or more",
+            "two messages each way over one each way (size:ratio): {}; with --serial-receive, serial_receive where a band's median is {} or more",
             from.join(" "),
             crate::fit::SERIAL_RATIO
         ));

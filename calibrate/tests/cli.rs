@@ -51,7 +51,8 @@ fn writes_a_machine_file_psins_sim_loads() {
                 && !b.serial
         });
     assert!(m.intra.bands().len() >= 2 && same_but_crossing, "{:?}\n{:?}", m.intra, m.inter);
-    assert!(m.intra.sets_memory() || m.intra.sets_serial() || m.intra == m.inter, "{:?}", m.intra);
+    assert!(m.intra.sets_memory() || m.intra == m.inter, "{:?}", m.intra);
+    assert!(!m.intra.sets_serial(), "serial_receive is written only with --serial-receive: {:?}", m.intra);
     assert_eq!(m.memory_bandwidth, None, "the node's copy bandwidth is written per band");
     // A rank's message to itself, measured at every size: [self] bands as many as the
     // point-to-point ones, the cost in the sender's overhead over a free wire.

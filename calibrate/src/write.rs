@@ -101,7 +101,8 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     let nodes = hosts.len().max(1) as u32;
     // Both ranks on one host through its memory: the node's copy bandwidth, which the
     // [intra] bands' crossing costs then leave out (fit.rs, `memory_fit`).
-    let memory = c.memory.as_ref().filter(|_| nodes == 1 && p.memory_sharing);
+    let through_memory = nodes == 1 && p.memory_sharing;
+    let memory = c.memory.as_ref().filter(|_| through_memory);
     // What `psins-calibrate --check` measures again later (warm buffers: bytes, figure, spread).
     let warm = if p.buffers == "warm" { &c.pingpong } else { &c.pingpong_other };
     let check = crate::check::pick(warm)
@@ -116,10 +117,9 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     // section gets the same figures (an unmeasured path has nothing better).
     let nominal = Bandwidth(c.bands.last().map_or(1e9, |b| b.bandwidth));
     // A band whose incoming copies the receiver makes one at a time (fit.rs, `serial_fit`),
-    // where both ranks share the node's memory.
-    let serial = |i: usize| {
-        (nodes == 1 && p.memory_sharing && p.serial_receive && c.serial.per_band.get(i) == Some(&true)).then_some(true)
-    };
+    // where both ranks share the node's memory and --serial-receive asks for it.
+    let serial =
+        |i: usize| (through_memory && p.serial_receive && c.serial.per_band.get(i) == Some(&true)).then_some(true);
     let intra_bands = c
         .bands
         .iter()
@@ -195,7 +195,7 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
             from.join(" ")
         ));
     }
-    if nodes == 1 && p.memory_sharing && !c.serial.from.is_empty() {
+    if through_memory && !c.serial.from.is_empty() {
         let from: Vec<String> = c.serial.from.iter().map(|(b, r)| format!("{b}:{r:.2}")).collect();
         intra_notes.push(format!(
             "two messages each way over one each way (size:ratio): {}; with --serial-receive, serial_receive where a band's median is {} or more",

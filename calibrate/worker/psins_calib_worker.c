@@ -250,8 +250,8 @@ static void exchange(int cold, int bytes, int reps, int k)
 
 /* Two messages each way at once (two Irecv, two Isend, Waitall), as a halo exchange whose
  * neighbours on both sides are the same rank does: against `exchange`, whether a rank's
- * incoming copies run side by side or one after the other (psins-calibrate writes
- * `serial_receive` for a band where they take about twice as long). Every buffer its own: the
+ * incoming copies run side by side or one after the other (psins-calibrate --serial-receive
+ * writes `serial_receive` for a band where they take about twice as long). Every buffer its own: the
  * warm ones at 0 and 1 MiB (sends) and 4 and 5 MiB (receives) into the trial's place. */
 #define EXCHANGE2_FROM (64u << 10)
 #define EXCHANGE2_UPTO (1u << 20)

@@ -36,7 +36,10 @@ use crate::sharing::Sharing;
 /// Bytes left below which a flow counts as done (rounding of rates × times).
 const DONE: f64 = 1e-6;
 
+/// Aligned to a cache line: a flow is reached at random (the heap's top, a solve's changes),
+/// and its fields are read together.
 #[derive(Default)]
+#[repr(align(64))]
 struct Flow {
     user: u64,
     bytes: f64,
@@ -45,7 +48,8 @@ struct Flow {
     since: f64,
     /// Time units from the last byte leaving to delivery.
     latency: f64,
-    /// Bumped at every rate change: an end in the heap with another version is stale.
+    /// Bumped at every rate change and when the flow ends: an end in the heap with another
+    /// version is stale.
     version: u32,
 }
 
@@ -266,7 +270,8 @@ impl<G: FlowGraph> FluidNetwork<G> {
                     break;
                 }
                 self.ends.pop();
-                let flow = &self.flows[f as usize];
+                let flow = &mut self.flows[f as usize];
+                flow.version = flow.version.wrapping_add(1);
                 done.push((flow.user, end + flow.latency));
                 self.flows_done += 1;
                 self.bytes_done += flow.bytes;
@@ -276,8 +281,10 @@ impl<G: FlowGraph> FluidNetwork<G> {
         self.now = self.now.max(time);
     }
 
+    /// The end is the flow's latest (its version is bumped when it ends, so a slot freed or
+    /// reused has none in the heap).
     fn current(&self, f: u32, version: u32) -> bool {
-        self.sharing.is_live(f) && self.flows[f as usize].version == version
+        self.flows[f as usize].version == version
     }
 
     /// Re-solves the components touched since the last solve, if any; every flow whose rate

@@ -79,6 +79,41 @@ fn flows_on<'a>(link: &'a [Link], spill: &'a [Vec<u32>], l: usize) -> impl Itera
     k.inline[..len.min(INLINE)].iter().chain(more).copied()
 }
 
+/// Links a flow holds in its own record; a longer route goes to `Sharing::long`. A fat-tree
+/// route is at most 2 + 2·(levels) links, a dragonfly's minimal one 5.
+const ROUTE_INLINE: usize = 10;
+
+/// A flow slot's rate, weight, solve marks and links, in one 64-byte record: a solve reaches
+/// flows through the links they share, at random, and reads all of these for each (one line
+/// instead of the five or six of an array per field).
+#[derive(Clone, Copy, Default)]
+#[repr(align(64))]
+struct FlowRec {
+    rate: f64,
+    weight: f64,
+    /// The stamp of the last solve that reached it.
+    seen: u32,
+    /// Its links (0 once freed): in `inline` up to [`ROUTE_INLINE`], else in `Sharing::long`.
+    len: u16,
+    /// Fixed by the filling under way.
+    fixed: bool,
+    inline: [u32; ROUTE_INLINE],
+}
+
+const _: () = assert!(size_of::<FlowRec>() == 64);
+
+/// The links of flow `f`.
+#[inline]
+fn route<'a>(flow: &'a [FlowRec], long: &'a [Vec<u32>], f: u32) -> &'a [u32] {
+    let r = &flow[f as usize];
+    let n = r.len as usize;
+    if n <= ROUTE_INLINE {
+        &r.inline[..n]
+    } else {
+        &long[f as usize]
+    }
+}
+
 /// Link capacities: one figure when every link has it (a fabric's links), else one per link.
 enum Capacity {
     Uniform(f64),
@@ -103,24 +138,21 @@ pub struct Sharing {
     spill: Vec<Vec<u32>>,
     /// Links with at least one live flow (the timeline's utilisation track).
     busy: usize,
-    /// Each flow slot's links (empty once freed) and rate.
-    links: Vec<Vec<u32>>,
-    rate: Vec<f64>,
-    weight: Vec<f64>,
+    /// Per flow slot: its rate, weight, links and marks, in one cache line.
+    flow: Vec<FlowRec>,
+    /// The links of a flow slot whose route is longer than [`ROUTE_INLINE`] (else empty).
+    long: Vec<Vec<u32>>,
     /// Live flows whose weight is not 1: while there are none, a link's summed weight is its
     /// flow count (a sum of ones is exact), not read flow by flow.
     weighted: usize,
-    live: Vec<bool>,
     free: Vec<u32>,
     /// Links of flows added or removed since the last solve: where the components to re-solve are.
     seeds: Vec<u32>,
-    // Scratch of a solve. Per flow: `flow_seen` holds the solve's stamp. Per link only its
-    // place in the component (`Link::slot`): the figures of a solve are kept per place, so a
-    // network of millions of links costs nothing more per link here (a million-rank
+    // Scratch of a solve. Per flow: `FlowRec::seen` holds the solve's stamp. Per link only
+    // its place in the component (`Link::slot`): the figures of a solve are kept per place, so
+    // a network of millions of links costs nothing more per link here (a million-rank
     // fat-tree has 7.3 M links).
     stamp: u32,
-    flow_seen: Vec<u32>,
-    fixed: Vec<bool>,
     /// Per place in the component: capacity left, unfixed flows, their summed weight.
     left: Vec<f64>,
     unfixed: Vec<u32>,
@@ -144,16 +176,12 @@ impl Sharing {
             link: vec![Link::default(); n],
             spill: Vec::new(),
             busy: 0,
-            links: Vec::new(),
-            rate: Vec::new(),
-            weight: Vec::new(),
+            flow: Vec::new(),
+            long: Vec::new(),
             weighted: 0,
-            live: Vec::new(),
             free: Vec::new(),
             seeds: Vec::new(),
             stamp: 0,
-            flow_seen: Vec::new(),
-            fixed: Vec::new(),
             left: Vec::new(),
             unfixed: Vec::new(),
             unfixed_weight: Vec::new(),
@@ -175,13 +203,9 @@ impl Sharing {
         let f = match self.free.pop() {
             Some(f) => f,
             None => {
-                self.links.push(Vec::new());
-                self.rate.push(0.0);
-                self.weight.push(1.0);
-                self.live.push(false);
-                self.flow_seen.push(0);
-                self.fixed.push(false);
-                self.links.len() as u32 - 1
+                self.flow.push(FlowRec::default());
+                self.long.push(Vec::new());
+                self.flow.len() as u32 - 1
             }
         };
         for &l in links {
@@ -201,16 +225,22 @@ impl Sharing {
         }
         self.seeds.extend_from_slice(links);
         let i = f as usize;
-        self.links[i].extend_from_slice(links);
-        (self.rate[i], self.weight[i], self.live[i]) = (0.0, weight, true);
+        let r = &mut self.flow[i];
+        // A longer route's length is `long`'s: `len` only has to exceed ROUTE_INLINE.
+        (r.rate, r.weight, r.len) = (0.0, weight, links.len().min(u16::MAX as usize) as u16);
+        if links.len() <= ROUTE_INLINE {
+            r.inline[..links.len()].copy_from_slice(links);
+        } else {
+            self.long[i].extend_from_slice(links);
+        }
         self.weighted += (weight != 1.0) as usize;
         f
     }
 
     /// Flow `f` leaves; its slot may be reused.
     pub fn remove(&mut self, f: u32) {
-        let links = &mut self.links[f as usize];
-        for &l in links.iter() {
+        let links = route(&self.flow, &self.long, f);
+        for &l in links {
             // As `Vec::swap_remove`: the last flow takes the leaving one's place.
             let k = &mut self.link[l as usize];
             let len = k.len as usize;
@@ -233,9 +263,10 @@ impl Sharing {
             self.busy -= (k.len == 0) as usize;
         }
         self.seeds.extend_from_slice(links);
-        links.clear();
-        self.weighted -= (self.weight[f as usize] != 1.0) as usize;
-        self.live[f as usize] = false;
+        self.long[f as usize].clear();
+        let r = &mut self.flow[f as usize];
+        self.weighted -= (r.weight != 1.0) as usize;
+        r.len = 0;
         self.free.push(f);
     }
 
@@ -249,12 +280,13 @@ impl Sharing {
         self.busy
     }
 
-    pub fn is_live(&self, f: u32) -> bool {
-        self.live.get(f as usize).copied().unwrap_or(false)
+    pub fn rate(&self, f: u32) -> f64 {
+        self.flow[f as usize].rate
     }
 
-    pub fn rate(&self, f: u32) -> f64 {
-        self.rate[f as usize]
+    /// The links of flow `f` (none once it left).
+    pub fn route(&self, f: u32) -> &[u32] {
+        route(&self.flow, &self.long, f)
     }
 
     /// Re-solves the components touched since the last solve; appends (flow, old rate) for
@@ -263,9 +295,7 @@ impl Sharing {
         self.collect_component();
         match self.comp_flows[..] {
             [] => self.clear_places(),
-            [f] if self.links[f as usize].iter().all(|&l| self.link[l as usize].len == 1) => {
-                self.solve_alone(f, changed)
-            }
+            [f] if self.route(f).iter().all(|&l| self.link[l as usize].len == 1) => self.solve_alone(f, changed),
             _ => self.fill(changed),
         }
     }
@@ -285,10 +315,10 @@ impl Sharing {
     /// of none.
     fn solve_alone(&mut self, f: u32, changed: &mut Vec<(u32, f64)>) {
         self.clear_places();
-        let (r, old) = (self.alone(f), self.rate[f as usize]);
+        let (r, old) = (self.alone(f), self.flow[f as usize].rate);
         if old != r {
             changed.push((f, old));
-            self.rate[f as usize] = r;
+            self.flow[f as usize].rate = r;
         }
     }
 
@@ -296,9 +326,8 @@ impl Sharing {
     /// weight; never NaN, so min by value is the least (share, link)'s share) times its
     /// weight; infinite on no links.
     fn alone(&self, f: u32) -> f64 {
-        let w = self.weight[f as usize];
-        let s =
-            self.links[f as usize].iter().fold(f64::INFINITY, |s, &l| s.min((self.cap.of(l as usize) / w).max(0.0)));
+        let w = self.flow[f as usize].weight;
+        let s = self.route(f).iter().fold(f64::INFINITY, |s, &l| s.min((self.cap.of(l as usize) / w).max(0.0)));
         s * w
     }
 
@@ -333,7 +362,7 @@ impl Sharing {
             self.unfixed_weight.push(if self.weighted == 0 {
                 n as f64
             } else {
-                flows_on(&self.link, &self.spill, l).map(|f| self.weight[f as usize]).sum()
+                flows_on(&self.link, &self.spill, l).map(|f| self.flow[f as usize].weight).sum()
             });
         }
         for (p, &l) in self.comp_links.iter().enumerate() {
@@ -344,10 +373,10 @@ impl Sharing {
         // Built at once (linear); keys are distinct, so the pops come in the same order
         // whatever the heap's layout.
         let mut heap = BinaryHeap::from(heap);
-        let mut new_rate = |f: u32, r: f64, rate: &mut [f64]| {
-            if rate[f as usize] != r {
-                changed.push((f, rate[f as usize]));
-                rate[f as usize] = r;
+        let mut new_rate = |f: u32, r: f64, rec: &mut FlowRec| {
+            if rec.rate != r {
+                changed.push((f, rec.rate));
+                rec.rate = r;
             }
         };
         while let Some(Reverse(top)) = heap.pop() {
@@ -362,13 +391,14 @@ impl Sharing {
                 continue;
             }
             for f in flows_on(&self.link, &self.spill, k) {
-                if self.fixed[f as usize] {
+                let rec = &mut self.flow[f as usize];
+                if rec.fixed {
                     continue;
                 }
-                self.fixed[f as usize] = true;
-                let w = self.weight[f as usize];
-                new_rate(f, s * w, &mut self.rate);
-                for &l in &self.links[f as usize] {
+                rec.fixed = true;
+                let w = rec.weight;
+                new_rate(f, s * w, rec);
+                for &l in route(&self.flow, &self.long, f) {
                     let j = self.link[l as usize].slot as usize;
                     // f is unfixed until now, so a link of it with no unfixed flow is one
                     // left out of the filling (above).
@@ -391,10 +421,10 @@ impl Sharing {
         self.heap = heap;
         self.clear_places();
         for &f in &self.comp_flows {
-            if !std::mem::replace(&mut self.fixed[f as usize], false) {
+            if !std::mem::replace(&mut self.flow[f as usize].fixed, false) {
                 // On links of its own only (or none: infinitely fast).
                 let r = self.alone(f);
-                new_rate(f, r, &mut self.rate);
+                new_rate(f, r, &mut self.flow[f as usize]);
             }
         }
     }
@@ -404,7 +434,7 @@ impl Sharing {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             // Wrapped: old marks could pass for new ones.
-            self.flow_seen.fill(0);
+            self.flow.iter_mut().for_each(|r| r.seen = 0);
             self.stamp = 1;
         }
         let stamp = self.stamp;
@@ -424,12 +454,13 @@ impl Sharing {
             i += 1;
             for at in 0..self.link[l].len as usize {
                 let f = flow_at(&self.link, &self.spill, l, at);
-                if self.flow_seen[f as usize] == stamp {
+                let rec = &mut self.flow[f as usize];
+                if rec.seen == stamp {
                     continue;
                 }
-                self.flow_seen[f as usize] = stamp;
+                rec.seen = stamp;
                 self.comp_flows.push(f);
-                for &m in &self.links[f as usize] {
+                for &m in route(&self.flow, &self.long, f) {
                     let k = &mut self.link[m as usize];
                     if k.slot == NONE {
                         k.slot = self.comp_links.len() as u32;
@@ -504,7 +535,7 @@ mod tests {
             let leave = if step < 1500 { rnd(3) == 0 } else { rnd(3) != 0 };
             if leave && !live.is_empty() {
                 let f = live.swap_remove(rnd(live.len() as u64) as usize);
-                for &l in &s.links[f as usize] {
+                for &l in s.route(f) {
                     let v = &mut want[l as usize];
                     let at = v.iter().position(|&g| g == f).unwrap();
                     v.swap_remove(at);
@@ -588,10 +619,11 @@ mod tests {
                         lean.remove(f);
                         full.remove(f);
                     } else {
-                        // A node's two ports (40 nodes), then a few links of the 320 above.
+                        // A node's two ports (40 nodes), then a few links of the 320 above,
+                        // sometimes more than a flow's record holds.
                         let (a, b) = (rnd(40) as u32, rnd(40) as u32);
                         let mut links: Vec<u32> = vec![2 * a, 2 * b + 1];
-                        links.extend((0..rnd(8)).map(|_| 80 + rnd(n as u64 - 80) as u32));
+                        links.extend((0..rnd(14)).map(|_| 80 + rnd(n as u64 - 80) as u32));
                         links.sort();
                         links.dedup();
                         let w = if weighted { 1.0 / (1.0 + rnd(9) as f64 / 3.0) } else { 1.0 };
@@ -630,7 +662,7 @@ mod tests {
                 live.push(s.add(links));
             }
             solve(&mut s);
-            let sets: Vec<Vec<u32>> = live.iter().map(|&f| s.links[f as usize].clone()).collect();
+            let sets: Vec<Vec<u32>> = live.iter().map(|&f| s.route(f).to_vec()).collect();
             let want = max_min(|l| cap[l as usize], &sets);
             for (&f, w) in live.iter().zip(want) {
                 assert!((s.rate(f) - w).abs() <= 1e-12 * w, "flow {f}: {} vs {w}", s.rate(f));

@@ -101,7 +101,36 @@ pub enum State {
     Done,
 }
 
+/// The fields another task's events reach come first, in two cache lines (the struct is
+/// `repr(C)`, aligned to a line, so each lands where it is written): a completion reads the
+/// requests, the pending count and the wait's times (the first line), a send to the task its
+/// posted and unexpected queues (the second). The rest are read by the task's own records,
+/// whose lines are prefetched before its events run (`Sim::run_report`).
+#[repr(C, align(64))]
 pub struct Task {
+    pub reqs: Vec<Req>,
+    /// Blocked: latest known completion among awaited requests.
+    pub wait_until: Ps,
+    /// Latest partner post time among the awaited requests (wait accounting).
+    pub partner_max: Ps,
+    /// Blocked in a probe: (world source or ANY, tag or ANY, comm).
+    pub probe: Option<(i32, i32, u32)>,
+    /// Blocked: awaited requests whose completion time is still unknown.
+    pub pending: u32,
+    pub next_handle: u32,
+    pub posted: Vec<Posted>,
+    pub unexpected: VecDeque<u32>,
+    /// A filter of the ids in `reqs`: bit `id % 16` is set for every one of them (and maybe
+    /// for ids gone since), so a new id whose bit is clear needs no scan of `reqs`. 16 bits
+    /// fit in the second line's padding: the task stays within its 320 bytes.
+    id_bits: u16,
+    /// Function id of the current call (for the reports).
+    pub call_fn: u16,
+    pub state: State,
+    /// `rec` holds a record read ahead by an expanded collective, not executed yet.
+    pub deferred: bool,
+    /// Some request is awaited (so the current call has requests to retire).
+    pub awaits: bool,
     /// The current record (the call being executed, or the next one to execute).
     pub rec: Record,
     /// Index of `rec` in the task's stream.
@@ -109,33 +138,10 @@ pub struct Task {
     pub records_read: u64,
     /// What may come next in the stream (sequence.rs).
     pub seq: Sequence,
-    pub state: State,
     /// The current call started here (after its CPU burst).
     pub call_start: Ps,
-    /// Function id of the current call (for the reports).
-    pub call_fn: u16,
-    pub reqs: Vec<Req>,
     /// Arguments of persistent requests, by handle.
     pub persistent: Vec<(u32, Persistent)>,
-    pub next_handle: u32,
-    /// A filter of the ids in `reqs`: bit `id % 16` is set for every one of them (and maybe
-    /// for ids gone since), so a new id whose bit is clear needs no scan of `reqs`. 16 bits
-    /// fit in the padding beside `call_fn`: the task stays within its 320 bytes.
-    id_bits: u16,
-    pub posted: Vec<Posted>,
-    pub unexpected: VecDeque<u32>,
-    /// Blocked: awaited requests whose completion time is still unknown.
-    pub pending: u32,
-    /// Blocked: latest known completion among awaited requests.
-    pub wait_until: Ps,
-    /// Latest partner post time among the awaited requests (wait accounting).
-    pub partner_max: Ps,
-    /// Blocked in a probe: (world source or ANY, tag or ANY, comm).
-    pub probe: Option<(i32, i32, u32)>,
-    /// `rec` holds a record read ahead by an expanded collective, not executed yet.
-    pub deferred: bool,
-    /// Some request is awaited (so the current call has requests to retire).
-    pub awaits: bool,
     pub coll: Option<Box<CollExec>>,
     pub scout: Option<Box<Scout>>,
     pub compute: Ps,
@@ -143,6 +149,9 @@ pub struct Task {
     pub wait: Ps,
     pub end: Ps,
 }
+
+const _: () = assert!(size_of::<Task>() == 320);
+const _: () = assert!(std::mem::offset_of!(Task, posted) == 64 && std::mem::offset_of!(Task, rec) == 128);
 
 impl Task {
     pub fn new() -> Task {

@@ -868,6 +868,9 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         });
         burst_law.insert(label.clone(), at);
     }
+    if let Some(note) = growing_bursts(&fits, opts.ranks) {
+        notes.push(note);
+    }
     // The largest trace's spread of each slot's burst: per iteration, the ranks' shared factor
     // and each rank's own over it (Fitted::pools).
     let last = traces - 1;
@@ -999,6 +1002,35 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
         notes,
     })
 }
+
+/// A burst law that rises past the series (more than [`GROWTH`] over its largest traced
+/// point at the target) is the program's where each traced rank had a core of its own, and
+/// the host's where the series shared fewer: the ranks' turns on a core restart with cold
+/// caches, more of them the more ranks (docs/extrapolate.md, *Scale* and *Validation*). The
+/// series cannot tell which, so the report says so, naming the steepest.
+fn growing_bursts(fits: &[FitLine], target: u32) -> Option<String> {
+    let grows = |f: &&FitLine| {
+        let most = f.points.iter().map(|&(_, v)| v).fold(0.0, f64::max);
+        !f.size && f.fit.law != fit::Law::Constant && f.at_target > most * (1.0 + GROWTH)
+    };
+    let rise = |f: &FitLine| f.at_target / f.points.last().map_or(1.0, |&(_, v)| v.max(1.0));
+    let growing: Vec<&FitLine> = fits.iter().filter(grows).collect();
+    let top = growing.iter().copied().max_by(|a, b| rise(a).total_cmp(&rise(b)))?;
+    let (p, v) = *top.points.last()?;
+    let call = top.what.split(": CPU burst").next().unwrap_or(&top.what);
+    Some(format!(
+        "the CPU bursts before {} kind{} of call grow with the rank count, the most before {call}: {} ns at {p} ranks, {} ns at {target} ({}); such growth is the program's only if each traced rank had a core of its own, the host's if the series shared fewer cores (docs/extrapolate.md, Scale)",
+        growing.len(),
+        if growing.len() == 1 { "" } else { "s" },
+        trim(v),
+        trim(top.at_target),
+        top.fit
+    ))
+}
+
+/// How far past its largest traced point a burst law may rise at the target before the report
+/// calls it growing: 10 %, above the run-to-run spread of a series' summed bursts.
+const GROWTH: f64 = 0.10;
 
 fn show_points(pts: &[(u32, u64)]) -> String {
     pts.iter().map(|(p, v)| format!("{v} at {p}")).collect::<Vec<_>>().join(", ")

@@ -1367,3 +1367,29 @@ fn refuses_sizes_the_faces_do_not_explain() {
     let e = refusal(extrapolate(&s, t, &Options { ranks: 64, scaling: Scaling::Unknown, tolerance: 0.05 }));
     assert!(e.contains("faces-") && e.contains(", record ") && e.contains("differs between ranks"), "{e}");
 }
+
+/// Bursts that grow with P (here a + b·log2 P, as on a host that shares fewer cores among more
+/// ranks) are named in a note, with the steepest; constant bursts, and bursts that shrink with
+/// P as a strong-scaled code's do, give none.
+#[test]
+fn bursts_that_grow_with_p_are_named_in_a_note() {
+    let make = |p: u32, burst: fn(u32) -> u64| {
+        program("bursts", p, &|p, _| {
+            (0..20).map(|it| Record::new(burst(p), 0, coll(Coll::Allreduce, 8, NO_RANK, it + 1))).collect()
+        })
+    };
+    let note = |burst: fn(u32) -> u64| {
+        let s = series(vec![make(4, burst), make(8, burst), make(16, burst)]);
+        extrapolated(&s, 1024).notes.into_iter().find(|n| n.contains("grow with the rank count"))
+    };
+    let n = note(|p| 1000 + 300 * p.ilog2() as u64).expect("a note on the growing bursts");
+    assert!(
+        n.starts_with("the CPU bursts before 1 kind of call grow with the rank count, the most before allreduce"),
+        "{n}"
+    );
+    // 20 calls of 1000 + 300·4 ns at 16 ranks, 1000 + 300·10 at 1,024.
+    assert!(n.contains(": 44000 ns at 16 ranks, 80000 ns at 1024"), "{n}");
+    assert!(n.contains("each traced rank had a core of its own"), "{n}");
+    assert_eq!(note(|_| 5_000), None);
+    assert_eq!(note(|p| 64_000 / p as u64), None);
+}

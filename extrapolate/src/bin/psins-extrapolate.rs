@@ -44,8 +44,10 @@ use std::sync::Arc;
 /// traced under two libraries is refused). The result passes consolidation's checks like a
 /// traced run.
 ///
-/// Every fit is printed with its errors, the worst named. Refused, with the record, the rank
-/// and the reason: traces of different applications or whose programs cannot be aligned,
+/// Every fit is printed with its errors, the worst named; CPU-burst laws that grow past the
+/// series are named in a note (growth that is the program's only where each traced rank had a
+/// core of its own). Refused, with the record, the rank and the reason: traces of different
+/// applications or whose programs cannot be aligned,
 /// peers no topology explains, sizes that no law fits within --tolerance, sizes that differ
 /// between ranks in a way the faces of the grid do not explain (or that the faces would take
 /// below nothing at the target), fewer than three

@@ -85,7 +85,8 @@ const ROUTE_INLINE: usize = 10;
 
 /// A flow slot's rate, weight, solve marks and links, in one 64-byte record: a solve reaches
 /// flows through the links they share, at random, and reads all of these for each (one line
-/// instead of the five or six of an array per field).
+/// instead of the five or six of an array per field; docs/performance.md, *Findings behind
+/// the code*).
 #[derive(Clone, Copy, Default)]
 #[repr(align(64))]
 struct FlowRec {

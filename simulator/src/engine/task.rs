@@ -105,7 +105,8 @@ pub enum State {
 /// `repr(C)`, aligned to a line, so each lands where it is written): a completion reads the
 /// requests, the pending count and the wait's times (the first line), a send to the task its
 /// posted and unexpected queues (the second). The rest are read by the task's own records,
-/// whose lines are prefetched before its events run (`Sim::run_report`).
+/// whose lines are prefetched before its events run (`Sim::run_report`). Measured in
+/// docs/performance.md, *Findings behind the code*.
 #[repr(C, align(64))]
 pub struct Task {
     pub reqs: Vec<Req>,

@@ -1009,14 +1009,17 @@ pub fn extrapolate(series: &Series, t: Template, opts: &Options) -> Result<Extra
 /// caches, more of them the more ranks (docs/extrapolate.md, *Scale* and *Validation*). The
 /// series cannot tell which, so the report says so, naming the steepest.
 fn growing_bursts(fits: &[FitLine], target: u32) -> Option<String> {
-    let grows = |f: &&FitLine| {
-        let most = f.points.iter().map(|&(_, v)| v).fold(0.0, f64::max);
-        !f.size && f.fit.law != fit::Law::Constant && f.at_target > most * (1.0 + GROWTH)
-    };
-    let rise = |f: &FitLine| f.at_target / f.points.last().map_or(1.0, |&(_, v)| v.max(1.0));
-    let growing: Vec<&FitLine> = fits.iter().filter(grows).collect();
-    let top = growing.iter().copied().max_by(|a, b| rise(a).total_cmp(&rise(b)))?;
-    let (p, v) = *top.points.last()?;
+    // Each burst law with its largest traced point (P, value) and its rise over it at the
+    // target (a constant law, the points' mean, never rises).
+    let growing: Vec<(&FitLine, (u32, f64), f64)> = fits
+        .iter()
+        .filter(|f| !f.size)
+        .filter_map(|f| {
+            let most = f.points.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))?;
+            Some((f, most, f.at_target / most.1)).filter(|&(_, _, rise)| rise > 1.0 + GROWTH)
+        })
+        .collect();
+    let &(top, (p, v), _) = growing.iter().max_by(|a, b| a.2.total_cmp(&b.2))?;
     let call = top.what.split(": CPU burst").next().unwrap_or(&top.what);
     Some(format!(
         "the CPU bursts before {} kind{} of call grow with the rank count, the most before {call}: {} ns at {p} ranks, {} ns at {target} ({}); such growth is the program's only if each traced rank had a core of its own, the host's if the series shared fewer cores (docs/extrapolate.md, Scale)",

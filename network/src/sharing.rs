@@ -264,8 +264,10 @@ impl Sharing {
             self.busy -= (k.len == 0) as usize;
         }
         self.seeds.extend_from_slice(links);
-        self.long[f as usize].clear();
         let r = &mut self.flow[f as usize];
+        if usize::from(r.len) > ROUTE_INLINE {
+            self.long[f as usize].clear();
+        }
         self.weighted -= (r.weight != 1.0) as usize;
         r.len = 0;
         self.free.push(f);

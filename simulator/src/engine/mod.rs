@@ -285,7 +285,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
         while let Some((at, ev)) = self.q.pop() {
             self.now = at;
             // Hide the cache misses of the next task's state behind this event's work.
-            if let Some(Ev::Exec(n) | Ev::Resume(n)) = self.q.peek_now() {
+            if let Some(Ev::Exec(n) | Ev::Resume(n)) = self.q.peek_next() {
                 prefetch(&self.tasks[n as usize] as *const Task, size_of::<Task>());
                 self.src.prefetch(n);
             }

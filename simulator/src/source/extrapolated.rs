@@ -106,6 +106,13 @@ impl TraceSource for ExtrapolatedSource {
         Ok(self.ex.next(t, &mut self.cursors[t as usize], rec))
     }
 
+    #[inline]
+    fn prefetch(&self, t: u32) {
+        if let Some(c) = self.cursors.get(t as usize) {
+            crate::engine::prefetch(c as *const Cursor, size_of::<Cursor>());
+        }
+    }
+
     fn is_consumed(&self, t: u32) -> bool {
         self.cursors[t as usize].done
     }

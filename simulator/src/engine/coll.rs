@@ -385,12 +385,14 @@ impl<S: TraceSource> Sim<'_, S> {
         c.pos = 0;
         let counts: Vec<u64> = c.list.iter().map(|&v| v.max(0) as u64).collect();
         let args = CollArgs::from_op(&c.op, c.size, c.rank, &counts).expect("an expanded collective's record");
-        match self.library.expand(&args, &self.thresholds, &mut c.steps) {
+        self.coll_steps.clear();
+        match self.library.expand(&args, &self.thresholds, &mut self.coll_steps) {
             Ok(_) => {
-                // Every member of a world collective holds its steps at once: at a million
-                // ranks the doubling's spare room (20 steps of recursive doubling in room for
-                // 32) was 0.4 KB a rank.
-                c.steps.shrink_to_fit();
+                // Generated into a scratch list and copied: one allocation of the size needed.
+                // Every member of a world collective holds its steps at once, so no spare room
+                // (at a million ranks, 20 steps of recursive doubling in room for 32 were 0.4
+                // KB a rank), and growing the list in place cost a reallocation per doubling.
+                c.steps = self.coll_steps.clone();
                 Ok(true)
             }
             Err(ExpandError::Unsupported { .. }) => Ok(false),

@@ -91,6 +91,8 @@ pub struct Sim<'m, S: TraceSource> {
     memory: Option<memory::Memory>,
     /// Scratch for the copies a memory event ends.
     copies_done: Vec<(MsgId, Ps)>,
+    /// Scratch for a collective's steps as they are generated (coll.rs).
+    coll_steps: Vec<psins_collectives::Step>,
     thresholds: psins_collectives::Thresholds,
     /// Whose collective algorithms expand and cost the collectives, and why.
     library: psins_collectives::Library,
@@ -240,6 +242,7 @@ impl<'m, S: TraceSource> Sim<'m, S> {
             memory: (m.memory_bandwidth.is_some() || m.intra.sets_memory() || m.intra.sets_serial())
                 .then(|| memory::Memory::new(m.memory_bandwidth)),
             copies_done: Vec::new(),
+            coll_steps: Vec::new(),
             thresholds: psins_collectives::Thresholds::default(),
             library: library_choice.library,
             library_choice,

@@ -78,13 +78,12 @@ struct Args {
     /// on one host): write no `memory_bandwidth`, keep the exchanges' cost as crossing costs.
     #[arg(long)]
     no_memory_sharing: bool,
-    /// Write `serial_receive = true` on the [[intra.band]]s whose exchanges of two messages
-    /// each way took 1.5 times or more one each way (the receiver copied them one at a time).
-    /// Off by default: on the project's host the `halo` app did not follow the worker's
-    /// ratio (docs/calibrate.md, *A receiver's copies one at a time*); the ratios are in the
-    /// file's comments either way.
-    #[arg(long, conflicts_with = "no_memory_sharing")]
-    serial_receive: bool,
+    /// Write no `serial_receive` (by default it goes on the [[intra.band]]s whose exchanges of
+    /// two messages each way took 1.5 times or more one each way: the receiver copied them
+    /// one at a time; docs/calibrate.md, *A receiver's copies one at a time*). The ratios are
+    /// in the file's comments either way.
+    #[arg(long)]
+    no_serial_receive: bool,
     /// Write nothing: measure again the half round trips FILE's `[calibrated] check` records
     /// and say whether this host still matches it (exit 0) or not (exit 1, naming the size).
     /// The launcher defaults to the one FILE was calibrated with; run it with the same
@@ -245,7 +244,7 @@ fn run(a: &Args) -> Result<(), Error> {
         curves: &curves_name,
         left_out: left_out.as_deref(),
         memory_sharing: !a.no_memory_sharing,
-        serial_receive: a.serial_receive,
+        serial_receive: !a.no_serial_receive,
     };
     save(curves_out, &write::curves(&samples, &prov))?;
     save(machine_out, &write::machine(&cal, &samples, &prov))?;

@@ -57,6 +57,9 @@ pub struct Samples {
     pub pingpong_marks: BTreeMap<(String, u64), Trials>,
     pub send_overhead: BTreeMap<(String, u64), Trials>,
     pub recv_overhead: BTreeMap<(String, u64), Trials>,
+    /// Per trial: seconds inside an `MPI_Irecv` posted before its message (empty from a
+    /// worker that does not measure it).
+    pub irecv_overhead: Trials,
     /// (buffers, bytes) → seconds per exchange (both ranks send to each other at once).
     pub exchange: BTreeMap<(String, u64), Trials>,
     /// (buffers, bytes) → seconds per exchange of two messages each way at once.
@@ -135,6 +138,7 @@ impl Samples {
             "recv_overhead" => {
                 push(&mut self.recv_overhead, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?)
             }
+            "irecv_overhead" => self.irecv_overhead.push(f.secs("seconds")?),
             "exchange" => push(&mut self.exchange, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
             "exchange2" => push(&mut self.exchange2, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
             "self" => push(&mut self.self_path, (f.text("buffers")?.into(), f.num("bytes")?), f.secs("seconds")?),
@@ -169,6 +173,7 @@ impl Samples {
             return;
         }
         self.memcpy.extend(other.memcpy);
+        self.irecv_overhead.extend(other.irecv_overhead);
         for (mine, theirs) in [
             (&mut self.pingpong, other.pingpong),
             (&mut self.pingpong_marks, other.pingpong_marks),
@@ -238,6 +243,7 @@ mod tests {
                     send_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
                     recv_overhead buffers=cold bytes=8 trial=0 seconds=1e-7\n\
                     exchange buffers=cold bytes=8 trial=0 seconds=4e-7\n\
+                    irecv_overhead trial=0 seconds=9e-8\n\
                     self buffers=cold bytes=8 trial=0 seconds=3e-7\n\
                     eager bytes=256 blocked=0\n\
                     collective name=barrier ranks=2 bytes=0 trial=0 seconds=1e-6\n\
@@ -253,6 +259,7 @@ mod tests {
         assert_eq!(s.eager, vec![(256, false)]);
         assert_eq!(s.exchange[&("cold".into(), 8)], vec![4e-7]);
         assert_eq!(s.self_path[&("cold".into(), 8)], vec![3e-7]);
+        assert_eq!(s.irecv_overhead, vec![9e-8]);
         assert_eq!(s.states, vec![[2e-7, 2.5e-7]]);
     }
 

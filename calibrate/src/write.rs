@@ -27,7 +27,7 @@ pub struct Provenance<'a> {
     /// Whether the ranks' messages on one host go through its memory (shared memory), so
     /// that the node's copy bandwidth is written; false with `--no-memory-sharing`.
     pub memory_sharing: bool,
-    /// `--serial-receive`: write `serial_receive` on the bands the worker found serial.
+    /// Write `serial_receive` on the bands the worker found serial (not with `--no-serial-receive`).
     pub serial_receive: bool,
 }
 
@@ -117,7 +117,7 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     // section gets the same figures (an unmeasured path has nothing better).
     let nominal = Bandwidth(c.bands.last().map_or(1e9, |b| b.bandwidth));
     // A band whose incoming copies the receiver makes one at a time (fit.rs, `serial_fit`),
-    // where both ranks share the node's memory and --serial-receive asks for it.
+    // where both ranks share the node's memory, unless --no-serial-receive.
     let serial =
         |i: usize| (through_memory && p.serial_receive && c.serial.per_band.get(i) == Some(&true)).then_some(true);
     let intra_bands = c
@@ -154,7 +154,11 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
             bandwidth: Bandwidth(crate::fit::SELF_WIRE),
             band: c.own.iter().map(band).collect(),
         }),
-        mpi: MpiSection { eager_threshold: c.eager_threshold.map(Bytes), ..Default::default() },
+        mpi: MpiSection {
+            eager_threshold: c.eager_threshold.map(Bytes),
+            irecv_overhead: c.irecv_overhead.map(time),
+            ..Default::default()
+        },
         network: NetworkSection {
             // pmac: point-to-point as `simple` while one message at a time crosses a node's
             // link, and the collectives this run measured from their curves (the others from
@@ -198,7 +202,7 @@ pub fn machine(c: &Calibration, s: &Samples, p: &Provenance) -> String {
     if through_memory && !c.serial.from.is_empty() {
         let from: Vec<String> = c.serial.from.iter().map(|(b, r)| format!("{b}:{r:.2}")).collect();
         intra_notes.push(format!(
-            "two messages each way over one each way (size:ratio): {}; with --serial-receive, serial_receive where a band's median is {} or more",
+            "two messages each way over one each way (size:ratio): {}; serial_receive where a band's median is {} or more (none with --no-serial-receive)",
             from.join(" "),
             crate::fit::SERIAL_RATIO
         ));

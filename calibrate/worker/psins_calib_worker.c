@@ -17,6 +17,7 @@
  *                                                        (mark: a short warm 0-byte ping-pong just before)
  *   send_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (inside MPI_Isend)
  *   recv_overhead buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (MPI_Recv of an arrived message)
+ *   irecv_overhead trial=<k> seconds=<x>                   (inside MPI_Irecv, no message there yet)
  *   exchange buffers=warm|cold bytes=<n> trial=<k> seconds=<x>  (both ranks send at once, per exchange)
  *   exchange2 buffers=warm|cold bytes=<n> trial=<k> seconds=<x> (two messages each way at once;
  *                                                        64 KiB to 1 MiB)
@@ -207,6 +208,34 @@ static void overheads(int cold, int bytes, int reps, int k)
         const char *kind = cold ? "cold" : "warm";
         printf("send_overhead buffers=%s bytes=%d trial=%d seconds=%.9e\n", kind, bytes, k, mine);
         printf("recv_overhead buffers=%s bytes=%d trial=%d seconds=%.9e\n", kind, bytes, k, theirs);
+    }
+}
+
+/* The time inside an MPI_Irecv posted before its message is sent (rank 1; rank 0 sends once
+ * told to): what posting a nonblocking receive costs the CPU, apart from the message. */
+static void irecv_post(int reps, int k)
+{
+    int peer = 1 - rank;
+    double post = 0;
+    for (int i = 0; i < reps; i++) {
+        if (rank == 0) {
+            MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG + 4, P, MPI_STATUS_IGNORE);
+            MPI_Send(NULL, 0, MPI_BYTE, peer, TAG + 3, P);
+        } else {
+            MPI_Request rq;
+            double t0 = MPI_Wtime();
+            MPI_Irecv(NULL, 0, MPI_BYTE, peer, TAG + 3, P, &rq);
+            post += MPI_Wtime() - t0;
+            MPI_Send(NULL, 0, MPI_BYTE, peer, TAG + 4, P);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        }
+    }
+    double mine = post / reps;
+    if (rank == 1)
+        MPI_Send(&mine, 1, MPI_DOUBLE, 0, TAG + 2, P);
+    else {
+        MPI_Recv(&mine, 1, MPI_DOUBLE, 1, TAG + 2, P, MPI_STATUS_IGNORE);
+        printf("irecv_overhead trial=%d seconds=%.9e\n", k, mine);
     }
 }
 
@@ -517,6 +546,7 @@ int main(int argc, char **argv)
         if (rank < 2) {
             warm_for(k);
             state(k, "begin", reps[0][0]);
+            irecv_post(reps[0][0], k);
             for (int cold = 0; cold < 2; cold++) {
                 int i = 0;
                 for (long b = 0; b <= MAX_BYTES; b = b ? b * step : 1, i++) {

@@ -140,6 +140,7 @@ pub fn resolve(path: &Path, f: MachineFile) -> Result<Machine, MachineError> {
             })?),
         },
         call_overhead: f.mpi.call_overhead.map(|t| t.0).unwrap_or(0),
+        irecv_overhead: f.mpi.irecv_overhead.map(|t| t.0).unwrap_or(0),
         rendezvous_handshake: f.mpi.rendezvous_handshake.unwrap_or(true),
         shapes,
         network: network(path, &f)?,
@@ -367,6 +368,7 @@ fn file(m: &Machine) -> MachineFile {
             collectives: Some(m.collectives),
             library: m.library.map(|l| l.name().to_string()),
             call_overhead: Some(Time(m.call_overhead)),
+            irecv_overhead: Some(Time(m.irecv_overhead)),
             rendezvous_handshake: Some(m.rendezvous_handshake),
             collective_shape: Coll::ALL
                 .iter()
@@ -535,6 +537,7 @@ memory_bandwidth = "9GB/s"
 eager_threshold = 16384
 collectives = "analytic"
 call_overhead = "15ns"
+irecv_overhead = "90ns"
 [mpi.collective_shape]
 allreduce = "3*log"
 [network]
@@ -562,6 +565,7 @@ check = [{ bytes = 0, half_rtt = "0.5us", spread = 0.02 }, { bytes = 65536, half
             "memory_bandwidth = \"6.5GB/s\"",
             "memory_bandwidth = \"9GB/s\"",
             "allreduce = \"3*log\"",
+            "irecv_overhead = \"90ns\"",
             "buses = 3",
             "trials = 7",
         ] {

@@ -189,6 +189,9 @@ pub struct MpiSection {
     pub library: Option<String>,
     /// Local cost of every MPI call (posting, bookkeeping), added to its modelled time.
     pub call_overhead: Option<Time>,
+    /// CPU time of posting a nonblocking receive (`MPI_Irecv`, a persistent receive's start):
+    /// the call returns this much later (docs/models.md, *Protocols*).
+    pub irecv_overhead: Option<Time>,
     /// Whether a rendezvous pays the request-to-send / clear-to-send round trip.
     pub rendezvous_handshake: Option<bool>,
     /// Analytic collective shapes: collective name → "log" | "linear" | "const", optionally "2*log".

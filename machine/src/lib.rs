@@ -147,6 +147,8 @@ pub struct Machine {
     /// `mpi.library`: whose collective algorithms to replay; `None`: the trace's library.
     pub library: Option<psins_collectives::Library>,
     pub call_overhead: Ps,
+    /// `mpi.irecv_overhead`: the CPU time of posting a nonblocking receive.
+    pub irecv_overhead: Ps,
     pub rendezvous_handshake: bool,
     pub shapes: Vec<(Coll, Shape)>,
     /// `[network] model` with its own keys and section.

@@ -7,7 +7,7 @@
 
 use crate::common;
 use common::*;
-use psins_formats::NO_RANK;
+use psins_formats::{Op, COMM_WORLD, NO_RANK};
 use psins_sim::Machine;
 use std::path::Path;
 
@@ -45,6 +45,38 @@ fn an_exchange_costs_one_way_plus_the_crossing() {
         let r = go(&tasks, &crossing(&[&format!("network.model={model}")]));
         assert_eq!((end(&r, 0), end(&r, 1)), (4_750_000, 2_750_000), "{model}");
     }
+}
+
+/// An exchange with `mpi.irecv_overhead` = 0.3us, r1 computing 1us between its irecv and its
+/// isend: each irecv keeps its rank's CPU until 0.3us. r0's isend leaves at 0.8us and arrives
+/// 2.8us; r1's, posted at 1.3 < 2.8us, crosses it: busy 2.5us, data ready 3.8us, arrives
+/// 5.8us, and r0's receive completes at 6.05us; r1's receive completes at 2.8 + 0.25 =
+/// 3.05us, its waitall (entered at 3.8us) at once. Without the posting cost 5.75 and 3.5us:
+/// each rank ends one posting later. The exchange psins-calibrate measures is the posting,
+/// one one-way time and x (docs/models.md, *Crossing messages*).
+#[test]
+fn a_receive_posting_keeps_the_cpu() {
+    let ex = |peer: i32, gap: u64| {
+        let done = [(1, peer, 1000), (2, NO_RANK, 1000)];
+        vec![irecv(0, peer, 1000, 1), isend(gap, peer, 1000, 2), waitall(0, &done), fin()]
+    };
+    let tasks = vec![ex(1, 0), ex(0, 1)];
+    for model in ["simple", "bus", "pmac"] {
+        let m = format!("network.model={model}");
+        let r = go(&tasks, &crossing(&[&m]));
+        assert_eq!((end(&r, 0), end(&r, 1)), (5_750_000, 3_500_000), "{model}");
+        let r = go(&tasks, &crossing(&[&m, "mpi.irecv_overhead=0.3us"]));
+        assert_eq!((end(&r, 0), end(&r, 1)), (6_050_000, 3_800_000), "{model}");
+    }
+    // A persistent receive's start posts it alike; its init costs nothing.
+    let ri = rec(0, Op::RecvInit { peer: 0, tag: 7, bytes: 1000, comm: COMM_WORLD, req: 9 });
+    let tasks =
+        vec![vec![send(0, 1, 1000), fin()], vec![ri, rec(0, Op::Start { req: 9 }), waitall(5, &[(9, 0, 1000)]), fin()]];
+    // The message is received by 2.75us; the waitall, 5us of computation after the start
+    // returned (0.3us), finds it done.
+    let r = go(&tasks, &crossing(&["mpi.irecv_overhead=0.3us"]));
+    assert_eq!(end(&r, 1), 5_300_000);
+    assert!(crossing(&["mpi.irecv_overhead=0.3us"]).effective().contains("irecv_overhead = \"300ns\""));
 }
 
 /// A ping-pong's messages never cross: the reply is posted at 2.75us, after the request

@@ -53,6 +53,8 @@ impl<S: TraceSource> Sim<'_, S> {
                 let (peer, tag) = self.resolve_wildcard(t, peer, tag, req)?;
                 let Some(src) = self.source(t, comm, peer).map_err(bad)? else { return self.null_req(t, req, at) };
                 let h = self.tasks[t as usize].create_req(req, ReqKind::Recv).map_err(|e| bad(e.to_string()))?;
+                // Posting keeps the CPU (`mpi.irecv_overhead`); the receive exists once the call returns.
+                let at = at + self.m.irecv_overhead;
                 self.post_recv(t, Posted { src, tag, comm, coll: false, r: Ref::Req(h), at });
                 Ok(Flow::Done(at))
             }
@@ -286,6 +288,7 @@ impl<S: TraceSource> Sim<'_, S> {
             return Ok(at);
         }
         let (peer, tag) = self.resolve_wildcard(t, p.peer, p.tag, req)?;
+        let at = at + self.m.irecv_overhead;
         match self.source(t, p.comm, peer).map_err(bad)? {
             Some(src) => self.post_recv(t, Posted { src, tag, comm: p.comm, coll: false, r: Ref::Req(h), at }),
             None => self.complete(t, Ref::Req(h), at, at),

@@ -4,7 +4,7 @@
 
 use crate::common;
 use common::*;
-use psins_formats::{Op, Record, TraceWriter};
+use psins_formats::{Op, Record, StepOp, TraceWriter};
 use psins_sim::source::{compact::CompactTrace, TracerOverhead};
 use psins_sim::{simulate, Options};
 
@@ -71,4 +71,31 @@ fn auto_takes_the_smallest_gap_of_traced_runs_only() {
     assert_eq!(raw - auto, 5 * US, "1us off each of the five gaps");
     write(false);
     assert_eq!(run(TracerOverhead::Auto), run(TracerOverhead::Fixed(0)));
+}
+
+/// A collective's expansion steps (gap 0: not calls) are not sampled: the same traced task
+/// with an allreduce and its two steps after the first send still has the floor 1us.
+#[test]
+fn auto_does_not_sample_expansion_steps() {
+    let path = tmp("overhead-steps.psins");
+    let meta = vec![("tracer_version".to_string(), "test".to_string())];
+    let mut w = TraceWriter::create(&path, 1, meta, vec![], None).unwrap();
+    w.begin_task(0).unwrap();
+    let mut f = fin();
+    f.gap_ns = 1000;
+    let step =
+        Record::new(0, 0, Op::Step { instance: 1, op: StepOp::SendRecv, peer: 0, bytes: 8, peer2: 0, bytes2: 8 });
+    let steps = [step.clone(), step];
+    let recs: Vec<Record> = [init(), send(3, 0, 0), allreduce(4, 8, 1)]
+        .into_iter()
+        .chain(steps)
+        .chain([recv(2, 0, 0), send(6, 0, 0), recv(2, 0, 0), f])
+        .collect();
+    for r in &recs {
+        w.push(r).unwrap();
+    }
+    w.end_task().unwrap();
+    w.finish().unwrap();
+    let src = CompactTrace::open(&path).unwrap().with_tracer_overhead(TracerOverhead::Auto).unwrap();
+    assert_eq!(src.tracer_overhead(), Some((1000, 1000)));
 }

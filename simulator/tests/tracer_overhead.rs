@@ -12,21 +12,25 @@ fn init() -> Record {
     rec(0, Op::Init { thread_level: 0 })
 }
 
-/// One task: Init, then 0-byte sends to itself and their receives (eager: nothing to wait
-/// for: every receive comes 1us or more after its 0.5us delivery) after gaps of 3, 2, 6 and
-/// 2 us, and finalize, written as the tracer's own trace would be (metadata
-/// `tracer_version`) or not.
-fn trace(traced: bool) -> std::path::PathBuf {
-    let path = tmp("overhead.psins");
+/// Writes `recs` as a one-task trace at `path`, as the tracer's own trace would be
+/// (metadata `tracer_version`) or not.
+fn write_task(path: &std::path::Path, traced: bool, recs: &[Record]) {
     let meta = if traced { vec![("tracer_version".to_string(), "test".to_string())] } else { vec![] };
-    let mut w = TraceWriter::create(&path, 1, meta, vec![], None).unwrap();
+    let mut w = TraceWriter::create(path, 1, meta, vec![], None).unwrap();
     w.begin_task(0).unwrap();
-    let recs: Vec<Record> = vec![init(), send(3, 0, 0), recv(2, 0, 0), send(6, 0, 0), recv(2, 0, 0), fin()];
-    for r in &recs {
+    for r in recs {
         w.push(r).unwrap();
     }
     w.end_task().unwrap();
     w.finish().unwrap();
+}
+
+/// One task: Init, then 0-byte sends to itself and their receives (eager: nothing to wait
+/// for: every receive comes 1us or more after its 0.5us delivery) after gaps of 3, 2, 6 and
+/// 2 us, and finalize, traced or not.
+fn trace(traced: bool) -> std::path::PathBuf {
+    let path = tmp("overhead.psins");
+    write_task(&path, traced, &[init(), send(3, 0, 0), recv(2, 0, 0), send(6, 0, 0), recv(2, 0, 0), fin()]);
     path
 }
 
@@ -50,18 +54,10 @@ fn a_fixed_overhead_comes_off_every_gap() {
 #[test]
 fn auto_takes_the_smallest_gap_of_traced_runs_only() {
     let path = tmp("overhead-auto.psins");
-    let write = |traced: bool| {
-        let meta = if traced { vec![("tracer_version".to_string(), "test".to_string())] } else { vec![] };
-        let mut w = TraceWriter::create(&path, 1, meta, vec![], None).unwrap();
-        w.begin_task(0).unwrap();
-        let mut f = fin();
-        f.gap_ns = 1000;
-        for r in &[init(), send(3, 0, 0), recv(2, 0, 0), send(6, 0, 0), recv(2, 0, 0), f] {
-            w.push(r).unwrap();
-        }
-        w.end_task().unwrap();
-        w.finish().unwrap();
-    };
+    let mut f = fin();
+    f.gap_ns = 1000;
+    let recs = [init(), send(3, 0, 0), recv(2, 0, 0), send(6, 0, 0), recv(2, 0, 0), f];
+    let write = |traced: bool| write_task(&path, traced, &recs);
     let run = |o| {
         let src = CompactTrace::open(&path).unwrap().with_tracer_overhead(o).unwrap();
         simulate(src, &machine(&[]), Options::default()).unwrap().predicted
@@ -78,24 +74,13 @@ fn auto_takes_the_smallest_gap_of_traced_runs_only() {
 #[test]
 fn auto_does_not_sample_expansion_steps() {
     let path = tmp("overhead-steps.psins");
-    let meta = vec![("tracer_version".to_string(), "test".to_string())];
-    let mut w = TraceWriter::create(&path, 1, meta, vec![], None).unwrap();
-    w.begin_task(0).unwrap();
     let mut f = fin();
     f.gap_ns = 1000;
     let step =
         Record::new(0, 0, Op::Step { instance: 1, op: StepOp::SendRecv, peer: 0, bytes: 8, peer2: 0, bytes2: 8 });
-    let steps = [step.clone(), step];
-    let recs: Vec<Record> = [init(), send(3, 0, 0), allreduce(4, 8, 1)]
-        .into_iter()
-        .chain(steps)
-        .chain([recv(2, 0, 0), send(6, 0, 0), recv(2, 0, 0), f])
-        .collect();
-    for r in &recs {
-        w.push(r).unwrap();
-    }
-    w.end_task().unwrap();
-    w.finish().unwrap();
+    let recs =
+        [init(), send(3, 0, 0), allreduce(4, 8, 1), step.clone(), step, recv(2, 0, 0), send(6, 0, 0), recv(2, 0, 0), f];
+    write_task(&path, true, &recs);
     let src = CompactTrace::open(&path).unwrap().with_tracer_overhead(TracerOverhead::Auto).unwrap();
     assert_eq!(src.tracer_overhead(), Some((1000, 1000)));
 }

@@ -288,12 +288,18 @@ impl<S: TraceSource> Sim<'_, S> {
             return Ok(at);
         }
         let (peer, tag) = self.resolve_wildcard(t, p.peer, p.tag, req)?;
-        let at = at + self.m.irecv_overhead;
         match self.source(t, p.comm, peer).map_err(bad)? {
-            Some(src) => self.post_recv(t, Posted { src, tag, comm: p.comm, coll: false, r: Ref::Req(h), at }),
-            None => self.complete(t, Ref::Req(h), at, at),
+            Some(src) => {
+                // Posted as an `MPI_Irecv` is (exec): the posting keeps the CPU.
+                let at = at + self.m.irecv_overhead;
+                self.post_recv(t, Posted { src, tag, comm: p.comm, coll: false, r: Ref::Req(h), at });
+                Ok(at)
+            }
+            None => {
+                self.complete(t, Ref::Req(h), at, at);
+                Ok(at)
+            }
         }
-        Ok(at)
     }
 
     fn exec_probe(&mut self, t: u32, peer: i32, tag: i32, comm: u32, flags: u8, at: Ps) -> Result<Flow, Bad> {

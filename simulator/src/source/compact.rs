@@ -68,9 +68,9 @@ impl CompactTrace {
 }
 
 /// The smallest gap between two calls among a task's first [`OVERHEAD_SAMPLE`] calls as
-/// the tracer writes them (0 if none; expansion steps are not calls). Runs of unsuccessful polls count as the one `poll`
-/// record the tracer folds them into (psins_formats::PollRun, the tracer's own rule), with
-/// their shortest inner gap: so a trace traced with PSINS_FOLD_POLLS=0 and the same trace
+/// the tracer writes them (0 if none; expansion steps are not calls). Runs of unsuccessful
+/// polls count as the one `poll` record the tracer folds them into (psins_formats::PollRun,
+/// the tracer's own rule), with their shortest inner gap: so a trace traced with PSINS_FOLD_POLLS=0 and the same trace
 /// folded sample the same calls and get the same floor.
 fn smallest_gap(mut c: TaskCursor) -> Result<u64> {
     let (mut floor, mut k) = (u64::MAX, 0u64);
@@ -88,8 +88,8 @@ fn smallest_gap(mut c: TaskCursor) -> Result<u64> {
     };
     let of_run = |r: &PollRun| (r.gap, (r.calls > 1).then_some(r.min_gap));
     while k < OVERHEAD_SAMPLE && c.next(&mut rec)? {
-        // A collective's expansion steps are not calls: their gap is 0 by definition, and
-        // sampled they would make the floor of every trace with an expanded collective 0.
+        // Records that are not calls (a collective's expansion steps) have a gap of 0 by
+        // definition: sampled, they would make the floor of every such trace 0.
         if !rec.op.is_call() {
             continue;
         }

@@ -182,3 +182,43 @@ fn intra_node_messages_use_the_node_link() {
     assert_eq!(predicted(&r), US);
     assert_eq!(r.stats.intra_messages, 1);
 }
+
+/// pmac costs a collective by the calibration's curve of that collective at the call's size,
+/// the largest block any member sends to or receives from one peer (what psins-calibrate's
+/// curves are measured at). Two ranks call MPI_Alltoallv with 100 B to rank 0 and 300 B to
+/// rank 1, then MPI_Reduce_scatter_block with 256 B of the result each (512 B sent): the
+/// alltoallv curve at 300 B is 3us, the reduce_scatter_block curve at 512 B 5us (the alltoall
+/// curve, 1 ms, is not read). Both ranks arrive at 0: the alltoallv ends at 3us, the
+/// reduce_scatter_block at 3 + 5 = 8us.
+#[test]
+fn pmac_keys_a_collective_by_its_largest_block() {
+    let curves = tmp("curves.toml");
+    std::fs::write(
+        &curves,
+        "[[curve]]\ncollective = \"alltoallv\"\nranks = 2\nbytes = [100, 300, 1000]\nseconds = [1e-6, 3e-6, 1e-5]\n\
+         [[curve]]\ncollective = \"alltoall\"\nranks = 2\nbytes = [100, 300]\nseconds = [1e-3, 1e-3]\n\
+         [[curve]]\ncollective = \"reduce_scatter_block\"\nranks = 2\nbytes = [256, 512]\nseconds = [2e-6, 5e-6]\n",
+    )
+    .unwrap();
+    let coll = |coll: Coll, send_bytes: u64, recv_bytes: u64, instance: u32| Op::Coll {
+        coll,
+        comm: COMM_WORLD,
+        root: NO_RANK,
+        send_bytes,
+        recv_bytes,
+        count: 0,
+        flags: 0,
+        req: 0,
+        instance,
+    };
+    let rank = || {
+        vec![
+            rec(0, coll(Coll::Alltoallv, 400, 400, 1)).with_list(vec![100, 300, 100, 300]),
+            rec(0, coll(Coll::ReduceScatterBlock, 512, 256, 2)),
+            fin(),
+        ]
+    };
+    let calibration = format!("network.calibration={}", curves.display());
+    let r = run(&[rank(), rank()], &["network.model=pmac", "mpi.collectives=analytic", &calibration]);
+    assert_eq!(predicted(&r), 8 * US);
+}
